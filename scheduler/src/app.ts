@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { registerAccessHook } from './auth/access-hook.ts';
+import { Provisioner } from './auth/provisioning.ts';
+import type { TokenVerifier } from './auth/verifier.ts';
+import type { ClaimNames } from './config.ts';
+import type { Db } from './db/database.ts';
+import { registerOpenApi } from './docs/openapi.ts';
+import { healthRoutes } from './health/routes.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerJsonParser } from './http/json-parser.ts';
+import type { App } from './http/types.ts';
+import { ajvOptions } from './http/validation.ts';
+import { createGazetteerGeocoder } from './locations/geocoding/gazetteer.ts';
+import type { Geocoder } from './locations/geocoding/geocoder.ts';
+import { locationsRoutes } from './locations/routes.ts';
+import { rolesRoutes } from './roles/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { usersRoutes } from './users/routes.ts';
+
+export interface AppDeps {
+  db: Db;
+  verifier: TokenVerifier;
+  claims?: ClaimNames;
+  geocoder?: Geocoder;
+  logger?: FastifyServerOptions['logger'];
+  bodyLimitBytes?: number;
+  trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
+}
+
+export const defaultClaims: ClaimNames = {
+  user: 'sub',
+  tenant: 'tenant_id',
+  role: 'role',
+  customer: 'customer_id',
+  name: 'name',
+  email: 'email',
+};
+
+/** Builds the configured API without listening; `main.ts` listens, tests inject. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
+    trustProxy: deps.trustProxy ?? false,
+    ajv: ajvOptions,
+    genReqId: () => randomUUID().replaceAll('-', ''),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  registerJsonParser(app);
+  registerAccessHook(app, {
+    db: deps.db,
+    verifier: deps.verifier,
+    claims: deps.claims ?? defaultClaims,
+    provisioner: new Provisioner(deps.db),
+  });
+  await registerOpenApi(app);
+
+  const db = deps.db;
+  const geocoder = deps.geocoder ?? createGazetteerGeocoder();
+  await healthRoutes(app, { db });
+  await settingsRoutes(app, { db });
+  await rolesRoutes(app, { db });
+  await locationsRoutes(app, { db, geocoder });
+  await usersRoutes(app, { db });
+  return app;
+}

@@ -1,0 +1,82 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import type { Role } from '../db/types.ts';
+import { openDevIssuer } from './dev-issuer.ts';
+
+const usage = `Usage: npm run token -w scheduler -- --role admin|employee|customer [options]
+
+Prints a bearer token from the local development issuer (AUTH_DEV_ISSUER=true).
+Only a scheduler running with the development issuer on the same DATA_DIR accepts it.
+
+Options:
+  --role <role>         admin, employee or customer (required)
+  --tenant <id>         tenant id or any name (default: demo)
+  --user <id>           subject; any string (default: <role>-1)
+  --customer <id>       customer id claim (customer tokens on pinned forms)
+  --name <text>         display name claim
+  --email <text>        email claim
+  --ttl <minutes>       lifetime in minutes (default: 480)
+  -h, --help            this text`;
+
+const roles: Role[] = ['admin', 'employee', 'customer'];
+
+async function run(argv: string[]): Promise<number> {
+  let values: ReturnType<typeof parse>['values'];
+  function parse(args: string[]) {
+    return parseArgs({
+      args,
+      options: {
+        role: { type: 'string' },
+        tenant: { type: 'string', default: 'demo' },
+        user: { type: 'string' },
+        customer: { type: 'string' },
+        name: { type: 'string' },
+        email: { type: 'string' },
+        ttl: { type: 'string', default: '480' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  }
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  const role = values.role as Role | undefined;
+  if (!role || !roles.includes(role)) {
+    console.error(`--role must be one of ${roles.join(', ')}\n\n${usage}`);
+    return 2;
+  }
+  const ttl = Number(values.ttl);
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 60 * 24 * 30) {
+    console.error('--ttl must be a whole number of minutes between 1 and 43200');
+    return 2;
+  }
+  const { dataDir } = loadConfig({ ...process.env, AUTH_DEV_ISSUER: 'true', AUTH_ISSUER: undefined });
+  const issuer = await openDevIssuer(dataDir);
+  const token = await issuer.sign({
+    tenant: values.tenant ?? 'demo',
+    role,
+    subject: values.user ?? `${role}-1`,
+    customer: values.customer,
+    name: values.name,
+    email: values.email,
+    ttlSeconds: ttl * 60,
+  });
+  console.log(token);
+  return 0;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`token: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,174 @@
+import path from 'node:path';
+
+/**
+ * Everything the scheduler reads from its environment, checked once at boot.
+ * A wrong value stops start-up with a `ConfigError` naming the variable; nothing
+ * else in the code reads `process.env`.
+ */
+export interface AuthConfig {
+  /** `external`: tokens from an OpenID provider. `dev`: the local development issuer. */
+  mode: 'external' | 'dev';
+  issuer: string | undefined;
+  audience: string | undefined;
+  jwksUrl: URL | undefined;
+  publicKeyFile: string | undefined;
+  claims: ClaimNames;
+}
+
+export interface ClaimNames {
+  user: string;
+  tenant: string;
+  /** May be a dotted path such as `realm_access.roles`. */
+  role: string;
+  customer: string;
+  name: string;
+  email: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  auth: AuthConfig;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** false, true, a list of proxy addresses/CIDRs, or a function trusting the first N hops. */
+  trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
+  bodyLimitBytes: number;
+  geocoder: { url: URL | undefined; timeoutMs: number; userAgent: string };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): URL | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `URL must use ${protocols.join(' or ')}`);
+  }
+  return parsed;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+const claimName = /^[A-Za-z0-9_:/.-]+$/;
+
+function claim(env: Env, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  if (!claimName.test(value)) throw new ConfigError(name, `not a usable claim name: "${value}"`);
+  return value;
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === undefined || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    return (_address: string, hop: number) => hop < hops;
+  }
+  const list = raw.split(',').map((s) => s.trim());
+  // Addresses or CIDR blocks of the proxies in front of the API.
+  if (list.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return list;
+  throw new ConfigError('TRUST_PROXY', 'expected true, false, a hop count, or a comma-separated list of addresses');
+}
+
+function auth(env: Env): AuthConfig {
+  const claims: ClaimNames = {
+    user: claim(env, 'AUTH_USER_CLAIM', 'sub'),
+    tenant: claim(env, 'AUTH_TENANT_CLAIM', 'tenant_id'),
+    role: claim(env, 'AUTH_ROLE_CLAIM', 'role'),
+    customer: claim(env, 'AUTH_CUSTOMER_CLAIM', 'customer_id'),
+    name: claim(env, 'AUTH_NAME_CLAIM', 'name'),
+    email: claim(env, 'AUTH_EMAIL_CLAIM', 'email'),
+  };
+  const issuer = text(env, 'AUTH_ISSUER');
+  const audience = text(env, 'AUTH_AUDIENCE');
+  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:']);
+  const publicKeyFile = text(env, 'AUTH_PUBLIC_KEY_FILE');
+  const dev = flag(env, 'AUTH_DEV_ISSUER');
+
+  if (dev) {
+    if (issuer || jwksUrl || publicKeyFile) {
+      throw new ConfigError('AUTH_DEV_ISSUER', 'cannot be combined with AUTH_ISSUER, AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE');
+    }
+    return { mode: 'dev', issuer: undefined, audience: undefined, jwksUrl: undefined, publicKeyFile: undefined, claims };
+  }
+  if (!issuer) {
+    throw new ConfigError(
+      'AUTH_ISSUER',
+      'is required (the "iss" of your identity provider); set AUTH_DEV_ISSUER=true for the local development issuer',
+    );
+  }
+  if (!jwksUrl && !publicKeyFile) {
+    throw new ConfigError('AUTH_JWKS_URL', 'set AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE to verify token signatures');
+  }
+  if (jwksUrl && publicKeyFile) {
+    throw new ConfigError('AUTH_PUBLIC_KEY_FILE', 'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE, not both');
+  }
+  return { mode: 'external', issuer, audience, jwksUrl, publicKeyFile, claims };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!(logLevels as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${logLevels.join(', ')}`);
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined) url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+    auth: auth(env),
+    logLevel: logLevel as Config['logLevel'],
+    trustProxy: trustProxy(env),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    geocoder: {
+      url: url(env, 'GEOCODER_URL', ['https:', 'http:']),
+      timeoutMs: integer(env, 'GEOCODER_TIMEOUT_MS', 3000, 100, 60000),
+      userAgent: text(env, 'GEOCODER_USER_AGENT') ?? 'shift-scheduler/0.1 (self-hosted)',
+    },
+  };
+}

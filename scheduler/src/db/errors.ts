@@ -1,0 +1,20 @@
+/** PostgreSQL error classes the services turn into domain errors. */
+function sqlState(error: unknown): string | undefined {
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') return error.code;
+  return undefined;
+}
+
+function constraintOf(error: unknown): string | undefined {
+  if (error && typeof error === 'object' && 'constraint' in error && typeof error.constraint === 'string') {
+    return error.constraint;
+  }
+  return undefined;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  return sqlState(error) === '23505' && (constraint === undefined || constraintOf(error) === constraint);
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  return sqlState(error) === '23503';
+}

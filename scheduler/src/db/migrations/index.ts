@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely/migration';
+import * as schema from './0001_schema.ts';
+
+/** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
+export const migrations: Record<string, Migration> = {
+  '0001_schema': schema,
+};

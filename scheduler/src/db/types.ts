@@ -1,0 +1,230 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types as the database holds them (uuid as hyphenated text, timestamps as Date). */
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+/** pg returns bigint columns as strings; cast to a number in the query where needed. */
+type BigIntColumn = ColumnType<string | number, number | bigint, number | bigint>;
+
+export type Role = 'admin' | 'employee' | 'customer';
+
+export interface TenantsTable {
+  id: string;
+  vapid_public_key: string;
+  vapid_private_key: string;
+  created_at: CreatedAt;
+}
+
+export interface TenantSettingsTable {
+  tenant_id: string;
+  time_tracking_enabled: Generated<boolean>;
+  timezone: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  id: string;
+  role: Role;
+  display_name: string | null;
+  email: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface RolesTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: CreatedAt;
+}
+
+export interface UserQualificationsTable {
+  tenant_id: string;
+  user_id: string;
+  role_id: string;
+  granted_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface LocationsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  street: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string | null;
+  lat: number | null;
+  lng: number | null;
+  created_at: CreatedAt;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  type: string;
+  required: boolean;
+}
+
+export interface CustomerFormsTable {
+  tenant_id: string;
+  id: string;
+  slug: string;
+  title: string;
+  fields: Json<FormField[]>;
+  customer_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface FormSubmissionsTable {
+  tenant_id: string;
+  id: string;
+  form_id: string;
+  data: Json<Record<string, unknown>>;
+  submitted_by: string | null;
+  customer_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface EventsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  location_id: string | null;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  status: Generated<'draft' | 'published'>;
+  published_at: NullableTimestamp;
+  submission_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface EventDocumentsTable {
+  tenant_id: string;
+  id: string;
+  event_id: string;
+  object_key: string;
+  filename: string;
+  content_type: string;
+  size_bytes: BigIntColumn;
+  requested_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ShiftsTable {
+  tenant_id: string;
+  id: string;
+  event_id: string;
+  name: string;
+  location_id: string | null;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  status: Generated<'draft' | 'open' | 'filled'>;
+  published_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface ShiftSlotsTable {
+  tenant_id: string;
+  id: string;
+  shift_id: string;
+  role_id: string;
+  capacity: number;
+  filled_count: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface ShiftAssignmentsTable {
+  tenant_id: string;
+  id: string;
+  shift_id: string;
+  slot_id: string;
+  user_id: string;
+  source: 'claim' | 'assign';
+  assigned_by: string | null;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+export interface TimeEntriesTable {
+  tenant_id: string;
+  id: string;
+  shift_assignment_id: string;
+  user_id: string;
+  started_at: Timestamp;
+  ended_at: Timestamp;
+  break_minutes: number;
+  worked_minutes: number;
+  scheduled_minutes: number;
+  overtime_minutes: number;
+  recorded_by: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface OvertimeBalancesTable {
+  tenant_id: string;
+  user_id: string;
+  balance_minutes: BigIntColumn;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface PayoutsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  minutes: number;
+  note: string | null;
+  paid_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface NotificationsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  type: string;
+  title: string;
+  body: string | null;
+  data: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  read_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface PushSubscriptionsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  tenant_settings: TenantSettingsTable;
+  users: UsersTable;
+  roles: RolesTable;
+  user_qualifications: UserQualificationsTable;
+  locations: LocationsTable;
+  customer_forms: CustomerFormsTable;
+  form_submissions: FormSubmissionsTable;
+  events: EventsTable;
+  event_documents: EventDocumentsTable;
+  shifts: ShiftsTable;
+  shift_slots: ShiftSlotsTable;
+  shift_assignments: ShiftAssignmentsTable;
+  time_entries: TimeEntriesTable;
+  overtime_balances: OvertimeBalancesTable;
+  payouts: PayoutsTable;
+  notifications: NotificationsTable;
+  push_subscriptions: PushSubscriptionsTable;
+}

@@ -1,0 +1,50 @@
+/**
+ * The error catalogue. Domain code throws `AppError` values carrying a stable code;
+ * `http/error-handler.ts` is the one place that turns them into HTTP responses.
+ * Every code is documented in docs/scheduler/errors.md (a test keeps the two in step).
+ */
+export const errorCatalogue = {
+  BAD_REQUEST: { status: 400, summary: 'The request could not be read (malformed JSON, wrong content type).' },
+  UNAUTHORIZED: { status: 401, summary: 'Bearer token missing or invalid.' },
+  FORBIDDEN: { status: 403, summary: 'The caller role may not use this route; always the message "forbidden".' },
+  NOT_FOUND: { status: 404, summary: 'No such resource in the caller tenant (or a disabled feature).' },
+  PAYLOAD_TOO_LARGE: { status: 413, summary: 'Request body above BODY_LIMIT_BYTES.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request body is not application/json.' },
+  VALIDATION_FAILED: { status: 422, summary: 'The input breaks a rule; the message names the field.' },
+  SLOT_FULL: { status: 409, summary: 'The slot is at capacity.' },
+  ALREADY_ASSIGNED: { status: 409, summary: 'The user already holds a slot in this shift.' },
+  NOT_QUALIFIED: { status: 409, summary: 'The user does not hold the role the slot needs.' },
+  OVERLAPPING_ASSIGNMENT: { status: 409, summary: 'The user is assigned to an overlapping shift.' },
+  INVALID_STATE: { status: 409, summary: 'The record is not in a state that allows this operation.' },
+  DUPLICATE: { status: 409, summary: 'A record with this unique value already exists.' },
+  INSUFFICIENT_BALANCE: { status: 409, summary: 'The payout exceeds the overtime balance.' },
+  RATE_LIMITED: { status: 429, summary: 'Too many requests; see the Retry-After header.' },
+  INTERNAL: { status: 500, summary: 'Unexpected failure; details are in the server log under the request id.' },
+  SERVICE_UNAVAILABLE: { status: 503, summary: 'A dependency (database, storage) is unavailable or not configured.' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return errorCatalogue[this.code].status;
+  }
+}
+
+export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND', `${what} not found`);
+/** Every 403 is the same, so a response never tells why access was refused. */
+export const forbidden = (): AppError => new AppError('FORBIDDEN', 'forbidden');
+export const validationFailed = (field: string, problem: string): AppError =>
+  new AppError('VALIDATION_FAILED', `${field}: ${problem}`);
+export const unauthorized = (message: 'missing bearer token' | 'invalid token'): AppError =>
+  new AppError('UNAUTHORIZED', message);

@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
+import type { App } from './types.ts';
+import { describeValidationError } from './validation.ts';
+
+/** Database and socket failures that mean "try again later" rather than "bug". */
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
+
+function isUnavailable(error: { code?: unknown; message?: string }): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (unavailableCodes.has(code) || code.startsWith('08')) return true;
+  // pg's pool and PGlite report a closed connection with a plain Error.
+  return /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(error.message ?? '');
+}
+
+/** Fixed texts for Fastify's own client errors, so internals never reach a response. */
+function clientError(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'malformed JSON body');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) return new AppError('BAD_REQUEST', 'malformed JSON body');
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
+  if (status === 404) return new AppError('NOT_FOUND', 'not found');
+  if (status >= 400 && status < 500) return new AppError('BAD_REQUEST', 'bad request');
+  return null;
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  return reply
+    .code(errorCatalogue[code].status)
+    .headers(headers)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code, message } });
+}
+
+/** The one place where errors become HTTP responses. */
+export function registerErrorHandling(app: App): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.warn({ code: error.code }, error.message);
+      return sendError(reply, error.code, error.message, error.headers);
+    }
+    if (error.validation) {
+      return sendError(reply, 'VALIDATION_FAILED', describeValidationError(error));
+    }
+    const mapped = clientError(error);
+    if (mapped) return sendError(reply, mapped.code, mapped.message);
+    if (isUnavailable(error)) {
+      request.log.error({ err: error }, 'dependency unavailable');
+      return sendError(reply, 'SERVICE_UNAVAILABLE', 'service temporarily unavailable');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 'INTERNAL', `internal error (request id ${request.id})`);
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+}

@@ -1,0 +1,37 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Identity } from '../auth/identity.ts';
+
+/** The Fastify instance every feature registers its routes on. */
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/**
+ * Who may call a route. Deny by default: a route under /api/v1 that names no access is
+ * admin-only; routes outside /api/v1 (health, docs) are public.
+ * - `public`: no token (health, docs).
+ * - `authenticated`: any valid token, customers included (the /f/{slug} form surface).
+ * - `member`: admins and employees.
+ * - `admin`: admins only.
+ */
+export type Access = 'public' | 'authenticated' | 'member' | 'admin';
+
+/** A tenant feature that must be switched on before the role check (404 otherwise). */
+export type FeatureGate = 'time_tracking';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+    feature?: FeatureGate;
+  }
+  interface FastifyRequest {
+    /** Set by the authentication hook on every non-public route. */
+    identity: Identity | null;
+  }
+}
+
+/** The identity of a request on a non-public route (the hook guarantees it is set). */
+export function identityOf(request: { identity: Identity | null }): Identity {
+  if (!request.identity) throw new Error('identityOf called on a public route');
+  return request.identity;
+}

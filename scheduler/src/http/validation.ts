@@ -1,0 +1,44 @@
+import type { FastifyError } from 'fastify';
+
+/**
+ * Validator settings. Bodies are checked exactly: no type coercion (a number sent as a
+ * string is an error, not a guess), no silent removal of unknown fields (a typo in a
+ * field name is reported, which matters for full-replace PATCH).
+ */
+export const ajvOptions = {
+  customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+} as const;
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** `/slots/0/role_id` -> `slots[0].role_id` */
+function fieldName(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
+
+/** A one-line message that names the offending field, e.g. `name: must be string`. */
+export function describeValidationError(error: FastifyError): string {
+  const issue = (error.validation?.[0] ?? {}) as AjvIssue;
+  const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body';
+  const base = fieldName(issue.instancePath ?? '');
+  const join = (child: unknown) => (base ? `${base}.${String(child)}` : String(child));
+  switch (issue.keyword) {
+    case 'required':
+      return `${join(issue.params?.missingProperty)}: is required`;
+    case 'additionalProperties':
+      return `${join(issue.params?.additionalProperty)}: is not an allowed field`;
+    default: {
+      const field = base || context;
+      return `${field}: ${issue.message ?? 'is invalid'}`;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
+import { type App, identityOf } from '../http/types.ts';
+import { pathId } from '../ids.ts';
+import type { Geocoder } from './geocoding/geocoder.ts';
+import { CreateLocationRequest, Location } from './schemas.ts';
+import { createLocation, getLocations, removeLocation } from './service.ts';
+
+export async function locationsRoutes(app: App, { db, geocoder }: { db: Db; geocoder: Geocoder }): Promise<void> {
+  app.get(
+    '/api/v1/locations',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['locations'],
+        summary: 'List the locations of the tenant, by name',
+        security: bearerSecurity,
+        response: { 200: Type.Array(Location), ...errorResponses() },
+      },
+    },
+    async (request) => getLocations(db, identityOf(request).tenantId),
+  );
+
+  app.post(
+    '/api/v1/locations',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['locations'],
+        summary: 'Create a location; with street and city the server fills lat and lng (null when geocoding fails)',
+        security: bearerSecurity,
+        body: CreateLocationRequest,
+        response: { 201: Location, ...errorResponses(400, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createLocation(db, geocoder, identityOf(request).tenantId, request.body)),
+  );
+
+  app.delete(
+    '/api/v1/locations/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['locations'],
+        summary: 'Delete a location; events and shifts there keep existing without a location',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await removeLocation(db, identityOf(request).tenantId, pathId(request.params.id, 'location'));
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import { identityOf, type App } from '../http/types.ts';
+import { bearerSecurity, errorResponses } from '../http/schemas.ts';
+import { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
+import { getSettings, replaceSettings } from './service.ts';
+import type { Db } from '../db/database.ts';
+
+export async function settingsRoutes(app: App, { db }: { db: Db }): Promise<void> {
+  app.get(
+    '/api/v1/tenant/settings',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['tenant'],
+        summary: 'Settings of the caller tenant',
+        security: bearerSecurity,
+        response: { 200: TenantSettings, ...errorResponses(404) },
+      },
+    },
+    async (request) => getSettings(db, identityOf(request).tenantId),
+  );
+
+  app.patch(
+    '/api/v1/tenant/settings',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['tenant'],
+        summary: 'Replace the tenant settings (full replace: omitted fields take their defaults)',
+        security: bearerSecurity,
+        body: ReplaceTenantSettings,
+        response: { 200: TenantSettings, ...errorResponses(400, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => replaceSettings(db, identityOf(request).tenantId, request.body),
+  );
+}
