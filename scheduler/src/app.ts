@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAccessHook } from './auth/access-hook.ts';
 import { Provisioner } from './auth/provisioning.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
@@ -27,6 +27,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   bodyLimitBytes?: number;
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
+  /** Called for every route registered (the route-list and OpenAPI tests use it). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export const defaultClaims: ClaimNames = {
@@ -47,6 +49,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ajv: ajvOptions,
     genReqId: () => randomUUID().replaceAll('-', ''),
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const onRoute = deps.onRoute;
+  if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

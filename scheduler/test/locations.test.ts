@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGazetteerGeocoder } from '../src/locations/geocoding/gazetteer.ts';
+import { createNominatimGeocoder } from '../src/locations/geocoding/nominatim.ts';
+import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
+import { type NominatimFake, startNominatimFake } from './support/nominatim-server.ts';
+
+describe('gazetteer geocoder (offline default)', () => {
+  const gazetteer = createGazetteerGeocoder();
+  const at = (city: string, country: string | null = null) =>
+    gazetteer.geocode({ street: 'Main Street 1', city, postalCode: null, country });
+
+  it('resolves a city to its coordinates', async () => {
+    const berlin = await at('Berlin', 'DE');
+    expect(berlin?.lat).toBeCloseTo(52.52, 1);
+    expect(berlin?.lng).toBeCloseTo(13.41, 1);
+  });
+
+  it('ignores case and accents', async () => {
+    expect(await at('zurich')).toEqual(await at('Zürich'));
+    expect((await at('ZÜRICH', 'CH'))?.lat).toBeCloseTo(47.37, 1);
+  });
+
+  it('picks the most populous place without a country, and the named country with one', async () => {
+    expect((await at('Paris'))?.lng).toBeCloseTo(2.35, 1);
+    expect((await at('Paris', 'US'))?.lng).toBeLessThan(-50);
+  });
+
+  it('returns null for a place it does not know', async () => {
+    expect(await at('Nowhere-upon-Nothing')).toBeNull();
+    expect(await at('Berlin', 'JP')).toBeNull();
+  });
+});
+
+describe('Nominatim-compatible geocoder', () => {
+  let fake: NominatimFake;
+  beforeAll(async () => {
+    fake = await startNominatimFake();
+  });
+  afterAll(async () => fake?.close());
+  beforeEach(() => {
+    fake.behaviour = 'ok';
+    fake.requests.length = 0;
+  });
+
+  const geocoder = () => createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' });
+  const address = { street: 'Pariser Platz 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
+
+  it('sends a structured jsonv2 query with a User-Agent and parses the documented answer', async () => {
+    expect(await geocoder().geocode(address)).toEqual({ lat: 52.5162699, lng: 13.3777034 });
+    const sent = fake.requests[0];
+    expect(sent?.pathname).toBe('/search');
+    expect(Object.fromEntries(sent?.searchParams ?? [])).toEqual({
+      format: 'jsonv2',
+      limit: '1',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postalcode: '10117',
+      country: 'DE',
+    });
+    expect(fake.userAgents[0]).toBe('scheduler-test/1');
+  });
+
+  it.each(['empty', 'error', 'garbage', 'slow'] as const)('returns null when the server is %s', async (behaviour) => {
+    fake.behaviour = behaviour;
+    // The slow server answers after a minute: only the geocoder's own timeout ends this in time.
+    expect(await geocoder().geocode(address)).toBeNull();
+  });
+
+  it('returns null when nothing listens', async () => {
+    const dead = createNominatimGeocoder({ baseUrl: new URL('http://127.0.0.1:9/'), timeoutMs: 500, userAgent: 'x' });
+    expect(await dead.geocode(address)).toBeNull();
+  });
+});
+
+describe('locations routes', () => {
+  let fake: NominatimFake;
+  let ctx: TestContext;
+  let admin: Caller;
+  let employee: Caller;
+  let otherAdmin: Caller;
+
+  beforeAll(async () => {
+    fake = await startNominatimFake();
+    ctx = await createTestContext({
+      geocoder: createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' }),
+    });
+    admin = await ctx.caller('admin');
+    employee = await ctx.caller('employee');
+    otherAdmin = await ctx.caller('admin', 'tenant-b');
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await fake?.close();
+  });
+  beforeEach(() => {
+    fake.behaviour = 'ok';
+    fake.requests.length = 0;
+  });
+
+  it('creates a location and fills lat/lng from the geocoder when street and city are present', async () => {
+    const response = await admin.request('POST', '/api/v1/locations', {
+      name: 'Gate',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postal_code: '10117',
+      country: 'DE',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tenant_id: admin.tenantId,
+      name: 'Gate',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postal_code: '10117',
+      country: 'DE',
+      lat: 52.5162699,
+      lng: 13.3777034,
+      created_at: expect.stringMatching(/Z$/),
+    });
+  });
+
+  it('does not geocode without a street', async () => {
+    const response = await admin.request('POST', '/api/v1/locations', { name: 'Somewhere in Berlin', city: 'Berlin' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({ lat: null, lng: null, street: null });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it.each(['slow', 'error'] as const)('still creates the location, without coordinates, when the geocoder is %s', async (behaviour) => {
+    fake.behaviour = behaviour;
+    const response = await admin.request('POST', '/api/v1/locations', { name: `Hall ${behaviour}`, street: 'A 1', city: 'Berlin' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({ name: `Hall ${behaviour}`, lat: null, lng: null });
+  });
+
+  it('lists the tenant locations for employees too, never another tenant', async () => {
+    await otherAdmin.request('POST', '/api/v1/locations', { name: 'Elsewhere' });
+    const response = await employee.request('GET', '/api/v1/locations');
+    expect(response.statusCode).toBe(200);
+    const names = response.json().map((l: { name: string }) => l.name);
+    expect(names).toContain('Gate');
+    expect(names).not.toContain('Elsewhere');
+  });
+
+  it('answers the fixed 403 to an employee creating or deleting', async () => {
+    const created = (await admin.request('POST', '/api/v1/locations', { name: 'Protected' })).json();
+    for (const response of [
+      await employee.request('POST', '/api/v1/locations', { name: 'Mine' }),
+      await employee.request('DELETE', `/api/v1/locations/${created.id}`),
+    ]) {
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual(FORBIDDEN_BODY);
+    }
+    const names = (await admin.request('GET', '/api/v1/locations')).json().map((l: { name: string }) => l.name);
+    expect(names).toContain('Protected');
+    expect(names).not.toContain('Mine');
+  });
+
+  it('deletes with 204; another tenant gets 404 and the location survives', async () => {
+    const created = (await admin.request('POST', '/api/v1/locations', { name: 'Short' })).json();
+    const foreign = await otherAdmin.request('DELETE', `/api/v1/locations/${created.id}`);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'location not found' } });
+    const response = await admin.request('DELETE', `/api/v1/locations/${created.id}`);
+    expect(response.statusCode).toBe(204);
+    expect((await admin.request('DELETE', `/api/v1/locations/${created.id}`)).statusCode).toBe(404);
+  });
+
+  it.each([
+    [{}, 'name: is required'],
+    [{ name: 'x', city: 12 }, 'city: must be string'],
+    [{ name: 'x', lat: 1 }, 'lat: is not an allowed field'],
+    [{ name: 'x', postal_code: 'p'.repeat(33) }, 'postal_code: must NOT have more than 32 characters'],
+    [{ name: ' ' }, 'name: must not be blank'],
+  ])('answers 422 for %j and stores nothing', async (body, message) => {
+    const before = (await admin.request('GET', '/api/v1/locations')).json().length;
+    const response = await admin.request('POST', '/api/v1/locations', body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect((await admin.request('GET', '/api/v1/locations')).json()).toHaveLength(before);
+  });
+});

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
+
+let ctx: TestContext;
+let admin: Caller;
+let employee: Caller;
+let otherAdmin: Caller;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  admin = await ctx.caller('admin');
+  employee = await ctx.caller('employee');
+  otherAdmin = await ctx.caller('admin', 'tenant-b');
+});
+afterAll(async () => ctx?.close());
+
+const url = '/api/v1/tenant/settings';
+
+describe('GET /api/v1/tenant/settings', () => {
+  it('returns the defaults of a new tenant', async () => {
+    const response = await admin.request('GET', url);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toEqual({
+      id: admin.tenantId,
+      tenant_id: admin.tenantId,
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+    });
+  });
+
+  it('is readable by employees (they need the time zone)', async () => {
+    expect((await employee.request('GET', url)).statusCode).toBe(200);
+  });
+});
+
+describe('PATCH /api/v1/tenant/settings', () => {
+  it('replaces the whole record and canonicalises the zone name', async () => {
+    const response = await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'europe/berlin' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ time_tracking_enabled: true, timezone: 'Europe/Berlin' });
+    expect((await admin.request('GET', url)).json()).toMatchObject({ time_tracking_enabled: true, timezone: 'Europe/Berlin' });
+  });
+
+  it('resets an omitted time zone to UTC (full replace, not merge)', async () => {
+    await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'America/New_York' });
+    const response = await admin.request('PATCH', url, { time_tracking_enabled: false });
+    expect(response.json()).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
+  });
+
+  it('accepts a record read with GET and sent back (read-only fields ignored)', async () => {
+    const current = (await admin.request('GET', url)).json();
+    const response = await admin.request('PATCH', url, { ...current, timezone: 'Asia/Tokyo', tenant_id: 'ffffffffffffffffffffffffffffffff' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ tenant_id: admin.tenantId, timezone: 'Asia/Tokyo' });
+  });
+
+  it('changes only the caller tenant', async () => {
+    await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'Europe/Paris' });
+    expect((await otherAdmin.request('GET', url)).json()).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
+  });
+
+  it('answers the fixed 403 to an employee and changes nothing', async () => {
+    const before = (await admin.request('GET', url)).json();
+    const response = await employee.request('PATCH', url, { time_tracking_enabled: !before.time_tracking_enabled });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect((await admin.request('GET', url)).json()).toEqual(before);
+  });
+
+  it.each([
+    [{}, 'time_tracking_enabled: is required'],
+    [{ time_tracking_enabled: 'yes' }, 'time_tracking_enabled: must be boolean'],
+    [{ time_tracking_enabled: 1 }, 'time_tracking_enabled: must be boolean'],
+    [{ time_tracking_enabled: true, timezone: 'Mars/Olympus_Mons' }, 'timezone: unknown IANA time zone "Mars/Olympus_Mons"'],
+    [{ time_tracking_enabled: true, timezone: 7 }, 'timezone: must be string'],
+    [{ time_tracking_enabled: true, timezon: 'UTC' }, 'timezon: is not an allowed field'],
+    [[], 'body: must be object'],
+  ])('answers 422 naming the field for %j, and changes nothing', async (body, message) => {
+    const before = (await admin.request('GET', url)).json();
+    const response = await admin.request('PATCH', url, body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect((await admin.request('GET', url)).json()).toEqual(before);
+  });
+
+  it('answers 400 for malformed JSON', async () => {
+    const response = await ctx.request('PATCH', url, { token: admin.token, rawBody: '{"time_tracking_enabled": tru' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'malformed JSON body' } });
+  });
+});

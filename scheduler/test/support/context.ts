@@ -1,0 +1,123 @@
+import { createHmac } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { claimToUuid } from '../../src/auth/identity.ts';
+import { readPublicKeyFile, createVerifier } from '../../src/auth/verifier.ts';
+import type { App } from '../../src/http/types.ts';
+import type { Geocoder } from '../../src/locations/geocoding/geocoder.ts';
+import { openTestDatabase, type TestDatabase } from './database.ts';
+import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys, type TokenOptions } from './tokens.ts';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RouteInfo {
+  method: Method;
+  url: string;
+  access: string;
+  hidden: boolean;
+}
+
+export interface Caller {
+  token: string;
+  tenantId: string;
+  /** Wire form (32 hex) of the caller's user id. */
+  userId: string;
+  request(method: Method, url: string, body?: unknown): Promise<LightMyRequestResponse>;
+}
+
+export interface TestContext {
+  app: App;
+  db: TestDatabase;
+  keys: TestKeys;
+  routes: RouteInfo[];
+  token(options: Partial<TokenOptions> & Pick<TokenOptions, 'role'>): Promise<string>;
+  caller(role: 'admin' | 'employee' | 'customer', tenant?: string, sub?: string, extra?: Partial<TokenOptions>): Promise<Caller>;
+  request(
+    method: Method,
+    url: string,
+    options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** A tenant name as the id the API shows for it. */
+export const tenantWireId = (tenant: string) => claimToUuid(TEST_ISSUER, tenant).replaceAll('-', '');
+
+/**
+ * A whole app on this file's own database, verifying tokens through a PEM public key file
+ * exactly as AUTH_PUBLIC_KEY_FILE does in production.
+ */
+export async function createTestContext(options: { geocoder?: Geocoder; bodyLimitBytes?: number } = {}): Promise<TestContext> {
+  const db = await openTestDatabase();
+  const keys = await createTestKeys();
+  const routes: RouteInfo[] = [];
+  const app = await buildApp({
+    db: db.db,
+    verifier: createVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCE, publicKey: readPublicKeyFile(keys.publicKeyFile) }),
+    ...(options.geocoder ? { geocoder: options.geocoder } : {}),
+    ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    onRoute: (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if (method === 'HEAD') continue;
+        routes.push({
+          method: method as Method,
+          url: route.url,
+          access: route.config?.access ?? (route.url.startsWith('/api/v1/') ? 'admin' : 'public'),
+          hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide),
+        });
+      }
+    },
+  });
+  await app.ready();
+
+  const request: TestContext['request'] = (method, url, opts = {}) =>
+    app.inject({
+      method,
+      url,
+      headers: {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...(opts.body !== undefined || opts.rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}),
+      ...(opts.rawBody !== undefined ? { payload: opts.rawBody } : {}),
+    });
+
+  const token: TestContext['token'] = (o) =>
+    signToken(keys, { tenant: 'tenant-a', sub: `${String(o.role)}-1`, ...o });
+
+  return {
+    app,
+    db,
+    keys,
+    routes,
+    token,
+    async caller(role, tenant = 'tenant-a', sub = `${role}-1`, extra = {}) {
+      const t = await token({ role, tenant, sub, ...extra });
+      return {
+        token: t,
+        tenantId: tenantWireId(tenant),
+        userId: claimToUuid(TEST_ISSUER, sub).replaceAll('-', ''),
+        request: (method, url, body) => request(method, url, { token: t, body }),
+      };
+    },
+    request,
+    async close() {
+      await app.close();
+      await db.dispose();
+    },
+  };
+}
+
+/** HS256 signed with the PEM text of the public key: the classic algorithm-confusion attack. */
+export function hmacWithPublicKey(publicPem: string, payload: Record<string, unknown>): string {
+  const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const signature = createHmac('sha256', publicPem).update(`${header}.${body}`).digest('base64url');
+  return `${header}.${body}.${signature}`;
+}
+
+export const FORBIDDEN_BODY = { error: { code: 'FORBIDDEN', message: 'forbidden' } };
+export const MISSING_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'missing bearer token' } };
+export const INVALID_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'invalid token' } };

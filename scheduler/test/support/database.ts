@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** postgres:// URL of this file's own database (PostgreSQL runs only). */
+  url: string | null;
+  /** Closes and, on PostgreSQL, drops the database. */
+  dispose(): Promise<void>;
+}
+
+let wasmModule: Promise<WebAssembly.Module> | undefined;
+
+/** PGlite's WASM compiled once per worker; each instance then starts in a fraction of a second. */
+function pgliteWasm(): Promise<WebAssembly.Module> {
+  const require = createRequire(import.meta.url);
+  // The package does not export its .wasm; it sits beside the entry point.
+  const file = path.join(path.dirname(require.resolve('@electric-sql/pglite')), 'pglite.wasm');
+  wasmModule ??= WebAssembly.compile(readFileSync(file));
+  return wasmModule;
+}
+
+/** A fresh, migrated database for one test file. */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  if (inject('testDb') === 'postgres') {
+    const name = `sched_t_${randomBytes(6).toString('hex')}`;
+    const adminUrl = inject('pgAdminUrl');
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const handle = await openDatabase({ url: url.toString(), poolSize: 20 });
+    return {
+      ...handle,
+      url: url.toString(),
+      async dispose() {
+        await handle.close();
+        const cleanup = new pg.Client({ connectionString: adminUrl });
+        await cleanup.connect();
+        await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await cleanup.end();
+      },
+    };
+  }
+  const snapshot = readFileSync(inject('pgliteSnapshot'));
+  const pglite = await PGlite.create({
+    loadDataDir: new Blob([snapshot]),
+    pgliteWasmModule: await pgliteWasm(),
+  });
+  const handle = await openDatabase({ pglite });
+  return { ...handle, url: null, dispose: () => handle.close() };
+}

@@ -1,0 +1,81 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { type PgCluster, startPgCluster } from './pg-cluster.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** `postgres`: real server; `pglite`: embedded. */
+    testDb: 'postgres' | 'pglite';
+    /** postgres: admin URL of the server holding the migrated template database. */
+    pgAdminUrl: string;
+    pgTemplate: string;
+    /** pglite: path of a migrated data-directory snapshot. */
+    pgliteSnapshot: string;
+  }
+}
+
+/**
+ * Migrates once per test run: into a template database on PostgreSQL (each test file
+ * clones it), or into a PGlite snapshot (each test file loads it). Test files never
+ * share a database, so they never depend on each other's order.
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.TEST_DB === 'postgres') {
+    let cluster: PgCluster | undefined;
+    let adminUrl = process.env.TEST_DATABASE_URL;
+    if (!adminUrl) {
+      cluster = await startPgCluster();
+      adminUrl = cluster.url;
+    }
+    const template = `sched_template_${process.pid}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+    await admin.query(`CREATE DATABASE ${template}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${template}`;
+    const handle = await openDatabase({ url: url.toString(), poolSize: 1 });
+    await migrateToLatest(handle.db);
+    await handle.close();
+
+    project.provide('testDb', 'postgres');
+    project.provide('pgAdminUrl', adminUrl);
+    project.provide('pgTemplate', template);
+    project.provide('pgliteSnapshot', '');
+    return async () => {
+      if (cluster) {
+        cluster.stop();
+        return;
+      }
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      const { rows } = await cleanup.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'sched_t_%' OR datname = $1",
+        [template],
+      );
+      for (const row of rows) await cleanup.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+      await cleanup.end();
+    };
+  }
+
+  const pglite = await PGlite.create();
+  const handle = await openDatabase({ pglite });
+  await migrateToLatest(handle.db);
+  const dump = await pglite.dumpDataDir('none');
+  await handle.close();
+  const snapshot = path.join(tmpdir(), `sched-pglite-${process.pid}.tar`);
+  writeFileSync(snapshot, Buffer.from(await dump.arrayBuffer()));
+  readFileSync(snapshot); // fail here, not in every test file, if the snapshot is unreadable
+  project.provide('testDb', 'pglite');
+  project.provide('pgAdminUrl', '');
+  project.provide('pgTemplate', '');
+  project.provide('pgliteSnapshot', snapshot);
+  return () => rmSync(snapshot, { force: true });
+}

@@ -1,0 +1,81 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local server that answers like Nominatim's /search endpoint. The bodies replay the
+ * documented `format=jsonv2` answer (https://nominatim.org/release-docs/latest/api/Search/):
+ * an array of places whose `lat`/`lon` are decimal strings.
+ */
+export const brandenburgGate = [
+  {
+    place_id: 129711233,
+    licence: 'Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright',
+    osm_type: 'way',
+    osm_id: 518071791,
+    lat: '52.5162699',
+    lon: '13.3777034',
+    category: 'tourism',
+    type: 'attraction',
+    place_rank: 30,
+    importance: 0.6472816524771309,
+    addresstype: 'tourism',
+    name: 'Brandenburger Tor',
+    display_name: 'Brandenburger Tor, 1, Pariser Platz, Mitte, Berlin, 10117, Deutschland',
+    boundingbox: ['52.5161167', '52.5164231', '13.3775577', '13.3778512'],
+  },
+];
+
+export type Behaviour = 'ok' | 'empty' | 'slow' | 'error' | 'garbage';
+
+export interface NominatimFake {
+  url: URL;
+  requests: URL[];
+  userAgents: string[];
+  behaviour: Behaviour;
+  close(): Promise<void>;
+}
+
+export async function startNominatimFake(): Promise<NominatimFake> {
+  const fake: Omit<NominatimFake, 'url' | 'close'> = { requests: [], userAgents: [], behaviour: 'ok' };
+  const server: Server = createServer((request: IncomingMessage, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    fake.requests.push(url);
+    fake.userAgents.push(String(request.headers['user-agent']));
+    if (url.pathname !== '/search') {
+      response.writeHead(404).end();
+      return;
+    }
+    switch (fake.behaviour) {
+      case 'ok':
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(brandenburgGate));
+        return;
+      case 'empty':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+        return;
+      case 'error':
+        response.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Service Unavailable</h1>');
+        return;
+      case 'garbage':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"lat": oops');
+        return;
+      case 'slow': {
+        const timer = setTimeout(
+          () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(brandenburgGate)),
+          60_000,
+        );
+        response.on('close', () => clearTimeout(timer));
+        return;
+      }
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(fake, {
+    url: new URL(`http://127.0.0.1:${port}/`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  }) as NominatimFake;
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type CryptoKey, exportSPKI, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+
+export const TEST_ISSUER = 'https://idp.test.example/realms/scheduler';
+export const TEST_AUDIENCE = 'scheduler-api';
+
+/** A signing key pair whose public half is written as a PEM file, as an operator would. */
+export interface TestKeys {
+  alg: 'EdDSA' | 'RS256' | 'ES256';
+  privateKey: CryptoKey;
+  publicKeyFile: string;
+  publicPem: string;
+}
+
+export async function createTestKeys(alg: TestKeys['alg'] = 'EdDSA'): Promise<TestKeys> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const publicPem = await exportSPKI(publicKey);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sched-keys-'));
+  const publicKeyFile = path.join(dir, 'issuer.pub.pem');
+  writeFileSync(publicKeyFile, publicPem);
+  return { alg, privateKey, publicKeyFile, publicPem };
+}
+
+export interface TokenOptions {
+  tenant: string;
+  role: string | string[];
+  sub: string;
+  customer?: string;
+  name?: string;
+  email?: string;
+  issuer?: string;
+  audience?: string;
+  /** Seconds from now; negative for an expired token. */
+  expiresIn?: number;
+  extra?: JWTPayload;
+}
+
+export async function signToken(keys: TestKeys, options: TokenOptions): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    tenant_id: options.tenant,
+    role: options.role,
+    ...(options.customer ? { customer_id: options.customer } : {}),
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.email ? { email: options.email } : {}),
+    ...options.extra,
+  })
+    .setProtectedHeader({ alg: keys.alg, typ: 'JWT' })
+    .setIssuer(options.issuer ?? TEST_ISSUER)
+    .setAudience(options.audience ?? TEST_AUDIENCE)
+    .setSubject(options.sub)
+    .setIssuedAt(now - 5)
+    .setExpirationTime(now + (options.expiresIn ?? 600))
+    .sign(keys.privateKey);
+}
+
+const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+/** An unsigned token (`alg: none`). */
+export function unsecuredToken(payload: JWTPayload): string {
+  return `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${b64url(JSON.stringify(payload))}.`;
+}
