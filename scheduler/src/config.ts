@@ -109,7 +109,10 @@ function trustProxy(env: Env): Config['trustProxy'] {
   const list = raw.split(',').map((s) => s.trim());
   // Addresses or CIDR blocks of the proxies in front of the API.
   if (list.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return list;
-  throw new ConfigError('TRUST_PROXY', 'expected true, false, a hop count, or a comma-separated list of addresses');
+  throw new ConfigError(
+    'TRUST_PROXY',
+    'expected true, false, a hop count, or a comma-separated list of addresses',
+  );
 }
 
 function auth(env: Env): AuthConfig {
@@ -129,9 +132,19 @@ function auth(env: Env): AuthConfig {
 
   if (dev) {
     if (issuer || jwksUrl || publicKeyFile) {
-      throw new ConfigError('AUTH_DEV_ISSUER', 'cannot be combined with AUTH_ISSUER, AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE');
+      throw new ConfigError(
+        'AUTH_DEV_ISSUER',
+        'cannot be combined with AUTH_ISSUER, AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE',
+      );
     }
-    return { mode: 'dev', issuer: undefined, audience: undefined, jwksUrl: undefined, publicKeyFile: undefined, claims };
+    return {
+      mode: 'dev',
+      issuer: undefined,
+      audience: undefined,
+      jwksUrl: undefined,
+      publicKeyFile: undefined,
+      claims,
+    };
   }
   if (!issuer) {
     throw new ConfigError(
@@ -140,10 +153,16 @@ function auth(env: Env): AuthConfig {
     );
   }
   if (!jwksUrl && !publicKeyFile) {
-    throw new ConfigError('AUTH_JWKS_URL', 'set AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE to verify token signatures');
+    throw new ConfigError(
+      'AUTH_JWKS_URL',
+      'set AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE to verify token signatures',
+    );
   }
   if (jwksUrl && publicKeyFile) {
-    throw new ConfigError('AUTH_PUBLIC_KEY_FILE', 'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE, not both');
+    throw new ConfigError(
+      'AUTH_PUBLIC_KEY_FILE',
+      'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE, not both',
+    );
   }
   return { mode: 'external', issuer, audience, jwksUrl, publicKeyFile, claims };
 }

@@ -4,9 +4,15 @@
  * Every code is documented in docs/scheduler/errors.md (a test keeps the two in step).
  */
 export const errorCatalogue = {
-  BAD_REQUEST: { status: 400, summary: 'The request could not be read (malformed JSON, wrong content type).' },
+  BAD_REQUEST: {
+    status: 400,
+    summary: 'The request could not be read (malformed JSON, wrong content type).',
+  },
   UNAUTHORIZED: { status: 401, summary: 'Bearer token missing or invalid.' },
-  FORBIDDEN: { status: 403, summary: 'The caller role may not use this route; always the message "forbidden".' },
+  FORBIDDEN: {
+    status: 403,
+    summary: 'The caller role may not use this route; always the message "forbidden".',
+  },
   NOT_FOUND: { status: 404, summary: 'No such resource in the caller tenant (or a disabled feature).' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'Request body above BODY_LIMIT_BYTES.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request body is not application/json.' },
@@ -19,8 +25,14 @@ export const errorCatalogue = {
   DUPLICATE: { status: 409, summary: 'A record with this unique value already exists.' },
   INSUFFICIENT_BALANCE: { status: 409, summary: 'The payout exceeds the overtime balance.' },
   RATE_LIMITED: { status: 429, summary: 'Too many requests; see the Retry-After header.' },
-  INTERNAL: { status: 500, summary: 'Unexpected failure; details are in the server log under the request id.' },
-  SERVICE_UNAVAILABLE: { status: 503, summary: 'A dependency (database, storage) is unavailable or not configured.' },
+  INTERNAL: {
+    status: 500,
+    summary: 'Unexpected failure; details are in the server log under the request id.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    summary: 'A dependency (database, storage) is unavailable or not configured.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

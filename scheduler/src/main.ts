@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   }
 
   const verifier: TokenVerifier =
-    config.auth.mode === 'dev' ? (await openDevIssuer(config.dataDir)).verifier : verifierFromConfig(config.auth);
+    config.auth.mode === 'dev'
+      ? (await openDevIssuer(config.dataDir)).verifier
+      : verifierFromConfig(config.auth);
 
   const database = await openDatabase({
     url: config.databaseUrl,

@@ -1,9 +1,9 @@
 import { generateKeyPair } from 'jose';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultClaims } from '../src/app.ts';
 import { claimToUuid, identityFromClaims } from '../src/auth/identity.ts';
 import { Provisioner } from '../src/auth/provisioning.ts';
-import { defaultClaims } from '../src/app.ts';
 import {
   createTestContext,
   FORBIDDEN_BODY,
@@ -77,13 +77,27 @@ describe('bearer token checks', () => {
   it('rejects a token whose payload was altered after signing', async () => {
     const [header, , signature] = (await ctx.token({ role: 'employee' })).split('.');
     const payload = Buffer.from(
-      JSON.stringify({ sub: 'employee-1', tenant_id: 'tenant-a', role: 'admin', iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: 9e9 }),
+      JSON.stringify({
+        sub: 'employee-1',
+        tenant_id: 'tenant-a',
+        role: 'admin',
+        iss: TEST_ISSUER,
+        aud: TEST_AUDIENCE,
+        exp: 9e9,
+      }),
     ).toString('base64url');
     expect((await get(`${header}.${payload}.${signature}`)).json()).toEqual(INVALID_TOKEN_BODY);
   });
 
   it('rejects alg "none"', async () => {
-    const token = unsecuredToken({ sub: 'x', tenant_id: 'tenant-a', role: 'admin', iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: 9e9 });
+    const token = unsecuredToken({
+      sub: 'x',
+      tenant_id: 'tenant-a',
+      role: 'admin',
+      iss: TEST_ISSUER,
+      aud: TEST_AUDIENCE,
+      exp: 9e9,
+    });
     const response = await get(token);
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual(INVALID_TOKEN_BODY);
@@ -132,7 +146,9 @@ describe('claim mapping', () => {
   });
 
   it('keeps a UUID subject, hyphenated or not', () => {
-    expect(claimToUuid('x', '3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toBe('3f2504e0-4f89-41d3-9a0c-0305e82c3301');
+    expect(claimToUuid('x', '3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toBe(
+      '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+    );
     expect(claimToUuid('x', '3f2504e04f8941d39a0c0305e82c3301')).toBe('3f2504e0-4f89-41d3-9a0c-0305e82c3301');
   });
 
@@ -148,10 +164,17 @@ describe('claim mapping', () => {
 
 describe('just-in-time provisioning', () => {
   it('creates the tenant with VAPID keys and default settings, and the user, from the first token', async () => {
-    const caller = await ctx.caller('admin', 'fresh-tenant', 'first-admin', { name: 'Ada', email: 'ada@example.test' });
+    const caller = await ctx.caller('admin', 'fresh-tenant', 'first-admin', {
+      name: 'Ada',
+      email: 'ada@example.test',
+    });
     const settings = await caller.request('GET', '/api/v1/tenant/settings');
     expect(settings.statusCode).toBe(200);
-    expect(settings.json()).toMatchObject({ tenant_id: tenantWireId('fresh-tenant'), time_tracking_enabled: false, timezone: 'UTC' });
+    expect(settings.json()).toMatchObject({
+      tenant_id: tenantWireId('fresh-tenant'),
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+    });
 
     const tenant = await ctx.db.db
       .selectFrom('tenants')
@@ -164,7 +187,12 @@ describe('just-in-time provisioning', () => {
 
     const users = await caller.request('GET', '/api/v1/users');
     expect(users.json()).toEqual([
-      expect.objectContaining({ id: caller.userId, role: 'admin', display_name: 'Ada', email: 'ada@example.test' }),
+      expect.objectContaining({
+        id: caller.userId,
+        role: 'admin',
+        display_name: 'Ada',
+        email: 'ada@example.test',
+      }),
     ]);
   });
 
@@ -205,7 +233,9 @@ describe('just-in-time provisioning', () => {
 
   it('provisions one tenant under concurrent first requests', async () => {
     const tokens = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => ctx.token({ role: 'admin', tenant: 'race-tenant', sub: `racer-${i}` })),
+      Array.from({ length: 8 }, (_, i) =>
+        ctx.token({ role: 'admin', tenant: 'race-tenant', sub: `racer-${i}` }),
+      ),
     );
     const responses = await Promise.all(tokens.map((token) => get(token)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));

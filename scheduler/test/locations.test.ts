@@ -42,7 +42,8 @@ describe('Nominatim-compatible geocoder', () => {
     fake.requests.length = 0;
   });
 
-  const geocoder = () => createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' });
+  const geocoder = () =>
+    createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' });
   const address = { street: 'Pariser Platz 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
 
   it('sends a structured jsonv2 query with a User-Agent and parses the documented answer', async () => {
@@ -60,14 +61,21 @@ describe('Nominatim-compatible geocoder', () => {
     expect(fake.userAgents[0]).toBe('scheduler-test/1');
   });
 
-  it.each(['empty', 'error', 'garbage', 'slow'] as const)('returns null when the server is %s', async (behaviour) => {
-    fake.behaviour = behaviour;
-    // The slow server answers after a minute: only the geocoder's own timeout ends this in time.
-    expect(await geocoder().geocode(address)).toBeNull();
-  });
+  it.each(['empty', 'error', 'garbage', 'slow'] as const)(
+    'returns null when the server is %s',
+    async (behaviour) => {
+      fake.behaviour = behaviour;
+      // The slow server answers after a minute: only the geocoder's own timeout ends this in time.
+      expect(await geocoder().geocode(address)).toBeNull();
+    },
+  );
 
   it('returns null when nothing listens', async () => {
-    const dead = createNominatimGeocoder({ baseUrl: new URL('http://127.0.0.1:9/'), timeoutMs: 500, userAgent: 'x' });
+    const dead = createNominatimGeocoder({
+      baseUrl: new URL('http://127.0.0.1:9/'),
+      timeoutMs: 500,
+      userAgent: 'x',
+    });
     expect(await dead.geocode(address)).toBeNull();
   });
 });
@@ -121,18 +129,28 @@ describe('locations routes', () => {
   });
 
   it('does not geocode without a street', async () => {
-    const response = await admin.request('POST', '/api/v1/locations', { name: 'Somewhere in Berlin', city: 'Berlin' });
+    const response = await admin.request('POST', '/api/v1/locations', {
+      name: 'Somewhere in Berlin',
+      city: 'Berlin',
+    });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ lat: null, lng: null, street: null });
     expect(fake.requests).toHaveLength(0);
   });
 
-  it.each(['slow', 'error'] as const)('still creates the location, without coordinates, when the geocoder is %s', async (behaviour) => {
-    fake.behaviour = behaviour;
-    const response = await admin.request('POST', '/api/v1/locations', { name: `Hall ${behaviour}`, street: 'A 1', city: 'Berlin' });
-    expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ name: `Hall ${behaviour}`, lat: null, lng: null });
-  });
+  it.each(['slow', 'error'] as const)(
+    'still creates the location, without coordinates, when the geocoder is %s',
+    async (behaviour) => {
+      fake.behaviour = behaviour;
+      const response = await admin.request('POST', '/api/v1/locations', {
+        name: `Hall ${behaviour}`,
+        street: 'A 1',
+        city: 'Berlin',
+      });
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ name: `Hall ${behaviour}`, lat: null, lng: null });
+    },
+  );
 
   it('lists the tenant locations for employees too, never another tenant', async () => {
     await otherAdmin.request('POST', '/api/v1/locations', { name: 'Elsewhere' });
@@ -152,7 +170,9 @@ describe('locations routes', () => {
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual(FORBIDDEN_BODY);
     }
-    const names = (await admin.request('GET', '/api/v1/locations')).json().map((l: { name: string }) => l.name);
+    const names = (await admin.request('GET', '/api/v1/locations'))
+      .json()
+      .map((l: { name: string }) => l.name);
     expect(names).toContain('Protected');
     expect(names).not.toContain('Mine');
   });

@@ -18,7 +18,10 @@ const NOT_FOUND = { error: { code: 'NOT_FOUND', message: 'role not found' } };
 
 describe('POST /api/v1/roles', () => {
   it('creates a role: 201 with the record, ids as 32 hex digits', async () => {
-    const response = await admin.request('POST', '/api/v1/roles', { name: '  Bartender ', description: 'Serves drinks' });
+    const response = await admin.request('POST', '/api/v1/roles', {
+      name: '  Bartender ',
+      description: 'Serves drinks',
+    });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{32}$/),
@@ -33,7 +36,9 @@ describe('POST /api/v1/roles', () => {
     await admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
     const duplicate = await admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
     expect(duplicate.statusCode).toBe(409);
-    expect(duplicate.json()).toEqual({ error: { code: 'DUPLICATE', message: 'a role named "Cashier" already exists' } });
+    expect(duplicate.json()).toEqual({
+      error: { code: 'DUPLICATE', message: 'a role named "Cashier" already exists' },
+    });
     expect((await otherAdmin.request('POST', '/api/v1/roles', { name: 'Cashier' })).statusCode).toBe(201);
   });
 
@@ -89,7 +94,9 @@ describe('DELETE /api/v1/roles/{id}', () => {
     const response = await admin.request('DELETE', `/api/v1/roles/${foreign.id}`);
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual(NOT_FOUND);
-    const names = (await otherAdmin.request('GET', '/api/v1/roles')).json().map((r: { name: string }) => r.name);
+    const names = (await otherAdmin.request('GET', '/api/v1/roles'))
+      .json()
+      .map((r: { name: string }) => r.name);
     expect(names).toContain('Keep me');
   });
 
@@ -104,7 +111,9 @@ describe('DELETE /api/v1/roles/{id}', () => {
     const response = await employee.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
-    expect((await admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toContain(role.id);
+    expect((await admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toContain(
+      role.id,
+    );
   });
 
   it('removes the qualifications that granted the role', async () => {
@@ -126,13 +135,41 @@ describe('DELETE /api/v1/roles/{id}', () => {
     const shiftId = crypto.randomUUID();
     await db
       .insertInto('events')
-      .values({ tenant_id: tenantId, id: eventId, name: 'E', description: null, location_id: null, starts_at: '2030-01-01T10:00:00Z', ends_at: '2030-01-01T18:00:00Z', published_at: null, submission_id: null })
+      .values({
+        tenant_id: tenantId,
+        id: eventId,
+        name: 'E',
+        description: null,
+        location_id: null,
+        starts_at: '2030-01-01T10:00:00Z',
+        ends_at: '2030-01-01T18:00:00Z',
+        published_at: null,
+        submission_id: null,
+      })
       .execute();
     await db
       .insertInto('shifts')
-      .values({ tenant_id: tenantId, id: shiftId, event_id: eventId, name: 'S', location_id: null, starts_at: '2030-01-01T10:00:00Z', ends_at: '2030-01-01T18:00:00Z', published_at: null })
+      .values({
+        tenant_id: tenantId,
+        id: shiftId,
+        event_id: eventId,
+        name: 'S',
+        location_id: null,
+        starts_at: '2030-01-01T10:00:00Z',
+        ends_at: '2030-01-01T18:00:00Z',
+        published_at: null,
+      })
       .execute();
-    await db.insertInto('shift_slots').values({ tenant_id: tenantId, id: crypto.randomUUID(), shift_id: shiftId, role_id: roleId, capacity: 2 }).execute();
+    await db
+      .insertInto('shift_slots')
+      .values({
+        tenant_id: tenantId,
+        id: crypto.randomUUID(),
+        shift_id: shiftId,
+        role_id: roleId,
+        capacity: 2,
+      })
+      .execute();
 
     const response = await admin.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(409);

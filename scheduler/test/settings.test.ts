@@ -38,10 +38,16 @@ describe('GET /api/v1/tenant/settings', () => {
 
 describe('PATCH /api/v1/tenant/settings', () => {
   it('replaces the whole record and canonicalises the zone name', async () => {
-    const response = await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'europe/berlin' });
+    const response = await admin.request('PATCH', url, {
+      time_tracking_enabled: true,
+      timezone: 'europe/berlin',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ time_tracking_enabled: true, timezone: 'Europe/Berlin' });
-    expect((await admin.request('GET', url)).json()).toMatchObject({ time_tracking_enabled: true, timezone: 'Europe/Berlin' });
+    expect((await admin.request('GET', url)).json()).toMatchObject({
+      time_tracking_enabled: true,
+      timezone: 'Europe/Berlin',
+    });
   });
 
   it('resets an omitted time zone to UTC (full replace, not merge)', async () => {
@@ -52,19 +58,28 @@ describe('PATCH /api/v1/tenant/settings', () => {
 
   it('accepts a record read with GET and sent back (read-only fields ignored)', async () => {
     const current = (await admin.request('GET', url)).json();
-    const response = await admin.request('PATCH', url, { ...current, timezone: 'Asia/Tokyo', tenant_id: 'ffffffffffffffffffffffffffffffff' });
+    const response = await admin.request('PATCH', url, {
+      ...current,
+      timezone: 'Asia/Tokyo',
+      tenant_id: 'ffffffffffffffffffffffffffffffff',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ tenant_id: admin.tenantId, timezone: 'Asia/Tokyo' });
   });
 
   it('changes only the caller tenant', async () => {
     await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'Europe/Paris' });
-    expect((await otherAdmin.request('GET', url)).json()).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
+    expect((await otherAdmin.request('GET', url)).json()).toMatchObject({
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+    });
   });
 
   it('answers the fixed 403 to an employee and changes nothing', async () => {
     const before = (await admin.request('GET', url)).json();
-    const response = await employee.request('PATCH', url, { time_tracking_enabled: !before.time_tracking_enabled });
+    const response = await employee.request('PATCH', url, {
+      time_tracking_enabled: !before.time_tracking_enabled,
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
     expect((await admin.request('GET', url)).json()).toEqual(before);
@@ -74,7 +89,10 @@ describe('PATCH /api/v1/tenant/settings', () => {
     [{}, 'time_tracking_enabled: is required'],
     [{ time_tracking_enabled: 'yes' }, 'time_tracking_enabled: must be boolean'],
     [{ time_tracking_enabled: 1 }, 'time_tracking_enabled: must be boolean'],
-    [{ time_tracking_enabled: true, timezone: 'Mars/Olympus_Mons' }, 'timezone: unknown IANA time zone "Mars/Olympus_Mons"'],
+    [
+      { time_tracking_enabled: true, timezone: 'Mars/Olympus_Mons' },
+      'timezone: unknown IANA time zone "Mars/Olympus_Mons"',
+    ],
     [{ time_tracking_enabled: true, timezone: 7 }, 'timezone: must be string'],
     [{ time_tracking_enabled: true, timezon: 'UTC' }, 'timezon: is not an allowed field'],
     [[], 'body: must be object'],
@@ -87,7 +105,10 @@ describe('PATCH /api/v1/tenant/settings', () => {
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const response = await ctx.request('PATCH', url, { token: admin.token, rawBody: '{"time_tracking_enabled": tru' });
+    const response = await ctx.request('PATCH', url, {
+      token: admin.token,
+      rawBody: '{"time_tracking_enabled": tru',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'malformed JSON body' } });
   });

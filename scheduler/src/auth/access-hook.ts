@@ -52,7 +52,8 @@ export function registerAccessHook(app: App, deps: AccessDeps): void {
     if (!request.routeOptions.url) return;
     const config = request.routeOptions.config;
     // Deny by default inside the API; outside it (health, docs) routes are public.
-    const access: Access = config.access ?? (request.routeOptions.url.startsWith('/api/v1/') ? 'admin' : 'public');
+    const access: Access =
+      config.access ?? (request.routeOptions.url.startsWith('/api/v1/') ? 'admin' : 'public');
     if (access === 'public') return;
 
     const header = request.headers.authorization;

@@ -49,7 +49,9 @@ const rolePrecedence: Role[] = ['admin', 'employee', 'customer'];
 /** A role claim may be a string, a space-separated string, or an array (Keycloak realm roles). */
 function pickRole(value: unknown): Role | null {
   const candidates = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s+/) : [];
-  const held = new Set(candidates.filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase()));
+  const held = new Set(
+    candidates.filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase()),
+  );
   return rolePrecedence.find((role) => held.has(role)) ?? null;
 }
 

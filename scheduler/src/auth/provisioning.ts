@@ -21,7 +21,9 @@ export class Provisioner {
   ) {}
 
   async ensure(identity: Identity): Promise<void> {
-    const key = [identity.tenantId, identity.userId, identity.role, identity.name, identity.email].join('\u0000');
+    const key = [identity.tenantId, identity.userId, identity.role, identity.name, identity.email].join(
+      '\u0000',
+    );
     if (this.#known.has(key)) return;
     let pending = this.#inFlight.get(key);
     if (!pending) {

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet, errors as joseErrors, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { type AuthConfig, ConfigError } from '../config.ts';
 import { AppError, unauthorized } from '../errors.ts';
 
@@ -34,7 +34,10 @@ function algorithmsForKey(key: KeyObject): string[] {
     case 'ed25519':
       return ['EdDSA', 'Ed25519'];
     default:
-      throw new ConfigError('AUTH_PUBLIC_KEY_FILE', `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}`);
+      throw new ConfigError(
+        'AUTH_PUBLIC_KEY_FILE',
+        `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}`,
+      );
   }
 }
 
@@ -51,7 +54,10 @@ export function readPublicKeyFile(file: string): KeyObject {
     return key;
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('AUTH_PUBLIC_KEY_FILE', `${file} holds no PEM public key (RSA, EC P-256 or Ed25519)`);
+    throw new ConfigError(
+      'AUTH_PUBLIC_KEY_FILE',
+      `${file} holds no PEM public key (RSA, EC P-256 or Ed25519)`,
+    );
   }
 }
 
@@ -62,7 +68,8 @@ function verificationFailure(error: unknown): AppError {
   }
   if (error instanceof joseErrors.JOSEError) return unauthorized('invalid token');
   // fetch() failing to reach the JWKS endpoint.
-  if (error instanceof TypeError) return new AppError('SERVICE_UNAVAILABLE', 'identity provider keys unavailable');
+  if (error instanceof TypeError)
+    return new AppError('SERVICE_UNAVAILABLE', 'identity provider keys unavailable');
   return unauthorized('invalid token');
 }
 

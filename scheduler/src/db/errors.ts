@@ -1,6 +1,7 @@
 /** PostgreSQL error classes the services turn into domain errors. */
 function sqlState(error: unknown): string | undefined {
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') return error.code;
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string')
+    return error.code;
   return undefined;
 }
 

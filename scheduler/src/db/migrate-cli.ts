@@ -5,7 +5,10 @@ import { migrateToLatest } from './migrate.ts';
 /** `npm run migrate -w scheduler`: applies pending migrations to DATABASE_URL (or PGlite in DATA_DIR). */
 async function run(): Promise<number> {
   // Migration needs only the database settings; the auth settings are not required here.
-  const config = loadConfig({ ...process.env, AUTH_DEV_ISSUER: process.env.AUTH_ISSUER ? undefined : 'true' });
+  const config = loadConfig({
+    ...process.env,
+    AUTH_DEV_ISSUER: process.env.AUTH_ISSUER ? undefined : 'true',
+  });
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
     const applied = await migrateToLatest(database.db);
@@ -19,7 +22,9 @@ async function run(): Promise<number> {
 run().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`migrate: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `migrate: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(1);
   },
 );

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import type { Database } from './types.ts';
 import { migrations } from './migrations/index.ts';
+import type { Database } from './types.ts';
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
@@ -13,9 +13,12 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
+    throw new MigrationError(
+      `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -27,9 +27,7 @@ export async function registerOpenApi(app: App): Promise<void> {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
-  app.get(
-    '/api/docs/openapi.json',
-    { config: { access: 'public' }, schema: { hide: true } },
-    async () => app.swagger(),
+  app.get('/api/docs/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
   );
 }

@@ -36,7 +36,10 @@ export async function healthRoutes(app: App, { db }: { db: Db }): Promise<void> 
       schema: {
         tags: ['health'],
         summary: 'Liveness and database reachability; no authentication',
-        response: { 200: Health, 503: { ...ErrorBody, description: 'SERVICE_UNAVAILABLE: the database does not answer' } },
+        response: {
+          200: Health,
+          503: { ...ErrorBody, description: 'SERVICE_UNAVAILABLE: the database does not answer' },
+        },
       },
     },
     async () => {

@@ -4,13 +4,23 @@ import type { App } from './types.ts';
 import { describeValidationError } from './validation.ts';
 
 /** Database and socket failures that mean "try again later" rather than "bug". */
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 
 function isUnavailable(error: { code?: unknown; message?: string }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
   if (unavailableCodes.has(code) || code.startsWith('08')) return true;
   // pg's pool and PGlite report a closed connection with a plain Error.
-  return /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(error.message ?? '');
+  return /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(
+    error.message ?? '',
+  );
 }
 
 /** Fixed texts for Fastify's own client errors, so internals never reach a response. */
@@ -35,7 +45,12 @@ function clientError(error: FastifyError): AppError | null {
   return null;
 }
 
-export function sendError(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+export function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   return reply
     .code(errorCatalogue[code].status)
     .headers(headers)
@@ -63,5 +78,7 @@ export function registerErrorHandling(app: App): void {
     return sendError(reply, 'INTERNAL', `internal error (request id ${request.id})`);
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`),
+  );
 }

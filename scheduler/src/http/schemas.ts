@@ -8,7 +8,9 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 33
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
-export const IdParams = Type.Object({ id: Type.String({ description: 'UUID, 32 hex digits or hyphenated' }) });
+export const IdParams = Type.Object({
+  id: Type.String({ description: 'UUID, 32 hex digits or hyphenated' }),
+});
 
 export const ErrorBody = Type.Object(
   {

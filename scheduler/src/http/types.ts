@@ -4,7 +4,13 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Identity } from '../auth/identity.ts';
 
 /** The Fastify instance every feature registers its routes on. */
-export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /**
  * Who may call a route. Deny by default: a route under /api/v1 that names no access is

@@ -15,7 +15,12 @@ const columns = [
 ] as const;
 
 export function listLocations(db: Db, tenantId: string) {
-  return db.selectFrom('locations').select(columns).where('tenant_id', '=', tenantId).orderBy('name').execute();
+  return db
+    .selectFrom('locations')
+    .select(columns)
+    .where('tenant_id', '=', tenantId)
+    .orderBy('name')
+    .execute();
 }
 
 export function insertLocation(db: Db, row: Omit<LocationsTable, 'created_at'>) {
@@ -23,6 +28,10 @@ export function insertLocation(db: Db, row: Omit<LocationsTable, 'created_at'>) 
 }
 
 export async function deleteLocation(db: Db, tenantId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('locations').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  const result = await db
+    .deleteFrom('locations')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

@@ -7,7 +7,10 @@ import type { Geocoder } from './geocoding/geocoder.ts';
 import { CreateLocationRequest, Location } from './schemas.ts';
 import { createLocation, getLocations, removeLocation } from './service.ts';
 
-export async function locationsRoutes(app: App, { db, geocoder }: { db: Db; geocoder: Geocoder }): Promise<void> {
+export async function locationsRoutes(
+  app: App,
+  { db, geocoder }: { db: Db; geocoder: Geocoder },
+): Promise<void> {
   app.get(
     '/api/v1/locations',
     {
@@ -28,7 +31,8 @@ export async function locationsRoutes(app: App, { db, geocoder }: { db: Db; geoc
       config: { access: 'admin' },
       schema: {
         tags: ['locations'],
-        summary: 'Create a location; with street and city the server fills lat and lng (null when geocoding fails)',
+        summary:
+          'Create a location; with street and city the server fills lat and lng (null when geocoding fails)',
         security: bearerSecurity,
         body: CreateLocationRequest,
         response: { 201: Location, ...errorResponses(400, 413, 415, 422) },

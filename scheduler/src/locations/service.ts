@@ -42,8 +42,7 @@ export async function createLocation(
   const postalCode = clean(body.postal_code);
   const country = clean(body.country);
   // Geocode before the insert: no transaction is held open while a remote service answers.
-  const coordinates =
-    street && city ? await geocoder.geocode({ street, city, postalCode, country }) : null;
+  const coordinates = street && city ? await geocoder.geocode({ street, city, postalCode, country }) : null;
   const row = await insertLocation(db, {
     tenant_id: tenantId,
     id: uuidv7(),

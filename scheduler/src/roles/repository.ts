@@ -3,10 +3,18 @@ import type { Db } from '../db/database.ts';
 export const roleColumns = ['id', 'tenant_id', 'name', 'description', 'created_at'] as const;
 
 export function listRoles(db: Db, tenantId: string) {
-  return db.selectFrom('roles').select(roleColumns).where('tenant_id', '=', tenantId).orderBy('name').execute();
+  return db
+    .selectFrom('roles')
+    .select(roleColumns)
+    .where('tenant_id', '=', tenantId)
+    .orderBy('name')
+    .execute();
 }
 
-export function insertRole(db: Db, row: { tenant_id: string; id: string; name: string; description: string | null }) {
+export function insertRole(
+  db: Db,
+  row: { tenant_id: string; id: string; name: string; description: string | null },
+) {
   return db.insertInto('roles').values(row).returning(roleColumns).executeTakeFirstOrThrow();
 }
 

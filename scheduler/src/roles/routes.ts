@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { pathId } from '../ids.ts';
 import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
+import { pathId } from '../ids.ts';
 import { CreateRoleRequest, RoleDefinition } from './schemas.ts';
 import { createRole, getRoles, removeRole } from './service.ts';
 
@@ -33,7 +33,8 @@ export async function rolesRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 201: RoleDefinition, ...errorResponses(400, 409, 413, 415, 422) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createRole(db, identityOf(request).tenantId, request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await createRole(db, identityOf(request).tenantId, request.body)),
   );
 
   app.delete(

@@ -1,8 +1,8 @@
-import { identityOf, type App } from '../http/types.ts';
+import type { Db } from '../db/database.ts';
 import { bearerSecurity, errorResponses } from '../http/schemas.ts';
+import { type App, identityOf } from '../http/types.ts';
 import { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { getSettings, replaceSettings } from './service.ts';
-import type { Db } from '../db/database.ts';
 
 export async function settingsRoutes(app: App, { db }: { db: Db }): Promise<void> {
   app.get(

@@ -37,7 +37,11 @@ export async function getSettings(db: Db, tenantId: string): Promise<TenantSetti
   return toWire(row);
 }
 
-export async function replaceSettings(db: Db, tenantId: string, body: ReplaceTenantSettings): Promise<TenantSettings> {
+export async function replaceSettings(
+  db: Db,
+  tenantId: string,
+  body: ReplaceTenantSettings,
+): Promise<TenantSettings> {
   const timezone = canonicalTimeZone(body.timezone ?? 'UTC');
   if (!timezone) throw validationFailed('timezone', `unknown IANA time zone "${body.timezone}"`);
   const row = await db

@@ -28,7 +28,9 @@ export function findStaff(db: Db, tenantId: string, userId: string) {
 export function qualificationsOf(db: Db, tenantId: string, userId: string) {
   return db
     .selectFrom('user_qualifications as q')
-    .innerJoin('roles as r', (join) => join.onRef('r.tenant_id', '=', 'q.tenant_id').onRef('r.id', '=', 'q.role_id'))
+    .innerJoin('roles as r', (join) =>
+      join.onRef('r.tenant_id', '=', 'q.tenant_id').onRef('r.id', '=', 'q.role_id'),
+    )
     .select(roleColumns.map((column) => `r.${column}` as const))
     .where('q.tenant_id', '=', tenantId)
     .where('q.user_id', '=', userId)
@@ -46,7 +48,10 @@ export async function roleExists(db: Db, tenantId: string, roleId: string): Prom
   return row !== undefined;
 }
 
-export async function grant(db: Db, row: { tenant_id: string; user_id: string; role_id: string; granted_by: string }) {
+export async function grant(
+  db: Db,
+  row: { tenant_id: string; user_id: string; role_id: string; granted_by: string },
+) {
   await db
     .insertInto('user_qualifications')
     .values(row)

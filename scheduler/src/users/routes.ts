@@ -5,7 +5,13 @@ import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { RoleDefinition } from '../roles/schemas.ts';
 import { QualificationParams, UserDetail, UserRecord } from './schemas.ts';
-import { getMyQualifications, getUserDetail, getUsers, grantQualification, revokeQualification } from './service.ts';
+import {
+  getMyQualifications,
+  getUserDetail,
+  getUsers,
+  grantQualification,
+  revokeQualification,
+} from './service.ts';
 
 const NoContent = { 204: Type.Null({ description: 'Done' }) };
 

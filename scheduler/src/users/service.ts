@@ -45,10 +45,20 @@ async function requireStaffAndRole(db: Db, tenantId: string, userId: string, rol
 }
 
 /** Idempotent: granting a role the user already holds changes nothing. */
-export async function grantQualification(db: Db, caller: Identity, userId: string, roleId: string): Promise<void> {
+export async function grantQualification(
+  db: Db,
+  caller: Identity,
+  userId: string,
+  roleId: string,
+): Promise<void> {
   await requireStaffAndRole(db, caller.tenantId, userId, roleId);
   try {
-    await grant(db, { tenant_id: caller.tenantId, user_id: userId, role_id: roleId, granted_by: caller.userId });
+    await grant(db, {
+      tenant_id: caller.tenantId,
+      user_id: userId,
+      role_id: roleId,
+      granted_by: caller.userId,
+    });
   } catch (error) {
     // The role was deleted between the check and the insert.
     if (isForeignKeyViolation(error)) throw notFound('role');
@@ -57,7 +67,12 @@ export async function grantQualification(db: Db, caller: Identity, userId: strin
 }
 
 /** Idempotent: revoking a role the user does not hold changes nothing. */
-export async function revokeQualification(db: Db, caller: Identity, userId: string, roleId: string): Promise<void> {
+export async function revokeQualification(
+  db: Db,
+  caller: Identity,
+  userId: string,
+  roleId: string,
+): Promise<void> {
   await requireStaffAndRole(db, caller.tenantId, userId, roleId);
   await revoke(db, caller.tenantId, userId, roleId);
 }

@@ -2,11 +2,18 @@ import { createHmac } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
-import { readPublicKeyFile, createVerifier } from '../../src/auth/verifier.ts';
+import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Geocoder } from '../../src/locations/geocoding/geocoder.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
-import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys, type TokenOptions } from './tokens.ts';
+import {
+  createTestKeys,
+  signToken,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  type TestKeys,
+  type TokenOptions,
+} from './tokens.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -31,7 +38,12 @@ export interface TestContext {
   keys: TestKeys;
   routes: RouteInfo[];
   token(options: Partial<TokenOptions> & Pick<TokenOptions, 'role'>): Promise<string>;
-  caller(role: 'admin' | 'employee' | 'customer', tenant?: string, sub?: string, extra?: Partial<TokenOptions>): Promise<Caller>;
+  caller(
+    role: 'admin' | 'employee' | 'customer',
+    tenant?: string,
+    sub?: string,
+    extra?: Partial<TokenOptions>,
+  ): Promise<Caller>;
   request(
     method: Method,
     url: string,
@@ -47,13 +59,19 @@ export const tenantWireId = (tenant: string) => claimToUuid(TEST_ISSUER, tenant)
  * A whole app on this file's own database, verifying tokens through a PEM public key file
  * exactly as AUTH_PUBLIC_KEY_FILE does in production.
  */
-export async function createTestContext(options: { geocoder?: Geocoder; bodyLimitBytes?: number } = {}): Promise<TestContext> {
+export async function createTestContext(
+  options: { geocoder?: Geocoder; bodyLimitBytes?: number } = {},
+): Promise<TestContext> {
   const db = await openTestDatabase();
   const keys = await createTestKeys();
   const routes: RouteInfo[] = [];
   const app = await buildApp({
     db: db.db,
-    verifier: createVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCE, publicKey: readPublicKeyFile(keys.publicKeyFile) }),
+    verifier: createVerifier({
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      publicKey: readPublicKeyFile(keys.publicKeyFile),
+    }),
     ...(options.geocoder ? { geocoder: options.geocoder } : {}),
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     onRoute: (route) => {
@@ -77,7 +95,9 @@ export async function createTestContext(options: { geocoder?: Geocoder; bodyLimi
       url,
       headers: {
         ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-        ...(opts.body !== undefined || opts.rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(opts.body !== undefined || opts.rawBody !== undefined
+          ? { 'content-type': 'application/json' }
+          : {}),
         ...opts.headers,
       },
       ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}),

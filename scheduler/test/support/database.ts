@@ -14,10 +14,14 @@ export interface TestDatabase extends DatabaseHandle {
   dispose(): Promise<void>;
 }
 
-let wasmModule: Promise<WebAssembly.Module> | undefined;
+/** Node has WebAssembly as a global; the ES lib types without DOM do not declare it. */
+declare const WebAssembly: { compile(bytes: Uint8Array): Promise<PGliteWasmModule> };
+type PGliteWasmModule = NonNullable<Parameters<typeof PGlite.create>[0]> extends { pgliteWasmModule?: infer M } ? M : never;
+
+let wasmModule: Promise<PGliteWasmModule> | undefined;
 
 /** PGlite's WASM compiled once per worker; each instance then starts in a fraction of a second. */
-function pgliteWasm(): Promise<WebAssembly.Module> {
+function pgliteWasm(): Promise<PGliteWasmModule> {
   const require = createRequire(import.meta.url);
   // The package does not export its .wasm; it sits beside the entry point.
   const file = path.join(path.dirname(require.resolve('@electric-sql/pglite')), 'pglite.wasm');

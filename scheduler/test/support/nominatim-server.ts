@@ -60,7 +60,10 @@ export async function startNominatimFake(): Promise<NominatimFake> {
         return;
       case 'slow': {
         const timer = setTimeout(
-          () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(brandenburgGate)),
+          () =>
+            response
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify(brandenburgGate)),
           60_000,
         );
         response.on('close', () => clearTimeout(timer));

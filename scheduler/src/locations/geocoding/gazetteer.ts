@@ -52,7 +52,8 @@ export function createGazetteerGeocoder(): Geocoder {
       const places = (await loadIndex()).get(placeKey(address.city));
       if (!places) return null;
       const country = address.country?.trim().toUpperCase();
-      const match = country && /^[A-Z]{2}$/.test(country) ? places.find((p) => p.country === country) : places[0];
+      const match =
+        country && /^[A-Z]{2}$/.test(country) ? places.find((p) => p.country === country) : places[0];
       return match ? { lat: match.lat, lng: match.lng } : null;
     },
   };

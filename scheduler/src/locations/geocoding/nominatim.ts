@@ -50,7 +50,10 @@ export function createNominatimGeocoder(options: NominatimOptions): Geocoder {
         const lng = coordinate((first as Record<string, unknown>).lon, 180);
         return lat === null || lng === null ? null : { lat, lng };
       } catch (error) {
-        options.logger?.warn({ err: error }, 'geocoder unreachable, slow or malformed; location kept without coordinates');
+        options.logger?.warn(
+          { err: error },
+          'geocoder unreachable, slow or malformed; location kept without coordinates',
+        );
         return null;
       }
     },

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { openDevIssuer } from '../src/auth/dev-issuer.ts';
+import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
+import { createTestKeys, TEST_ISSUER } from './support/tokens.ts';
+
+const run = promisify(execFile);
+const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+const schedulerDir = path.resolve(import.meta.dirname, '..');
+
+const claims = { tenant: 'demo', role: 'admin' as const, subject: 'dev-admin', ttlSeconds: 60 };
+
+describe('development issuer', () => {
+  it('keeps its key in DATA_DIR with owner-only permissions and accepts its own tokens', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const issuer = await openDevIssuer(dir);
+    const payload = await issuer.verifier.verify(await issuer.sign(claims));
+    expect(payload).toMatchObject({ sub: 'dev-admin', tenant_id: 'demo', role: 'admin' });
+    expect(statSync(path.join(dir, 'dev-issuer.json')).mode & 0o777).toBe(0o600);
+    // Reopening the same directory keeps the same key and issuer.
+    const again = await openDevIssuer(dir);
+    await expect(again.verifier.verify(await issuer.sign(claims))).resolves.toBeTruthy();
+  });
+
+  it('mints tokens that no other issuer configuration accepts', async () => {
+    const issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')));
+    const other = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')));
+    const token = await issuer.sign(claims);
+    await expect(other.verifier.verify(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const keys = await createTestKeys();
+    const external = createVerifier({
+      issuer: TEST_ISSUER,
+      publicKey: readPublicKeyFile(keys.publicKeyFile),
+    });
+    await expect(external.verify(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('prints a usable token from `npm run token`', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const { stdout } = await run(tsx, ['src/auth/token-cli.ts', '--role', 'employee', '--tenant', 'acme'], {
+      cwd: schedulerDir,
+      env: { ...process.env, DATA_DIR: dir },
+    });
+    const issuer = await openDevIssuer(dir);
+    expect(await issuer.verifier.verify(stdout.trim())).toMatchObject({
+      role: 'employee',
+      tenant_id: 'acme',
+    });
+  });
+
+  it('refuses an unknown role with exit code 2', async () => {
+    const failure = await run(tsx, ['src/auth/token-cli.ts', '--role', 'root'], { cwd: schedulerDir }).catch(
+      (e) => e,
+    );
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toMatch(/--role must be one of admin, employee, customer/);
+  });
+});
+
+describe('start-up configuration errors', () => {
+  it.each([
+    [{ PORT: 'http' }, /PORT: expected a whole number/],
+    [{ AUTH_DEV_ISSUER: undefined, AUTH_ISSUER: undefined }, /AUTH_ISSUER: is required/],
+  ])('stops with a message naming the variable (%j)', async (env, message) => {
+    const failure = await run(tsx, ['src/main.ts'], {
+      cwd: schedulerDir,
+      env: {
+        ...process.env,
+        AUTH_DEV_ISSUER: 'true',
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
+        ...env,
+      },
+    }).catch((e) => e);
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalogue } from '../src/errors.ts';
+import { type Caller, createTestContext, type TestContext } from './support/context.ts';
+
+let ctx: TestContext;
+let admin: Caller;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ bodyLimitBytes: 4096 });
+  admin = await ctx.caller('admin');
+});
+afterAll(async () => ctx?.close());
+
+describe('wire conventions', () => {
+  it('answers unknown routes with the error shape', async () => {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['GET', '/api/v1/nope'],
+      ['PUT', '/api/v1/roles'],
+    ] as const) {
+      const response = await ctx.request(method, url);
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({
+        error: { code: 'NOT_FOUND', message: expect.stringContaining('no route for') },
+      });
+    }
+  });
+
+  it('answers 413 above the body limit, and stores nothing', async () => {
+    const response = await admin.request('POST', '/api/v1/roles', {
+      name: 'big',
+      description: 'x'.repeat(5000),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
+    });
+    expect((await admin.request('GET', '/api/v1/roles')).json()).toEqual([]);
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const response = await ctx.request('POST', '/api/v1/roles', {
+      token: admin.token,
+      headers: { 'content-type': 'text/plain' },
+      rawBody: 'name=x',
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers 400 for malformed JSON and refuses prototype poisoning', async () => {
+    for (const rawBody of ['{"name":', '{"name":"x","__proto__":{"admin":true}}']) {
+      const response = await ctx.request('POST', '/api/v1/roles', { token: admin.token, rawBody });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'malformed JSON body' } });
+    }
+  });
+
+  it('treats an empty JSON body as no body (422 naming what is missing)', async () => {
+    const response = await ctx.request('POST', '/api/v1/roles', { token: admin.token, rawBody: '' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('sends a request id header on every response', async () => {
+    const response = await ctx.request('GET', '/health');
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('health', () => {
+  it('answers 200 without authentication while the database answers', async () => {
+    const response = await ctx.request('GET', '/health');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', database: 'ok' });
+  });
+});
+
+describe('error catalogue', () => {
+  it('documents every error code in docs/scheduler/errors.md', () => {
+    const doc = readFileSync(new URL('../../docs/scheduler/errors.md', import.meta.url), 'utf8');
+    for (const [code, { status }] of Object.entries(errorCatalogue)) {
+      expect(doc, code).toMatch(new RegExp(`\\| *\`${code}\` *\\| *${status} *\\|`));
+    }
+  });
+});
