@@ -16,7 +16,8 @@ export interface TestDatabase extends DatabaseHandle {
 
 /** Node has WebAssembly as a global; the ES lib types without DOM do not declare it. */
 declare const WebAssembly: { compile(bytes: Uint8Array): Promise<PGliteWasmModule> };
-type PGliteWasmModule = NonNullable<Parameters<typeof PGlite.create>[0]> extends { pgliteWasmModule?: infer M } ? M : never;
+type PGliteWasmModule =
+  NonNullable<Parameters<typeof PGlite.create>[0]> extends { pgliteWasmModule?: infer M } ? M : never;
 
 let wasmModule: Promise<PGliteWasmModule> | undefined;
 
