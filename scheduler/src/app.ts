@@ -53,8 +53,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const onRoute = deps.onRoute;
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
 
-  app.addHook('onSend', async (request, reply) => {
+  // Set early (a synchronous hook) so every response, errors included, carries it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   registerErrorHandling(app);

@@ -56,7 +56,7 @@ describe('POST /api/v1/roles', () => {
     [{ name: '' }, 'name: must NOT have fewer than 1 characters'],
     [{ name: '   ' }, 'name: must not be blank'],
     [{ name: 'x'.repeat(101) }, 'name: must NOT have more than 100 characters'],
-    [{ name: 'ok', description: 5 }, 'description: must be string'],
+    [{ name: 'ok', description: 5 }, 'description: must be string,null'],
     [{ name: 'ok', colour: 'red' }, 'colour: is not an allowed field'],
   ])('answers 422 for %j', async (body, message) => {
     const response = await admin.request('POST', '/api/v1/roles', body);

@@ -70,7 +70,8 @@ export function registerAccessHook(app: App, deps: AccessDeps): void {
       if (identity === 'no-known-role') throw forbidden();
       throw unauthorized('invalid token');
     }
-    await deps.provisioner.ensure(identity);
+    const provisioning = deps.provisioner.ensure(identity);
+    if (provisioning) await provisioning;
     request.identity = identity;
 
     if (config.feature && !(await featureEnabled(config.feature, identity.tenantId))) throw notFound();

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.ts';
+import { wireParsers } from './wire-types.ts';
 
 export type Db = Kysely<Database>;
 
@@ -10,6 +11,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The embedded instance, when kind is pglite (the test setup dumps a snapshot of it). */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -18,25 +21,45 @@ export interface DatabaseOptions {
   url?: string | undefined;
   dataDir?: string | undefined;
   poolSize?: number | undefined;
-  /** An already opened PGlite instance (tests load a migrated snapshot into one). */
-  pglite?: PGlite | undefined;
+  /** Extra PGlite options: tests start from a migrated snapshot with a precompiled module. */
+  pglite?: Omit<PGliteOptions, 'parsers' | 'dataDir'> | undefined;
 }
+
+/** pg's type parsers with the wire-form overrides; scoped to our pool, not process-wide. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    const wire = format !== 'binary' ? wireParsers[oid] : undefined;
+    return wire ?? pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      // Timestamps come back in UTC, whatever the server's default zone.
+      options: '-c TimeZone=UTC',
+    });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
-  let pglite = options.pglite;
-  if (!pglite) {
-    if (!options.dataDir) throw new Error('openDatabase needs a url, a dataDir or a PGlite instance');
-    const dir = `${options.dataDir}/pglite`;
-    mkdirSync(dir, { recursive: true });
-    pglite = await PGlite.create(dir);
+  // No dataDir: an in-memory database (tests, the snapshot builder).
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    dataDir = `${options.dataDir}/pglite`;
+    mkdirSync(dataDir, { recursive: true });
   }
+  const pglite = await PGlite.create({
+    ...options.pglite,
+    ...(dataDir ? { dataDir } : {}),
+    parsers: wireParsers,
+  });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  // PGlite has a single session: set once, it holds for every query.
+  await sql`SET TIME ZONE 'UTC'`.execute(db);
+  return { db, kind: 'pglite', pglite, close: () => db.destroy() };
 }

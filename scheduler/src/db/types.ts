@@ -1,12 +1,15 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** Row types as the database holds them (uuid as hyphenated text, timestamps as Date). */
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/**
+ * Row types as queries return them: the connection's type parsers (db/wire-types.ts)
+ * deliver uuids as 32 hex digits, timestamps as RFC 3339 UTC strings and int8 as numbers.
+ */
+type CreatedAt = ColumnType<string, string | undefined, never>;
+type UpdatedAt = ColumnType<string, string | undefined, string>;
+type Timestamp = ColumnType<string, string, string>;
+type NullableTimestamp = ColumnType<string | null, string | null | undefined, string | null>;
 type Json<T> = ColumnType<T, string, string>;
-/** pg returns bigint columns as strings; cast to a number in the query where needed. */
-type BigIntColumn = ColumnType<string | number, number | bigint, number | bigint>;
+type BigIntColumn = ColumnType<number, number, number>;
 
 export type Role = 'admin' | 'employee' | 'customer';
 
@@ -22,7 +25,7 @@ export interface TenantSettingsTable {
   time_tracking_enabled: Generated<boolean>;
   timezone: Generated<string>;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
 }
 
 export interface UsersTable {
@@ -32,7 +35,7 @@ export interface UsersTable {
   display_name: string | null;
   email: string | null;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
 }
 
 export interface RolesTable {
@@ -166,14 +169,14 @@ export interface TimeEntriesTable {
   overtime_minutes: number;
   recorded_by: string | null;
   created_at: CreatedAt;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
 }
 
 export interface OvertimeBalancesTable {
   tenant_id: string;
   user_id: string;
   balance_minutes: BigIntColumn;
-  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
 }
 
 export interface PayoutsTable {

@@ -1,11 +1,22 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
 
 /** Wire id: a UUID as 32 lowercase hex digits. */
 export const Id = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'UUID as 32 lowercase hex digits' });
 /** RFC 3339 timestamp in UTC with `Z`. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T | null`. For a primitive this is `type: [T, "null"]` rather than `anyOf`: same
+ * meaning in JSON Schema and OpenAPI 3.1, and the response serializer handles it
+ * without trying each branch of an `anyOf` per value.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string' && type !== 'object' && type !== 'array') {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  }
+  return Type.Union([schema, Type.Null()]);
+}
 
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
 export const IdParams = Type.Object({

@@ -1,59 +1,40 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../db/database.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
-import { wireId, wireTime } from '../ids.ts';
+import { newId } from '../ids.ts';
 import { deleteRole, insertRole, listRoles, roleInUseBySlots } from './repository.ts';
 import type { CreateRoleRequest, RoleDefinition } from './schemas.ts';
 
-export function roleToWire(row: {
-  id: string;
-  tenant_id: string;
-  name: string;
-  description: string | null;
-  created_at: Date;
-}): RoleDefinition {
-  return {
-    id: wireId(row.id),
-    tenant_id: wireId(row.tenant_id),
-    name: row.name,
-    description: row.description,
-    created_at: wireTime(row.created_at),
-  };
-}
-
 export async function getRoles(db: Db, tenantId: string): Promise<RoleDefinition[]> {
-  return (await listRoles(db, tenantId)).map(roleToWire);
+  return listRoles(db, tenantId);
 }
 
 export async function createRole(db: Db, tenantId: string, body: CreateRoleRequest): Promise<RoleDefinition> {
   const name = body.name.trim();
   if (name === '') throw validationFailed('name', 'must not be blank');
   try {
-    const row = await insertRole(db, {
+    return await insertRole(db, {
       tenant_id: tenantId,
-      id: uuidv7(),
+      id: newId(),
       name,
       description: body.description?.trim() || null,
     });
-    return roleToWire(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('DUPLICATE', `a role named "${name}" already exists`);
     throw error;
   }
 }
 
+const inUse = () =>
+  new AppError('INVALID_STATE', 'role is required by shift slots; remove those slots first');
+
 export async function removeRole(db: Db, tenantId: string, roleId: string): Promise<void> {
-  if (await roleInUseBySlots(db, tenantId, roleId)) {
-    throw new AppError('INVALID_STATE', 'role is required by shift slots; remove those slots first');
-  }
+  if (await roleInUseBySlots(db, tenantId, roleId)) throw inUse();
   try {
     if (!(await deleteRole(db, tenantId, roleId))) throw notFound('role');
   } catch (error) {
     // A slot created between the check and the delete: the foreign key still refuses.
-    if (isForeignKeyViolation(error)) {
-      throw new AppError('INVALID_STATE', 'role is required by shift slots; remove those slots first');
-    }
+    if (isForeignKeyViolation(error)) throw inUse();
     throw error;
   }
 }

@@ -1,27 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { notFound, validationFailed } from '../errors.ts';
-import { wireId, wireTime } from '../ids.ts';
 import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { canonicalTimeZone } from './timezone.ts';
 
-type Row = {
-  tenant_id: string;
-  time_tracking_enabled: boolean;
-  timezone: string;
-  created_at: Date;
-  updated_at: Date;
-};
-
-function toWire(row: Row): TenantSettings {
-  return {
-    id: wireId(row.tenant_id),
-    tenant_id: wireId(row.tenant_id),
-    time_tracking_enabled: row.time_tracking_enabled,
-    timezone: row.timezone,
-    created_at: wireTime(row.created_at),
-    updated_at: wireTime(row.updated_at),
-  };
+/** The record's id is the tenant id: there is one settings record per tenant. */
+function withId(row: Omit<TenantSettings, 'id'>): TenantSettings {
+  return { id: row.tenant_id, ...row };
 }
 
 const columns = ['tenant_id', 'time_tracking_enabled', 'timezone', 'created_at', 'updated_at'] as const;
@@ -34,7 +19,7 @@ export async function getSettings(db: Db, tenantId: string): Promise<TenantSetti
     .executeTakeFirst();
   // Provisioning creates the row with the tenant; a missing row means the tenant is gone.
   if (!row) throw notFound('tenant settings');
-  return toWire(row);
+  return withId(row);
 }
 
 export async function replaceSettings(
@@ -51,5 +36,5 @@ export async function replaceSettings(
     .returning(columns)
     .executeTakeFirst();
   if (!row) throw notFound('tenant settings');
-  return toWire(row);
+  return withId(row);
 }

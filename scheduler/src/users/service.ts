@@ -2,24 +2,15 @@ import type { Identity } from '../auth/identity.ts';
 import type { Db } from '../db/database.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { forbidden, notFound } from '../errors.ts';
-import { wireId, wireTime } from '../ids.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
-import { roleToWire } from '../roles/service.ts';
 import { findStaff, grant, listStaff, qualificationsOf, revoke, roleExists } from './repository.ts';
 import type { UserDetail, UserRecord } from './schemas.ts';
 
 type Row = Awaited<ReturnType<typeof listStaff>>[number];
 
 function toWire(row: Row): UserRecord {
-  return {
-    id: wireId(row.id),
-    tenant_id: wireId(row.tenant_id),
-    // listStaff/findStaff filter customers out.
-    role: row.role === 'admin' ? 'admin' : 'employee',
-    display_name: row.display_name,
-    email: row.email,
-    created_at: wireTime(row.created_at),
-  };
+  // listStaff/findStaff filter customers out; this narrows the type accordingly.
+  return { ...row, role: row.role === 'admin' ? 'admin' : 'employee' };
 }
 
 export async function getUsers(db: Db, tenantId: string): Promise<UserRecord[]> {
@@ -32,11 +23,11 @@ export async function getUserDetail(db: Db, caller: Identity, userId: string): P
   const user = await findStaff(db, caller.tenantId, userId);
   if (!user) throw notFound('user');
   const qualifications = await qualificationsOf(db, caller.tenantId, userId);
-  return { ...toWire(user), qualifications: qualifications.map(roleToWire) };
+  return { ...toWire(user), qualifications: qualifications };
 }
 
 export async function getMyQualifications(db: Db, caller: Identity): Promise<RoleDefinition[]> {
-  return (await qualificationsOf(db, caller.tenantId, caller.userId)).map(roleToWire);
+  return qualificationsOf(db, caller.tenantId, caller.userId);
 }
 
 async function requireStaffAndRole(db: Db, tenantId: string, userId: string, roleId: string): Promise<void> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
@@ -55,10 +55,8 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     };
   }
   const snapshot = readFileSync(inject('pgliteSnapshot'));
-  const pglite = await PGlite.create({
-    loadDataDir: new Blob([snapshot]),
-    pgliteWasmModule: await pgliteWasm(),
+  const handle = await openDatabase({
+    pglite: { loadDataDir: new Blob([snapshot]), pgliteWasmModule: await pgliteWasm() },
   });
-  const handle = await openDatabase({ pglite });
   return { ...handle, url: null, dispose: () => handle.close() };
 }

@@ -1,7 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
@@ -65,10 +64,9 @@ export default async function setup(project: TestProject) {
     };
   }
 
-  const pglite = await PGlite.create();
-  const handle = await openDatabase({ pglite });
+  const handle = await openDatabase({ pglite: {} });
   await migrateToLatest(handle.db);
-  const dump = await pglite.dumpDataDir('none');
+  const dump = await (handle.pglite as NonNullable<typeof handle.pglite>).dumpDataDir('none');
   await handle.close();
   const snapshot = path.join(tmpdir(), `sched-pglite-${process.pid}.tar`);
   writeFileSync(snapshot, Buffer.from(await dump.arrayBuffer()));
