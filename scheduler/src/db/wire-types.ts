@@ -19,7 +19,7 @@ const utcText = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
 
 export function timestamptzToWire(text: string): string {
   const match = utcText.exec(text);
-  if (match) return `${match[1]}T${match[2]}.${((match[3] ?? '') + '000').slice(0, 3)}Z`;
+  if (match) return `${match[1]}T${match[2]}.${`${match[3] ?? ''}000`.slice(0, 3)}Z`;
   // Another session time zone ("+05:30", "-08"): let Date do the arithmetic.
   const iso = text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
   const date = new Date(iso);
