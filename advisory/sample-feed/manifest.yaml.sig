@@ -1,0 +1,2 @@
+untrusted comment: verify with b17ba6c83b94f536.pub
+RWSxe6bIO5T1NhffTi37FexuHN4HVctbEEb65YQpY8R1srOFz+NduSbPDkgI7mMRu4DgXaqg+yxvgEzxC3cJjSF2kbxQSEN5egk=

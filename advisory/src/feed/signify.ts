@@ -1,0 +1,191 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
+
+/**
+ * Ed25519 keys and signatures in OpenBSD signify's formats, so operators can check a
+ * feed with `signify -V` as well as with our own tool:
+ *
+ *   public key:  base64("Ed" | keynum[8] | publickey[32])
+ *   secret key:  base64("Ed" | "BK" | kdfrounds[4] | salt[16] | checksum[8] | keynum[8] | secretkey[64])
+ *   signature:   base64("Ed" | keynum[8] | signature[64])
+ *
+ * each on the line after an "untrusted comment: " line. Secret keys are accepted only
+ * unencrypted (kdfrounds 0, as `signify -G -n` writes them); the checksum is the first 8
+ * bytes of SHA-512 over the 64-byte secret key.
+ */
+export class SignifyFormatError extends Error {
+  override name = 'SignifyFormatError';
+}
+
+const PKALG = Buffer.from('Ed');
+const KDFALG = Buffer.from('BK');
+const COMMENT = 'untrusted comment: ';
+
+export interface PublicKey {
+  keynum: Buffer;
+  key: KeyObject;
+  raw: Buffer;
+  comment: string;
+}
+
+export interface SecretKey {
+  keynum: Buffer;
+  privateKey: KeyObject;
+  comment: string;
+}
+
+export interface SignatureBlock {
+  keynum: Buffer;
+  signature: Buffer;
+  comment: string;
+}
+
+/** Reads `untrusted comment:` + base64 line pairs; several blocks may follow each other. */
+function readBlocks(text: string, what: string): { comment: string; data: Buffer }[] {
+  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  if (lines.length === 0 || lines.length % 2 !== 0) {
+    throw new SignifyFormatError(`${what}: expected pairs of comment and base64 lines`);
+  }
+  const blocks: { comment: string; data: Buffer }[] = [];
+  for (let i = 0; i < lines.length; i += 2) {
+    const comment = lines[i] as string;
+    const encoded = lines[i + 1] as string;
+    if (!comment.startsWith(COMMENT))
+      throw new SignifyFormatError(`${what}: line ${i + 1} must start with "${COMMENT.trim()}"`);
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded))
+      throw new SignifyFormatError(`${what}: line ${i + 2} is not base64`);
+    blocks.push({ comment: comment.slice(COMMENT.length), data: Buffer.from(encoded, 'base64') });
+  }
+  return blocks;
+}
+
+function ed25519Public(raw: Buffer): KeyObject {
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
+    format: 'jwk',
+  });
+}
+
+export function parsePublicKey(text: string): PublicKey {
+  const blocks = readBlocks(text, 'public key');
+  const block = blocks[0];
+  if (!block || blocks.length !== 1) throw new SignifyFormatError('public key: expected exactly one key');
+  const { data } = block;
+  if (data.length !== 42 || !data.subarray(0, 2).equals(PKALG)) {
+    throw new SignifyFormatError('public key: not an Ed25519 signify public key');
+  }
+  const raw = Buffer.from(data.subarray(10, 42));
+  return { keynum: Buffer.from(data.subarray(2, 10)), key: ed25519Public(raw), raw, comment: block.comment };
+}
+
+export function parseSecretKey(text: string): SecretKey {
+  const blocks = readBlocks(text, 'secret key');
+  const block = blocks[0];
+  if (!block || blocks.length !== 1) throw new SignifyFormatError('secret key: expected exactly one key');
+  const { data } = block;
+  if (data.length !== 104 || !data.subarray(0, 2).equals(PKALG) || !data.subarray(2, 4).equals(KDFALG)) {
+    throw new SignifyFormatError('secret key: not an Ed25519 signify secret key');
+  }
+  if (data.readUInt32BE(4) !== 0) {
+    throw new SignifyFormatError(
+      'secret key: passphrase-protected keys are not supported (make one with signify -G -n)',
+    );
+  }
+  const checksum = data.subarray(24, 32);
+  const keynum = Buffer.from(data.subarray(32, 40));
+  const secret = data.subarray(40, 104);
+  if (!createHash('sha512').update(secret).digest().subarray(0, 8).equals(checksum)) {
+    throw new SignifyFormatError('secret key: checksum mismatch (damaged key file)');
+  }
+  const seed = secret.subarray(0, 32);
+  const publicRaw = secret.subarray(32, 64);
+  const privateKey = createPrivateKey({
+    key: { kty: 'OKP', crv: 'Ed25519', d: seed.toString('base64url'), x: publicRaw.toString('base64url') },
+    format: 'jwk',
+  });
+  return { keynum, privateKey, comment: block.comment };
+}
+
+export function parseSignatures(text: string): SignatureBlock[] {
+  return readBlocks(text, 'signature').map(({ comment, data }, index) => {
+    if (data.length !== 74 || !data.subarray(0, 2).equals(PKALG)) {
+      throw new SignifyFormatError(`signature: block ${index + 1} is not an Ed25519 signify signature`);
+    }
+    return {
+      keynum: Buffer.from(data.subarray(2, 10)),
+      signature: Buffer.from(data.subarray(10, 74)),
+      comment,
+    };
+  });
+}
+
+/** A new key pair as the text of the two files signify would write with `-G -n`. */
+export function generateKeyPair(comment = 'advisory feed'): { publicKey: string; secretKey: string } {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(String(jwk.d), 'base64url');
+  const publicRaw = Buffer.from(String(jwk.x), 'base64url');
+  const keynum = randomBytes(8);
+  const secret = Buffer.concat([seed, publicRaw]);
+  const checksum = createHash('sha512').update(secret).digest().subarray(0, 8);
+  const secretData = Buffer.concat([
+    PKALG,
+    KDFALG,
+    Buffer.alloc(4),
+    randomBytes(16),
+    checksum,
+    keynum,
+    secret,
+  ]);
+  const publicData = Buffer.concat([PKALG, keynum, publicRaw]);
+  return {
+    publicKey: `${COMMENT}${comment} public key\n${publicData.toString('base64')}\n`,
+    secretKey: `${COMMENT}${comment} secret key\n${secretData.toString('base64')}\n`,
+  };
+}
+
+/** One signature block over `message`, in the `.sig` file format. */
+export function signMessage(secret: SecretKey, message: Buffer, comment: string): string {
+  const signature = sign(null, message, secret.privateKey);
+  return `${COMMENT}${comment}\n${Buffer.concat([PKALG, secret.keynum, signature]).toString('base64')}\n`;
+}
+
+export function keyId(keynum: Buffer): string {
+  return keynum.toString('hex');
+}
+
+export type SignatureCheck =
+  | { ok: true; signedBy: string[] }
+  | { ok: false; problem: 'unknown-key' | 'invalid' };
+
+/**
+ * Accepts when at least one block verifies under a trusted key with the same key number
+ * (rotation: a feed signed by old and new key verifies with either). Reports every
+ * trusted key that signed.
+ */
+export function checkSignatures(
+  message: Buffer,
+  blocks: SignatureBlock[],
+  trusted: PublicKey[],
+): SignatureCheck {
+  const signedBy: string[] = [];
+  let known = false;
+  for (const block of blocks) {
+    for (const key of trusted) {
+      if (!key.keynum.equals(block.keynum)) continue;
+      known = true;
+      if (verify(null, message, key.key, block.signature)) signedBy.push(keyId(key.keynum));
+    }
+  }
+  if (signedBy.length > 0) return { ok: true, signedBy };
+  return { ok: false, problem: known ? 'invalid' : 'unknown-key' };
+}
