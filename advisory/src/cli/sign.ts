@@ -34,8 +34,9 @@ export function sign(argv: string[], io: Io): number {
   const block = signMessage(secret, manifest, `verify with ${keyId(secret.keynum)}.pub`);
 
   let existing = '';
-  if (existsSync(signaturePath)) {
-    const text = readFileSync(signaturePath, 'utf8');
+  const previous = existsSync(signaturePath) ? readFileSync(signaturePath, 'utf8') : '';
+  if (previous.trim() !== '') {
+    const text = previous;
     try {
       // Keep other keys' blocks in their order; replace this key's own block.
       const lines = text.split('\n').filter((line, index, all) => index < all.length - 1 || line !== '');

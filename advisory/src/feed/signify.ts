@@ -48,10 +48,14 @@ export interface SignatureBlock {
   comment: string;
 }
 
-/** Reads `untrusted comment:` + base64 line pairs; several blocks may follow each other. */
+/**
+ * Reads `untrusted comment:` + base64 line pairs; several blocks may follow each other.
+ * Strict: every line ends in a newline and nothing else follows, so there is exactly one
+ * spelling of a given set of signatures.
+ */
 function readBlocks(text: string, what: string): { comment: string; data: Buffer }[] {
-  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  if (!text.endsWith('\n')) throw new SignifyFormatError(`${what}: the last line must end with a newline`);
+  const lines = text.slice(0, -1).split('\n');
   if (lines.length === 0 || lines.length % 2 !== 0) {
     throw new SignifyFormatError(`${what}: expected pairs of comment and base64 lines`);
   }
@@ -63,7 +67,10 @@ function readBlocks(text: string, what: string): { comment: string; data: Buffer
       throw new SignifyFormatError(`${what}: line ${i + 1} must start with "${COMMENT.trim()}"`);
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded))
       throw new SignifyFormatError(`${what}: line ${i + 2} is not base64`);
-    blocks.push({ comment: comment.slice(COMMENT.length), data: Buffer.from(encoded, 'base64') });
+    const data = Buffer.from(encoded, 'base64');
+    // Canonical base64 only: unused padding bits must not give a second spelling of the same bytes.
+    if (data.toString('base64') !== encoded) throw new SignifyFormatError(`${what}: line ${i + 2} is not canonical base64`);
+    blocks.push({ comment: comment.slice(COMMENT.length), data });
   }
   return blocks;
 }

@@ -23,7 +23,7 @@ export function parseRange(text: string): semver.Range | null {
 export function inRange(version: string, range: string): boolean {
   const parsed = parseVersion(version);
   const parsedRange = parseRange(range);
-  return parsed !== null && parsedRange !== null && parsedRange.test(parsed);
+  return parsed !== null && (parsedRange?.test(parsed) ?? false);
 }
 
 /** YYYY-MM-DD (UTC midnight) or RFC 3339 with an offset; null otherwise. */

@@ -1,0 +1,68 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/main.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/files.ts';
+import { parsePublicKey } from '../src/feed/signify.ts';
+import { verifyFeed } from '../src/feed/verify.ts';
+import { makeFeed, NOW } from './support/feed.ts';
+
+/**
+ * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
+ * and sets REQUIRE_SIGNIFY=1, so there these tests cannot be skipped silently.
+ */
+const signify = ['signify-openbsd', 'signify'].find((bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined);
+if (!signify && process.env.REQUIRE_SIGNIFY) throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
+if (!signify) console.warn('signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)');
+
+const quiet = { out: () => {}, err: () => {} };
+
+describe.skipIf(!signify)('signify interoperability', () => {
+  it('a signature made by `sign` verifies with signify -V', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    expect(runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet)).toBe(0);
+    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet)).toBe(0);
+    // sign added our block after the test key's block; signify checks the first, so check ours alone too.
+    const blocks = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8').trim().split('\n');
+    writeFileSync(`${dir}/only-ours.sig`, `${blocks.slice(2).join('\n')}\n`);
+    const output = execFileSync(signify as string, ['-V', '-p', `${dir}/k.pub`, '-x', `${dir}/only-ours.sig`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    expect(output.toString()).toMatch(/Signature Verified/);
+  });
+
+  it('a key and signature made by signify verify with `verify`', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    execFileSync(signify as string, ['-G', '-n', '-c', 'made by signify', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
+    execFileSync(signify as string, ['-S', '-s', `${dir}/s.sec`, '-m', path.join(feed.dir, MANIFEST_FILE), '-x', path.join(feed.dir, SIGNATURE_FILE)]);
+    const result = verifyFeed({ feedDir: feed.dir, trustedKeys: [parsePublicKey(readFileSync(`${dir}/s.pub`, 'utf8'))], now: NOW });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    const out: string[] = [];
+    const code = runCli(['verify', '--feed', feed.dir, '--public-key', `${dir}/s.pub`], { out: (l) => out.push(l), err: (l) => out.push(l) }, NOW);
+    expect(code).toBe(0);
+    expect(out.join('\n')).toMatch(/feed 2026\.11\.21 OK/);
+  });
+
+  it('`sign` accepts a secret key made by signify -G -n', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    execFileSync(signify as string, ['-G', '-n', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
+    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/s.sec`], quiet)).toBe(0);
+    const output = execFileSync(signify as string, ['-V', '-p', `${dir}/s.pub`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    expect(output.toString()).toMatch(/Signature Verified/);
+  });
+
+  it('signify refuses a feed manifest changed after `sign`, like `verify` does', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet);
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
+    runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet);
+    writeFileSync(path.join(feed.dir, MANIFEST_FILE), `${readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')}# tampered\n`);
+    const result = spawnSync(signify as string, ['-V', '-p', `${dir}/k.pub`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    expect(result.status).not.toBe(0);
+  });
+});

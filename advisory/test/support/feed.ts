@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildFeed } from '../../src/feed/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/files.ts';
+import { generateKeyPair, type PublicKey, parsePublicKey, parseSecretKey, signMessage } from '../../src/feed/signify.ts';
+
+/** A fixed clock for feeds built in tests. */
+export const NOW = new Date('2026-11-21T12:00:00Z');
+
+export interface TestKey {
+  publicText: string;
+  secretText: string;
+  publicKey: PublicKey;
+}
+
+export function makeKey(comment = 'test'): TestKey {
+  const pair = generateKeyPair(comment);
+  return { publicText: pair.publicKey, secretText: pair.secretKey, publicKey: parsePublicKey(pair.publicKey) };
+}
+
+export function advisoryYaml(fields: Record<string, string | undefined>): string {
+  const merged: Record<string, string | undefined> = {
+    id: 'TEST-1',
+    title: 'A test advisory',
+    product: 'widget',
+    affects: '">=1.0.0 <2.0.0"',
+    verdict: 'eol',
+    recommended_version: '"2.1"',
+    effective: '2026-01-01',
+    expires: '2027-12-31',
+    summary: 'Something happened.',
+    references: '\n  - https://example.org/advisory',
+    ...fields,
+  };
+  return Object.entries(merged)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join('\n')
+    .concat('\n');
+}
+
+export interface TestFeed {
+  dir: string;
+  key: TestKey;
+}
+
+/** Writes advisory files (path -> YAML), builds the manifest and signs it. */
+export function makeFeed(
+  files: Record<string, string> = { 'widgets/one.yaml': advisoryYaml({}) },
+  options: { feedVersion?: string; now?: Date; expiresInMs?: number; key?: TestKey } = {},
+): TestFeed {
+  const dir = mkdtempSync(path.join(tmpdir(), 'feed-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  const result = buildFeed({
+    feedDir: dir,
+    feedVersion: options.feedVersion ?? '2026.11.21',
+    expiresInMs: options.expiresInMs ?? 14 * 86_400_000,
+    now: options.now ?? NOW,
+  });
+  if (!result.ok) throw new Error(`test feed does not build: ${JSON.stringify(result.findings)}`);
+  const key = options.key ?? makeKey();
+  signFeed(dir, key);
+  return { dir, key };
+}
+
+export function signFeed(dir: string, key: TestKey): void {
+  const manifest = readFileSync(path.join(dir, MANIFEST_FILE));
+  writeFileSync(path.join(dir, SIGNATURE_FILE), signMessage(parseSecretKey(key.secretText), manifest, 'verify with test.pub'));
+}
