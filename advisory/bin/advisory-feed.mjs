@@ -1,6 +1,34 @@
 #!/usr/bin/env node
-// `advisory-feed`: runs the TypeScript CLI through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// `advisory-feed`. Runs the bundled CLI (dist/, made by `npm run build -w advisory`) when
+// it is at least as new as every source file, so the command starts in ~0.1 s; otherwise
+// runs the TypeScript sources through tsx, which is slower to start but always current.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-await import('../src/cli/run.ts');
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const bundle = path.join(root, 'dist', 'advisory-feed.mjs');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+let fresh = false;
+try {
+  fresh = statSync(bundle).mtimeMs >= newestSource(path.join(root, 'src'));
+} catch {
+  fresh = false;
+}
+
+if (fresh) {
+  await import(pathToFileURL(bundle).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/run.ts');
+}

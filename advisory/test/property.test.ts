@@ -13,8 +13,18 @@ import { advisoryYaml, makeFeed, NOW } from './support/feed.ts';
  */
 const feed = makeFeed({
   'widgets/one.yaml': advisoryYaml({}),
-  'widgets/two.yaml': advisoryYaml({ id: 'TEST-2', affects: '">=2.0.0 <3.0.0"', recommended_version: '"3.0"' }),
-  'gadgets/three.yaml': advisoryYaml({ id: 'TEST-3', product: 'gadget', verdict: 'install', recommended_version: '"1.5"', affects: '"<1.5.0"' }),
+  'widgets/two.yaml': advisoryYaml({
+    id: 'TEST-2',
+    affects: '">=2.0.0 <3.0.0"',
+    recommended_version: '"3.0"',
+  }),
+  'gadgets/three.yaml': advisoryYaml({
+    id: 'TEST-3',
+    product: 'gadget',
+    verdict: 'install',
+    recommended_version: '"1.5"',
+    affects: '"<1.5.0"',
+  }),
 });
 
 function listFiles(dir: string, prefix = ''): string[] {
@@ -40,7 +50,7 @@ function apply(file: string, data: Buffer, mutation: Mutation): Buffer {
   switch (mutation.kind) {
     case 'flip': {
       const copy = Buffer.from(data);
-      copy[at] = (copy[at] as number) ^ (mutation.byte % 255) + 1;
+      copy[at] = (copy[at] as number) ^ ((mutation.byte % 255) + 1);
       return copy;
     }
     case 'insert':
@@ -74,7 +84,9 @@ describe('no mutation of a signed feed is ever accepted', () => {
             writeFileSync(file, apply(m.file, readFileSync(file), m));
             touched.add(m.file);
           }
-          const unchanged = [...touched].every((f) => readFileSync(path.join(feed.dir, f)).equals(originals.get(f) as Buffer));
+          const unchanged = [...touched].every((f) =>
+            readFileSync(path.join(feed.dir, f)).equals(originals.get(f) as Buffer),
+          );
           fc.pre(!unchanged);
           const result = verifyFeed({ feedDir: feed.dir, trustedKeys: [feed.key.publicKey], now: NOW });
           return !result.ok;

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_FILE, SIGNATURE_FILE, sha256 } from '../src/feed/files.ts';
@@ -9,7 +17,11 @@ import { advisoryYaml, makeFeed, makeKey, NOW, signFeed, type TestFeed } from '.
 const verify = (feed: TestFeed, extra: Partial<Parameters<typeof verifyFeed>[0]> = {}) =>
   verifyFeed({ feedDir: feed.dir, trustedKeys: [feed.key.publicKey], now: NOW, ...extra });
 
-function expectRejected(feed: TestFeed, reason: RejectionReason, extra: Partial<Parameters<typeof verifyFeed>[0]> = {}) {
+function expectRejected(
+  feed: TestFeed,
+  reason: RejectionReason,
+  extra: Partial<Parameters<typeof verifyFeed>[0]> = {},
+) {
   const result = verify(feed, extra);
   expect(result.ok, JSON.stringify(result)).toBe(false);
   if (!result.ok) {
@@ -34,7 +46,10 @@ function replaceSigned(feed: TestFeed, file: string, text: string): void {
   const bytes = readFileSync(path.join(feed.dir, file));
   const escaped = file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   rewriteSigned(feed, (manifest) =>
-    manifest.replace(new RegExp(`(path: ${escaped}\\n\\s+sha256: )[0-9a-f]+(\\n\\s+size: )\\d+`), `$1${sha256(bytes)}$2${bytes.length}`),
+    manifest.replace(
+      new RegExp(`(path: ${escaped}\\n\\s+sha256: )[0-9a-f]+(\\n\\s+size: )\\d+`),
+      `$1${sha256(bytes)}$2${bytes.length}`,
+    ),
   );
 }
 
@@ -51,7 +66,11 @@ describe('a good feed', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.feed.advisories).toHaveLength(1);
-    expect(result.feed.advisories[0]).toMatchObject({ module: 'widgets', file: 'widgets/one.yaml', advisory: { id: 'TEST-1' } });
+    expect(result.feed.advisories[0]).toMatchObject({
+      module: 'widgets',
+      file: 'widgets/one.yaml',
+      advisory: { id: 'TEST-1' },
+    });
     expect(result.feed.state).toEqual({
       feed_version: '2026.11.21',
       published_at: '2026-11-21T12:00:00Z',
@@ -72,7 +91,9 @@ describe('a good feed', () => {
     rewriteSigned(feed, (text) =>
       text
         .replace('modules:', 'mirror_hint: "rsync://example"\nmodules:')
-        .concat(`files:\n  - path: CHANGELOG.md\n    sha256: ${sha256(Buffer.from('changes'))}\n    size: 7\n`),
+        .concat(
+          `files:\n  - path: CHANGELOG.md\n    sha256: ${sha256(Buffer.from('changes'))}\n    size: 7\n`,
+        ),
     );
     const result = verify(feed);
     expect(result.ok, JSON.stringify(result)).toBe(true);
@@ -90,7 +111,9 @@ describe('rejections', () => {
   it('one byte changed in an advisory file: file-hash-mismatch', () => {
     const feed = makeFeed();
     flipByte(advisoryPath(feed));
-    expect(expectRejected(feed, 'file-hash-mismatch')).toMatchObject({ rejection: { file: 'widgets/one.yaml' } });
+    expect(expectRejected(feed, 'file-hash-mismatch')).toMatchObject({
+      rejection: { file: 'widgets/one.yaml' },
+    });
   });
 
   it('one byte changed in the manifest: signature-invalid', () => {
@@ -169,7 +192,9 @@ describe('rejections', () => {
     ['widgets\\one.yaml'],
   ])('path %s in a signed manifest: unsafe-path', (bad) => {
     const feed = makeFeed();
-    rewriteSigned(feed, (text) => text.replace('path: widgets/one.yaml', `path: "${bad.replace(/\\/g, '\\\\')}"`));
+    rewriteSigned(feed, (text) =>
+      text.replace('path: widgets/one.yaml', `path: "${bad.replace(/\\/g, '\\\\')}"`),
+    );
     expectRejected(feed, 'unsafe-path');
   });
 
@@ -197,7 +222,11 @@ describe('rejections', () => {
     expectRejected(feed, 'expired', { now: new Date(NOW.getTime() + 15 * 86_400_000) });
   });
 
-  const remembered = (feed_version: string, published_at: string, manifest_sha256 = 'x'.repeat(64)): AcceptedState => ({
+  const remembered = (
+    feed_version: string,
+    published_at: string,
+    manifest_sha256 = 'x'.repeat(64),
+  ): AcceptedState => ({
     feed_version,
     published_at,
     manifest_sha256,
@@ -215,7 +244,9 @@ describe('rejections', () => {
 
   it('the same version with a different manifest: version-conflict', () => {
     const feed = makeFeed();
-    expectRejected(feed, 'version-conflict', { lastAccepted: remembered('2026.11.21', '2026-11-21T12:00:00Z') });
+    expectRejected(feed, 'version-conflict', {
+      lastAccepted: remembered('2026.11.21', '2026-11-21T12:00:00Z'),
+    });
   });
 
   it('a newer feed than the remembered one is accepted', () => {
@@ -246,7 +277,10 @@ describe('rejections', () => {
   ].join('\n');
 
   it('a YAML alias bomb in an advisory (signed and listed): advisory-malformed', () => {
-    const feed = makeFeed({ 'widgets/one.yaml': advisoryYaml({}), 'widgets/bomb.yaml': advisoryYaml({ id: 'TEST-2' }) });
+    const feed = makeFeed({
+      'widgets/one.yaml': advisoryYaml({}),
+      'widgets/bomb.yaml': advisoryYaml({ id: 'TEST-2' }),
+    });
     replaceSigned(feed, 'widgets/bomb.yaml', `${aliasBomb}\n`);
     const result = expectRejected(feed, 'advisory-malformed');
     expect(result.ok ? '' : result.rejection.message).toMatch(/anchors and aliases are not allowed/);
@@ -267,11 +301,16 @@ describe('rejections', () => {
   ])('an advisory with %s (signed and listed): advisory-malformed', (_label, fields) => {
     const feed = makeFeed();
     replaceSigned(feed, 'widgets/one.yaml', advisoryYaml(fields));
-    expect(expectRejected(feed, 'advisory-malformed')).toMatchObject({ rejection: { file: 'widgets/one.yaml' } });
+    expect(expectRejected(feed, 'advisory-malformed')).toMatchObject({
+      rejection: { file: 'widgets/one.yaml' },
+    });
   });
 
   it('the same advisory id in two modules (signed): advisory-malformed', () => {
-    const feed = makeFeed({ 'widgets/one.yaml': advisoryYaml({}), 'gadgets/one.yaml': advisoryYaml({ id: 'TEST-2' }) });
+    const feed = makeFeed({
+      'widgets/one.yaml': advisoryYaml({}),
+      'gadgets/one.yaml': advisoryYaml({ id: 'TEST-2' }),
+    });
     replaceSigned(feed, 'gadgets/one.yaml', advisoryYaml({}));
     expectRejected(feed, 'advisory-malformed');
   });

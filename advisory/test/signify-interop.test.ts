@@ -13,9 +13,15 @@ import { makeFeed, NOW } from './support/feed.ts';
  * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
  * and sets REQUIRE_SIGNIFY=1, so there these tests cannot be skipped silently.
  */
-const signify = ['signify-openbsd', 'signify'].find((bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined);
-if (!signify && process.env.REQUIRE_SIGNIFY) throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
-if (!signify) console.warn('signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)');
+const signify = ['signify-openbsd', 'signify'].find(
+  (bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined,
+);
+if (!signify && process.env.REQUIRE_SIGNIFY)
+  throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
+if (!signify)
+  console.warn(
+    'signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)',
+  );
 
 const quiet = { out: () => {}, err: () => {} };
 
@@ -28,19 +34,52 @@ describe.skipIf(!signify)('signify interoperability', () => {
     // sign added our block after the test key's block; signify checks the first, so check ours alone too.
     const blocks = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8').trim().split('\n');
     writeFileSync(`${dir}/only-ours.sig`, `${blocks.slice(2).join('\n')}\n`);
-    const output = execFileSync(signify as string, ['-V', '-p', `${dir}/k.pub`, '-x', `${dir}/only-ours.sig`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    const output = execFileSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/k.pub`,
+      '-x',
+      `${dir}/only-ours.sig`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
     expect(output.toString()).toMatch(/Signature Verified/);
   });
 
   it('a key and signature made by signify verify with `verify`', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();
-    execFileSync(signify as string, ['-G', '-n', '-c', 'made by signify', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
-    execFileSync(signify as string, ['-S', '-s', `${dir}/s.sec`, '-m', path.join(feed.dir, MANIFEST_FILE), '-x', path.join(feed.dir, SIGNATURE_FILE)]);
-    const result = verifyFeed({ feedDir: feed.dir, trustedKeys: [parsePublicKey(readFileSync(`${dir}/s.pub`, 'utf8'))], now: NOW });
+    execFileSync(signify as string, [
+      '-G',
+      '-n',
+      '-c',
+      'made by signify',
+      '-p',
+      `${dir}/s.pub`,
+      '-s',
+      `${dir}/s.sec`,
+    ]);
+    execFileSync(signify as string, [
+      '-S',
+      '-s',
+      `${dir}/s.sec`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+      '-x',
+      path.join(feed.dir, SIGNATURE_FILE),
+    ]);
+    const result = verifyFeed({
+      feedDir: feed.dir,
+      trustedKeys: [parsePublicKey(readFileSync(`${dir}/s.pub`, 'utf8'))],
+      now: NOW,
+    });
     expect(result.ok, JSON.stringify(result)).toBe(true);
     const out: string[] = [];
-    const code = runCli(['verify', '--feed', feed.dir, '--public-key', `${dir}/s.pub`], { out: (l) => out.push(l), err: (l) => out.push(l) }, NOW);
+    const code = runCli(
+      ['verify', '--feed', feed.dir, '--public-key', `${dir}/s.pub`],
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+      NOW,
+    );
     expect(code).toBe(0);
     expect(out.join('\n')).toMatch(/feed 2026\.11\.21 OK/);
   });
@@ -51,7 +90,13 @@ describe.skipIf(!signify)('signify interoperability', () => {
     execFileSync(signify as string, ['-G', '-n', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
     writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
     expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/s.sec`], quiet)).toBe(0);
-    const output = execFileSync(signify as string, ['-V', '-p', `${dir}/s.pub`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    const output = execFileSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/s.pub`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
     expect(output.toString()).toMatch(/Signature Verified/);
   });
 
@@ -61,8 +106,17 @@ describe.skipIf(!signify)('signify interoperability', () => {
     runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet);
     writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
     runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet);
-    writeFileSync(path.join(feed.dir, MANIFEST_FILE), `${readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')}# tampered\n`);
-    const result = spawnSync(signify as string, ['-V', '-p', `${dir}/k.pub`, '-m', path.join(feed.dir, MANIFEST_FILE)]);
+    writeFileSync(
+      path.join(feed.dir, MANIFEST_FILE),
+      `${readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')}# tampered\n`,
+    );
+    const result = spawnSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/k.pub`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
     expect(result.status).not.toBe(0);
   });
 });

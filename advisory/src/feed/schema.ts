@@ -38,7 +38,15 @@ export const Advisory = Type.Object({
   /** A version range (npm semver syntax: ">=8.0.0 <9.0.0", "<32", "16.x"). */
   affects: Type.String({ minLength: 1, maxLength: 200 }),
   /** Required unless the advisory is a service reminder (then it has `reminder` instead). */
-  verdict: Type.Optional(Type.Union(Verdicts.map((v) => Type.Literal(v)))),
+  verdict: Type.Optional(
+    Type.Union([
+      Type.Literal('blocked'),
+      Type.Literal('eol'),
+      Type.Literal('wait-for-patch'),
+      Type.Literal('hold'),
+      Type.Literal('install'),
+    ]),
+  ),
   recommended_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   /** YYYY-MM-DD (UTC midnight) or an RFC 3339 date-time. */
   effective: Type.String({ minLength: 10 }),

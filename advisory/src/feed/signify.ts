@@ -69,7 +69,8 @@ function readBlocks(text: string, what: string): { comment: string; data: Buffer
       throw new SignifyFormatError(`${what}: line ${i + 2} is not base64`);
     const data = Buffer.from(encoded, 'base64');
     // Canonical base64 only: unused padding bits must not give a second spelling of the same bytes.
-    if (data.toString('base64') !== encoded) throw new SignifyFormatError(`${what}: line ${i + 2} is not canonical base64`);
+    if (data.toString('base64') !== encoded)
+      throw new SignifyFormatError(`${what}: line ${i + 2} is not canonical base64`);
     blocks.push({ comment: comment.slice(COMMENT.length), data });
   }
   return blocks;

@@ -10,14 +10,21 @@ export function parseVersion(text: string): semver.SemVer | null {
   return semver.coerce(text.trim());
 }
 
+const ranges = new Map<string, semver.Range | null>();
+
+/** Parsed once per distinct text: a feed repeats the same ranges many times. */
 export function parseRange(text: string): semver.Range | null {
+  let range = ranges.get(text);
+  if (range !== undefined) return range;
   try {
-    const range = new semver.Range(text);
-    // semver accepts "" and "*" as "anything": an advisory must say what it affects.
-    return text.trim() === '' ? null : range;
+    // semver reads "" as "anything": an advisory must say what it affects.
+    range = text.trim() === '' ? null : new semver.Range(text);
   } catch {
-    return null;
+    range = null;
   }
+  if (ranges.size > 10_000) ranges.clear();
+  ranges.set(text, range);
+  return range;
 }
 
 export function inRange(version: string, range: string): boolean {

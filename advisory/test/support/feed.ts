@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildFeed } from '../../src/feed/build.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/files.ts';
-import { generateKeyPair, type PublicKey, parsePublicKey, parseSecretKey, signMessage } from '../../src/feed/signify.ts';
+import {
+  generateKeyPair,
+  type PublicKey,
+  parsePublicKey,
+  parseSecretKey,
+  signMessage,
+} from '../../src/feed/signify.ts';
 
 /** A fixed clock for feeds built in tests. */
 export const NOW = new Date('2026-11-21T12:00:00Z');
@@ -16,7 +22,11 @@ export interface TestKey {
 
 export function makeKey(comment = 'test'): TestKey {
   const pair = generateKeyPair(comment);
-  return { publicText: pair.publicKey, secretText: pair.secretKey, publicKey: parsePublicKey(pair.publicKey) };
+  return {
+    publicText: pair.publicKey,
+    secretText: pair.secretKey,
+    publicKey: parsePublicKey(pair.publicKey),
+  };
 }
 
 export function advisoryYaml(fields: Record<string, string | undefined>): string {
@@ -69,5 +79,8 @@ export function makeFeed(
 
 export function signFeed(dir: string, key: TestKey): void {
   const manifest = readFileSync(path.join(dir, MANIFEST_FILE));
-  writeFileSync(path.join(dir, SIGNATURE_FILE), signMessage(parseSecretKey(key.secretText), manifest, 'verify with test.pub'));
+  writeFileSync(
+    path.join(dir, SIGNATURE_FILE),
+    signMessage(parseSecretKey(key.secretText), manifest, 'verify with test.pub'),
+  );
 }
