@@ -50,5 +50,6 @@ ${
   Try             curl -H "Authorization: Bearer $(npm run -s token -w scheduler -- --role admin)" ${base}/api/v1/roles`
     : `  Tokens          from your identity provider (${process.env.AUTH_ISSUER})`
 }
-  Advisory        not built yet (its issue is open)
+  Advisory feed   npx advisory-feed verify --feed advisory/sample-feed --public-key advisory/sample-feed.pub --inventory advisory/examples/demo-inventory.yaml
+                  (the appliance daemon and dashboard are not built yet)
 `);
