@@ -60,22 +60,3 @@ describe('development issuer', () => {
     expect(failure.stderr).toMatch(/--role must be one of admin, employee, customer/);
   });
 });
-
-describe('start-up configuration errors', () => {
-  it.each([
-    [{ PORT: 'http' }, /PORT: expected a whole number/],
-    [{ AUTH_DEV_ISSUER: undefined, AUTH_ISSUER: undefined }, /AUTH_ISSUER: is required/],
-  ])('stops with a message naming the variable (%j)', async (env, message) => {
-    const failure = await run(tsx, ['src/main.ts'], {
-      cwd: schedulerDir,
-      env: {
-        ...process.env,
-        AUTH_DEV_ISSUER: 'true',
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
-        ...env,
-      },
-    }).catch((e) => e);
-    expect(failure.code).toBe(2);
-    expect(failure.stderr).toMatch(message);
-  });
-});
