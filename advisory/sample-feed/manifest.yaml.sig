@@ -1,2 +1,2 @@
-untrusted comment: verify with b17ba6c83b94f536.pub
-RWSxe6bIO5T1NhffTi37FexuHN4HVctbEEb65YQpY8R1srOFz+NduSbPDkgI7mMRu4DgXaqg+yxvgEzxC3cJjSF2kbxQSEN5egk=
+untrusted comment: verify with f3f016832a878a4c.pub
+RWTz8BaDKoeKTM5WLuwbMB4JjLayZri7Fbj/e/DdYeAGAiXaOTE/UOZIk4xOMdpxe9BhGz6v1I+b0m1Lghz6vi1/BdTojCjq4Aw=
