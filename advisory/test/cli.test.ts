@@ -150,6 +150,30 @@ describe('advisory-feed CLI', () => {
     expect(c.err.join()).toMatch(/REJECTED \(rollback\)/);
   });
 
+  it('a remembered state that is not JSON is a usage error, not a crash', () => {
+    const feed = makeFeed();
+    const dir = tmp();
+    writeFileSync(`${dir}/k.pub`, feed.key.publicText);
+    writeFileSync(`${dir}/state.json`, '{not json');
+    const c = capture();
+    expect(
+      runCli(
+        [
+          'verify',
+          '--feed',
+          feed.dir,
+          '--public-key',
+          `${dir}/k.pub`,
+          '--last-accepted',
+          `${dir}/state.json`,
+        ],
+        c.io,
+        NOW,
+      ),
+    ).toBe(2);
+    expect(c.err.join()).toMatch(/state\.json: not JSON/);
+  });
+
   it('a bad public key file is exit 1 with its name', () => {
     const feed = makeFeed();
     const dir = tmp();

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   mkdirSync,
@@ -214,6 +215,13 @@ describe('rejections', () => {
     writeFileSync(path.join(real, 'one.yaml'), readFileSync(advisoryPath(feed)));
     rmSync(path.join(feed.dir, 'widgets'), { recursive: true });
     symlinkSync(real, path.join(feed.dir, 'widgets'));
+    expectRejected(feed, 'unsafe-path');
+  });
+
+  it('a FIFO in place of an advisory file: unsafe-path, without blocking', () => {
+    const feed = makeFeed();
+    unlinkSync(advisoryPath(feed));
+    execFileSync('mkfifo', [advisoryPath(feed)]);
     expectRejected(feed, 'unsafe-path');
   });
 

@@ -28,7 +28,14 @@ function readKey(file: string): PublicKey {
 }
 
 function readState(file: string): AcceptedState {
-  const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<AcceptedState>;
+  let state: Partial<AcceptedState>;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as Partial<AcceptedState>;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
+    throw error;
+  }
+  if (state === null || typeof state !== 'object') throw new UsageError(`${file}: expected a JSON object`);
   if (
     typeof state.feed_version !== 'string' ||
     typeof state.published_at !== 'string' ||

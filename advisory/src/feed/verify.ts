@@ -44,7 +44,9 @@ export interface VerifyOptions {
 }
 
 const manifestValidator = Compile(Manifest);
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+// No following a link at the last component; no blocking on a FIFO planted in the feed
+// directory (its fstat then shows it is not a regular file).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Reads a file of at most `cap` bytes without following a link at its last component,
@@ -58,7 +60,7 @@ function readCapped(
 ): Buffer | null {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
+    fd = openSync(file, OPEN_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
