@@ -63,8 +63,11 @@ function pickRole(value: unknown): Role | null {
   return rolePrecedence.find((role) => held.has(role)) ?? null;
 }
 
+/** A profile claim as storable text: no NUL characters, no lone surrogates, bounded. */
 function optionalString(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 320) : null;
+  if (typeof value !== 'string') return null;
+  const text = value.replaceAll('\u0000', '').toWellFormed().trim().slice(0, 320);
+  return text === '' ? null : text;
 }
 
 function idClaim(value: unknown): string | null {

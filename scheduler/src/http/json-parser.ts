@@ -1,9 +1,36 @@
+import { validationFailed } from '../errors.ts';
 import type { App } from './types.ts';
+
+/**
+ * The first string in a parsed body that PostgreSQL cannot store or that is not valid
+ * Unicode (a NUL character, a lone surrogate), as a field path; null when there is none.
+ */
+export function findUnstorableString(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') || !value.isWellFormed() ? path || 'body' : null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnstorableString(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000') || !key.isWellFormed()) return path || 'body';
+      const found = findUnstorableString(child, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return null;
+}
 
 /**
  * JSON bodies through Fastify's own hardened parser (prototype-poisoning checks), except
  * that an empty body counts as no body: clients often send `Content-Type: application/json`
  * on bodiless actions such as publish. Every other media type is refused with 415.
+ * Strings PostgreSQL cannot store are refused here with a 422 naming the field.
  */
 export function registerJsonParser(app: App): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -15,6 +42,17 @@ export function registerJsonParser(app: App): void {
       done(null, undefined);
       return;
     }
-    parse(request, text, done);
+    parse(request, text, (error, value) => {
+      if (error) {
+        done(error, undefined);
+        return;
+      }
+      const field = findUnstorableString(value);
+      if (field) {
+        done(validationFailed(field, 'must not contain NUL characters or invalid Unicode'), undefined);
+        return;
+      }
+      done(null, value);
+    });
   });
 }
