@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** The names the feed builder and the client agree on. */
@@ -44,9 +44,4 @@ export function listModuleFiles(feedDir: string): Map<string, string[]> {
     modules.set(entry.name, files.sort());
   }
   return modules;
-}
-
-export function readRegularFile(file: string): Buffer {
-  if (!lstatSync(file).isFile()) throw new Error(`${file} is not a regular file`);
-  return readFileSync(file);
 }
