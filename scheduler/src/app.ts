@@ -4,7 +4,7 @@ import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAccessHook } from './auth/access-hook.ts';
 import { Provisioner } from './auth/provisioning.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
-import type { ClaimNames } from './config.ts';
+import { type ClaimNames, defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -31,15 +31,6 @@ export interface AppDeps {
   onRoute?: (route: RouteOptions) => void;
 }
 
-export const defaultClaims: ClaimNames = {
-  user: 'sub',
-  tenant: 'tenant_id',
-  role: 'role',
-  customer: 'customer_id',
-  name: 'name',
-  email: 'email',
-};
-
 /** Builds the configured API without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
@@ -64,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAccessHook(app, {
     db: deps.db,
     verifier: deps.verifier,
-    claims: deps.claims ?? defaultClaims,
+    claims: deps.claims ?? defaultClaimNames,
     provisioner: new Provisioner(deps.db),
   });
   await registerOpenApi(app);

@@ -25,6 +25,16 @@ export interface ClaimNames {
   email: string;
 }
 
+/** Claim names when no AUTH_*_CLAIM setting overrides them (DESIGN.md §1, Identity). */
+export const defaultClaimNames: ClaimNames = {
+  user: 'sub',
+  tenant: 'tenant_id',
+  role: 'role',
+  customer: 'customer_id',
+  name: 'name',
+  email: 'email',
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -117,12 +127,12 @@ function trustProxy(env: Env): Config['trustProxy'] {
 
 function auth(env: Env): AuthConfig {
   const claims: ClaimNames = {
-    user: claim(env, 'AUTH_USER_CLAIM', 'sub'),
-    tenant: claim(env, 'AUTH_TENANT_CLAIM', 'tenant_id'),
-    role: claim(env, 'AUTH_ROLE_CLAIM', 'role'),
-    customer: claim(env, 'AUTH_CUSTOMER_CLAIM', 'customer_id'),
-    name: claim(env, 'AUTH_NAME_CLAIM', 'name'),
-    email: claim(env, 'AUTH_EMAIL_CLAIM', 'email'),
+    user: claim(env, 'AUTH_USER_CLAIM', defaultClaimNames.user),
+    tenant: claim(env, 'AUTH_TENANT_CLAIM', defaultClaimNames.tenant),
+    role: claim(env, 'AUTH_ROLE_CLAIM', defaultClaimNames.role),
+    customer: claim(env, 'AUTH_CUSTOMER_CLAIM', defaultClaimNames.customer),
+    name: claim(env, 'AUTH_NAME_CLAIM', defaultClaimNames.name),
+    email: claim(env, 'AUTH_EMAIL_CLAIM', defaultClaimNames.email),
   };
   const issuer = text(env, 'AUTH_ISSUER');
   const audience = text(env, 'AUTH_AUDIENCE');
@@ -167,19 +177,28 @@ function auth(env: Env): AuthConfig {
   return { mode: 'external', issuer, audience, jwksUrl, publicKeyFile, claims };
 }
 
+export type StorageConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>;
+
+/** Where data lives: all the migrate and token commands need, without the auth settings. */
+export function loadStorageConfig(env: Env = process.env): StorageConfig {
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined) url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  return {
+    databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of ${logLevels.join(', ')}`);
   }
-  const databaseUrl = text(env, 'DATABASE_URL');
-  if (databaseUrl !== undefined) url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
-    databaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+    ...loadStorageConfig(env),
     auth: auth(env),
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),

@@ -1,9 +1,9 @@
 import { generateKeyPair } from 'jose';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultClaims } from '../src/app.ts';
 import { claimToUuid, identityFromClaims } from '../src/auth/identity.ts';
 import { Provisioner } from '../src/auth/provisioning.ts';
+import { defaultClaimNames as defaultClaims } from '../src/config.ts';
 import {
   createTestContext,
   FORBIDDEN_BODY,

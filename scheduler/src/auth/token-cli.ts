@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadStorageConfig } from '../config.ts';
 import type { Role } from '../db/types.ts';
 import { openDevIssuer } from './dev-issuer.ts';
 
@@ -58,7 +58,7 @@ async function run(argv: string[]): Promise<number> {
     console.error('--ttl must be a whole number of minutes between 1 and 43200');
     return 2;
   }
-  const { dataDir } = loadConfig({ ...process.env, AUTH_DEV_ISSUER: 'true', AUTH_ISSUER: undefined });
+  const { dataDir } = loadStorageConfig();
   const issuer = await openDevIssuer(dataDir);
   const token = await issuer.sign({
     tenant: values.tenant ?? 'demo',

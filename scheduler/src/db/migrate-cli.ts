@@ -1,14 +1,10 @@
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadStorageConfig } from '../config.ts';
 import { openDatabase } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 
 /** `npm run migrate -w scheduler`: applies pending migrations to DATABASE_URL (or PGlite in DATA_DIR). */
 async function run(): Promise<number> {
-  // Migration needs only the database settings; the auth settings are not required here.
-  const config = loadConfig({
-    ...process.env,
-    AUTH_DEV_ISSUER: process.env.AUTH_ISSUER ? undefined : 'true',
-  });
+  const config = loadStorageConfig();
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
     const applied = await migrateToLatest(database.db);
