@@ -3,9 +3,10 @@
  * connections, on a throwaway PostgreSQL 15 cluster, against a floor measured in the
  * same run (bare Fastify + jose + pg doing the same verification and SELECT).
  *
- *   npm run bench:scheduler-read            (DURATION=10 CONNECTIONS=32 ROUNDS=3 to change)
+ *   npm run bench:scheduler-read     (DURATION=10 CONNECTIONS=32 ROUNDS=5 POOL_SIZE=10 to change)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
@@ -17,7 +18,7 @@ import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
-const rounds = Number(process.env.ROUNDS ?? 3);
+const rounds = Number(process.env.ROUNDS ?? 5);
 const ISSUER = 'https://idp.bench.example';
 const AUDIENCE = 'scheduler-api';
 
@@ -26,7 +27,13 @@ async function startServer(
   env: NodeJS.ProcessEnv,
 ): Promise<{ port: number; child: ChildProcess }> {
   // PROFILE_DIR=dir writes a V8 CPU profile of each server for a closer look.
-  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+  // HEAP_PROFILE_DIR=dir does the same for allocations (sampling heap profile).
+  const profile = [
+    ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : []),
+    ...(process.env.HEAP_PROFILE_DIR
+      ? ['--heap-prof', `--heap-prof-dir=${process.env.HEAP_PROFILE_DIR}`]
+      : []),
+  ];
   const child = spawn(
     process.execPath,
     [...profile, '--import', 'tsx', path.join(import.meta.dirname, 'server.ts'), mode],
@@ -50,9 +57,22 @@ interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Server CPU time (user + system) per request, in microseconds. */
+  cpuMicros: number;
 }
 
-async function load(port: number, token: string, seconds: number): Promise<Figures> {
+/** CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat; after the ") " split they sit at 11 and 12.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function load(port: number, token: string, seconds: number): Promise<Omit<Figures, 'cpuMicros'>> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/v1/roles`,
     connections,
@@ -71,10 +91,12 @@ async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: str
   const { port, child } = await startServer(mode, env);
   try {
     await load(port, token, 2); // warm-up: JIT, pool connections, provisioning memo
+    const cpuBefore = cpuSeconds(child.pid);
     const figures = await load(port, token, duration);
+    const cpuMicros = ((cpuSeconds(child.pid) - cpuBefore) * 1e6) / (figures.rps * duration);
     if (figures.errors || figures.non2xx)
       throw new Error(`${mode}: ${figures.errors} errors, ${figures.non2xx} non-2xx`);
-    return figures;
+    return { ...figures, cpuMicros };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -122,27 +144,34 @@ try {
     PUBLIC_KEY_PEM: await exportSPKI(publicKey),
     ISSUER,
     AUDIENCE,
-    POOL_SIZE: '10',
+    POOL_SIZE: process.env.POOL_SIZE ?? '10',
   };
 
-  const results: { mode: string; figures: Figures }[] = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const mode of ['floor', 'app'] as const) {
-      results.push({ mode, figures: await measure(mode, env, token) });
-    }
+  // Rounds interleave floor and scheduler, so both see the same machine state; each
+  // round's ratio pairs the two, and the median of those ratios is the figure.
+  const rows: { round: number; floor: Figures; app: Figures }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const floor = await measure('floor', env, token);
+    const app = await measure('app', env, token);
+    rows.push({ round, floor, app });
   }
-  const best = (mode: string) =>
-    results.filter((r) => r.mode === mode).reduce((a, b) => (b.figures.rps > a.figures.rps ? b : a)).figures;
-  const floor = best('floor');
-  const app = best('app');
+  const ratios = rows.map((r) => r.app.rps / r.floor.rps).sort((a, b) => a - b);
+  const median = ratios[Math.floor(ratios.length / 2)] as number;
   console.log(
-    `\nGET /api/v1/roles, 50 roles, ${connections} connections, ${duration} s, best of ${rounds} rounds`,
+    `\nGET /api/v1/roles, 50 roles, ${connections} connections, ${duration} s per run, ${rounds} rounds`,
   );
-  console.log('| server | req/s | p99 ms |');
-  console.log('|---|---:|---:|');
-  console.log(`| floor (Fastify + jose + pg) | ${floor.rps.toFixed(0)} | ${floor.p99} |`);
-  console.log(`| scheduler | ${app.rps.toFixed(0)} | ${app.p99} |`);
-  console.log(`\nthroughput ratio scheduler/floor: ${(app.rps / floor.rps).toFixed(2)} (target >= 0.80)`);
+  console.log(
+    '| round | floor req/s | floor p99 ms | floor CPU µs/req | scheduler req/s | scheduler p99 ms | scheduler CPU µs/req | ratio |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { round, floor, app } of rows) {
+    console.log(
+      `| ${round} | ${floor.rps.toFixed(0)} | ${floor.p99} | ${floor.cpuMicros.toFixed(0)} | ${app.rps.toFixed(0)} | ${app.p99} | ${app.cpuMicros.toFixed(0)} | ${(app.rps / floor.rps).toFixed(2)} |`,
+    );
+  }
+  console.log(
+    `\nthroughput ratio scheduler/floor, median of ${rounds} paired rounds: ${median.toFixed(2)} (target >= 0.80)`,
+  );
 } finally {
   cluster.stop();
 }
