@@ -49,11 +49,11 @@ export function registerAccessHook(app: App, deps: AccessDeps): void {
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     // Unknown routes fall through to the 404 handler without authentication.
-    if (!request.routeOptions.url) return;
-    const config = request.routeOptions.config;
+    // routeOptions is a getter that builds a new object: read it once.
+    const { url, config } = request.routeOptions;
+    if (!url) return;
     // Deny by default inside the API; outside it (health, docs) routes are public.
-    const access: Access =
-      config.access ?? (request.routeOptions.url.startsWith('/api/v1/') ? 'admin' : 'public');
+    const access: Access = config.access ?? (url.startsWith('/api/v1/') ? 'admin' : 'public');
     if (access === 'public') return;
 
     const header = request.headers.authorization;
