@@ -119,59 +119,36 @@ describe('advisory-feed CLI', () => {
     expect(c.err.join('\n')).toMatch(/^REJECTED \(file-size-mismatch|^REJECTED \(file-hash-mismatch/);
   });
 
-  it('verify checks rollback against a remembered state', () => {
+  /** `verify --last-accepted` on a fresh signed feed, with the given state file text. */
+  function verifyWithState(stateText: string) {
     const feed = makeFeed();
     const dir = tmp();
     writeFileSync(`${dir}/k.pub`, feed.key.publicText);
-    writeFileSync(
-      `${dir}/state.json`,
-      JSON.stringify({
-        feed_version: '2026.12.01',
-        published_at: '2026-12-01T00:00:00Z',
-        manifest_sha256: 'x',
-      }),
-    );
+    writeFileSync(`${dir}/state.json`, stateText);
     const c = capture();
-    expect(
-      runCli(
-        [
-          'verify',
-          '--feed',
-          feed.dir,
-          '--public-key',
-          `${dir}/k.pub`,
-          '--last-accepted',
-          `${dir}/state.json`,
-        ],
-        c.io,
-        NOW,
-      ),
-    ).toBe(1);
-    expect(c.err.join()).toMatch(/REJECTED \(rollback\)/);
+    const argv = [
+      'verify',
+      '--feed',
+      feed.dir,
+      '--public-key',
+      `${dir}/k.pub`,
+      '--last-accepted',
+      `${dir}/state.json`,
+    ];
+    return { code: runCli(argv, c.io, NOW), err: c.err.join('\n') };
+  }
+
+  it('verify checks rollback against a remembered state', () => {
+    const state = { feed_version: '2026.12.01', published_at: '2026-12-01T00:00:00Z', manifest_sha256: 'x' };
+    const { code, err } = verifyWithState(JSON.stringify(state));
+    expect(code).toBe(1);
+    expect(err).toMatch(/REJECTED \(rollback\)/);
   });
 
   it('a remembered state that is not JSON is a usage error, not a crash', () => {
-    const feed = makeFeed();
-    const dir = tmp();
-    writeFileSync(`${dir}/k.pub`, feed.key.publicText);
-    writeFileSync(`${dir}/state.json`, '{not json');
-    const c = capture();
-    expect(
-      runCli(
-        [
-          'verify',
-          '--feed',
-          feed.dir,
-          '--public-key',
-          `${dir}/k.pub`,
-          '--last-accepted',
-          `${dir}/state.json`,
-        ],
-        c.io,
-        NOW,
-      ),
-    ).toBe(2);
-    expect(c.err.join()).toMatch(/state\.json: not JSON/);
+    const { code, err } = verifyWithState('{not json');
+    expect(code).toBe(2);
+    expect(err).toMatch(/state\.json: not JSON/);
   });
 
   it('a bad public key file is exit 1 with its name', () => {
