@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGazetteerGeocoder } from '../src/locations/geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from '../src/locations/geocoding/nominatim.ts';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
+import {
+  type Caller,
+  createTestContext,
+  FORBIDDEN_BODY,
+  routeCallers,
+  type TestContext,
+} from './support/context.ts';
 import { type NominatimFake, startNominatimFake } from './support/nominatim-server.ts';
 
 describe('gazetteer geocoder (offline default)', () => {
@@ -92,9 +98,7 @@ describe('locations routes', () => {
     ctx = await createTestContext({
       geocoder: createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' }),
     });
-    admin = await ctx.caller('admin');
-    employee = await ctx.caller('employee');
-    otherAdmin = await ctx.caller('admin', 'tenant-b');
+    ({ admin, employee, otherAdmin } = await routeCallers(ctx));
   });
   afterAll(async () => {
     await ctx?.close();

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
+import {
+  type Caller,
+  createTestContext,
+  FORBIDDEN_BODY,
+  routeCallers,
+  type TestContext,
+} from './support/context.ts';
 
 let ctx: TestContext;
 let admin: Caller;
@@ -8,9 +14,7 @@ let otherAdmin: Caller;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  admin = await ctx.caller('admin');
-  employee = await ctx.caller('employee');
-  otherAdmin = await ctx.caller('admin', 'tenant-b');
+  ({ admin, employee, otherAdmin } = await routeCallers(ctx));
 });
 afterAll(async () => ctx?.close());
 

@@ -130,6 +130,21 @@ export async function createTestContext(
   };
 }
 
+/** The three callers most route tests need: an admin and an employee of tenant A, an admin of tenant B. */
+export interface RouteCallers {
+  admin: Caller;
+  employee: Caller;
+  otherAdmin: Caller;
+}
+
+export async function routeCallers(ctx: TestContext): Promise<RouteCallers> {
+  return {
+    admin: await ctx.caller('admin'),
+    employee: await ctx.caller('employee'),
+    otherAdmin: await ctx.caller('admin', 'tenant-b'),
+  };
+}
+
 /** HS256 signed with the PEM text of the public key: the classic algorithm-confusion attack. */
 export function hmacWithPublicKey(publicPem: string, payload: Record<string, unknown>): string {
   const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
