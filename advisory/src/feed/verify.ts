@@ -116,6 +116,22 @@ function checkPath(feedDir: string, listed: string, checkedDirs: Set<string>): s
   return path.join(feedDir, listed);
 }
 
+/** Hardened YAML parse of a feed file; a parse failure rejects the feed, naming file and line. */
+function parseOrReject(
+  bytes: Buffer,
+  cap: number,
+  reason: 'manifest-malformed' | 'advisory-malformed',
+  file: string,
+): unknown {
+  try {
+    return parseYaml(bytes.toString('utf8'), cap);
+  } catch (error) {
+    if (error instanceof YamlError)
+      reject(reason, `${file}${error.line ? ` line ${error.line}` : ''}: ${error.message}`, file);
+    throw error;
+  }
+}
+
 function describeProblem(file: string, problem: AdvisoryProblem): string {
   return `${file}: ${problem.message}`;
 }
@@ -219,19 +235,7 @@ function verifyOrThrow(options: VerifyOptions): VerifiedFeed {
   const manifestSha256 = sha256(manifestBytes);
 
   // 3. Parse the manifest; its schema major decides whether we can read the rest.
-  let raw: unknown;
-  try {
-    raw = parseYaml(manifestBytes.toString('utf8'), limits.manifestBytes);
-  } catch (error) {
-    if (error instanceof YamlError) {
-      reject(
-        'manifest-malformed',
-        `manifest.yaml${error.line ? ` line ${error.line}` : ''}: ${error.message}`,
-        MANIFEST_FILE,
-      );
-    }
-    throw error;
-  }
+  const raw = parseOrReject(manifestBytes, limits.manifestBytes, 'manifest-malformed', MANIFEST_FILE);
   const declared =
     raw && typeof raw === 'object' ? (raw as Record<string, unknown>).schema_version : undefined;
   const major = typeof declared === 'string' ? Number(declared.split('.')[0]) : Number.NaN;
@@ -323,19 +327,7 @@ function verifyOrThrow(options: VerifyOptions): VerifiedFeed {
     // Verified files that are not advisories of a module are known-good but unused.
     if (module === null || !isAdvisoryFile(entry.path)) continue;
 
-    let document: unknown;
-    try {
-      document = parseYaml(data.toString('utf8'), limits.fileBytes);
-    } catch (error) {
-      if (error instanceof YamlError) {
-        reject(
-          'advisory-malformed',
-          `${entry.path}${error.line ? ` line ${error.line}` : ''}: ${error.message}`,
-          entry.path,
-        );
-      }
-      throw error;
-    }
+    const document = parseOrReject(data, limits.fileBytes, 'advisory-malformed', entry.path);
     const problems = checkAdvisory(document);
     const first = problems[0];
     if (first) reject('advisory-malformed', describeProblem(entry.path, first), entry.path);

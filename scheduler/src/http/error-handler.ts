@@ -25,18 +25,9 @@ function isUnavailable(error: { code?: unknown; message?: string }): boolean {
 
 /** Fixed texts for Fastify's own client errors, so internals never reach a response. */
 function clientError(error: FastifyError): AppError | null {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'malformed JSON body');
-    default:
-      break;
-  }
-  if (error instanceof SyntaxError) return new AppError('BAD_REQUEST', 'malformed JSON body');
+  const jsonError =
+    error instanceof SyntaxError || (error.code?.startsWith('FST_ERR_CTP_') && error.code.includes('JSON'));
+  if (jsonError) return new AppError('BAD_REQUEST', 'malformed JSON body');
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
