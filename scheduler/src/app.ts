@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
-import { registerAccessHook } from './auth/access-hook.ts';
-import { Provisioner } from './auth/provisioning.ts';
+import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
-import { type ClaimNames, defaultClaimNames } from './config.ts';
+import { defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
+import { type Clock, type Deps, systemClock } from './deps.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { healthRoutes } from './health/routes.ts';
+import { registerAccessHook } from './http/access-hook.ts';
+import { clientErrorHandler, frameworkErrors } from './http/edge-errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
@@ -16,32 +18,57 @@ import { createGazetteerGeocoder } from './locations/geocoding/gazetteer.ts';
 import type { Geocoder } from './locations/geocoding/geocoder.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
-import { settingsRoutes } from './settings/routes.ts';
+import { Provisioner } from './tenants/provisioning.ts';
+import { tenantRoutes } from './tenants/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 
-export interface AppDeps {
+/** Connection limits; see the README's configuration table. */
+export interface HttpTimeouts {
+  /** Whole request (headers and body) must arrive within this; 408 otherwise. */
+  requestMs: number;
+  /** Headers must arrive within this. */
+  headersMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+export const defaultTimeouts: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 };
+
+export interface AppOptions {
   db: Db;
   verifier: TokenVerifier;
   claims?: ClaimNames;
   geocoder?: Geocoder;
-  logger?: FastifyServerOptions['logger'];
+  clock?: Clock;
+  /** The process logger (main.ts); absent: silent. */
+  logger?: FastifyBaseLogger;
   bodyLimitBytes?: number;
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
+  timeouts?: HttpTimeouts;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
 
+const newRequestId = () => randomUUID().replaceAll('-', '');
+
 /** Builds the configured API without listening; `main.ts` listens, tests inject. */
-export async function buildApp(deps: AppDeps): Promise<App> {
+export async function buildApp(options: AppOptions): Promise<App> {
+  const timeouts = options.timeouts ?? defaultTimeouts;
   const app = Fastify({
-    logger: deps.logger ?? false,
-    bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
-    trustProxy: deps.trustProxy ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    trustProxy: options.trustProxy ?? false,
     ajv: ajvOptions,
-    genReqId: () => randomUUID().replaceAll('-', ''),
+    genReqId: newRequestId,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // Node checks request and header deadlines on this interval (30 s by default).
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: 1000 },
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(newRequestId),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const onRoute = deps.onRoute;
+  const onRoute = options.onRoute;
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
 
   // Set early (a synchronous hook) so every response, errors included, carries it.
@@ -50,22 +77,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
+  // Built once: every service receives the same typed dependencies.
+  const deps: Deps = {
+    db: options.db,
+    clock: options.clock ?? systemClock,
+    geocoder: options.geocoder ?? createGazetteerGeocoder(),
+    log: app.log,
+  };
+
   registerErrorHandling(app);
   registerJsonParser(app);
   registerAccessHook(app, {
-    db: deps.db,
-    verifier: deps.verifier,
-    claims: deps.claims ?? defaultClaimNames,
-    provisioner: new Provisioner(deps.db),
+    deps,
+    verifier: options.verifier,
+    claims: options.claims ?? defaultClaimNames,
+    provisioner: new Provisioner(deps),
   });
   await registerOpenApi(app);
 
-  const db = deps.db;
-  const geocoder = deps.geocoder ?? createGazetteerGeocoder();
-  await healthRoutes(app, { db });
-  await settingsRoutes(app, { db });
-  await rolesRoutes(app, { db });
-  await locationsRoutes(app, { db, geocoder });
-  await usersRoutes(app, { db });
+  await healthRoutes(app, deps);
+  await tenantRoutes(app, deps);
+  await rolesRoutes(app, deps);
+  await locationsRoutes(app, deps);
+  await usersRoutes(app, deps);
   return app;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ClaimNames } from './auth/identity.ts';
 
 /**
  * Everything the scheduler reads from its environment, checked once at boot.
@@ -13,16 +14,6 @@ export interface AuthConfig {
   jwksUrl: URL | undefined;
   publicKeyFile: string | undefined;
   claims: ClaimNames;
-}
-
-export interface ClaimNames {
-  user: string;
-  tenant: string;
-  /** May be a dotted path such as `realm_access.roles`. */
-  role: string;
-  customer: string;
-  name: string;
-  email: string;
 }
 
 /** Claim names when no AUTH_*_CLAIM setting overrides them (DESIGN.md §1, Identity). */
@@ -46,6 +37,7 @@ export interface Config {
   /** false, true, a list of proxy addresses/CIDRs, or a function trusting the first N hops. */
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   bodyLimitBytes: number;
+  timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
   geocoder: { url: URL | undefined; timeoutMs: number; userAgent: string };
 }
 
@@ -190,6 +182,34 @@ export function loadStorageConfig(env: Env = process.env): StorageConfig {
   };
 }
 
+function timeouts(env: Env): Config['timeouts'] {
+  const requestMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000);
+  const headersMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1000, 3_600_000);
+  // Node refuses a header deadline beyond the whole-request deadline.
+  if (headersMs > requestMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestMs})`);
+  }
+  return {
+    requestMs,
+    headersMs,
+    keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
+  };
+}
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Settings that work but deserve an operator's attention; logged at start-up. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  const jwks = config.auth.jwksUrl;
+  if (jwks?.protocol === 'http:' && !loopbackHosts.has(jwks.hostname) && !jwks.hostname.startsWith('127.')) {
+    warnings.push(
+      `AUTH_JWKS_URL uses plain http to ${jwks.host}: anyone on the path can swap the signing keys; use https`,
+    );
+  }
+  return warnings;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
@@ -203,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    timeouts: timeouts(env),
     geocoder: {
       url: url(env, 'GEOCODER_URL', ['https:', 'http:']),
       timeoutMs: integer(env, 'GEOCODER_TIMEOUT_MS', 3000, 100, 60000),

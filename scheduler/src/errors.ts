@@ -14,7 +14,12 @@ export const errorCatalogue = {
     summary: 'The caller role may not use this route; always the message "forbidden".',
   },
   NOT_FOUND: { status: 404, summary: 'No such resource in the caller tenant (or a disabled feature).' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    summary: 'The request (headers and body) did not arrive within REQUEST_TIMEOUT_MS.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'Request body above BODY_LIMIT_BYTES.' },
+  URI_TOO_LONG: { status: 414, summary: 'A path parameter is longer than the API accepts.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request body is not application/json.' },
   VALIDATION_FAILED: { status: 422, summary: 'The input breaks a rule; the message names the field.' },
   SLOT_FULL: { status: 409, summary: 'The slot is at capacity.' },
@@ -25,6 +30,7 @@ export const errorCatalogue = {
   DUPLICATE: { status: 409, summary: 'A record with this unique value already exists.' },
   INSUFFICIENT_BALANCE: { status: 409, summary: 'The payout exceeds the overtime balance.' },
   RATE_LIMITED: { status: 429, summary: 'Too many requests; see the Retry-After header.' },
+  HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers exceed the server limit (16 KiB).' },
   INTERNAL: {
     status: 500,
     summary: 'Unexpected failure; details are in the server log under the request id.',
@@ -58,5 +64,17 @@ export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND
 export const forbidden = (): AppError => new AppError('FORBIDDEN', 'forbidden');
 export const validationFailed = (field: string, problem: string): AppError =>
   new AppError('VALIDATION_FAILED', `${field}: ${problem}`);
-export const unauthorized = (message: 'missing bearer token' | 'invalid token'): AppError =>
-  new AppError('UNAUTHORIZED', message);
+/** 401 without a token: the RFC 6750 challenge carries no error code. */
+export const missingToken = (): AppError =>
+  new AppError('UNAUTHORIZED', 'missing bearer token', { 'www-authenticate': 'Bearer' });
+
+/**
+ * 401 for a token that does not verify. The body is the contract's fixed text; the reason
+ * goes into the RFC 6750 challenge, where a client developer looks for it.
+ */
+export function invalidToken(reason: string): AppError {
+  const description = reason.replace(/["\\]/g, "'");
+  return new AppError('UNAUTHORIZED', 'invalid token', {
+    'www-authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+  });
+}

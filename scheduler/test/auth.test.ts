@@ -1,9 +1,9 @@
-import { generateKeyPair } from 'jose';
+import { generateKeyPair, type JWTPayload } from 'jose';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimToUuid, identityFromClaims } from '../src/auth/identity.ts';
-import { Provisioner } from '../src/auth/provisioning.ts';
 import { defaultClaimNames as defaultClaims } from '../src/config.ts';
+import { Provisioner } from '../src/tenants/provisioning.ts';
 import {
   createTestContext,
   FORBIDDEN_BODY,
@@ -12,6 +12,7 @@ import {
   MISSING_TOKEN_BODY,
   type TestContext,
   tenantWireId,
+  uniqueName,
 } from './support/context.ts';
 import { signToken, TEST_AUDIENCE, TEST_ISSUER, unsecuredToken } from './support/tokens.ts';
 
@@ -26,7 +27,7 @@ const get = (token?: string, headers?: Record<string, string>) =>
 
 describe('bearer token checks', () => {
   it('accepts a valid token', async () => {
-    const response = await get(await ctx.token({ role: 'admin' }));
+    const response = await get(await ctx.token({ role: 'admin', tenant: uniqueName('valid') }));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual([]);
   });
@@ -128,6 +129,53 @@ describe('bearer token checks', () => {
     expect(response.json()).toEqual(FORBIDDEN_BODY);
   });
 
+  it('refuses a token without exp: it would be valid forever', async () => {
+    const response = await get(await ctx.token({ role: 'admin', expiresIn: null }));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual(INVALID_TOKEN_BODY);
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer error="invalid_token", error_description="token has no exp claim"',
+    );
+  });
+
+  it('answers 401, never 500, for a lone surrogate in an id claim', async () => {
+    for (const extra of [
+      { sub: '\ud800' },
+      { tenant: 'acme\udc00' },
+      { role: 'customer', customer: '\ud83d' },
+    ]) {
+      const response = await get(await ctx.token({ role: 'admin', ...extra }));
+      expect(response.statusCode, JSON.stringify(extra)).toBe(401);
+      expect(response.json()).toEqual(INVALID_TOKEN_BODY);
+      expect(response.headers['www-authenticate']).toContain('token has a malformed id claim');
+    }
+  });
+
+  it('says why in WWW-Authenticate (RFC 6750) while the body stays fixed', async () => {
+    const { privateKey } = await generateKeyPair('EdDSA');
+    const cases: [string, string][] = [
+      [await ctx.token({ role: 'admin', expiresIn: -3600 }), 'token expired'],
+      [await ctx.token({ role: 'admin', issuer: 'https://evil.example' }), 'unexpected issuer'],
+      [await ctx.token({ role: 'admin', audience: 'another-api' }), 'unexpected audience'],
+      [
+        await signToken({ ...ctx.keys, privateKey }, { tenant: 'tenant-a', role: 'admin', sub: 'm' }),
+        'signature verification failed',
+      ],
+      ['not-a-jwt', 'malformed token'],
+      [await ctx.token({ role: 'admin', tenant: '' }), 'token has no tenant claim'],
+    ];
+    for (const [token, reason] of cases) {
+      const response = await get(token);
+      expect(response.statusCode, reason).toBe(401);
+      expect(response.json()).toEqual(INVALID_TOKEN_BODY);
+      expect(response.headers['www-authenticate']).toBe(
+        `Bearer error="invalid_token", error_description="${reason}"`,
+      );
+    }
+    const missing = await get();
+    expect(missing.headers['www-authenticate']).toBe('Bearer');
+  });
+
   it('takes the highest known role from an array claim', async () => {
     const response = await ctx.request('POST', '/api/v1/roles', {
       token: await ctx.token({ role: ['offline_access', 'employee', 'admin'] }),
@@ -138,16 +186,36 @@ describe('bearer token checks', () => {
 });
 
 describe('claim mapping', () => {
+  const derivedV5 = /^[0-9a-f]{12}5[0-9a-f]{3}[89ab][0-9a-f]{15}$/;
+
   it('maps a non-UUID subject to a stable UUIDv5 per issuer', () => {
     const a = claimToUuid('https://one', 'alice');
-    expect(a).toMatch(/^[0-9a-f]{12}5[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect(a).toMatch(derivedV5);
     expect(claimToUuid('https://one', 'alice')).toBe(a);
     expect(claimToUuid('https://two', 'alice')).not.toBe(a);
   });
 
-  it('keeps a UUID subject, hyphenated or not', () => {
-    expect(claimToUuid('x', '3F2504E0-4F89-41D3-9A0C-0305E82C3301')).toBe('3f2504e04f8941d39a0c0305e82c3301');
-    expect(claimToUuid('x', '3f2504e04f8941d39a0c0305e82c3301')).toBe('3f2504e04f8941d39a0c0305e82c3301');
+  it('keeps a canonical (lowercase, hyphenated) UUID that is not version 5', () => {
+    expect(claimToUuid('x', '3f2504e0-4f89-41d3-9a0c-0305e82c3301')).toBe('3f2504e04f8941d39a0c0305e82c3301');
+    expect(claimToUuid('x', '00000000-0000-0000-0000-000000000000')).toBe('0'.repeat(32));
+  });
+
+  it('derives every other spelling of a UUID, so two claim values never share an id', () => {
+    const canonical = claimToUuid('x', '3f2504e0-4f89-41d3-9a0c-0305e82c3301');
+    for (const spelling of ['3F2504E0-4F89-41D3-9A0C-0305E82C3301', '3f2504e04f8941d39a0c0305e82c3301']) {
+      const id = claimToUuid('x', spelling);
+      expect(id).toMatch(derivedV5);
+      expect(id).not.toBe(canonical);
+    }
+  });
+
+  it('cannot be steered into another identity: a claim equal to a derived id is derived again', () => {
+    // alice's derived id, written as a UUID by a user who controls their own claim value
+    const alice = claimToUuid('https://one', 'alice');
+    const hyphenated = `${alice.slice(0, 8)}-${alice.slice(8, 12)}-${alice.slice(12, 16)}-${alice.slice(16, 20)}-${alice.slice(20)}`;
+    for (const imitation of [alice, hyphenated]) {
+      expect(claimToUuid('https://one', imitation)).not.toBe(alice);
+    }
   });
 
   it('reads a dotted role path such as Keycloak realm roles', () => {
@@ -157,6 +225,19 @@ describe('claim mapping', () => {
       { ...defaultClaims, tenant: 'org.id', role: 'realm_access.roles' },
     );
     expect(identity).toMatchObject({ role: 'employee', tenantId: claimToUuid('iss', 'acme') });
+  });
+
+  it.each([
+    ['sub', { sub: '\ud800', tenant_id: 't', role: 'admin' }],
+    ['tenant', { sub: 'u', tenant_id: 'a\udfffb', role: 'admin' }],
+    ['customer', { sub: 'u', tenant_id: 't', role: 'customer', customer_id: '\ud83d' }],
+    ['an object', { sub: { id: 1 }, tenant_id: 't', role: 'admin' }],
+    ['a fraction', { sub: 'u', tenant_id: 1.5, role: 'admin' }],
+  ])('calls a malformed id claim (%s) malformed, never throws', (_label, payload) => {
+    // Claims as an identity provider might send them, whatever jose's types expect.
+    expect(identityFromClaims(payload as unknown as JWTPayload, 'iss', defaultClaims)).toBe(
+      'malformed-claim',
+    );
   });
 });
 
@@ -203,7 +284,7 @@ describe('just-in-time provisioning', () => {
       },
       transformResult: async (args) => args.result,
     };
-    const provisioner = new Provisioner(ctx.db.db.withPlugin(counting));
+    const provisioner = new Provisioner({ db: ctx.db.db.withPlugin(counting) });
     const identity = {
       tenantId: claimToUuid(TEST_ISSUER, 'memo-tenant'),
       userId: claimToUuid(TEST_ISSUER, 'memo-user'),

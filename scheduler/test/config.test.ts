@@ -1,9 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPublicKeyFile } from '../src/auth/verifier.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, configWarnings, loadConfig } from '../src/config.ts';
 import { createTestKeys } from './support/tokens.ts';
 
 const base = { AUTH_ISSUER: 'https://idp.example', AUTH_JWKS_URL: 'https://idp.example/jwks' };
@@ -29,6 +30,7 @@ describe('configuration', () => {
       logLevel: 'info',
       trustProxy: false,
       bodyLimitBytes: 1048576,
+      timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 },
       auth: {
         mode: 'external',
         issuer: 'https://idp.example',
@@ -49,6 +51,9 @@ describe('configuration', () => {
     [{ GEOCODER_URL: 'nominatim' }, 'GEOCODER_URL'],
     [{ GEOCODER_TIMEOUT_MS: '5' }, 'GEOCODER_TIMEOUT_MS'],
     [{ BODY_LIMIT_BYTES: '-1' }, 'BODY_LIMIT_BYTES'],
+    [{ REQUEST_TIMEOUT_MS: 'soon' }, 'REQUEST_TIMEOUT_MS'],
+    [{ HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '30000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KEEP_ALIVE_TIMEOUT_MS'],
   ])('stops on %j naming %s', (env, variable) => {
     const error = failure({ ...base, ...env });
     expect(error.variable).toBe(variable);
@@ -84,10 +89,39 @@ describe('configuration', () => {
     expect(readPublicKeyFile(keys.publicKeyFile).type).toBe('public');
   });
 
-  it('stops on a public key file that is missing or holds no key', () => {
-    expect(() => readPublicKeyFile('/does/not/exist.pem')).toThrow(/AUTH_PUBLIC_KEY_FILE: cannot read/);
+  it('refuses a public key file that is missing or holds no key', () => {
+    expect(() => readPublicKeyFile('/does/not/exist.pem')).toThrow(/^cannot read \/does\/not\/exist.pem/);
     const junk = path.join(tmpdir(), `junk-${process.pid}.pem`);
     writeFileSync(junk, 'hello');
-    expect(() => readPublicKeyFile(junk)).toThrow(/AUTH_PUBLIC_KEY_FILE: .* holds no PEM public key/);
+    expect(() => readPublicKeyFile(junk)).toThrow(/holds no PEM public key/);
+  });
+
+  it('refuses keys that cannot verify tokens safely', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'weak-keys-'));
+    const write = (name: string, pem: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, pem);
+      return file;
+    };
+    const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString();
+    const rsa1024 = write('rsa1024.pem', pem(generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey));
+    expect(() => readPublicKeyFile(rsa1024)).toThrow('RSA key of 1024 bits; at least 2048 bits are required');
+    const x25519 = write('x25519.pem', pem(generateKeyPairSync('x25519').publicKey));
+    expect(() => readPublicKeyFile(x25519)).toThrow('key type x25519 cannot verify tokens');
+    const k256 = write('k256.pem', pem(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey));
+    expect(() => readPublicKeyFile(k256)).toThrow('EC curve secp256k1 is not supported');
+    const rsa2048 = write('rsa2048.pem', pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey));
+    expect(readPublicKeyFile(rsa2048).asymmetricKeyDetails?.modulusLength).toBe(2048);
+  });
+
+  it('warns about a JWKS URL in plain http beyond this machine', () => {
+    const warnings = (url: string) => configWarnings(loadConfig({ ...base, AUTH_JWKS_URL: url }));
+    expect(warnings('http://idp.example/jwks')).toEqual([
+      'AUTH_JWKS_URL uses plain http to idp.example: anyone on the path can swap the signing keys; use https',
+    ]);
+    expect(warnings('https://idp.example/jwks')).toEqual([]);
+    expect(warnings('http://127.0.0.1:8080/jwks')).toEqual([]);
+    expect(warnings('http://localhost/jwks')).toEqual([]);
+    expect(warnings('http://[::1]/jwks')).toEqual([]);
   });
 });

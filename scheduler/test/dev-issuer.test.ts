@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -17,43 +17,57 @@ const claims = { tenant: 'demo', role: 'admin' as const, subject: 'dev-admin', t
 describe('development issuer', () => {
   it('keeps its key in DATA_DIR with owner-only permissions and accepts its own tokens', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
-    const issuer = await openDevIssuer(dir);
+    const issuer = await openDevIssuer(dir, { create: true });
     const payload = await issuer.verifier.verify(await issuer.sign(claims));
     expect(payload).toMatchObject({ sub: 'dev-admin', tenant_id: 'demo', role: 'admin' });
     expect(statSync(path.join(dir, 'dev-issuer.json')).mode & 0o777).toBe(0o600);
     // Reopening the same directory keeps the same key and issuer.
-    const again = await openDevIssuer(dir);
+    const again = await openDevIssuer(dir, { create: true });
     await expect(again.verifier.verify(await issuer.sign(claims))).resolves.toBeTruthy();
   });
 
   it('mints tokens that no other issuer configuration accepts', async () => {
-    const issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')));
-    const other = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')));
+    const issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')), { create: true });
+    const other = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')), { create: true });
     const token = await issuer.sign(claims);
-    await expect(other.verifier.verify(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(other.verifier.verify(token)).rejects.toMatchObject({ name: 'TokenRejected' });
     const keys = await createTestKeys();
     const external = createVerifier({
       issuer: TEST_ISSUER,
       publicKey: readPublicKeyFile(keys.publicKeyFile),
     });
-    await expect(external.verify(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(external.verify(token)).rejects.toMatchObject({ name: 'TokenRejected' });
   });
 
   it('prints a usable token from `npm run token`', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
-    const { stdout } = await run(tsx, ['src/auth/token-cli.ts', '--role', 'employee', '--tenant', 'acme'], {
+    // The server creates the issuer on its first start; the command uses that one.
+    await openDevIssuer(dir, { create: true });
+    const { stdout } = await run(tsx, ['src/cli/token.ts', '--role', 'employee', '--tenant', 'acme'], {
       cwd: schedulerDir,
       env: { ...process.env, DATA_DIR: dir },
     });
-    const issuer = await openDevIssuer(dir);
+    const issuer = await openDevIssuer(dir, { create: false });
     expect(await issuer.verifier.verify(stdout.trim())).toMatchObject({
       role: 'employee',
       tenant_id: 'acme',
     });
   });
 
+  it('refuses to invent an issuer no server uses, and says where it looked', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const failure = await run(tsx, ['src/cli/token.ts', '--role', 'admin'], {
+      cwd: schedulerDir,
+      env: { ...process.env, DATA_DIR: dir },
+    }).catch((e) => e);
+    expect(failure.code).toBe(2);
+    expect(failure.stdout).toBe('');
+    expect(failure.stderr).toContain(`no development issuer at ${path.join(dir, 'dev-issuer.json')}`);
+    expect(existsSync(path.join(dir, 'dev-issuer.json'))).toBe(false);
+  });
+
   it('refuses an unknown role with exit code 2', async () => {
-    const failure = await run(tsx, ['src/auth/token-cli.ts', '--role', 'root'], { cwd: schedulerDir }).catch(
+    const failure = await run(tsx, ['src/cli/token.ts', '--role', 'root'], { cwd: schedulerDir }).catch(
       (e) => e,
     );
     expect(failure.code).toBe(2);

@@ -98,15 +98,15 @@ describe('locations routes', () => {
     ctx = await createTestContext({
       geocoder: createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' }),
     });
-    ({ admin, employee, otherAdmin } = await routeCallers(ctx));
   });
   afterAll(async () => {
     await ctx?.close();
     await fake?.close();
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.behaviour = 'ok';
     fake.requests.length = 0;
+    ({ admin, employee, otherAdmin } = await routeCallers(ctx));
   });
 
   it('creates a location and fills lat/lng from the geocoder when street and city are present', async () => {
@@ -157,6 +157,7 @@ describe('locations routes', () => {
   );
 
   it('lists the tenant locations for employees too, never another tenant', async () => {
+    await admin.request('POST', '/api/v1/locations', { name: 'Gate' });
     await otherAdmin.request('POST', '/api/v1/locations', { name: 'Elsewhere' });
     const response = await employee.request('GET', '/api/v1/locations');
     expect(response.statusCode).toBe(200);

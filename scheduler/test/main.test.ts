@@ -64,9 +64,9 @@ describe('start-up configuration errors', () => {
 describe('npm run migrate', () => {
   it('applies the migrations once, then reports the schema up to date', async () => {
     const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'migrate-')) };
-    const first = await run(tsx, ['src/db/migrate-cli.ts'], { cwd: schedulerDir, env });
+    const first = await run(tsx, ['src/cli/migrate.ts'], { cwd: schedulerDir, env });
     expect(first.stdout.trim()).toBe('applied: 0001_schema');
-    const second = await run(tsx, ['src/db/migrate-cli.ts'], { cwd: schedulerDir, env });
+    const second = await run(tsx, ['src/cli/migrate.ts'], { cwd: schedulerDir, env });
     expect(second.stdout.trim()).toBe('schema is up to date');
   });
 });

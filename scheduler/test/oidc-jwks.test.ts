@@ -75,7 +75,7 @@ beforeAll(async () => {
   db = await openTestDatabase();
   app = await buildApp({
     db: db.db,
-    verifier: createVerifier({ issuer, audience: API_AUDIENCE, jwksUrl: new URL(`${issuer}/jwks`) }),
+    verifier: createVerifier({ issuer, audience: API_AUDIENCE, jwks: { url: new URL(`${issuer}/jwks`) } }),
   });
   await app.ready();
 });
@@ -117,7 +117,7 @@ describe('tokens from an OpenID provider via its JWKS endpoint', () => {
   it('rejects the provider token at an API expecting another audience', async () => {
     const other = await buildApp({
       db: db.db,
-      verifier: createVerifier({ issuer, audience: 'urn:other', jwksUrl: new URL(`${issuer}/jwks`) }),
+      verifier: createVerifier({ issuer, audience: 'urn:other', jwks: { url: new URL(`${issuer}/jwks`) } }),
     });
     const response = await other.inject({
       method: 'GET',
@@ -136,7 +136,7 @@ describe('tokens from an OpenID provider via its JWKS endpoint', () => {
       verifier: createVerifier({
         issuer,
         audience: API_AUDIENCE,
-        jwksUrl: new URL('http://127.0.0.1:9/jwks'),
+        jwks: { url: new URL('http://127.0.0.1:9/jwks') },
       }),
     });
     const response = await unreachable.inject({

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Caller,
   createTestContext,
@@ -14,6 +14,9 @@ let otherAdmin: Caller;
 
 beforeAll(async () => {
   ctx = await createTestContext();
+});
+// Fresh, provisioned tenants per test: no test sees what another created.
+beforeEach(async () => {
   ({ admin, employee, otherAdmin } = await routeCallers(ctx));
 });
 afterAll(async () => ctx?.close());
@@ -75,10 +78,13 @@ describe('GET /api/v1/roles', () => {
     await otherAdmin.request('POST', '/api/v1/roles', { name: 'Foreign' });
     const list = await employee.request('GET', '/api/v1/roles');
     expect(list.statusCode).toBe(200);
+    await admin.request('POST', '/api/v1/roles', { name: 'Bouncer' });
     const names = list.json().map((r: { name: string }) => r.name);
-    expect(names).toContain('Usher');
-    expect(names).not.toContain('Foreign');
-    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(['Usher']);
+    const sorted = (await employee.request('GET', '/api/v1/roles'))
+      .json()
+      .map((r: { name: string }) => r.name);
+    expect(sorted).toEqual(['Bouncer', 'Usher']);
     for (const role of list.json()) expect(role.tenant_id).toBe(admin.tenantId);
   });
 });

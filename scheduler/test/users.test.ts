@@ -1,5 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type Caller,
+  createTestContext,
+  FORBIDDEN_BODY,
+  type TestContext,
+  uniqueName,
+} from './support/context.ts';
 
 let ctx: TestContext;
 let admin: Caller;
@@ -14,17 +20,18 @@ let foreignRole: { id: string };
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  admin = await ctx.caller('admin', 'tenant-a', 'admin-1', { name: 'Ada Admin', email: 'ada@a.test' });
-  employee = await ctx.caller('employee', 'tenant-a', 'emp-1', { name: 'Eve Employee' });
-  colleague = await ctx.caller('employee', 'tenant-a', 'emp-2', { name: 'Carl Colleague' });
-  customer = await ctx.caller('customer', 'tenant-a', 'cust-1', { customer: 'c-1' });
-  otherAdmin = await ctx.caller('admin', 'tenant-b');
-  otherEmployee = await ctx.caller('employee', 'tenant-b', 'emp-b');
-  // Users exist once they have presented a token.
-  for (const caller of [admin, employee, colleague, otherAdmin, otherEmployee]) {
-    await caller.request('GET', '/api/v1/roles');
-  }
-  await customer.request('GET', '/api/v1/roles');
+});
+
+// Two tenants of its own for every test, their users provisioned before it runs.
+beforeEach(async () => {
+  const a = uniqueName('tenant-a');
+  const b = uniqueName('tenant-b');
+  admin = await ctx.caller('admin', a, 'admin-1', { name: 'Ada Admin', email: 'ada@a.test' });
+  employee = await ctx.caller('employee', a, 'emp-1', { name: 'Eve Employee' });
+  colleague = await ctx.caller('employee', a, 'emp-2', { name: 'Carl Colleague' });
+  customer = await ctx.caller('customer', a, 'cust-1', { customer: 'c-1' });
+  otherAdmin = await ctx.caller('admin', b);
+  otherEmployee = await ctx.caller('employee', b, 'emp-b');
   medic = (await admin.request('POST', '/api/v1/roles', { name: 'Medic' })).json();
   driver = (await admin.request('POST', '/api/v1/roles', { name: 'Driver' })).json();
   foreignRole = (await otherAdmin.request('POST', '/api/v1/roles', { name: 'Foreign' })).json();
@@ -130,6 +137,7 @@ describe('qualifications', () => {
   });
 
   it('answers the fixed 403 to an employee granting or revoking, and changes nothing', async () => {
+    await admin.request('POST', qualification(employee.userId, medic.id));
     for (const method of ['POST', 'DELETE'] as const) {
       const response = await employee.request(method, qualification(employee.userId, driver.id));
       expect(response.statusCode).toBe(403);

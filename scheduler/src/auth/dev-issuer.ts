@@ -2,7 +2,7 @@ import { KeyObject, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import type { Role } from '../db/types.ts';
+import type { AccessRole } from './identity.ts';
 import { createVerifier, type TokenVerifier } from './verifier.ts';
 
 /**
@@ -18,13 +18,23 @@ interface StoredIssuer {
 
 export const DEV_AUDIENCE = 'scheduler-dev';
 
-function issuerFile(dataDir: string): string {
+/** Where the issuer lives: the server and the token command must agree on it. */
+export function devIssuerFile(dataDir: string): string {
   return path.join(dataDir, 'dev-issuer.json');
 }
 
-async function loadOrCreate(dataDir: string): Promise<StoredIssuer> {
-  const file = issuerFile(dataDir);
+/** The token command found no issuer where the server keeps it. */
+export class NoDevIssuerError extends Error {
+  override name = 'NoDevIssuerError';
+  constructor(readonly file: string) {
+    super(`no development issuer at ${file}`);
+  }
+}
+
+async function loadOrCreate(dataDir: string, create: boolean): Promise<StoredIssuer> {
+  const file = devIssuerFile(dataDir);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoredIssuer;
+  if (!create) throw new NoDevIssuerError(file);
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const stored: StoredIssuer = {
     issuer: `urn:scheduler:dev-issuer:${randomBytes(12).toString('hex')}`,
@@ -39,7 +49,7 @@ async function loadOrCreate(dataDir: string): Promise<StoredIssuer> {
 
 export interface DevTokenClaims {
   tenant: string;
-  role: Role;
+  role: AccessRole;
   subject: string;
   customer?: string | undefined;
   name?: string | undefined;
@@ -52,8 +62,12 @@ export interface DevIssuer {
   sign(claims: DevTokenClaims): Promise<string>;
 }
 
-export async function openDevIssuer(dataDir: string): Promise<DevIssuer> {
-  const stored = await loadOrCreate(dataDir);
+/**
+ * The issuer kept in `dataDir`. The server creates it on first start (`create`); the
+ * token command only opens an existing one, so its tokens always match a server.
+ */
+export async function openDevIssuer(dataDir: string, options: { create: boolean }): Promise<DevIssuer> {
+  const stored = await loadOrCreate(dataDir, options.create);
   const privateKey = await importJWK(stored.privateJwk, 'EdDSA');
   const publicKey = await importJWK(stored.publicJwk, 'EdDSA');
   if (publicKey instanceof Uint8Array) throw new Error('dev issuer key is not an asymmetric key');

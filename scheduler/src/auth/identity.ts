@@ -1,33 +1,56 @@
 import type { JWTPayload } from 'jose';
 import { v5 as uuidv5 } from 'uuid';
-import type { ClaimNames } from '../config.ts';
-import type { Role } from '../db/types.ts';
-import { parseId } from '../ids.ts';
+
+/**
+ * The kind of caller a token speaks for. Not to be confused with the job roles of a
+ * tenant (`roles`, `role_id`: what qualifications grant and slots require).
+ */
+export type AccessRole = 'admin' | 'employee' | 'customer';
+
+export const accessRoles: readonly AccessRole[] = ['admin', 'employee', 'customer'];
 
 /** Who is calling, as established from a verified token. Ids are 32-hex uuids. */
 export interface Identity {
   tenantId: string;
   userId: string;
-  role: Role;
+  role: AccessRole;
   customerId: string | null;
   name: string | null;
   email: string | null;
 }
 
-/** Why a verified token still yields no usable identity. */
-export type IdentityProblem = 'missing-subject' | 'missing-tenant' | 'no-known-role';
+/** Where the token's claims are found (configurable: AUTH_*_CLAIM). */
+export interface ClaimNames {
+  user: string;
+  tenant: string;
+  /** May be a dotted path such as `realm_access.roles`. */
+  role: string;
+  customer: string;
+  name: string;
+  email: string;
+}
 
-/** Fixed namespace for deriving ids from non-UUID claim values (UUIDv5). */
+/** Why a verified token still yields no usable identity. */
+export type IdentityProblem = 'missing-subject' | 'missing-tenant' | 'malformed-claim' | 'no-known-role';
+
+/** Fixed namespace for deriving ids from claim values (UUIDv5). */
 const CLAIM_NAMESPACE = '6b0b8a8e-2f4e-5f0e-9a51-5d2c1f7b9e30';
 
+/** A UUID exactly as identity providers write one: lowercase, hyphenated. */
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
- * A claim value as a uuid. Identity providers often use opaque subject strings; those
- * map to UUIDv5(namespace, issuer + value) so the same user of the same issuer always
- * gets the same id and two issuers never collide.
+ * A claim value (subject, tenant or customer) as a uuid, by one rule for all three:
+ * - a canonical UUID (lowercase, hyphenated) whose version is not 5 is kept as it is,
+ *   so ids match the identity provider's own (Keycloak, Entra ID);
+ * - every other value (names, emails, `auth0|…`, upper-case or 32-hex UUIDs, and any
+ *   version-5 UUID) becomes UUIDv5(namespace, issuer + value).
+ * Derived ids are always version 5 and kept ids never are, so the two sets cannot meet,
+ * and each rule alone is one-to-one: no value a user can choose for a claim reaches the
+ * id of another value. Two issuers never share a derived id.
  */
 export function claimToUuid(issuer: string, value: string): string {
-  const direct = parseId(value);
-  if (direct) return direct;
+  if (canonicalUuid.test(value) && value[14] !== '5') return value.replaceAll('-', '');
   const name = `${issuer}\n${value}`;
   let id = derived.get(name);
   if (id === undefined) {
@@ -52,10 +75,10 @@ function claimAt(payload: JWTPayload, path: string): unknown {
   return node;
 }
 
-const rolePrecedence: Role[] = ['admin', 'employee', 'customer'];
+const rolePrecedence: AccessRole[] = ['admin', 'employee', 'customer'];
 
 /** A role claim may be a string, a space-separated string, or an array (Keycloak realm roles). */
-function pickRole(value: unknown): Role | null {
+function pickRole(value: unknown): AccessRole | null {
   const candidates = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s+/) : [];
   const held = new Set(
     candidates.filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase()),
@@ -70,10 +93,17 @@ function optionalString(value: unknown): string | null {
   return text === '' ? null : text;
 }
 
-function idClaim(value: unknown): string | null {
-  if (typeof value === 'string' && value.trim() !== '') return value.trim();
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-  return null;
+const maxIdClaimLength = 1024;
+
+/** An id claim's text; `malformed` when it is not text a UUID can be derived from. */
+function idClaim(value: unknown): string | null | 'malformed' {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : 'malformed';
+  if (typeof value !== 'string') return value === undefined || value === null ? null : 'malformed';
+  const text = value.trim();
+  if (text === '') return null;
+  // A lone surrogate cannot be encoded as UTF-8 for hashing; such a claim identifies no one.
+  if (!text.isWellFormed() || text.length > maxIdClaimLength) return 'malformed';
+  return text;
 }
 
 export function identityFromClaims(
@@ -82,12 +112,15 @@ export function identityFromClaims(
   names: ClaimNames,
 ): Identity | IdentityProblem {
   const subject = idClaim(claimAt(payload, names.user));
+  if (subject === 'malformed') return 'malformed-claim';
   if (!subject) return 'missing-subject';
   const tenant = idClaim(claimAt(payload, names.tenant));
+  if (tenant === 'malformed') return 'malformed-claim';
   if (!tenant) return 'missing-tenant';
+  const customer = idClaim(claimAt(payload, names.customer));
+  if (customer === 'malformed') return 'malformed-claim';
   const role = pickRole(claimAt(payload, names.role));
   if (!role) return 'no-known-role';
-  const customer = idClaim(claimAt(payload, names.customer));
   return {
     tenantId: claimToUuid(issuer, tenant),
     userId: claimToUuid(issuer, subject),

@@ -1,13 +1,21 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
-import { type AuthConfig, ConfigError } from '../config.ts';
-import { AppError, unauthorized } from '../errors.ts';
+import { type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
+import { KeySourceUnavailable, TokenRejected } from './errors.ts';
+import { createJwksKeySource, type JwksOptions } from './jwks.ts';
 
-/** Verifies bearer tokens: signature, `exp`/`nbf`, `iss`, and `aud` when configured. */
+/** Verifies bearer tokens: signature, `exp` (required) and `nbf`, `iss`, and `aud` when configured. */
 export interface TokenVerifier {
   readonly issuer: string;
+  /** The payload, or throws `TokenRejected` (401) or `KeySourceUnavailable` (503). */
   verify(token: string): Promise<JWTPayload>;
+  /** Loads remote keys ahead of the first request, where there are any. */
+  warmUp(): Promise<void>;
+}
+
+/** A key that cannot verify tokens safely; start-up reports it against AUTH_PUBLIC_KEY_FILE. */
+export class UnusableKeyError extends Error {
+  override name = 'UnusableKeyError';
 }
 
 /**
@@ -17,108 +25,116 @@ export interface TokenVerifier {
 const rsa = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 const asymmetric = [...rsa, 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 const clockTolerance = 30; // seconds of clock skew allowed between issuer and API
+/** NIST SP 800-131A: RSA keys under 2048 bits are not acceptable for signatures. */
+export const minRsaBits = 2048;
 
 function algorithmsForKey(key: KeyObject): string[] {
   switch (key.asymmetricKeyType) {
     case 'rsa':
-      return rsa;
-    case 'rsa-pss':
-      return ['PS256', 'PS384', 'PS512'];
+    case 'rsa-pss': {
+      const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+      if (bits < minRsaBits) {
+        throw new UnusableKeyError(`RSA key of ${bits} bits; at least ${minRsaBits} bits are required`);
+      }
+      return key.asymmetricKeyType === 'rsa' ? rsa : ['PS256', 'PS384', 'PS512'];
+    }
     case 'ec': {
       const curve = key.asymmetricKeyDetails?.namedCurve;
       if (curve === 'prime256v1') return ['ES256'];
       if (curve === 'secp384r1') return ['ES384'];
       if (curve === 'secp521r1') return ['ES512'];
-      throw new ConfigError('AUTH_PUBLIC_KEY_FILE', `unsupported EC curve ${curve ?? 'unknown'}`);
+      throw new UnusableKeyError(`EC curve ${curve ?? 'unknown'} is not supported (P-256, P-384, P-521)`);
     }
     case 'ed25519':
       return ['EdDSA', 'Ed25519'];
     default:
-      throw new ConfigError(
-        'AUTH_PUBLIC_KEY_FILE',
-        `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}`,
+      throw new UnusableKeyError(
+        `key type ${key.asymmetricKeyType ?? 'unknown'} cannot verify tokens (RSA, EC or Ed25519)`,
       );
   }
 }
 
+/** Reads and checks a PEM public key; throws `UnusableKeyError` naming the problem. */
 export function readPublicKeyFile(file: string): KeyObject {
   let pem: string;
   try {
     pem = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError('AUTH_PUBLIC_KEY_FILE', `cannot read ${file}: ${(error as Error).message}`);
+    throw new UnusableKeyError(`cannot read ${file}: ${(error as Error).message}`);
   }
+  let key: KeyObject;
   try {
-    const key = createPublicKey(pem);
-    algorithmsForKey(key);
-    return key;
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError(
-      'AUTH_PUBLIC_KEY_FILE',
-      `${file} holds no PEM public key (RSA, EC P-256 or Ed25519)`,
-    );
+    key = createPublicKey(pem);
+  } catch {
+    throw new UnusableKeyError(`${file} holds no PEM public key (RSA, EC or Ed25519)`);
   }
+  algorithmsForKey(key);
+  return key;
 }
 
-/** Maps a verification failure to the caller's view: 401, or 503 when the key source is unreachable. */
-function verificationFailure(error: unknown): AppError {
-  if (error instanceof joseErrors.JWKSTimeout) {
-    return new AppError('SERVICE_UNAVAILABLE', 'identity provider keys unavailable');
+/** jose's verdict as a reason a client and an operator can act on (RFC 6750 error_description). */
+function rejection(error: unknown): Error {
+  if (error instanceof KeySourceUnavailable) return error;
+  if (error instanceof joseErrors.JWTExpired) return new TokenRejected('token expired');
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'exp') return new TokenRejected('token has no exp claim');
+    if (error.claim === 'iss') return new TokenRejected('unexpected issuer');
+    if (error.claim === 'aud') return new TokenRejected('unexpected audience');
+    if (error.claim === 'nbf') return new TokenRejected('token not yet valid');
+    return new TokenRejected(`invalid ${error.claim} claim`);
   }
-  if (error instanceof joseErrors.JOSEError) return unauthorized('invalid token');
-  // fetch() failing to reach the JWKS endpoint.
-  if (error instanceof TypeError)
-    return new AppError('SERVICE_UNAVAILABLE', 'identity provider keys unavailable');
-  return unauthorized('invalid token');
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return new TokenRejected('signature verification failed');
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) {
+    return new TokenRejected('signing algorithm not accepted');
+  }
+  if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) {
+    return new TokenRejected('no matching signing key');
+  }
+  return new TokenRejected('malformed token');
 }
 
 export function createVerifier(options: {
   issuer: string;
   audience?: string | undefined;
-  jwksUrl?: URL | undefined;
+  jwks?: JwksOptions | undefined;
   publicKey?: KeyObject | undefined;
 }): TokenVerifier {
   const common = {
     issuer: options.issuer,
     clockTolerance,
+    requiredClaims: ['exp'],
     ...(options.audience ? { audience: options.audience } : {}),
   };
-  if (options.jwksUrl) {
-    const jwks = createRemoteJWKSet(options.jwksUrl, { timeoutDuration: 5000, cooldownDuration: 30_000 });
-    return {
-      issuer: options.issuer,
-      async verify(token) {
-        try {
-          return (await jwtVerify(token, jwks, { ...common, algorithms: asymmetric })).payload;
-        } catch (error) {
-          throw verificationFailure(error);
-        }
-      },
-    };
+  let key: KeyObject | JWTVerifyGetKey;
+  let algorithms: string[];
+  let warmUp = async () => {};
+  if (options.jwks) {
+    const source = createJwksKeySource(options.jwks);
+    key = source.getKey;
+    algorithms = asymmetric;
+    warmUp = () => source.refresh();
+  } else if (options.publicKey) {
+    key = options.publicKey;
+    algorithms = algorithmsForKey(options.publicKey);
+  } else {
+    throw new Error('createVerifier needs jwks options or a publicKey');
   }
-  const key = options.publicKey;
-  if (!key) throw new Error('createVerifier needs a jwksUrl or a publicKey');
-  const algorithms = algorithmsForKey(key);
   return {
     issuer: options.issuer,
+    warmUp,
     async verify(token) {
       try {
-        return (await jwtVerify(token, key, { ...common, algorithms })).payload;
+        // Two overloads (key or key function); both accept these options.
+        const result =
+          typeof key === 'function'
+            ? await jwtVerify(token, key, { ...common, algorithms })
+            : await jwtVerify(token, key, { ...common, algorithms });
+        return result.payload;
       } catch (error) {
-        throw verificationFailure(error);
+        throw rejection(error);
       }
     },
   };
-}
-
-/** The verifier for an externally issued token, from configuration. */
-export function verifierFromConfig(auth: AuthConfig): TokenVerifier {
-  if (!auth.issuer) throw new ConfigError('AUTH_ISSUER', 'is required');
-  return createVerifier({
-    issuer: auth.issuer,
-    audience: auth.audience,
-    jwksUrl: auth.jwksUrl,
-    publicKey: auth.publicKeyFile ? readPublicKeyFile(auth.publicKeyFile) : undefined,
-  });
 }

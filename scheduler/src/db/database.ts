@@ -63,3 +63,41 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   await sql`SET TIME ZONE 'UTC'`.execute(db);
   return { db, kind: 'pglite', pglite, close: () => db.destroy() };
 }
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
+
+/** The first message in an error's cause chain that says what went wrong. */
+function rootMessage(error: unknown): string {
+  let current: unknown = error;
+  const seen = new Set<unknown>();
+  let message = 'unknown error';
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as NodeJS.ErrnoException).code;
+    if (current.message)
+      message = code && !current.message.includes(code) ? `${current.message} (${code})` : current.message;
+    else if (code) message = code;
+    if (current instanceof AggregateError && current.errors[0]) current = current.errors[0];
+    else current = current.cause;
+  }
+  return message;
+}
+
+/**
+ * Why the database could not be opened or migrated, naming the setting to look at:
+ * DATABASE_URL for PostgreSQL, DATA_DIR for the embedded database.
+ */
+export function describeDatabaseFailure(url: string | undefined, dataDir: string, error: unknown): string {
+  const reason = rootMessage(error);
+  if (url) return `DATABASE_URL: cannot use the database at ${redacted(url)}: ${reason}`;
+  return `DATA_DIR: cannot use the embedded database in ${dataDir}/pglite: ${reason}`;
+}

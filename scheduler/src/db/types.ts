@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { AccessRole } from '../auth/identity.ts';
 
 /**
  * Row types as queries return them: the connection's type parsers (db/wire-types.ts)
@@ -10,8 +11,6 @@ type Timestamp = ColumnType<string, string, string>;
 type NullableTimestamp = ColumnType<string | null, string | null | undefined, string | null>;
 type Json<T> = ColumnType<T, string, string>;
 type BigIntColumn = ColumnType<number, number, number>;
-
-export type Role = 'admin' | 'employee' | 'customer';
 
 export interface TenantsTable {
   id: string;
@@ -31,7 +30,7 @@ export interface TenantSettingsTable {
 export interface UsersTable {
   tenant_id: string;
   id: string;
-  role: Role;
+  role: AccessRole;
   display_name: string | null;
   email: string | null;
   created_at: CreatedAt;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../http/schemas.ts';
 import type { App } from '../http/types.ts';
@@ -12,7 +12,7 @@ const Health = Type.Object({
 
 const probeTimeoutMs = 2000;
 
-async function databaseAnswers(db: Db): Promise<boolean> {
+async function databaseAnswers(db: Deps['db']): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), probeTimeoutMs);
@@ -28,7 +28,7 @@ async function databaseAnswers(db: Db): Promise<boolean> {
   }
 }
 
-export async function healthRoutes(app: App, { db }: { db: Db }): Promise<void> {
+export async function healthRoutes(app: App, { db }: Deps): Promise<void> {
   app.get(
     '/health',
     {

@@ -36,14 +36,22 @@ function clientError(error: FastifyError): AppError | null {
   return null;
 }
 
+/**
+ * Answers refused before the body was read: the connection is closed afterwards, so a
+ * client cannot keep it busy by trickling a body nobody will read.
+ */
+const closesConnection = new Set([401, 403, 413]);
+
 export function sendError(
   reply: FastifyReply,
   code: ErrorCode,
   message: string,
   headers: Record<string, string> = {},
 ) {
+  const status = errorCatalogue[code].status;
+  if (closesConnection.has(status)) reply.header('connection', 'close');
   return reply
-    .code(errorCatalogue[code].status)
+    .code(status)
     .headers(headers)
     .type('application/json; charset=utf-8')
     .send({ error: { code, message } });

@@ -1,4 +1,4 @@
-import { validationFailed } from '../errors.ts';
+import { AppError, validationFailed } from '../errors.ts';
 import type { App } from './types.ts';
 
 /**
@@ -26,6 +26,8 @@ export function findUnstorableString(value: unknown, path = ''): string | null {
   return null;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * JSON bodies through Fastify's own hardened parser (prototype-poisoning checks), except
  * that an empty body counts as no body: clients often send `Content-Type: application/json`
@@ -36,8 +38,15 @@ export function registerJsonParser(app: App): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   // JSON only: any other body type (text/plain included) is 415, never parsed as a string.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      // Fatal: invalid UTF-8 is refused, never stored as U+FFFD.
+      text = utf8.decode(typeof body === 'string' ? Buffer.from(body) : body);
+    } catch {
+      done(new AppError('BAD_REQUEST', 'request body is not valid UTF-8'), undefined);
+      return;
+    }
     if (text.trim() === '') {
       done(null, undefined);
       return;

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Identity } from '../auth/identity.ts';
+import type { TenantFeature } from '../tenants/features.ts';
 
 /** The Fastify instance every feature registers its routes on. */
 export type App = FastifyInstance<
@@ -20,18 +21,16 @@ export type App = FastifyInstance<
  * - `member`: admins and employees.
  * - `admin`: admins only.
  */
-export type Access = 'public' | 'authenticated' | 'member' | 'admin';
-
-/** A tenant feature that must be switched on before the role check (404 otherwise). */
-export type FeatureGate = 'time_tracking';
+export type RouteAccess = 'public' | 'authenticated' | 'member' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    access?: Access;
-    feature?: FeatureGate;
+    access?: RouteAccess;
+    /** A tenant feature that must be switched on; checked before the role (404 otherwise). */
+    feature?: TenantFeature;
   }
   interface FastifyRequest {
-    /** Set by the authentication hook on every non-public route. */
+    /** Set by the access hook on every non-public route. */
     identity: Identity | null;
   }
 }

@@ -1,16 +1,12 @@
 import { Type } from 'typebox';
-import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import type { Geocoder } from './geocoding/geocoder.ts';
 import { CreateLocationRequest, Location } from './schemas.ts';
 import { createLocation, getLocations, removeLocation } from './service.ts';
 
-export async function locationsRoutes(
-  app: App,
-  { db, geocoder }: { db: Db; geocoder: Geocoder },
-): Promise<void> {
+export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
     '/api/v1/locations',
     {
@@ -22,7 +18,7 @@ export async function locationsRoutes(
         response: { 200: Type.Array(Location), ...errorResponses() },
       },
     },
-    async (request) => getLocations(db, identityOf(request).tenantId),
+    async (request) => getLocations(deps, identityOf(request)),
   );
 
   app.post(
@@ -39,7 +35,7 @@ export async function locationsRoutes(
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createLocation(db, geocoder, identityOf(request).tenantId, request.body)),
+      reply.code(201).send(await createLocation(deps, identityOf(request), request.body)),
   );
 
   app.delete(
@@ -55,7 +51,7 @@ export async function locationsRoutes(
       },
     },
     async (request, reply) => {
-      await removeLocation(db, identityOf(request).tenantId, pathId(request.params.id, 'location'));
+      await removeLocation(deps, identityOf(request), pathId(request.params.id, 'location'));
       return reply.code(204).send(null);
     },
   );

@@ -1,20 +1,19 @@
-import type { Db } from '../db/database.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Geocoder } from './geocoding/geocoder.ts';
 import { deleteLocation, insertLocation, listLocations } from './repository.ts';
 import type { CreateLocationRequest, Location } from './schemas.ts';
 
 const clean = (value: string | null | undefined): string | null => value?.trim() || null;
 
-export async function getLocations(db: Db, tenantId: string): Promise<Location[]> {
-  return listLocations(db, tenantId);
+export async function getLocations(deps: Deps, caller: Identity): Promise<Location[]> {
+  return listLocations(deps.db, caller.tenantId);
 }
 
 export async function createLocation(
-  db: Db,
-  geocoder: Geocoder,
-  tenantId: string,
+  deps: Deps,
+  caller: Identity,
   body: CreateLocationRequest,
 ): Promise<Location> {
   const name = body.name.trim();
@@ -24,9 +23,10 @@ export async function createLocation(
   const postalCode = clean(body.postal_code);
   const country = clean(body.country);
   // Geocode before the insert: no transaction is held open while a remote service answers.
-  const coordinates = street && city ? await geocoder.geocode({ street, city, postalCode, country }) : null;
-  return insertLocation(db, {
-    tenant_id: tenantId,
+  const coordinates =
+    street && city ? await deps.geocoder.geocode({ street, city, postalCode, country }) : null;
+  return insertLocation(deps.db, {
+    tenant_id: caller.tenantId,
     id: newId(),
     name,
     street,
@@ -38,7 +38,7 @@ export async function createLocation(
   });
 }
 
-export async function removeLocation(db: Db, tenantId: string, id: string): Promise<void> {
+export async function removeLocation(deps: Deps, caller: Identity, id: string): Promise<void> {
   // Events and shifts at this location keep existing, with no location.
-  if (!(await deleteLocation(db, tenantId, id))) throw notFound('location');
+  if (!(await deleteLocation(deps.db, caller.tenantId, id))) throw notFound('location');
 }

@@ -37,3 +37,14 @@ export async function deleteRole(db: Db, tenantId: string, roleId: string): Prom
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** Whether the tenant has this role definition (other features check references with it). */
+export async function roleExists(db: Db, tenantId: string, roleId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('roles')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', roleId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { CreateRoleRequest, RoleDefinition } from './schemas.ts';
 import { createRole, getRoles, removeRole } from './service.ts';
 
-export async function rolesRoutes(app: App, { db }: { db: Db }): Promise<void> {
+export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
     '/api/v1/roles',
     {
@@ -18,7 +18,7 @@ export async function rolesRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 200: Type.Array(RoleDefinition), ...errorResponses() },
       },
     },
-    async (request) => getRoles(db, identityOf(request).tenantId),
+    async (request) => getRoles(deps, identityOf(request)),
   );
 
   app.post(
@@ -33,8 +33,7 @@ export async function rolesRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 201: RoleDefinition, ...errorResponses(400, 409, 413, 415, 422) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await createRole(db, identityOf(request).tenantId, request.body)),
+    async (request, reply) => reply.code(201).send(await createRole(deps, identityOf(request), request.body)),
   );
 
   app.delete(
@@ -50,7 +49,7 @@ export async function rolesRoutes(app: App, { db }: { db: Db }): Promise<void> {
       },
     },
     async (request, reply) => {
-      await removeRole(db, identityOf(request).tenantId, pathId(request.params.id, 'role'));
+      await removeRole(deps, identityOf(request), pathId(request.params.id, 'role'));
       return reply.code(204).send(null);
     },
   );

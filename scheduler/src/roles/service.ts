@@ -1,23 +1,28 @@
-import type { Db } from '../db/database.ts';
+import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { deleteRole, insertRole, listRoles, roleInUseBySlots } from './repository.ts';
 import type { CreateRoleRequest, RoleDefinition } from './schemas.ts';
 
-export async function getRoles(db: Db, tenantId: string): Promise<RoleDefinition[]> {
-  return listRoles(db, tenantId);
+export async function getRoles(deps: Deps, caller: Identity): Promise<RoleDefinition[]> {
+  return listRoles(deps.db, caller.tenantId);
 }
 
-export async function createRole(db: Db, tenantId: string, body: CreateRoleRequest): Promise<RoleDefinition> {
-  const name = body.name.trim();
+export async function createRole(
+  deps: Deps,
+  caller: Identity,
+  input: CreateRoleRequest,
+): Promise<RoleDefinition> {
+  const name = input.name.trim();
   if (name === '') throw validationFailed('name', 'must not be blank');
   try {
-    return await insertRole(db, {
-      tenant_id: tenantId,
+    return await insertRole(deps.db, {
+      tenant_id: caller.tenantId,
       id: newId(),
       name,
-      description: body.description?.trim() || null,
+      description: input.description?.trim() || null,
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('DUPLICATE', `a role named "${name}" already exists`);
@@ -28,10 +33,10 @@ export async function createRole(db: Db, tenantId: string, body: CreateRoleReque
 const inUse = () =>
   new AppError('INVALID_STATE', 'role is required by shift slots; remove those slots first');
 
-export async function removeRole(db: Db, tenantId: string, roleId: string): Promise<void> {
-  if (await roleInUseBySlots(db, tenantId, roleId)) throw inUse();
+export async function removeRole(deps: Deps, caller: Identity, roleId: string): Promise<void> {
+  if (await roleInUseBySlots(deps.db, caller.tenantId, roleId)) throw inUse();
   try {
-    if (!(await deleteRole(db, tenantId, roleId))) throw notFound('role');
+    if (!(await deleteRole(deps.db, caller.tenantId, roleId))) throw notFound('role');
   } catch (error) {
     // A slot created between the check and the delete: the foreign key still refuses.
     if (isForeignKeyViolation(error)) throw inUse();

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { AccessRole } from '../auth/identity.ts';
 import type { Db } from '../db/database.ts';
 import { roleColumns } from '../roles/repository.ts';
 
@@ -38,16 +40,6 @@ export function qualificationsOf(db: Db, tenantId: string, userId: string) {
     .execute();
 }
 
-export async function roleExists(db: Db, tenantId: string, roleId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('roles')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', roleId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function grant(
   db: Db,
   row: { tenant_id: string; user_id: string; role_id: string; granted_by: string },
@@ -65,5 +57,39 @@ export async function revoke(db: Db, tenantId: string, userId: string, roleId: s
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
     .where('role_id', '=', roleId)
+    .execute();
+}
+
+/** Insert, or update only when something changed, so a repeated login writes nothing. */
+export async function upsertUser(
+  db: Db,
+  user: {
+    tenant_id: string;
+    id: string;
+    role: AccessRole;
+    display_name: string | null;
+    email: string | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto('users')
+    .values(user)
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'id'])
+        .doUpdateSet({
+          role: (eb) => eb.ref('excluded.role'),
+          display_name: (eb) => eb.ref('excluded.display_name'),
+          email: (eb) => eb.ref('excluded.email'),
+          updated_at: sql`now()`,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('users.role', 'is distinct from', eb.ref('excluded.role')),
+            eb('users.display_name', 'is distinct from', eb.ref('excluded.display_name')),
+            eb('users.email', 'is distinct from', eb.ref('excluded.email')),
+          ]),
+        ),
+    )
     .execute();
 }

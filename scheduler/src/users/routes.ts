@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
@@ -15,7 +15,7 @@ import {
 
 const NoContent = { 204: Type.Null({ description: 'Done' }) };
 
-export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
+export async function usersRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
     '/api/v1/users',
     {
@@ -27,7 +27,7 @@ export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 200: Type.Array(UserRecord), ...errorResponses() },
       },
     },
-    async (request) => getUsers(db, identityOf(request).tenantId),
+    async (request) => getUsers(deps, identityOf(request)),
   );
 
   app.get(
@@ -42,7 +42,7 @@ export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 200: UserDetail, ...errorResponses(404) },
       },
     },
-    async (request) => getUserDetail(db, identityOf(request), pathId(request.params.id, 'user')),
+    async (request) => getUserDetail(deps, identityOf(request), pathId(request.params.id, 'user')),
   );
 
   app.post(
@@ -59,7 +59,10 @@ export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
     },
     async (request, reply) => {
       const { id, role_id } = request.params;
-      await grantQualification(db, identityOf(request), pathId(id, 'user'), pathId(role_id, 'role'));
+      await grantQualification(deps, identityOf(request), {
+        userId: pathId(id, 'user'),
+        roleId: pathId(role_id, 'role'),
+      });
       return reply.code(204).send(null);
     },
   );
@@ -78,7 +81,10 @@ export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
     },
     async (request, reply) => {
       const { id, role_id } = request.params;
-      await revokeQualification(db, identityOf(request), pathId(id, 'user'), pathId(role_id, 'role'));
+      await revokeQualification(deps, identityOf(request), {
+        userId: pathId(id, 'user'),
+        roleId: pathId(role_id, 'role'),
+      });
       return reply.code(204).send(null);
     },
   );
@@ -94,6 +100,6 @@ export async function usersRoutes(app: App, { db }: { db: Db }): Promise<void> {
         response: { 200: Type.Array(RoleDefinition), ...errorResponses() },
       },
     },
-    async (request) => getMyQualifications(db, identityOf(request)),
+    async (request) => getMyQualifications(deps, identityOf(request)),
   );
 }

@@ -1,10 +1,12 @@
 import type { Identity } from '../auth/identity.ts';
-import type { Db } from '../db/database.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
 import { forbidden, notFound } from '../errors.ts';
+import { roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
-import { findStaff, grant, listStaff, qualificationsOf, revoke, roleExists } from './repository.ts';
+import { findStaff, grant, listStaff, qualificationsOf, revoke, upsertUser } from './repository.ts';
 import type { UserDetail, UserRecord } from './schemas.ts';
+import { canSeeUser } from './visibility.ts';
 
 type Row = Awaited<ReturnType<typeof listStaff>>[number];
 
@@ -13,41 +15,44 @@ function toWire(row: Row): UserRecord {
   return { ...row, role: row.role === 'admin' ? 'admin' : 'employee' };
 }
 
-export async function getUsers(db: Db, tenantId: string): Promise<UserRecord[]> {
-  return (await listStaff(db, tenantId)).map(toWire);
+export async function getUsers(deps: Deps, caller: Identity): Promise<UserRecord[]> {
+  return (await listStaff(deps.db, caller.tenantId)).map(toWire);
 }
 
-/** Admins read anyone in their tenant; an employee reads only their own record. */
-export async function getUserDetail(db: Db, caller: Identity, userId: string): Promise<UserDetail> {
-  if (caller.role !== 'admin' && caller.userId !== userId) throw forbidden();
-  const user = await findStaff(db, caller.tenantId, userId);
+export async function getUserDetail(deps: Deps, caller: Identity, userId: string): Promise<UserDetail> {
+  if (!canSeeUser(caller, userId)) throw forbidden();
+  const user = await findStaff(deps.db, caller.tenantId, userId);
   if (!user) throw notFound('user');
-  const qualifications = await qualificationsOf(db, caller.tenantId, userId);
-  return { ...toWire(user), qualifications: qualifications };
+  const qualifications = await qualificationsOf(deps.db, caller.tenantId, userId);
+  return { ...toWire(user), qualifications };
 }
 
-export async function getMyQualifications(db: Db, caller: Identity): Promise<RoleDefinition[]> {
-  return qualificationsOf(db, caller.tenantId, caller.userId);
+export async function getMyQualifications(deps: Deps, caller: Identity): Promise<RoleDefinition[]> {
+  return qualificationsOf(deps.db, caller.tenantId, caller.userId);
 }
 
-async function requireStaffAndRole(db: Db, tenantId: string, userId: string, roleId: string): Promise<void> {
-  if (!(await findStaff(db, tenantId, userId))) throw notFound('user');
-  if (!(await roleExists(db, tenantId, roleId))) throw notFound('role');
+export interface QualificationInput {
+  userId: string;
+  roleId: string;
+}
+
+async function requireStaffAndRole(deps: Deps, caller: Identity, input: QualificationInput): Promise<void> {
+  if (!(await findStaff(deps.db, caller.tenantId, input.userId))) throw notFound('user');
+  if (!(await roleExists(deps.db, caller.tenantId, input.roleId))) throw notFound('role');
 }
 
 /** Idempotent: granting a role the user already holds changes nothing. */
 export async function grantQualification(
-  db: Db,
+  deps: Deps,
   caller: Identity,
-  userId: string,
-  roleId: string,
+  input: QualificationInput,
 ): Promise<void> {
-  await requireStaffAndRole(db, caller.tenantId, userId, roleId);
+  await requireStaffAndRole(deps, caller, input);
   try {
-    await grant(db, {
+    await grant(deps.db, {
       tenant_id: caller.tenantId,
-      user_id: userId,
-      role_id: roleId,
+      user_id: input.userId,
+      role_id: input.roleId,
       granted_by: caller.userId,
     });
   } catch (error) {
@@ -59,11 +64,21 @@ export async function grantQualification(
 
 /** Idempotent: revoking a role the user does not hold changes nothing. */
 export async function revokeQualification(
-  db: Db,
+  deps: Deps,
   caller: Identity,
-  userId: string,
-  roleId: string,
+  input: QualificationInput,
 ): Promise<void> {
-  await requireStaffAndRole(db, caller.tenantId, userId, roleId);
-  await revoke(db, caller.tenantId, userId, roleId);
+  await requireStaffAndRole(deps, caller, input);
+  await revoke(deps.db, caller.tenantId, input.userId, input.roleId);
+}
+
+/** Just-in-time provisioning of the caller's user row (called by tenants/provisioning). */
+export async function provisionUser(deps: Pick<Deps, 'db'>, identity: Identity): Promise<void> {
+  await upsertUser(deps.db, {
+    tenant_id: identity.tenantId,
+    id: identity.userId,
+    role: identity.role,
+    display_name: identity.name,
+    email: identity.email,
+  });
 }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
@@ -38,12 +38,15 @@ export interface TestContext {
   keys: TestKeys;
   routes: RouteInfo[];
   token(options: Partial<TokenOptions> & Pick<TokenOptions, 'role'>): Promise<string>;
+  /** A caller whose tenant and user exist already (provisioned by one request). */
   caller(
     role: 'admin' | 'employee' | 'customer',
     tenant?: string,
     sub?: string,
     extra?: Partial<TokenOptions>,
   ): Promise<Caller>;
+  /** An admin and an employee of a tenant no other test uses. */
+  freshTenant(): Promise<TenantCallers>;
   request(
     method: Method,
     url: string,
@@ -59,6 +62,17 @@ export const tenantWireId = (tenant: string) => claimToUuid(TEST_ISSUER, tenant)
  * A whole app on this file's own database, verifying tokens through a PEM public key file
  * exactly as AUTH_PUBLIC_KEY_FILE does in production.
  */
+export interface TenantCallers {
+  /** The tenant's name in tokens. */
+  tenant: string;
+  tenantId: string;
+  admin: Caller;
+  employee: Caller;
+}
+
+/** A tenant name no other test uses (tenants are free: they appear with their first token). */
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
+
 export async function createTestContext(
   options: { geocoder?: Geocoder; bodyLimitBytes?: number } = {},
 ): Promise<TestContext> {
@@ -107,19 +121,36 @@ export async function createTestContext(
   const token: TestContext['token'] = (o) =>
     signToken(keys, { tenant: 'tenant-a', sub: `${String(o.role)}-1`, ...o });
 
+  const caller: TestContext['caller'] = async (role, tenant = 'tenant-a', sub = `${role}-1`, extra = {}) => {
+    const t = await token({ role, tenant, sub, ...extra });
+    // Provision up front: the tenant and user exist before the test writes anything,
+    // so a query that forgets its tenant filter meets rows of other tenants.
+    const provisioned = await request('GET', '/api/v1/tenant/settings', { token: t });
+    if (provisioned.statusCode !== 200 && provisioned.statusCode !== 403) {
+      throw new Error(`provisioning ${role} ${sub}@${tenant} failed: ${provisioned.statusCode}`);
+    }
+    return {
+      token: t,
+      tenantId: tenantWireId(tenant),
+      userId: claimToUuid(TEST_ISSUER, sub),
+      request: (method, url, body) => request(method, url, { token: t, body }),
+    };
+  };
+
   return {
     app,
     db,
     keys,
     routes,
     token,
-    async caller(role, tenant = 'tenant-a', sub = `${role}-1`, extra = {}) {
-      const t = await token({ role, tenant, sub, ...extra });
+    caller,
+    async freshTenant() {
+      const tenant = uniqueName('tenant');
       return {
-        token: t,
+        tenant,
         tenantId: tenantWireId(tenant),
-        userId: claimToUuid(TEST_ISSUER, sub),
-        request: (method, url, body) => request(method, url, { token: t, body }),
+        admin: await caller('admin', tenant, 'admin-1'),
+        employee: await caller('employee', tenant, 'employee-1'),
       };
     },
     request,
@@ -130,7 +161,11 @@ export async function createTestContext(
   };
 }
 
-/** The three callers most route tests need: an admin and an employee of tenant A, an admin of tenant B. */
+/**
+ * The three callers most route tests need: an admin and an employee of one fresh tenant
+ * and an admin of another, all provisioned. Call it per test (beforeEach) in files that
+ * write, so no test depends on what another left behind.
+ */
 export interface RouteCallers {
   admin: Caller;
   employee: Caller;
@@ -138,11 +173,9 @@ export interface RouteCallers {
 }
 
 export async function routeCallers(ctx: TestContext): Promise<RouteCallers> {
-  return {
-    admin: await ctx.caller('admin'),
-    employee: await ctx.caller('employee'),
-    otherAdmin: await ctx.caller('admin', 'tenant-b'),
-  };
+  const mine = await ctx.freshTenant();
+  const other = await ctx.freshTenant();
+  return { admin: mine.admin, employee: mine.employee, otherAdmin: other.admin };
 }
 
 /** HS256 signed with the PEM text of the public key: the classic algorithm-confusion attack. */

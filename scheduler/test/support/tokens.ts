@@ -32,14 +32,14 @@ export interface TokenOptions {
   email?: string;
   issuer?: string;
   audience?: string;
-  /** Seconds from now; negative for an expired token. */
-  expiresIn?: number;
+  /** Seconds from now; negative for an expired token; null for no `exp` claim at all. */
+  expiresIn?: number | null;
   extra?: JWTPayload;
 }
 
 export async function signToken(keys: TestKeys, options: TokenOptions): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({
+  const jwt = new SignJWT({
     tenant_id: options.tenant,
     role: options.role,
     ...(options.customer ? { customer_id: options.customer } : {}),
@@ -51,9 +51,9 @@ export async function signToken(keys: TestKeys, options: TokenOptions): Promise<
     .setIssuer(options.issuer ?? TEST_ISSUER)
     .setAudience(options.audience ?? TEST_AUDIENCE)
     .setSubject(options.sub)
-    .setIssuedAt(now - 5)
-    .setExpirationTime(now + (options.expiresIn ?? 600))
-    .sign(keys.privateKey);
+    .setIssuedAt(now - 5);
+  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 600));
+  return jwt.sign(keys.privateKey);
 }
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');

@@ -1,10 +1,10 @@
-import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
 import { bearerSecurity, errorResponses } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { getSettings, replaceSettings } from './service.ts';
 
-export async function settingsRoutes(app: App, { db }: { db: Db }): Promise<void> {
+export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
     '/api/v1/tenant/settings',
     {
@@ -16,7 +16,7 @@ export async function settingsRoutes(app: App, { db }: { db: Db }): Promise<void
         response: { 200: TenantSettings, ...errorResponses(404) },
       },
     },
-    async (request) => getSettings(db, identityOf(request).tenantId),
+    async (request) => getSettings(deps, identityOf(request)),
   );
 
   app.patch(
@@ -31,6 +31,6 @@ export async function settingsRoutes(app: App, { db }: { db: Db }): Promise<void
         response: { 200: TenantSettings, ...errorResponses(400, 404, 413, 415, 422) },
       },
     },
-    async (request) => replaceSettings(db, identityOf(request).tenantId, request.body),
+    async (request) => replaceSettings(deps, identityOf(request), request.body),
   );
 }

@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
-import { loadStorageConfig } from '../config.ts';
-import type { Role } from '../db/types.ts';
-import { openDevIssuer } from './dev-issuer.ts';
+import { NoDevIssuerError, openDevIssuer } from '../auth/dev-issuer.ts';
+import { accessRoles } from '../auth/identity.ts';
+import { ConfigError, loadStorageConfig } from '../config.ts';
 
 const usage = `Usage: npm run token -w scheduler -- --role admin|employee|customer [options]
 
 Prints a bearer token from the local development issuer (AUTH_DEV_ISSUER=true).
-Only a scheduler running with the development issuer on the same DATA_DIR accepts it.
+Only a scheduler running with the development issuer on the same DATA_DIR accepts it;
+the server creates the issuer on its first start (npm start), this command never does.
 
 Options:
   --role <role>         admin, employee or customer (required)
@@ -17,8 +18,6 @@ Options:
   --email <text>        email claim
   --ttl <minutes>       lifetime in minutes (default: 480)
   -h, --help            this text`;
-
-const roles: Role[] = ['admin', 'employee', 'customer'];
 
 async function run(argv: string[]): Promise<number> {
   let values: ReturnType<typeof parse>['values'];
@@ -48,9 +47,9 @@ async function run(argv: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
-  const role = values.role as Role | undefined;
-  if (!role || !roles.includes(role)) {
-    console.error(`--role must be one of ${roles.join(', ')}\n\n${usage}`);
+  const role = accessRoles.find((r) => r === values.role);
+  if (!role) {
+    console.error(`--role must be one of ${accessRoles.join(', ')}\n\n${usage}`);
     return 2;
   }
   const ttl = Number(values.ttl);
@@ -58,8 +57,24 @@ async function run(argv: string[]): Promise<number> {
     console.error('--ttl must be a whole number of minutes between 1 and 43200');
     return 2;
   }
-  const { dataDir } = loadStorageConfig();
-  const issuer = await openDevIssuer(dataDir);
+  let issuer: Awaited<ReturnType<typeof openDevIssuer>>;
+  try {
+    issuer = await openDevIssuer(loadStorageConfig().dataDir, { create: false });
+  } catch (error) {
+    if (error instanceof NoDevIssuerError) {
+      console.error(
+        `token: no development issuer at ${error.file}.\n` +
+          'Start the scheduler with the development issuer first (npm start), or set DATA_DIR to the\n' +
+          'directory the running server uses (its DATA_DIR; scheduler/data for npm start).',
+      );
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      console.error(`token: configuration error: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
   const token = await issuer.sign({
     tenant: values.tenant ?? 'demo',
     role,

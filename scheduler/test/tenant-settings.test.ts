@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Caller,
   createTestContext,
@@ -14,6 +14,9 @@ let otherAdmin: Caller;
 
 beforeAll(async () => {
   ctx = await createTestContext();
+});
+// Every test writes settings: each gets tenants of its own, provisioned before it runs.
+beforeEach(async () => {
   ({ admin, employee, otherAdmin } = await routeCallers(ctx));
 });
 afterAll(async () => ctx?.close());
@@ -71,12 +74,22 @@ describe('PATCH /api/v1/tenant/settings', () => {
     expect(response.json()).toMatchObject({ tenant_id: admin.tenantId, timezone: 'Asia/Tokyo' });
   });
 
-  it('changes only the caller tenant', async () => {
+  it('changes only the caller tenant, though the other tenant exists already', async () => {
+    const before = (await otherAdmin.request('GET', url)).json();
     await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'Europe/Paris' });
-    expect((await otherAdmin.request('GET', url)).json()).toMatchObject({
-      time_tracking_enabled: false,
-      timezone: 'UTC',
-    });
+    expect((await otherAdmin.request('GET', url)).json()).toEqual(before);
+    expect(before).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
+    // And straight from the table: one row changed, the other tenant's row untouched.
+    const rows = await ctx.db.db
+      .selectFrom('tenant_settings')
+      .select(['tenant_id', 'timezone'])
+      .where('tenant_id', 'in', [admin.tenantId, otherAdmin.tenantId])
+      .orderBy('timezone')
+      .execute();
+    expect(rows).toEqual([
+      { tenant_id: admin.tenantId, timezone: 'Europe/Paris' },
+      { tenant_id: otherAdmin.tenantId, timezone: 'UTC' },
+    ]);
   });
 
   it('answers the fixed 403 to an employee and changes nothing', async () => {

@@ -1,0 +1,22 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from './db/database.ts';
+import type { Geocoder } from './locations/geocoding/geocoder.ts';
+
+/** The time source; tests may pin it. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Everything a service may use, built once by `buildApp` and passed down explicitly:
+ * every service has the signature `(deps, caller, input)`. Later features add their
+ * shared resources here (object storage, push, rate limits).
+ */
+export interface Deps {
+  db: Db;
+  clock: Clock;
+  geocoder: Geocoder;
+  log: FastifyBaseLogger;
+}

@@ -1,0 +1,99 @@
+import type { FastifyRequest } from 'fastify';
+import { KeySourceUnavailable, TokenRejected } from '../auth/errors.ts';
+import { type ClaimNames, type Identity, identityFromClaims } from '../auth/identity.ts';
+import type { TokenVerifier } from '../auth/verifier.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, invalidToken, missingToken, notFound } from '../errors.ts';
+import type { Provisioner } from '../tenants/provisioning.ts';
+import { featureEnabled } from '../tenants/service.ts';
+import type { App, RouteAccess } from './types.ts';
+
+export interface AccessDeps {
+  deps: Deps;
+  verifier: TokenVerifier;
+  claims: ClaimNames;
+  provisioner: Provisioner;
+}
+
+const bearer = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)$/i;
+
+function allowed(access: RouteAccess, identity: Identity): boolean {
+  switch (access) {
+    case 'public':
+    case 'authenticated':
+      return true;
+    case 'member':
+      return identity.role === 'admin' || identity.role === 'employee';
+    case 'admin':
+      return identity.role === 'admin';
+  }
+}
+
+/** A verified token's payload, or the 401/503 the caller gets instead. */
+async function verifiedIdentity(request: FastifyRequest, access: AccessDeps): Promise<Identity> {
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === '') throw missingToken();
+  const token = bearer.exec(header.trim())?.[1];
+  if (!token) throw reject(request, 'malformed authorization header');
+  let payload: Awaited<ReturnType<TokenVerifier['verify']>>;
+  try {
+    payload = await access.verifier.verify(token);
+  } catch (error) {
+    if (error instanceof TokenRejected) throw reject(request, error.reason);
+    if (error instanceof KeySourceUnavailable) {
+      request.log.warn({ err: error }, 'identity provider keys unavailable');
+      throw new AppError('SERVICE_UNAVAILABLE', 'identity provider keys unavailable');
+    }
+    throw error;
+  }
+  const identity = identityFromClaims(payload, access.verifier.issuer, access.claims);
+  if (identity === 'no-known-role') {
+    // Identifies someone this API has no permissions for.
+    request.log.info({ reason: identity }, 'token verified but carries no known role');
+    throw forbidden();
+  }
+  if (typeof identity === 'string') throw reject(request, claimProblems[identity]);
+  return identity;
+}
+
+const claimProblems = {
+  'missing-subject': 'token has no subject claim',
+  'missing-tenant': 'token has no tenant claim',
+  'malformed-claim': 'token has a malformed id claim',
+} as const;
+
+function reject(request: FastifyRequest, reason: string): AppError {
+  request.log.info({ reason }, 'bearer token rejected');
+  return invalidToken(reason);
+}
+
+/**
+ * Authenticate -> provision -> feature gate -> role check, before the body is even
+ * parsed, so an unauthorised caller learns nothing from validation errors and no data
+ * is touched.
+ */
+export function registerAccessHook(app: App, access: AccessDeps): void {
+  app.decorateRequest('identity', null);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    // Unknown routes fall through to the 404 handler without authentication.
+    // routeOptions is a getter that builds a new object: read it once.
+    const { url, config } = request.routeOptions;
+    if (!url) return;
+    // Deny by default inside the API; outside it (health, docs) routes are public.
+    const routeAccess: RouteAccess = config.access ?? (url.startsWith('/api/v1/') ? 'admin' : 'public');
+    if (routeAccess === 'public') return;
+
+    const identity = await verifiedIdentity(request, access);
+    await access.provisioner.ensure(identity);
+    request.identity = identity;
+
+    // A switched-off feature is absent for everyone: 404 before any role is looked at.
+    if (config.feature && !(await featureEnabled(access.deps, identity.tenantId, config.feature))) {
+      throw notFound();
+    }
+    // Customers reach only the form surface, whatever else a route allows.
+    if (identity.role === 'customer' && routeAccess !== 'authenticated') throw forbidden();
+    if (!allowed(routeAccess, identity)) throw forbidden();
+  });
+}

@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+
+/** The only module that reads or writes `tenants` and `tenant_settings`. */
+const settingsColumns = [
+  'tenant_id',
+  'time_tracking_enabled',
+  'timezone',
+  'created_at',
+  'updated_at',
+] as const;
+
+export async function tenantExists(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Creates the tenant with its VAPID key pair and default settings; a no-op when it exists. */
+export async function insertTenant(
+  db: Db,
+  tenant: { id: string; vapidPublicKey: string; vapidPrivateKey: string },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('tenants')
+      .values({
+        id: tenant.id,
+        vapid_public_key: tenant.vapidPublicKey,
+        vapid_private_key: tenant.vapidPrivateKey,
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    await trx
+      .insertInto('tenant_settings')
+      .values({ tenant_id: tenant.id })
+      .onConflict((oc) => oc.column('tenant_id').doNothing())
+      .execute();
+  });
+}
+
+export function findSettings(db: Db, tenantId: string) {
+  return db
+    .selectFrom('tenant_settings')
+    .select(settingsColumns)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+export function updateSettings(
+  db: Db,
+  tenantId: string,
+  values: { time_tracking_enabled: boolean; timezone: string },
+) {
+  return db
+    .updateTable('tenant_settings')
+    .set({ ...values, updated_at: sql`now()` })
+    .where('tenant_id', '=', tenantId)
+    .returning(settingsColumns)
+    .executeTakeFirst();
+}
+
+export async function timeTrackingEnabled(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('time_tracking_enabled')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.time_tracking_enabled === true;
+}

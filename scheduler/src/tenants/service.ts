@@ -1,0 +1,45 @@
+import type { Identity } from '../auth/identity.ts';
+import type { Deps } from '../deps.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import type { TenantFeature } from './features.ts';
+import { findSettings, timeTrackingEnabled, updateSettings } from './repository.ts';
+import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
+import { canonicalTimeZone } from './timezone.ts';
+
+type SettingsRow = NonNullable<Awaited<ReturnType<typeof findSettings>>>;
+
+/** The record's id is the tenant id: there is one settings record per tenant. */
+function toWire(row: SettingsRow): TenantSettings {
+  return { id: row.tenant_id, ...row };
+}
+
+export async function getSettings(deps: Deps, caller: Identity): Promise<TenantSettings> {
+  const row = await findSettings(deps.db, caller.tenantId);
+  // Provisioning creates the row with the tenant; a missing row means the tenant is gone.
+  if (!row) throw notFound('tenant settings');
+  return toWire(row);
+}
+
+/** Full replace: the body becomes the record, an omitted time zone is UTC again. */
+export async function replaceSettings(
+  deps: Deps,
+  caller: Identity,
+  input: ReplaceTenantSettings,
+): Promise<TenantSettings> {
+  const timezone = canonicalTimeZone(input.timezone ?? 'UTC');
+  if (!timezone) throw validationFailed('timezone', `unknown IANA time zone "${input.timezone}"`);
+  const row = await updateSettings(deps.db, caller.tenantId, {
+    time_tracking_enabled: input.time_tracking_enabled,
+    timezone,
+  });
+  if (!row) throw notFound('tenant settings');
+  return toWire(row);
+}
+
+/** The feature gate routes declare with `config.feature`; read before the role check. */
+export async function featureEnabled(deps: Deps, tenantId: string, feature: TenantFeature): Promise<boolean> {
+  switch (feature) {
+    case 'time_tracking':
+      return timeTrackingEnabled(deps.db, tenantId);
+  }
+}
