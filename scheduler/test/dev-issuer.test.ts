@@ -9,7 +9,9 @@ import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
 import { createTestKeys, TEST_ISSUER } from './support/tokens.ts';
 
 const run = promisify(execFile);
-const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+/** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
+const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
+const node = process.execPath;
 const schedulerDir = path.resolve(import.meta.dirname, '..');
 
 const claims = { tenant: 'demo', role: 'admin' as const, subject: 'dev-admin', ttlSeconds: 60 };
@@ -43,7 +45,7 @@ describe('development issuer', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
     // The server creates the issuer on its first start; the command uses that one.
     await openDevIssuer(dir, { create: true });
-    const { stdout } = await run(tsx, ['src/cli/token.ts', '--role', 'employee', '--tenant', 'acme'], {
+    const { stdout } = await run(node, ts('src/cli/token.ts', '--role', 'employee', '--tenant', 'acme'), {
       cwd: schedulerDir,
       env: { ...process.env, DATA_DIR: dir },
     });
@@ -56,7 +58,7 @@ describe('development issuer', () => {
 
   it('refuses to invent an issuer no server uses, and says where it looked', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
-    const failure = await run(tsx, ['src/cli/token.ts', '--role', 'admin'], {
+    const failure = await run(node, ts('src/cli/token.ts', '--role', 'admin'), {
       cwd: schedulerDir,
       env: { ...process.env, DATA_DIR: dir },
     }).catch((e) => e);
@@ -67,7 +69,7 @@ describe('development issuer', () => {
   });
 
   it('refuses an unknown role with exit code 2', async () => {
-    const failure = await run(tsx, ['src/cli/token.ts', '--role', 'root'], { cwd: schedulerDir }).catch(
+    const failure = await run(node, ts('src/cli/token.ts', '--role', 'root'), { cwd: schedulerDir }).catch(
       (e) => e,
     );
     expect(failure.code).toBe(2);

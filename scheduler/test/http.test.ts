@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorCatalogue } from '../src/errors.ts';
 import { type Caller, createTestContext, type TestContext } from './support/context.ts';
 
@@ -8,7 +8,10 @@ let admin: Caller;
 
 beforeAll(async () => {
   ctx = await createTestContext({ bodyLimitBytes: 4096 });
-  admin = await ctx.caller('admin');
+});
+// A tenant of its own per test: "stores nothing" means an empty list, whatever ran before.
+beforeEach(async () => {
+  admin = (await ctx.freshTenant()).admin;
 });
 afterAll(async () => ctx?.close());
 
@@ -55,6 +58,26 @@ describe('wire conventions', () => {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'malformed JSON body' } });
     }
+  });
+
+  it('answers 400 for a body that is not valid UTF-8, and stores nothing', async () => {
+    for (const bytes of [
+      [0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d], // {"name":"\xff\xfe"}
+      [0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d], // a truncated sequence
+      [0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d], // an encoded surrogate
+    ]) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/roles',
+        headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+        payload: Buffer.from(bytes),
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        error: { code: 'BAD_REQUEST', message: 'request body is not valid UTF-8' },
+      });
+    }
+    expect((await admin.request('GET', '/api/v1/roles')).json()).toEqual([]);
   });
 
   it('treats an empty JSON body as no body (422 naming what is missing)', async () => {

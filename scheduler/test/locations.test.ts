@@ -15,6 +15,25 @@ describe('gazetteer geocoder (offline default)', () => {
   const at = (city: string, country: string | null = null) =>
     gazetteer.geocode({ street: 'Main Street 1', city, postalCode: null, country });
 
+  it('loads its table when created, before anyone asks', async () => {
+    await expect(gazetteer.loaded).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['München', 48.14, 11.58],
+    ['Muenchen', 48.14, 11.58],
+    ['Munich', 48.14, 11.58],
+    ['Wien', 48.21, 16.37],
+    ['Köln', 50.94, 6.95],
+    ['Cologne', 50.94, 6.95],
+    ['New York', 40.71, -74.01],
+    ['Praha', 50.09, 14.42],
+  ])('finds %s by a city-only query, alternate and local names included', async (city, lat, lng) => {
+    const place = await at(city);
+    expect(place?.lat).toBeCloseTo(lat, 1);
+    expect(place?.lng).toBeCloseTo(lng, 1);
+  });
+
   it('resolves a city to its coordinates', async () => {
     const berlin = await at('Berlin', 'DE');
     expect(berlin?.lat).toBeCloseTo(52.52, 1);
@@ -204,5 +223,26 @@ describe('locations routes', () => {
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
     expect((await admin.request('GET', '/api/v1/locations')).json()).toHaveLength(before);
+  });
+});
+
+describe('locations with the default offline geocoder', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({ geocoder: createGazetteerGeocoder() });
+  });
+  afterAll(async () => ctx?.close());
+
+  it('fills lat/lng at city level from a local city name', async () => {
+    const { admin } = await ctx.freshTenant();
+    const response = await admin.request('POST', '/api/v1/locations', {
+      name: 'Hall',
+      street: 'Marienplatz 1',
+      city: 'München',
+      country: 'DE',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().lat).toBeCloseTo(48.14, 1);
+    expect(response.json().lng).toBeCloseTo(11.58, 1);
   });
 });

@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,13 +10,15 @@ import { freePort } from './support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
 const run = promisify(execFile);
-const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+/** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
+const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
+const node = process.execPath;
 const schedulerDir = path.resolve(import.meta.dirname, '..');
 
 describe('the server process', () => {
   it('starts on the embedded database, answers /health, and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(tsx, ['src/main.ts'], {
+    const child = spawn(node, ts('src/main.ts'), {
       cwd: schedulerDir,
       env: {
         ...process.env,
@@ -42,31 +46,85 @@ describe('the server process', () => {
   });
 });
 
+const keyDir = mkdtempSync(path.join(tmpdir(), 'main-keys-'));
+function keyFile(name: string, key: KeyObject): string {
+  const file = path.join(keyDir, name);
+  writeFileSync(file, key.export({ type: 'spki', format: 'pem' }));
+  return file;
+}
+const external = (publicKeyFile: string) => ({
+  AUTH_DEV_ISSUER: undefined,
+  AUTH_ISSUER: 'https://idp.example',
+  AUTH_PUBLIC_KEY_FILE: publicKeyFile,
+});
+
+async function startFailure(env: Record<string, string | undefined>) {
+  const failure = await run(node, ts('src/main.ts'), {
+    cwd: schedulerDir,
+    env: {
+      ...process.env,
+      AUTH_DEV_ISSUER: 'true',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
+      ...env,
+    },
+  }).catch((e) => e);
+  return failure as { code: number; stderr: string; stdout: string };
+}
+
 describe('start-up configuration errors', () => {
   it.each([
     [{ PORT: 'http' }, /PORT: expected a whole number/],
     [{ AUTH_DEV_ISSUER: undefined, AUTH_ISSUER: undefined }, /AUTH_ISSUER: is required/],
-  ])('stops with a message naming the variable (%j)', async (env, message) => {
-    const failure = await run(tsx, ['src/main.ts'], {
-      cwd: schedulerDir,
-      env: {
-        ...process.env,
-        AUTH_DEV_ISSUER: 'true',
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
-        ...env,
-      },
-    }).catch((e) => e);
+    [external('/nonexistent/issuer.pem'), /AUTH_PUBLIC_KEY_FILE: cannot read \/nonexistent\/issuer.pem/],
+    [
+      external(keyFile('rsa1024.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey)),
+      /AUTH_PUBLIC_KEY_FILE: RSA key of 1024 bits; at least 2048 bits are required/,
+    ],
+    [
+      external(keyFile('x25519.pem', generateKeyPairSync('x25519').publicKey)),
+      /AUTH_PUBLIC_KEY_FILE: key type x25519 cannot verify tokens/,
+    ],
+  ])('stops with exit code 2 and a message naming the variable (%j)', async (env, message) => {
+    const failure = await startFailure(env);
     expect(failure.code).toBe(2);
     expect(failure.stderr).toMatch(message);
+    expect(failure.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+});
+
+describe('start-up failures outside the configuration', () => {
+  it('names DATABASE_URL (without its password) when the database cannot be reached', async () => {
+    const port = await freePort();
+    const failure = await startFailure({ DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${port}/app` });
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toMatch(
+      new RegExp(
+        `DATABASE_URL: cannot use the database at postgres://app:\\*\\*\\*@127.0.0.1:${port}/app: .*ECONNREFUSED`,
+      ),
+    );
+    expect(failure.stderr).not.toContain('s3cret');
+  });
+
+  it('says the port is in use instead of failing obscurely', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const failure = await startFailure({ PORT: String(port) });
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toContain(`PORT: 127.0.0.1:${port} is already in use`);
+    } finally {
+      blocker.close();
+    }
   });
 });
 
 describe('npm run migrate', () => {
   it('applies the migrations once, then reports the schema up to date', async () => {
     const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'migrate-')) };
-    const first = await run(tsx, ['src/cli/migrate.ts'], { cwd: schedulerDir, env });
+    const first = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
     expect(first.stdout.trim()).toBe('applied: 0001_schema');
-    const second = await run(tsx, ['src/cli/migrate.ts'], { cwd: schedulerDir, env });
+    const second = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
     expect(second.stdout.trim()).toBe('schema is up to date');
   });
 });

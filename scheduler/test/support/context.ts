@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { App } from '../../src/http/types.ts';
@@ -62,6 +62,9 @@ export const tenantWireId = (tenant: string) => claimToUuid(TEST_ISSUER, tenant)
  * A whole app on this file's own database, verifying tokens through a PEM public key file
  * exactly as AUTH_PUBLIC_KEY_FILE does in production.
  */
+/** A geocoder that finds nothing, for tests that do not look at coordinates. */
+export const noGeocoder: Geocoder = { name: 'none', geocode: async () => null };
+
 export interface TenantCallers {
   /** The tenant's name in tokens. */
   tenant: string;
@@ -74,7 +77,7 @@ export interface TenantCallers {
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 export async function createTestContext(
-  options: { geocoder?: Geocoder; bodyLimitBytes?: number } = {},
+  options: { geocoder?: Geocoder; bodyLimitBytes?: number; timeouts?: HttpTimeouts } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
   const keys = await createTestKeys();
@@ -86,8 +89,10 @@ export async function createTestContext(
       audience: TEST_AUDIENCE,
       publicKey: readPublicKeyFile(keys.publicKeyFile),
     }),
-    ...(options.geocoder ? { geocoder: options.geocoder } : {}),
+    // The gazetteer costs seconds of CPU to load per test file; the locations tests use it.
+    geocoder: options.geocoder ?? noGeocoder,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {

@@ -22,8 +22,8 @@ interface PlaceTable {
   lat: Float64Array;
   lng: Float64Array;
   country: string[];
-  /** normalised name -> place indexes, most populous first */
-  byName: Map<string, number[]>;
+  /** normalised name -> place index, or indexes most populous first (most names are unique) */
+  byName: Map<string, number | number[]>;
 }
 
 /** Case- and accent-insensitive key: "Zürich", "ZURICH" and "zurich" meet. */
@@ -58,8 +58,10 @@ async function loadTable(file: string): Promise<PlaceTable> {
   const lng: number[] = [];
   const country: string[] = [];
   const population: number[] = [];
-  const byName = new Map<string, number[]>();
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const byName = new Map<string, number | number[]>();
+  // Small chunks keep each synchronous stretch of parsing short (a few milliseconds).
+  const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 16 * 1024 });
+  const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) {
     const fields = line.split('\t');
     if (fields.length <= POPULATION) continue;
@@ -77,14 +79,18 @@ async function loadTable(file: string): Promise<PlaceTable> {
     }
     for (const key of names) {
       if (key === '') continue;
-      const list = byName.get(key);
-      if (list) list.push(index);
-      else byName.set(key, [index]);
+      const known = byName.get(key);
+      if (known === undefined) byName.set(key, index);
+      else if (typeof known === 'number') byName.set(key, [known, index]);
+      else known.push(index);
     }
   }
   // Most populous first: "Paris" without a country is Paris, France.
+  let sorted = 0;
   for (const list of byName.values()) {
-    if (list.length > 1) list.sort((a, b) => (population[b] ?? 0) - (population[a] ?? 0));
+    if (typeof list === 'number') continue;
+    list.sort((a, b) => (population[b] ?? 0) - (population[a] ?? 0));
+    if (++sorted % 5000 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   return { lat: Float64Array.from(lat), lng: Float64Array.from(lng), country, byName };
 }
@@ -121,10 +127,13 @@ export function createGazetteerGeocoder(): GazetteerGeocoder {
     async geocode(address: Address): Promise<Coordinates | null> {
       const places = await loading;
       const found = places.byName.get(placeKey(address.city));
-      if (!found) return null;
+      if (found === undefined) return null;
+      const candidates = typeof found === 'number' ? [found] : found;
       const wanted = address.country?.trim().toUpperCase();
       const index =
-        wanted && /^[A-Z]{2}$/.test(wanted) ? found.find((i) => places.country[i] === wanted) : found[0];
+        wanted && /^[A-Z]{2}$/.test(wanted)
+          ? candidates.find((i) => places.country[i] === wanted)
+          : candidates[0];
       if (index === undefined) return null;
       return { lat: places.lat[index] ?? 0, lng: places.lng[index] ?? 0 };
     },
