@@ -86,7 +86,7 @@ describe('Nominatim-compatible geocoder', () => {
     expect(fake.userAgents[0]).toBe('scheduler-test/1');
   });
 
-  it.each(['empty', 'error', 'garbage', 'slow'] as const)(
+  it.each(['empty', 'error', 'garbage', 'slow', 'endless', 'trickle'] as const)(
     'returns null when the server is %s',
     async (behaviour) => {
       fake.behaviour = behaviour;

@@ -25,7 +25,7 @@ export const brandenburgGate = [
   },
 ];
 
-export type Behaviour = 'ok' | 'empty' | 'slow' | 'error' | 'garbage';
+export type Behaviour = 'ok' | 'empty' | 'slow' | 'error' | 'garbage' | 'endless' | 'trickle';
 
 export interface NominatimFake {
   url: URL;
@@ -58,6 +58,33 @@ export async function startNominatimFake(): Promise<NominatimFake> {
       case 'garbage':
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"lat": oops');
         return;
+      case 'endless': {
+        // A body that never ends: only the client's size cap stops it.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('[');
+        const chunk = `${JSON.stringify(brandenburgGate[0])},`.repeat(200);
+        const pump = () => {
+          while (!response.destroyed && response.write(chunk)) {
+            /* fill the socket buffer */
+          }
+        };
+        response.on('drain', pump);
+        request.on('close', () => response.off('drain', pump));
+        pump();
+        return;
+      }
+      case 'trickle': {
+        // Headers at once, then one byte a second: only a deadline on the body stops it.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const body = JSON.stringify(brandenburgGate);
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (sent < body.length) response.write(body[sent++] ?? '');
+          else response.end();
+        }, 1000);
+        response.on('close', () => clearInterval(timer));
+        return;
+      }
       case 'slow': {
         const timer = setTimeout(
           () =>

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fetchJson } from '../../outbound/fetch-json.ts';
 import type { Address, Coordinates, Geocoder } from './geocoder.ts';
 
 /**
@@ -11,6 +12,8 @@ export interface NominatimOptions {
   timeoutMs: number;
   userAgent: string;
   logger?: FastifyBaseLogger | undefined;
+  /** An answer larger than this is abandoned (one place is a few hundred bytes). */
+  maxBytes?: number;
 }
 
 function coordinate(value: unknown, limit: number): number | null {
@@ -35,15 +38,13 @@ export function createNominatimGeocoder(options: NominatimOptions): Geocoder {
     async geocode(address: Address): Promise<Coordinates | null> {
       const url = searchUrl(options.baseUrl, address);
       try {
-        const response = await fetch(url, {
-          headers: { accept: 'application/json', 'user-agent': options.userAgent },
-          signal: AbortSignal.timeout(options.timeoutMs),
+        // The deadline covers the body too, and the body is capped: an endless or
+        // trickling answer costs at most timeoutMs and maxBytes.
+        const body = await fetchJson(url, {
+          timeoutMs: options.timeoutMs,
+          maxBytes: options.maxBytes ?? 256 * 1024,
+          headers: { 'user-agent': options.userAgent },
         });
-        if (!response.ok) {
-          options.logger?.warn({ status: response.status }, 'geocoder answered with an error status');
-          return null;
-        }
-        const body: unknown = await response.json();
         const first: unknown = Array.isArray(body) ? body[0] : undefined;
         if (!first || typeof first !== 'object') return null;
         const lat = coordinate((first as Record<string, unknown>).lat, 90);
