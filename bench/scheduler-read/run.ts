@@ -10,10 +10,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
-import { Provisioner } from '../../scheduler/src/auth/provisioning.ts';
+import { v7 as uuidv7 } from 'uuid';
+import { claimToUuid } from '../../scheduler/src/auth/identity.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
+import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
@@ -107,10 +108,10 @@ const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
   await migrateToLatest(handle.db);
-  const tenantId = uuidv5(`${ISSUER}\nbench-tenant`, '6b0b8a8e-2f4e-5f0e-9a51-5d2c1f7b9e30');
-  await new Provisioner(handle.db).ensure({
+  const tenantId = claimToUuid(ISSUER, 'bench-tenant');
+  await new Provisioner({ db: handle.db }).ensure({
     tenantId,
-    userId: uuidv5(`${ISSUER}\nbench-admin`, '6b0b8a8e-2f4e-5f0e-9a51-5d2c1f7b9e30'),
+    userId: claimToUuid(ISSUER, 'bench-admin'),
     role: 'admin',
     customerId: null,
     name: null,

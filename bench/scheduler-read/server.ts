@@ -10,6 +10,7 @@ import pg from 'pg';
 import { buildApp } from '../../scheduler/src/app.ts';
 import { createVerifier } from '../../scheduler/src/auth/verifier.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
+import { createLogger } from '../../scheduler/src/logger.ts';
 
 const mode = process.argv[2];
 const { DATABASE_URL, PUBLIC_KEY_PEM, ISSUER, AUDIENCE, POOL_SIZE } = process.env;
@@ -24,7 +25,7 @@ async function startApp() {
     db: database.db,
     verifier: createVerifier({ issuer: ISSUER as string, audience: AUDIENCE, publicKey }),
     // Production logging at warn: request lines are not written, the logger still runs.
-    logger: process.env.BENCH_LOGGER === 'off' ? false : { level: 'warn' },
+    ...(process.env.BENCH_LOGGER === 'off' ? {} : { logger: createLogger('warn', { interactive: false }) }),
   });
   return app;
 }

@@ -1,11 +1,60 @@
+import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from '../http/types.ts';
 
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Route schemas stay inline for validation and serialization; in the document, every
+ * schema with a `title` (the records, request bodies and the error body) becomes one
+ * shared component, and each use of it a `$ref`. Two different schemas under one title
+ * are a programming error and stop the document from being built.
+ */
+export function hoistComponents(document: JsonObject): JsonObject {
+  const components: Record<string, JsonObject> = {};
+  const visit = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const copy: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      // Examples are data, not schemas: leave them as they are.
+      copy[key] = key === 'example' || key === 'examples' ? value : visit(value);
+    }
+    const title = copy.title;
+    if (typeof title !== 'string' || (copy.type !== 'object' && copy.type !== 'array')) return copy;
+    const known = components[title];
+    if (known && !isDeepStrictEqual(known, copy)) {
+      throw new Error(`OpenAPI: two different schemas are titled "${title}"`);
+    }
+    components[title] = copy;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  const paths = visit(document.paths ?? {});
+  const existing = isObject(document.components) ? document.components : {};
+  const schemas = isObject(existing.schemas) ? existing.schemas : {};
+  const sorted = Object.fromEntries(
+    Object.entries({ ...schemas, ...components }).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return { ...document, paths, components: { ...existing, schemas: sorted } };
+}
+
+const description = `Multi-tenant shift scheduling.
+
+- Ids are UUIDs written as 32 lowercase hex digits; path ids also accept the hyphenated form, and a malformed path id is 404.
+- Timestamps are RFC 3339 in UTC with \`Z\`.
+- Lists are plain arrays, not paginated.
+- Every error is \`{"error":{"code","message"}}\` with a stable code. Besides the codes each operation lists, any request can meet the transport-level ones: \`REQUEST_TIMEOUT\` (408), \`HEADERS_TOO_LARGE\` (431), and \`BAD_REQUEST\` (400) for a request the HTTP parser refuses.
+- Every response carries \`x-request-id\`; quote it when reporting a problem.`;
+
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests,
  * so it cannot drift from the code. OpenAPI 3.1, because nullable fields are
- * `anyOf [T, null]` in JSON Schema.
+ * `[T, "null"]` in JSON Schema.
  */
 export async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
@@ -14,16 +63,36 @@ export async function registerOpenApi(app: App): Promise<void> {
       info: {
         title: 'Scheduler API',
         version: '1.0.0',
-        description:
-          'Multi-tenant shift scheduling. Ids are UUIDs as 32 lowercase hex digits; timestamps are RFC 3339 UTC; ' +
-          'every error is {"error":{"code","message"}}.',
+        description,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      servers: [{ url: '/', description: 'This server' }],
+      tags: [
+        { name: 'health', description: 'Liveness and readiness, without authentication' },
+        { name: 'tenant', description: 'Settings of the caller tenant' },
+        { name: 'roles', description: 'Job roles that qualifications grant and shift slots require' },
+        { name: 'locations', description: 'Places where events and shifts happen' },
+        { name: 'users', description: 'Admins and employees, and their qualifications' },
+      ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'An access token (JWT) from the identity provider this server trusts (AUTH_ISSUER), carrying the ' +
+              'user, tenant and role claims (admin, employee or customer). With the local development issuer ' +
+              '(npm start without AUTH_ISSUER), get one with `npm run -s token -w scheduler -- --role admin`.',
+          },
         },
       },
     },
+    // The document is plain JSON; the hoisting works on it as such.
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? (hoistComponents(document.openapiObject as JsonObject) as typeof document.openapiObject)
+        : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 

@@ -2,13 +2,13 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { ErrorBody } from '../http/schemas.ts';
+import { errorResponses, ok } from '../http/schemas.ts';
 import type { App } from '../http/types.ts';
 
-const Health = Type.Object({
-  status: Type.Literal('ok'),
-  database: Type.Literal('ok'),
-});
+const Health = Type.Object(
+  { status: Type.Literal('ok'), database: Type.Literal('ok') },
+  { title: 'Health', description: 'The process runs and its database answers' },
+);
 
 const probeTimeoutMs = 2000;
 
@@ -35,10 +35,15 @@ export async function healthRoutes(app: App, { db }: Deps): Promise<void> {
       config: { access: 'public' },
       schema: {
         tags: ['health'],
+        security: [],
+        operationId: 'getHealth',
         summary: 'Liveness and database reachability; no authentication',
         response: {
-          200: Health,
-          503: { ...ErrorBody, description: 'SERVICE_UNAVAILABLE: the database does not answer' },
+          200: ok(Health, 'Healthy: the database answers', { status: 'ok', database: 'ok' }),
+          ...errorResponses(['SERVICE_UNAVAILABLE'], {
+            authenticated: false,
+            messages: { SERVICE_UNAVAILABLE: 'database unavailable' },
+          }),
         },
       },
     },

@@ -5,6 +5,11 @@ import { type ErrorCode, errorCatalogue } from '../errors.ts';
 export const Id = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'UUID as 32 lowercase hex digits' });
 /** RFC 3339 timestamp in UTC with `Z`. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+/** Fields the server sets: shown in responses, ignored or refused in requests. */
+export const ReadOnlyId = Type.String({ ...Id, readOnly: true });
+export const ReadOnlyTimestamp = Type.String({ ...Timestamp, readOnly: true });
+
 /**
  * `T | null`. For a primitive this is `type: [T, "null"]` rather than `anyOf`: same
  * meaning in JSON Schema and OpenAPI 3.1, and the response serializer handles it
@@ -20,31 +25,113 @@ export function Nullable<T extends TSchema>(schema: T) {
 
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
 export const IdParams = Type.Object({
-  id: Type.String({ description: 'UUID, 32 hex digits or hyphenated' }),
+  id: Type.String({ description: 'UUID, 32 hex digits or hyphenated', maxLength: 100 }),
 });
 
+/** The one error shape; `title` makes it the shared `Error` component of the OpenAPI document. */
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ enum: Object.keys(errorCatalogue) }),
-      message: Type.String(),
+      code: Type.String({
+        enum: Object.keys(errorCatalogue),
+        description: 'Stable; see the error catalogue',
+      }),
+      message: Type.String({ description: 'For people; may be reworded' }),
     }),
   },
-  { description: 'Every error response has this shape' },
+  { title: 'Error', description: 'Every error response has this shape' },
 );
 
-const describe = (status: number) =>
-  (Object.entries(errorCatalogue) as [ErrorCode, { status: number; summary: string }][])
-    .filter(([, entry]) => entry.status === status)
-    .map(([code, entry]) => `${code}: ${entry.summary}`)
-    .join(' ');
+/** A typical message per code, for the document's examples. */
+const exampleMessages: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'malformed JSON body',
+  UNAUTHORIZED: 'invalid token',
+  FORBIDDEN: 'forbidden',
+  NOT_FOUND: 'not found',
+  PAYLOAD_TOO_LARGE: 'request body too large',
+  URI_TOO_LONG: 'a path parameter is too long',
+  UNSUPPORTED_MEDIA_TYPE: 'request body must be application/json',
+  VALIDATION_FAILED: 'name: is required',
+  INVALID_STATE: 'role is required by shift slots; remove those slots first',
+  DUPLICATE: 'a role named "Medic" already exists',
+  INTERNAL: 'internal error (request id 0190f3a2c5a87c3e9b1d2f4a6c8e0b13)',
+  SERVICE_UNAVAILABLE: 'service temporarily unavailable',
+};
 
-const errorRef = (status: number) => ({ ...ErrorBody, description: describe(status) });
+export interface MediaResponse {
+  description: string;
+  content: { 'application/json': { schema: TSchema; example?: unknown; examples?: Record<string, unknown> } };
+}
 
-/** Error responses documented on every authenticated route. */
-export function errorResponses(...statuses: number[]) {
-  const all = [401, 403, ...statuses, 500];
-  return Object.fromEntries(all.map((status) => [status, errorRef(status)]));
+/** A success answer with a real description and an example, for validation and the document alike. */
+export function ok<T extends TSchema>(schema: T, description: string, example: Static<T>) {
+  return { description, content: { 'application/json': { schema, example } } };
+}
+
+/** 204 No Content. */
+export const noContent = (description: string) => Type.Null({ description });
+
+/** Codes every authenticated route can produce: token, role, and the server's own trouble. */
+const authenticatedCodes: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL', 'SERVICE_UNAVAILABLE'];
+/** Codes of reading and validating a JSON body. */
+export const bodyCodes: ErrorCode[] = [
+  'BAD_REQUEST',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_FAILED',
+];
+/** Codes of a path id: malformed, too long or not in the caller's tenant. */
+export const pathIdCodes: ErrorCode[] = ['NOT_FOUND', 'URI_TOO_LONG'];
+
+/**
+ * The error responses of a route: exactly the codes it can produce, grouped by status,
+ * each status described by its codes and illustrated with one example per code.
+ */
+export function errorResponses(
+  codes: ErrorCode[],
+  options: { authenticated?: boolean; messages?: Partial<Record<ErrorCode, string>> } = {},
+) {
+  const all = new Set<ErrorCode>([...(options.authenticated === false ? [] : authenticatedCodes), ...codes]);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of all) {
+    const status = errorCatalogue[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, MediaResponse> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[status] = {
+      description: list.map((code) => `${code}: ${errorCatalogue[code].summary}`).join(' '),
+      content: {
+        'application/json': {
+          schema: ErrorBody,
+          examples: Object.fromEntries(
+            list.map((code) => [
+              code,
+              {
+                summary: errorCatalogue[code].summary,
+                value: {
+                  error: {
+                    code,
+                    message: options.messages?.[code] ?? exampleMessages[code] ?? code.toLowerCase(),
+                  },
+                },
+              },
+            ]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];
+
+/** Example ids and times used across the document. */
+export const examples = {
+  tenantId: '0190f3a2c5a87c3e9b1d2f4a6c8e0b13',
+  userId: '3f2504e04f8941d39a0c0305e82c3301',
+  roleId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
+  locationId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c',
+  createdAt: '2026-11-02T09:30:00.000Z',
+} as const;

@@ -1,9 +1,17 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { CreateLocationRequest, Location } from './schemas.ts';
+import { CreateLocationRequest, exampleLocation, Location } from './schemas.ts';
 import { createLocation, getLocations, removeLocation } from './service.ts';
 
 export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
@@ -13,9 +21,13 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'member' },
       schema: {
         tags: ['locations'],
+        operationId: 'listLocations',
         summary: 'List the locations of the tenant, by name',
         security: bearerSecurity,
-        response: { 200: Type.Array(Location), ...errorResponses() },
+        response: {
+          200: ok(Type.Array(Location), 'The locations of the caller tenant, by name', [exampleLocation]),
+          ...errorResponses([]),
+        },
       },
     },
     async (request) => getLocations(deps, identityOf(request)),
@@ -27,11 +39,15 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['locations'],
+        operationId: 'createLocation',
         summary:
           'Create a location; with street and city the server fills lat and lng (null when geocoding fails)',
         security: bearerSecurity,
         body: CreateLocationRequest,
-        response: { 201: Location, ...errorResponses(400, 413, 415, 422) },
+        response: {
+          201: ok(Location, 'The created location, with coordinates when they were found', exampleLocation),
+          ...errorResponses(bodyCodes),
+        },
       },
     },
     async (request, reply) =>
@@ -44,10 +60,14 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['locations'],
+        operationId: 'deleteLocation',
         summary: 'Delete a location; events and shifts there keep existing without a location',
         security: bearerSecurity,
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(404) },
+        response: {
+          204: noContent('Deleted'),
+          ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'location not found' } }),
+        },
       },
     },
     async (request, reply) => {

@@ -1,19 +1,38 @@
 import { type Static, Type } from 'typebox';
-import { Id, Nullable, Timestamp } from '../http/schemas.ts';
+import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
-export const Location = Type.Object({
-  id: Id,
-  tenant_id: Id,
-  name: Type.String(),
-  street: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  postal_code: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-  lat: Nullable(Type.Number({ description: 'Filled by the server when street and city are present' })),
-  lng: Nullable(Type.Number({ description: 'Filled by the server when street and city are present' })),
-  created_at: Timestamp,
-});
+const serverFilled =
+  'Filled by the server when street and city are present (city level offline); null when geocoding fails';
+
+export const Location = Type.Object(
+  {
+    id: ReadOnlyId,
+    tenant_id: ReadOnlyId,
+    name: Type.String(),
+    street: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    postal_code: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    lat: Nullable(Type.Number({ description: serverFilled, readOnly: true })),
+    lng: Nullable(Type.Number({ description: serverFilled, readOnly: true })),
+    created_at: ReadOnlyTimestamp,
+  },
+  { title: 'Location' },
+);
 export type Location = Static<typeof Location>;
+
+export const exampleLocation: Location = {
+  id: examples.locationId,
+  tenant_id: examples.tenantId,
+  name: 'Main hall',
+  street: 'Pariser Platz 1',
+  city: 'Berlin',
+  postal_code: '10117',
+  country: 'DE',
+  lat: 52.52437,
+  lng: 13.41053,
+  created_at: examples.createdAt,
+};
 
 const optionalText = (maxLength: number, description?: string) =>
   Type.Optional(Nullable(Type.String({ maxLength, ...(description ? { description } : {}) })));
@@ -26,6 +45,12 @@ export const CreateLocationRequest = Type.Object(
     postal_code: optionalText(32),
     country: optionalText(100, 'ISO 3166-1 alpha-2 code recommended; it disambiguates geocoding'),
   },
-  { additionalProperties: false },
+  {
+    title: 'CreateLocationRequest',
+    additionalProperties: false,
+    examples: [
+      { name: 'Main hall', street: 'Pariser Platz 1', city: 'Berlin', postal_code: '10117', country: 'DE' },
+    ],
+  },
 );
 export type CreateLocationRequest = Static<typeof CreateLocationRequest>;

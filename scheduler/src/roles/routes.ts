@@ -1,9 +1,17 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { CreateRoleRequest, RoleDefinition } from './schemas.ts';
+import { CreateRoleRequest, exampleRole, RoleDefinition } from './schemas.ts';
 import { createRole, getRoles, removeRole } from './service.ts';
 
 export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
@@ -13,9 +21,15 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'member' },
       schema: {
         tags: ['roles'],
+        operationId: 'listRoles',
         summary: 'List the role definitions of the tenant, by name',
         security: bearerSecurity,
-        response: { 200: Type.Array(RoleDefinition), ...errorResponses() },
+        response: {
+          200: ok(Type.Array(RoleDefinition), 'The role definitions of the caller tenant, by name', [
+            exampleRole,
+          ]),
+          ...errorResponses([]),
+        },
       },
     },
     async (request) => getRoles(deps, identityOf(request)),
@@ -27,10 +41,14 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['roles'],
+        operationId: 'createRole',
         summary: 'Create a role definition',
         security: bearerSecurity,
         body: CreateRoleRequest,
-        response: { 201: RoleDefinition, ...errorResponses(400, 409, 413, 415, 422) },
+        response: {
+          201: ok(RoleDefinition, 'The created role definition', exampleRole),
+          ...errorResponses([...bodyCodes, 'DUPLICATE']),
+        },
       },
     },
     async (request, reply) => reply.code(201).send(await createRole(deps, identityOf(request), request.body)),
@@ -42,10 +60,14 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['roles'],
+        operationId: 'deleteRole',
         summary: 'Delete a role definition (and the qualifications that grant it)',
         security: bearerSecurity,
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(404, 409) },
+        response: {
+          204: noContent('Deleted'),
+          ...errorResponses([...pathIdCodes, 'INVALID_STATE'], { messages: { NOT_FOUND: 'role not found' } }),
+        },
       },
     },
     async (request, reply) => {

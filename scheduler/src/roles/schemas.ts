@@ -1,20 +1,38 @@
 import { type Static, Type } from 'typebox';
-import { Id, Nullable, Timestamp } from '../http/schemas.ts';
+import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
-export const RoleDefinition = Type.Object({
-  id: Id,
-  tenant_id: Id,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  created_at: Timestamp,
-});
+export const RoleDefinition = Type.Object(
+  {
+    id: ReadOnlyId,
+    tenant_id: ReadOnlyId,
+    name: Type.String({ description: 'Unique within the tenant' }),
+    description: Nullable(Type.String()),
+    created_at: ReadOnlyTimestamp,
+  },
+  {
+    title: 'RoleDefinition',
+    description: 'A job role of the tenant (what qualifications grant, slots require)',
+  },
+);
 export type RoleDefinition = Static<typeof RoleDefinition>;
+
+export const exampleRole: RoleDefinition = {
+  id: examples.roleId,
+  tenant_id: examples.tenantId,
+  name: 'Medic',
+  description: 'First aid on site',
+  created_at: examples.createdAt,
+};
 
 export const CreateRoleRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the tenant' }),
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the tenant; trimmed' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
-  { additionalProperties: false },
+  {
+    title: 'CreateRoleRequest',
+    additionalProperties: false,
+    examples: [{ name: 'Medic', description: 'First aid on site' }],
+  },
 );
 export type CreateRoleRequest = Static<typeof CreateRoleRequest>;

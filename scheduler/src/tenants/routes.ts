@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses } from '../http/schemas.ts';
+import { bearerSecurity, bodyCodes, errorResponses, ok } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
-import { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
+import { exampleSettings, ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { getSettings, replaceSettings } from './service.ts';
 
 export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
@@ -11,9 +11,13 @@ export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'member' },
       schema: {
         tags: ['tenant'],
+        operationId: 'getTenantSettings',
         summary: 'Settings of the caller tenant',
         security: bearerSecurity,
-        response: { 200: TenantSettings, ...errorResponses(404) },
+        response: {
+          200: ok(TenantSettings, 'The settings of the caller tenant', exampleSettings),
+          ...errorResponses([]),
+        },
       },
     },
     async (request) => getSettings(deps, identityOf(request)),
@@ -25,10 +29,16 @@ export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['tenant'],
+        operationId: 'replaceTenantSettings',
         summary: 'Replace the tenant settings (full replace: omitted fields take their defaults)',
         security: bearerSecurity,
         body: ReplaceTenantSettings,
-        response: { 200: TenantSettings, ...errorResponses(400, 404, 413, 415, 422) },
+        response: {
+          200: ok(TenantSettings, 'The settings as stored now', exampleSettings),
+          ...errorResponses(bodyCodes, {
+            messages: { VALIDATION_FAILED: 'timezone: unknown IANA time zone "Mars/Base"' },
+          }),
+        },
       },
     },
     async (request) => replaceSettings(deps, identityOf(request), request.body),

@@ -1,18 +1,32 @@
 import { type Static, Type } from 'typebox';
-import { Id, Timestamp } from '../http/schemas.ts';
+import { examples, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
 export const TenantSettings = Type.Object(
   {
-    id: Id,
-    tenant_id: Id,
-    time_tracking_enabled: Type.Boolean(),
+    id: Type.String({ ...ReadOnlyId, description: 'Equals tenant_id: one settings record per tenant' }),
+    tenant_id: ReadOnlyId,
+    time_tracking_enabled: Type.Boolean({ description: 'When false, the time-tracking routes answer 404' }),
     timezone: Type.String({ description: 'IANA time zone used by bulk shift generation' }),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    created_at: ReadOnlyTimestamp,
+    updated_at: ReadOnlyTimestamp,
   },
-  { description: 'Settings of the caller tenant; `id` equals `tenant_id`.' },
+  { title: 'TenantSettings', description: 'Settings of the caller tenant' },
 );
 export type TenantSettings = Static<typeof TenantSettings>;
+
+export const exampleSettings: TenantSettings = {
+  id: examples.tenantId,
+  tenant_id: examples.tenantId,
+  time_tracking_enabled: true,
+  timezone: 'Europe/Berlin',
+  created_at: examples.createdAt,
+  updated_at: '2026-11-20T16:05:00.000Z',
+};
+
+const ignored = () =>
+  Type.Optional(
+    Type.String({ readOnly: true, description: 'Read-only: may be sent back unchanged; ignored' }),
+  );
 
 /**
  * Full replace: the body becomes the record. An omitted optional field takes its default.
@@ -22,12 +36,23 @@ export type TenantSettings = Static<typeof TenantSettings>;
 export const ReplaceTenantSettings = Type.Object(
   {
     time_tracking_enabled: Type.Boolean(),
-    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'UTC' })),
-    id: Type.Optional(Type.String()),
-    tenant_id: Type.Optional(Type.String()),
-    created_at: Type.Optional(Type.String()),
-    updated_at: Type.Optional(Type.String()),
+    timezone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        default: 'UTC',
+        description: 'IANA time zone; omitted: UTC',
+      }),
+    ),
+    id: ignored(),
+    tenant_id: ignored(),
+    created_at: ignored(),
+    updated_at: ignored(),
   },
-  { additionalProperties: false },
+  {
+    title: 'ReplaceTenantSettings',
+    additionalProperties: false,
+    examples: [{ time_tracking_enabled: true, timezone: 'Europe/Berlin' }],
+  },
 );
 export type ReplaceTenantSettings = Static<typeof ReplaceTenantSettings>;

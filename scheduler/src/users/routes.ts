@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses, IdParams } from '../http/schemas.ts';
+import { bearerSecurity, errorResponses, IdParams, noContent, ok, pathIdCodes } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { RoleDefinition } from '../roles/schemas.ts';
-import { QualificationParams, UserDetail, UserRecord } from './schemas.ts';
+import { exampleRole, RoleDefinition } from '../roles/schemas.ts';
+import { exampleUser, exampleUserDetail, QualificationParams, UserDetail, UserRecord } from './schemas.ts';
 import {
   getMyQualifications,
   getUserDetail,
@@ -13,7 +13,7 @@ import {
   revokeQualification,
 } from './service.ts';
 
-const NoContent = { 204: Type.Null({ description: 'Done' }) };
+const userOrRoleMissing = errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'user not found' } });
 
 export async function usersRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
@@ -22,9 +22,13 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['users'],
+        operationId: 'listUsers',
         summary: 'List the admins and employees of the tenant (users appear after their first request)',
         security: bearerSecurity,
-        response: { 200: Type.Array(UserRecord), ...errorResponses() },
+        response: {
+          200: ok(Type.Array(UserRecord), 'The admins and employees of the caller tenant', [exampleUser]),
+          ...errorResponses([]),
+        },
       },
     },
     async (request) => getUsers(deps, identityOf(request)),
@@ -36,10 +40,14 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'member' },
       schema: {
         tags: ['users'],
+        operationId: 'getUser',
         summary: 'A user with their qualifications (admins: anyone; employees: themselves)',
         security: bearerSecurity,
         params: IdParams,
-        response: { 200: UserDetail, ...errorResponses(404) },
+        response: {
+          200: ok(UserDetail, 'The user and the roles granted to them', exampleUserDetail),
+          ...userOrRoleMissing,
+        },
       },
     },
     async (request) => getUserDetail(deps, identityOf(request), pathId(request.params.id, 'user')),
@@ -51,10 +59,11 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['users'],
+        operationId: 'grantQualification',
         summary: 'Grant a role to a user (idempotent)',
         security: bearerSecurity,
         params: QualificationParams,
-        response: { ...NoContent, ...errorResponses(404) },
+        response: { 204: noContent('Granted (or held already)'), ...userOrRoleMissing },
       },
     },
     async (request, reply) => {
@@ -73,10 +82,11 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'admin' },
       schema: {
         tags: ['users'],
+        operationId: 'revokeQualification',
         summary: 'Revoke a role from a user (idempotent)',
         security: bearerSecurity,
         params: QualificationParams,
-        response: { ...NoContent, ...errorResponses(404) },
+        response: { 204: noContent('Revoked (or not held)'), ...userOrRoleMissing },
       },
     },
     async (request, reply) => {
@@ -95,9 +105,13 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       config: { access: 'member' },
       schema: {
         tags: ['users'],
+        operationId: 'listMyQualifications',
         summary: 'The roles granted to the caller, by name',
         security: bearerSecurity,
-        response: { 200: Type.Array(RoleDefinition), ...errorResponses() },
+        response: {
+          200: ok(Type.Array(RoleDefinition), 'The roles granted to the caller, by name', [exampleRole]),
+          ...errorResponses([]),
+        },
       },
     },
     async (request) => getMyQualifications(deps, identityOf(request)),
