@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // CI shuffles files and tests (TEST_SHUFFLE=1): no test may depend on another's leftovers.
+    // The seed is printed; rerun one order with --sequence.seed=N.
+    sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // CI shuffles files and tests (TEST_SHUFFLE=1): no test may depend on another's leftovers.
+    // The seed is printed; rerun one order with --sequence.seed=N.
+    sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // PGlite instances are memory-hungry; two workers suit the 2-core CI machine.
