@@ -16,7 +16,7 @@ export interface AuthConfig {
   claims: ClaimNames;
 }
 
-/** Claim names when no AUTH_*_CLAIM setting overrides them (DESIGN.md §1, Identity). */
+/** Claim names when no AUTH_*_CLAIM setting overrides them (docs/scheduler/identity.md). */
 export const defaultClaimNames: ClaimNames = {
   user: 'sub',
   tenant: 'tenant_id',
