@@ -1,8 +1,12 @@
+import { Writable } from 'node:stream';
 import { generateKeyPair, type JWTPayload } from 'jose';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
 import { claimToUuid, identityFromClaims } from '../src/auth/identity.ts';
+import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
 import { defaultClaimNames as defaultClaims } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
 import { Provisioner } from '../src/tenants/provisioning.ts';
 import {
   createTestContext,
@@ -324,5 +328,39 @@ describe('just-in-time provisioning', () => {
       .where('tenant_id', '=', claimToUuid(TEST_ISSUER, 'race-tenant'))
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(8);
+  });
+});
+
+describe('rejection log', () => {
+  it('records why a token was refused, at info level, without the token', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const app = await buildApp({
+      db: ctx.db.db,
+      verifier: createVerifier({
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCE,
+        publicKey: readPublicKeyFile(ctx.keys.publicKeyFile),
+      }),
+      logger: createLogger('info', { interactive: false, destination }),
+    });
+    const token = await ctx.token({ role: 'admin', expiresIn: -3600 });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/api/v1/roles',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await app.close();
+    expect(response.statusCode).toBe(401);
+    const entries = lines.map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string });
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: 30, msg: 'bearer token rejected', reason: 'token expired' }),
+    );
+    expect(lines.join('\n')).not.toContain(token);
   });
 });

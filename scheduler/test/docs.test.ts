@@ -20,7 +20,9 @@ describe('README and docs', () => {
     '%s refers to nothing outside the repository',
     (_name, file) => {
       const text = readFileSync(file, 'utf8');
-      expect(text).not.toMatch(/\.\.\/shared|shared\/(seeds|DESIGN|STACK|STYLE)|DESIGN\.md|STACK\.md|STYLE\.md/);
+      expect(text).not.toMatch(
+        /\.\.\/shared|shared\/(seeds|DESIGN|STACK|STYLE)|DESIGN\.md|STACK\.md|STYLE\.md/,
+      );
     },
   );
 
@@ -30,7 +32,10 @@ describe('README and docs', () => {
       const text = readFileSync(file, 'utf8');
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         if (!target || /^[a-z]+:/.test(target)) continue;
-        expect(() => readFileSync(path.resolve(path.dirname(file), target)), `${target} in ${file}`).not.toThrow();
+        expect(
+          () => readFileSync(path.resolve(path.dirname(file), target)),
+          `${target} in ${file}`,
+        ).not.toThrow();
       }
     },
   );
