@@ -1,38 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Caller,
-  createTestContext,
-  FORBIDDEN_BODY,
-  routeCallers,
-  type TestContext,
-} from './support/context.ts';
+import { describe, expect, it } from 'vitest';
+import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
 
-let ctx: TestContext;
-let admin: Caller;
-let employee: Caller;
-let otherAdmin: Caller;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
 // Fresh, provisioned tenants per test: no test sees what another created.
-beforeEach(async () => {
-  ({ admin, employee, otherAdmin } = await routeCallers(ctx));
-});
-afterAll(async () => ctx?.close());
+const t = useRouteTests();
 
 const NOT_FOUND = { error: { code: 'NOT_FOUND', message: 'role not found' } };
 
 describe('POST /api/v1/roles', () => {
   it('creates a role: 201 with the record, ids as 32 hex digits', async () => {
-    const response = await admin.request('POST', '/api/v1/roles', {
+    const response = await t.admin.request('POST', '/api/v1/roles', {
       name: '  Bartender ',
       description: 'Serves drinks',
     });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{32}$/),
-      tenant_id: admin.tenantId,
+      tenant_id: t.admin.tenantId,
       name: 'Bartender',
       description: 'Serves drinks',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -40,20 +23,20 @@ describe('POST /api/v1/roles', () => {
   });
 
   it('refuses a duplicate name in the same tenant with 409 DUPLICATE, allows it in another tenant', async () => {
-    await admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
-    const duplicate = await admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
+    await t.admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
+    const duplicate = await t.admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
     expect(duplicate.statusCode).toBe(409);
     expect(duplicate.json()).toEqual({
       error: { code: 'DUPLICATE', message: 'a role named "Cashier" already exists' },
     });
-    expect((await otherAdmin.request('POST', '/api/v1/roles', { name: 'Cashier' })).statusCode).toBe(201);
+    expect((await t.otherAdmin.request('POST', '/api/v1/roles', { name: 'Cashier' })).statusCode).toBe(201);
   });
 
   it('answers the fixed 403 to an employee and creates nothing', async () => {
-    const response = await employee.request('POST', '/api/v1/roles', { name: 'Sneaky' });
+    const response = await t.employee.request('POST', '/api/v1/roles', { name: 'Sneaky' });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
-    const names = (await admin.request('GET', '/api/v1/roles')).json().map((r: { name: string }) => r.name);
+    const names = (await t.admin.request('GET', '/api/v1/roles')).json().map((r: { name: string }) => r.name);
     expect(names).not.toContain('Sneaky');
   });
 
@@ -66,7 +49,7 @@ describe('POST /api/v1/roles', () => {
     [{ name: 'ok', description: 5 }, 'description: must be string,null'],
     [{ name: 'ok', colour: 'red' }, 'colour: is not an allowed field'],
   ])('answers 422 for %j', async (body, message) => {
-    const response = await admin.request('POST', '/api/v1/roles', body);
+    const response = await t.admin.request('POST', '/api/v1/roles', body);
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
   });
@@ -74,73 +57,73 @@ describe('POST /api/v1/roles', () => {
 
 describe('GET /api/v1/roles', () => {
   it('lists only the caller tenant roles, by name, for admins and employees', async () => {
-    await admin.request('POST', '/api/v1/roles', { name: 'Usher' });
-    await otherAdmin.request('POST', '/api/v1/roles', { name: 'Foreign' });
-    const list = await employee.request('GET', '/api/v1/roles');
+    await t.admin.request('POST', '/api/v1/roles', { name: 'Usher' });
+    await t.otherAdmin.request('POST', '/api/v1/roles', { name: 'Foreign' });
+    const list = await t.employee.request('GET', '/api/v1/roles');
     expect(list.statusCode).toBe(200);
-    await admin.request('POST', '/api/v1/roles', { name: 'Bouncer' });
+    await t.admin.request('POST', '/api/v1/roles', { name: 'Bouncer' });
     const names = list.json().map((r: { name: string }) => r.name);
     expect(names).toEqual(['Usher']);
-    const sorted = (await employee.request('GET', '/api/v1/roles'))
+    const sorted = (await t.employee.request('GET', '/api/v1/roles'))
       .json()
       .map((r: { name: string }) => r.name);
     expect(sorted).toEqual(['Bouncer', 'Usher']);
-    for (const role of list.json()) expect(role.tenant_id).toBe(admin.tenantId);
+    for (const role of list.json()) expect(role.tenant_id).toBe(t.admin.tenantId);
   });
 });
 
 describe('DELETE /api/v1/roles/{id}', () => {
   it('deletes a role: 204 with an empty body; hyphenated ids work too', async () => {
-    const created = (await admin.request('POST', '/api/v1/roles', { name: 'Temp' })).json();
+    const created = (await t.admin.request('POST', '/api/v1/roles', { name: 'Temp' })).json();
     const hyphenated = created.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-    const response = await admin.request('DELETE', `/api/v1/roles/${hyphenated}`);
+    const response = await t.admin.request('DELETE', `/api/v1/roles/${hyphenated}`);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
-    expect((await admin.request('DELETE', `/api/v1/roles/${created.id}`)).json()).toEqual(NOT_FOUND);
+    expect((await t.admin.request('DELETE', `/api/v1/roles/${created.id}`)).json()).toEqual(NOT_FOUND);
   });
 
   it('answers 404 for a role of another tenant, and the role survives', async () => {
-    const foreign = (await otherAdmin.request('POST', '/api/v1/roles', { name: 'Keep me' })).json();
-    const response = await admin.request('DELETE', `/api/v1/roles/${foreign.id}`);
+    const foreign = (await t.otherAdmin.request('POST', '/api/v1/roles', { name: 'Keep me' })).json();
+    const response = await t.admin.request('DELETE', `/api/v1/roles/${foreign.id}`);
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual(NOT_FOUND);
-    const names = (await otherAdmin.request('GET', '/api/v1/roles'))
+    const names = (await t.otherAdmin.request('GET', '/api/v1/roles'))
       .json()
       .map((r: { name: string }) => r.name);
     expect(names).toContain('Keep me');
   });
 
   it('answers 404 for a malformed id', async () => {
-    const response = await admin.request('DELETE', '/api/v1/roles/not-a-uuid');
+    const response = await t.admin.request('DELETE', '/api/v1/roles/not-a-uuid');
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual(NOT_FOUND);
   });
 
   it('answers the fixed 403 to an employee, and the role survives', async () => {
-    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Guarded' })).json();
-    const response = await employee.request('DELETE', `/api/v1/roles/${role.id}`);
+    const role = (await t.admin.request('POST', '/api/v1/roles', { name: 'Guarded' })).json();
+    const response = await t.employee.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
-    expect((await admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toContain(
+    expect((await t.admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toContain(
       role.id,
     );
   });
 
   it('removes the qualifications that granted the role', async () => {
-    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Short-lived' })).json();
-    await employee.request('GET', '/api/v1/me/qualifications');
-    await admin.request('POST', `/api/v1/users/${employee.userId}/qualifications/${role.id}`);
-    await admin.request('DELETE', `/api/v1/roles/${role.id}`);
-    const mine = (await employee.request('GET', '/api/v1/me/qualifications')).json();
+    const role = (await t.admin.request('POST', '/api/v1/roles', { name: 'Short-lived' })).json();
+    await t.employee.request('GET', '/api/v1/me/qualifications');
+    await t.admin.request('POST', `/api/v1/users/${t.employee.userId}/qualifications/${role.id}`);
+    await t.admin.request('DELETE', `/api/v1/roles/${role.id}`);
+    const mine = (await t.employee.request('GET', '/api/v1/me/qualifications')).json();
     expect(mine.map((r: { id: string }) => r.id)).not.toContain(role.id);
   });
 
   it('refuses with 409 INVALID_STATE while shift slots need the role', async () => {
-    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
-    const tenantId = admin.tenantId.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const role = (await t.admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
+    const tenantId = t.admin.tenantId.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
     const roleId = role.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
     // Shifts arrive with a later feature; lay one down directly.
-    const db = ctx.db.db;
+    const db = t.ctx.db.db;
     const eventId = crypto.randomUUID();
     const shiftId = crypto.randomUUID();
     await db
@@ -181,7 +164,7 @@ describe('DELETE /api/v1/roles/{id}', () => {
       })
       .execute();
 
-    const response = await admin.request('DELETE', `/api/v1/roles/${role.id}`);
+    const response = await t.admin.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(409);
     expect(response.json().error.code).toBe('INVALID_STATE');
   });

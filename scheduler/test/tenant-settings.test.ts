@@ -1,36 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Caller,
-  createTestContext,
-  FORBIDDEN_BODY,
-  routeCallers,
-  type TestContext,
-} from './support/context.ts';
+import { describe, expect, it } from 'vitest';
+import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
 
-let ctx: TestContext;
-let admin: Caller;
-let employee: Caller;
-let otherAdmin: Caller;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-// Every test writes settings: each gets tenants of its own, provisioned before it runs.
-beforeEach(async () => {
-  ({ admin, employee, otherAdmin } = await routeCallers(ctx));
-});
-afterAll(async () => ctx?.close());
+// Fresh, provisioned tenants per test: no test sees what another created.
+const t = useRouteTests();
 
 const url = '/api/v1/tenant/settings';
 
 describe('GET /api/v1/tenant/settings', () => {
   it('returns the defaults of a new tenant', async () => {
-    const response = await admin.request('GET', url);
+    const response = await t.admin.request('GET', url);
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toEqual({
-      id: admin.tenantId,
-      tenant_id: admin.tenantId,
+      id: t.admin.tenantId,
+      tenant_id: t.admin.tenantId,
       time_tracking_enabled: false,
       timezone: 'UTC',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -39,67 +22,67 @@ describe('GET /api/v1/tenant/settings', () => {
   });
 
   it('is readable by employees (they need the time zone)', async () => {
-    expect((await employee.request('GET', url)).statusCode).toBe(200);
+    expect((await t.employee.request('GET', url)).statusCode).toBe(200);
   });
 });
 
 describe('PATCH /api/v1/tenant/settings', () => {
   it('replaces the whole record and canonicalises the zone name', async () => {
-    const response = await admin.request('PATCH', url, {
+    const response = await t.admin.request('PATCH', url, {
       time_tracking_enabled: true,
       timezone: 'europe/berlin',
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ time_tracking_enabled: true, timezone: 'Europe/Berlin' });
-    expect((await admin.request('GET', url)).json()).toMatchObject({
+    expect((await t.admin.request('GET', url)).json()).toMatchObject({
       time_tracking_enabled: true,
       timezone: 'Europe/Berlin',
     });
   });
 
   it('resets an omitted time zone to UTC (full replace, not merge)', async () => {
-    await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'America/New_York' });
-    const response = await admin.request('PATCH', url, { time_tracking_enabled: false });
+    await t.admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'America/New_York' });
+    const response = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
     expect(response.json()).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
   });
 
   it('accepts a record read with GET and sent back (read-only fields ignored)', async () => {
-    const current = (await admin.request('GET', url)).json();
-    const response = await admin.request('PATCH', url, {
+    const current = (await t.admin.request('GET', url)).json();
+    const response = await t.admin.request('PATCH', url, {
       ...current,
       timezone: 'Asia/Tokyo',
       tenant_id: 'ffffffffffffffffffffffffffffffff',
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ tenant_id: admin.tenantId, timezone: 'Asia/Tokyo' });
+    expect(response.json()).toMatchObject({ tenant_id: t.admin.tenantId, timezone: 'Asia/Tokyo' });
   });
 
   it('changes only the caller tenant, though the other tenant exists already', async () => {
-    const before = (await otherAdmin.request('GET', url)).json();
-    await admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'Europe/Paris' });
-    expect((await otherAdmin.request('GET', url)).json()).toEqual(before);
+    const before = (await t.otherAdmin.request('GET', url)).json();
+    await t.admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'Europe/Paris' });
+    expect((await t.otherAdmin.request('GET', url)).json()).toEqual(before);
     expect(before).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
     // And straight from the table: one row changed, the other tenant's row untouched.
-    const rows = await ctx.db.db
+    const rows = await t.ctx.db.db
       .selectFrom('tenant_settings')
       .select(['tenant_id', 'timezone'])
-      .where('tenant_id', 'in', [admin.tenantId, otherAdmin.tenantId])
+      .where('tenant_id', 'in', [t.admin.tenantId, t.otherAdmin.tenantId])
       .orderBy('timezone')
       .execute();
     expect(rows).toEqual([
-      { tenant_id: admin.tenantId, timezone: 'Europe/Paris' },
-      { tenant_id: otherAdmin.tenantId, timezone: 'UTC' },
+      { tenant_id: t.admin.tenantId, timezone: 'Europe/Paris' },
+      { tenant_id: t.otherAdmin.tenantId, timezone: 'UTC' },
     ]);
   });
 
   it('answers the fixed 403 to an employee and changes nothing', async () => {
-    const before = (await admin.request('GET', url)).json();
-    const response = await employee.request('PATCH', url, {
+    const before = (await t.admin.request('GET', url)).json();
+    const response = await t.employee.request('PATCH', url, {
       time_tracking_enabled: !before.time_tracking_enabled,
     });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
-    expect((await admin.request('GET', url)).json()).toEqual(before);
+    expect((await t.admin.request('GET', url)).json()).toEqual(before);
   });
 
   it.each([
@@ -114,16 +97,16 @@ describe('PATCH /api/v1/tenant/settings', () => {
     [{ time_tracking_enabled: true, timezon: 'UTC' }, 'timezon: is not an allowed field'],
     [[], 'body: must be object'],
   ])('answers 422 naming the field for %j, and changes nothing', async (body, message) => {
-    const before = (await admin.request('GET', url)).json();
-    const response = await admin.request('PATCH', url, body);
+    const before = (await t.admin.request('GET', url)).json();
+    const response = await t.admin.request('PATCH', url, body);
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
-    expect((await admin.request('GET', url)).json()).toEqual(before);
+    expect((await t.admin.request('GET', url)).json()).toEqual(before);
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const response = await ctx.request('PATCH', url, {
-      token: admin.token,
+    const response = await t.ctx.request('PATCH', url, {
+      token: t.admin.token,
       rawBody: '{"time_tracking_enabled": tru',
     });
     expect(response.statusCode).toBe(400);

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
@@ -194,3 +195,24 @@ export function hmacWithPublicKey(publicPem: string, payload: Record<string, unk
 export const FORBIDDEN_BODY = { error: { code: 'FORBIDDEN', message: 'forbidden' } };
 export const MISSING_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'missing bearer token' } };
 export const INVALID_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'invalid token' } };
+
+export interface RouteTestState extends RouteCallers {
+  ctx: TestContext;
+}
+
+/**
+ * The hooks most route test files need: one app and database per file, and before every
+ * test fresh tenants (see routeCallers). Read the callers from the returned object inside
+ * tests; they change from test to test.
+ */
+export function useRouteTests(options: Parameters<typeof createTestContext>[0] = {}): RouteTestState {
+  const state = {} as RouteTestState;
+  beforeAll(async () => {
+    state.ctx = await createTestContext(options);
+  });
+  beforeEach(async () => {
+    Object.assign(state, await routeCallers(state.ctx));
+  });
+  afterAll(async () => state.ctx?.close());
+  return state;
+}

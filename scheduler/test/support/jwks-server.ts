@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { sendEndlessBody } from './endless-body.ts';
 
 /**
  * A JWKS endpoint whose answers a test controls: the documented key set (RFC 7517,
@@ -66,20 +67,9 @@ export async function startJwksServer(audience: string): Promise<JwksServer> {
         request.on('close', () => clearTimeout(timer));
         return;
       }
-      case 'endless': {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.write('{"keys":[');
-        const chunk = `${'{"kty":"EC"},'.repeat(1000)}`;
-        const pump = () => {
-          while (response.write(chunk)) {
-            /* fill the socket buffer */
-          }
-        };
-        response.on('drain', pump);
-        pump();
-        request.on('close', () => response.off('drain', pump));
+      case 'endless':
+        sendEndlessBody(request, response, '{"keys":[', '{"kty":"EC"},'.repeat(1000));
         return;
-      }
       case 'reset':
         request.socket.destroy();
         return;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendEndlessBody } from './endless-body.ts';
 
 /**
  * A local server that answers like Nominatim's /search endpoint. The bodies replay the
@@ -58,21 +59,9 @@ export async function startNominatimFake(): Promise<NominatimFake> {
       case 'garbage':
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"lat": oops');
         return;
-      case 'endless': {
-        // A body that never ends: only the client's size cap stops it.
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.write('[');
-        const chunk = `${JSON.stringify(brandenburgGate[0])},`.repeat(200);
-        const pump = () => {
-          while (!response.destroyed && response.write(chunk)) {
-            /* fill the socket buffer */
-          }
-        };
-        response.on('drain', pump);
-        request.on('close', () => response.off('drain', pump));
-        pump();
+      case 'endless':
+        sendEndlessBody(request, response, '[', `${JSON.stringify(brandenburgGate[0])},`.repeat(200));
         return;
-      }
       case 'trickle': {
         // Headers at once, then one byte a second: only a deadline on the body stops it.
         response.writeHead(200, { 'content-type': 'application/json' });
