@@ -7,6 +7,8 @@ import { defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
 import { type Clock, type Deps, systemClock } from './deps.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
+import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
 import { registerAccessHook } from './http/access-hook.ts';
 import { clientErrorHandler, frameworkErrors } from './http/edge-errors.ts';
@@ -14,12 +16,11 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
-import { createGazetteerGeocoder } from './locations/geocoding/gazetteer.ts';
-import type { Geocoder } from './locations/geocoding/geocoder.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
 import { tenantRoutes } from './tenants/routes.ts';
+import { featureEnabled } from './tenants/service.ts';
 import { usersRoutes } from './users/routes.ts';
 
 /** Connection limits; see the README's configuration table. */
@@ -87,11 +88,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   registerErrorHandling(app);
   registerJsonParser(app);
+  const provisioner = new Provisioner(deps);
   registerAccessHook(app, {
-    deps,
     verifier: options.verifier,
     claims: options.claims ?? defaultClaimNames,
-    provisioner: new Provisioner(deps),
+    provision: (identity) => provisioner.ensure(identity),
+    featureEnabled: (tenantId, feature) => featureEnabled(deps, tenantId, feature),
   });
   await registerOpenApi(app);
 

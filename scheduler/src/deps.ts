@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.ts';
-import type { Geocoder } from './locations/geocoding/geocoder.ts';
+import type { Geocoder } from './geocoding/geocoder.ts';
 
 /** The time source; tests may pin it. */
 export interface Clock {

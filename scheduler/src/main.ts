@@ -5,8 +5,8 @@ import { createVerifier, readPublicKeyFile, type TokenVerifier, UnusableKeyError
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts';
 import { type DatabaseHandle, describeDatabaseFailure, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { createGazetteerGeocoder } from './locations/geocoding/gazetteer.ts';
-import { createNominatimGeocoder } from './locations/geocoding/nominatim.ts';
+import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
+import { createNominatimGeocoder } from './geocoding/nominatim.ts';
 import { createLogger } from './logger.ts';
 
 /** Start-up failed for a reason the operator must fix; exit code 2 for configuration. */

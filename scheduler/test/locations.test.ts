@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGazetteerGeocoder } from '../src/locations/geocoding/gazetteer.ts';
-import { createNominatimGeocoder } from '../src/locations/geocoding/nominatim.ts';
+import { createGazetteerGeocoder } from '../src/geocoding/gazetteer.ts';
+import { createNominatimGeocoder } from '../src/geocoding/nominatim.ts';
 import {
   type Caller,
   createTestContext,

@@ -2,17 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import { KeySourceUnavailable, TokenRejected } from '../auth/errors.ts';
 import { type ClaimNames, type Identity, identityFromClaims } from '../auth/identity.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
-import type { Deps } from '../deps.ts';
 import { AppError, forbidden, invalidToken, missingToken, notFound } from '../errors.ts';
-import type { Provisioner } from '../tenants/provisioning.ts';
-import { featureEnabled } from '../tenants/service.ts';
-import type { App, RouteAccess } from './types.ts';
+import type { App, FeatureGate, RouteAccess } from './types.ts';
 
+/** What the hook needs; the tenants feature supplies provisioning and the feature gate. */
 export interface AccessDeps {
-  deps: Deps;
   verifier: TokenVerifier;
   claims: ClaimNames;
-  provisioner: Provisioner;
+  /** Creates the caller's tenant and user on their first request (memoised). */
+  provision(identity: Identity): Promise<void>;
+  /** Whether the tenant has switched the feature on. */
+  featureEnabled(tenantId: string, feature: FeatureGate): Promise<boolean>;
 }
 
 const bearer = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)$/i;
@@ -85,11 +85,11 @@ export function registerAccessHook(app: App, access: AccessDeps): void {
     if (routeAccess === 'public') return;
 
     const identity = await verifiedIdentity(request, access);
-    await access.provisioner.ensure(identity);
+    await access.provision(identity);
     request.identity = identity;
 
     // A switched-off feature is absent for everyone: 404 before any role is looked at.
-    if (config.feature && !(await featureEnabled(access.deps, identity.tenantId, config.feature))) {
+    if (config.feature && !(await access.featureEnabled(identity.tenantId, config.feature))) {
       throw notFound();
     }
     // Customers reach only the form surface, whatever else a route allows.

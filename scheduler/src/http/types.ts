@@ -2,7 +2,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Identity } from '../auth/identity.ts';
-import type { TenantFeature } from '../tenants/features.ts';
 
 /** The Fastify instance every feature registers its routes on. */
 export type App = FastifyInstance<
@@ -23,11 +22,14 @@ export type App = FastifyInstance<
  */
 export type RouteAccess = 'public' | 'authenticated' | 'member' | 'admin';
 
+/** Tenant features a route can be gated on; the tenants feature says whether one is on. */
+export type FeatureGate = 'time_tracking';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
     /** A tenant feature that must be switched on; checked before the role (404 otherwise). */
-    feature?: TenantFeature;
+    feature?: FeatureGate;
   }
   interface FastifyRequest {
     /** Set by the access hook on every non-public route. */

@@ -1,7 +1,7 @@
 import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
-import type { TenantFeature } from './features.ts';
+import type { FeatureGate } from '../http/types.ts';
 import { findSettings, timeTrackingEnabled, updateSettings } from './repository.ts';
 import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { canonicalTimeZone } from './timezone.ts';
@@ -37,7 +37,7 @@ export async function replaceSettings(
 }
 
 /** The feature gate routes declare with `config.feature`; read before the role check. */
-export async function featureEnabled(deps: Deps, tenantId: string, feature: TenantFeature): Promise<boolean> {
+export async function featureEnabled(deps: Deps, tenantId: string, feature: FeatureGate): Promise<boolean> {
   switch (feature) {
     case 'time_tracking':
       return timeTrackingEnabled(deps.db, tenantId);

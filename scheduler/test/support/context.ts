@@ -4,8 +4,8 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
+import type { Geocoder } from '../../src/geocoding/geocoder.ts';
 import type { App } from '../../src/http/types.ts';
-import type { Geocoder } from '../../src/locations/geocoding/geocoder.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 import {
   createTestKeys,

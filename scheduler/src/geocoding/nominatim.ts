@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { fetchJson } from '../../outbound/fetch-json.ts';
+import { fetchJson } from '../outbound/fetch-json.ts';
 import type { Address, Coordinates, Geocoder } from './geocoder.ts';
 
 /**
