@@ -5,10 +5,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freePort } from './support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
+// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 const run = promisify(execFile);
 /** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
@@ -34,7 +36,7 @@ describe('the server process', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let health: Response | undefined;
-    for (let attempt = 0; attempt < 200 && !health; attempt++) {
+    for (let attempt = 0; attempt < 900 && !health; attempt++) {
       health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
       if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
     }

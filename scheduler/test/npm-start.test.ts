@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freePort } from './support/pg-cluster.ts';
 
 /**
@@ -13,6 +13,8 @@ import { freePort } from './support/pg-cluster.ts';
  * code, and a signal to the npm process alone stops everything and frees the port.
  */
 const root = path.resolve(import.meta.dirname, '../..');
+// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 interface Started {
   npm: ChildProcess;
@@ -38,7 +40,7 @@ function npmStart(env: Record<string, string | undefined>): Started {
 }
 
 async function bannerPid(started: Started): Promise<number> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1000; i++) {
     const match = /Scheduler API .* pid (\d+)/.exec(started.output());
     if (match) return Number(match[1]);
     await new Promise((resolve) => setTimeout(resolve, 100));
