@@ -27,8 +27,10 @@ interface ListenerState {
   line?: number;
 }
 
-function refuseAnchors(event: string, state: ListenerState): void {
-  if (event === 'close' && typeof state.anchor === 'string') {
+// Called as each node opens and closes. An anchor is refused at the first call that sees it:
+// for an anchored block mapping or list that is its first entry, not the line after its end.
+function refuseAnchors(_event: string, state: ListenerState): void {
+  if (typeof state.anchor === 'string') {
     throw new YamlError(`anchors and aliases are not allowed (&${state.anchor})`, (state.line ?? 0) + 1);
   }
 }
