@@ -50,7 +50,6 @@ export function parseYaml(text: string, maxBytes = MAX_YAML_BYTES): unknown {
   try {
     return yaml.load(text, loadOptions);
   } catch (error) {
-    if (error instanceof YamlError) throw error;
     if (error instanceof yaml.YAMLException) {
       const line = error.mark ? error.mark.line + 1 : null;
       throw new YamlError(error.reason || error.message, line);
