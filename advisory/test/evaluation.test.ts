@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../src/evaluation/inventory.ts';
-import { parseInventory } from '../src/evaluation/inventory.ts';
-import { evaluate } from '../src/evaluation/verdicts.ts';
+import { InventoryError, parseInventory } from '../src/evaluation/inventory.ts';
+import { evaluate, windowHolds } from '../src/evaluation/verdicts.ts';
 import type { Advisory } from '../src/feed/schema.ts';
 import type { VerifiedAdvisory } from '../src/feed/verify.ts';
 
@@ -136,5 +136,230 @@ describe('inventory file', () => {
   it('parses the generic format and refuses a wrong one with the field', () => {
     expect(parseInventory('assets:\n  - name: a\n    products: { p: "1.0" }\n').assets).toHaveLength(1);
     expect(() => parseInventory('assets:\n  - products: { p: 1 }\n')).toThrow(/inventory/);
+  });
+});
+
+describe('verdicts: details', () => {
+  it('an advisory holds from its effective instant until just before it expires', () => {
+    const a = advisory({
+      id: 'W',
+      product: 'p',
+      affects: '<2',
+      verdict: 'eol',
+      effective: '2026-03-01T10:00:00Z',
+      expires: '2026-03-02',
+    });
+    const at = (iso: string) => windowHolds(a.advisory, new Date(iso));
+    expect(at('2026-03-01T09:59:59.999Z')).toBe(false);
+    expect(at('2026-03-01T10:00:00Z')).toBe(true);
+    expect(at('2026-03-01T23:59:59.999Z')).toBe(true);
+    expect(at('2026-03-02T00:00:00Z')).toBe(false);
+    expect(evaluate([a], host({ p: '1.0' }), new Date('2026-03-01T10:00:00Z'))[0]?.verdict).toBe('eol');
+    expect(evaluate([a], host({ p: '1.0' }), new Date('2026-03-02T00:00:00Z'))[0]?.verdict).toBeNull();
+  });
+
+  it('a window with a date that does not parse never holds', () => {
+    const at = new Date('2026-06-01T00:00:00Z');
+    const window = (effective: string, expires: string) =>
+      windowHolds(advisory({ id: 'X', product: 'p', affects: '*', effective, expires }).advisory, at);
+    expect(window('2026-01-01', '2027-01-01')).toBe(true);
+    expect(window('someday', '2027-01-01')).toBe(false);
+    expect(window('2026-01-01', 'never')).toBe(false);
+    expect(window('someday', 'never')).toBe(false);
+  });
+
+  it('a match carries the advisory, the installed version, the recommendation and the CVEs', () => {
+    const a = advisory({
+      id: 'PG-1',
+      title: 'PostgreSQL 16.4 fixes two CVEs',
+      product: 'postgresql',
+      affects: '>=16.0.0 <16.4.0',
+      verdict: 'install',
+      recommended_version: '16.4',
+      cves: [{ id: 'CVE-2024-7348', cvss: 8.8 }, { id: 'CVE-2024-0001' }],
+    });
+    expect(evaluate([a], { assets: [{ name: 'db-1', products: { postgresql: '16.2' } }] }, NOW)).toEqual([
+      {
+        asset: 'db-1',
+        verdict: 'install',
+        matches: [
+          {
+            advisoryId: 'PG-1',
+            title: 'PostgreSQL 16.4 fixes two CVEs',
+            product: 'postgresql',
+            installed: '16.2',
+            verdict: 'install',
+            recommendedVersion: '16.4',
+            unmet: [],
+            cves: [
+              { id: 'CVE-2024-7348', cvss: 8.8 },
+              { id: 'CVE-2024-0001', cvss: null },
+            ],
+          },
+        ],
+        reminders: [],
+      },
+    ]);
+    const [bare] = evaluate(
+      [advisory({ id: 'B', product: 'p', affects: '<2', verdict: 'hold' })],
+      host({ p: '1.0' }),
+      NOW,
+    );
+    expect(bare?.matches[0]).toMatchObject({ recommendedVersion: null, cves: [] });
+  });
+
+  it('every asset gets its own evaluation, in inventory order', () => {
+    const a = advisory({ id: 'A', product: 'p', affects: '<2', verdict: 'eol' });
+    const inventory: Inventory = {
+      assets: [
+        { name: 'old', products: { p: '1.0' } },
+        { name: 'new', products: { p: '2.0' } },
+        { name: 'other', products: { q: '1.0' } },
+      ],
+    };
+    expect(evaluate([a], inventory, NOW).map((e) => [e.asset, e.verdict, e.matches.length])).toEqual([
+      ['old', 'eol', 1],
+      ['new', null, 0],
+      ['other', null, 0],
+    ]);
+  });
+
+  it('matches are listed most severe first, then by advisory id', () => {
+    const all = [
+      advisory({
+        id: 'B-install',
+        product: 'p',
+        affects: '<2',
+        verdict: 'install',
+        recommended_version: '2.0',
+      }),
+      advisory({ id: 'Z-eol', product: 'p', affects: '<2', verdict: 'eol' }),
+      advisory({ id: 'C-hold', product: 'p', affects: '<2', verdict: 'hold' }),
+      advisory({ id: 'A-eol', product: 'p', affects: '<2', verdict: 'eol' }),
+      advisory({
+        id: 'A-install',
+        product: 'p',
+        affects: '<2',
+        verdict: 'install',
+        recommended_version: '2.0',
+      }),
+    ];
+    const [result] = evaluate(all, host({ p: '1.0' }), NOW);
+    expect(result?.matches.map((m) => m.advisoryId)).toEqual([
+      'A-eol',
+      'Z-eol',
+      'C-hold',
+      'A-install',
+      'B-install',
+    ]);
+  });
+
+  it('requirements block only installs; other verdicts stand and list nothing unmet', () => {
+    const requires = [{ product: 'php', version: '>=8.2.0', reason: 'needs PHP 8.2' }];
+    const [hold] = evaluate(
+      [advisory({ id: 'H', product: 'nextcloud', affects: '<33', verdict: 'hold', requires })],
+      host({ nextcloud: '32.0', php: '8.1' }),
+      NOW,
+    );
+    expect(hold).toMatchObject({ verdict: 'hold', matches: [{ verdict: 'hold', unmet: [] }] });
+  });
+
+  it('the ordering of an unmet requirement without a recommended version', () => {
+    const [result] = evaluate(
+      [
+        advisory({
+          id: 'N',
+          product: 'nextcloud',
+          affects: '<33',
+          requires: [{ product: 'php', version: '>=8.2.0', reason: 'needs PHP 8.2' }],
+        }),
+      ],
+      host({ nextcloud: '32.0', php: '8.1' }),
+      NOW,
+    );
+    expect(result?.matches[0]?.unmet[0]?.ordering).toBe('upgrade php to >=8.2.0 before nextcloud');
+  });
+
+  it('an advisory with neither verdict nor reminder gives nothing', () => {
+    const [result] = evaluate(
+      [advisory({ id: 'N', product: 'p', affects: '<2', verdict: undefined })],
+      host({ p: '1.0' }),
+      NOW,
+    );
+    expect(result).toEqual({ asset: 'host', verdict: null, matches: [], reminders: [] });
+  });
+
+  it.each([
+    ['90d', '2026-04-01T00:00:00.000Z'],
+    ['12d', '2026-01-13T00:00:00.000Z'],
+    ['2w', '2026-01-15T00:00:00.000Z'],
+    ['10w', '2026-03-12T00:00:00.000Z'],
+    ['1m', '2026-02-01T00:00:00.000Z'],
+    ['14m', '2027-03-01T00:00:00.000Z'],
+    ['1y', '2027-01-01T00:00:00.000Z'],
+    ['10y', '2036-01-01T00:00:00.000Z'],
+  ])('a reminder every %s from 2026-01-01 is due at %s', (every, dueAt) => {
+    const reminder = advisory({
+      id: 'R',
+      product: 'p',
+      affects: '*',
+      verdict: undefined,
+      reminder: { from: 'last_check', every, task: 'check it' },
+    });
+    const [result] = evaluate([reminder], host({ p: '1.0' }, { last_check: '2026-01-01' }), NOW);
+    expect(result?.reminders).toEqual([
+      { advisoryId: 'R', product: 'p', task: 'check it', dueAt, due: dueAt <= NOW.toISOString() },
+    ]);
+  });
+
+  it('a reminder is due at its due instant; a fact that is not a date counts as never done', () => {
+    const reminder = advisory({
+      id: 'R',
+      product: 'p',
+      affects: '*',
+      verdict: undefined,
+      reminder: { from: 'last_check', every: '1d', task: 'check it' },
+    });
+    const due = (fact: string) =>
+      evaluate([reminder], host({ p: '1.0' }, { last_check: fact }), NOW)[0]?.reminders[0];
+    expect(due('2026-11-20T12:00:00Z')).toMatchObject({ due: true, dueAt: '2026-11-21T12:00:00.000Z' });
+    expect(due('2026-11-20T12:00:00.001Z')).toMatchObject({ due: false, dueAt: '2026-11-21T12:00:00.001Z' });
+    expect(due('last tuesday')).toMatchObject({ due: true, dueAt: null });
+  });
+});
+
+describe('inventory file: errors', () => {
+  function inventoryError(text: string): { name: string; message: string } {
+    try {
+      parseInventory(text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InventoryError);
+      const { name, message } = error as InventoryError;
+      return { name, message };
+    }
+    throw new Error('expected an InventoryError');
+  }
+
+  it('names the first problem and where it is', () => {
+    expect(inventoryError('assets:\n  - products: { p: "1" }\n')).toEqual({
+      name: 'InventoryError',
+      message: 'inventory: /assets/0 must have required properties name',
+    });
+    expect(inventoryError('assets:\n  - name: a\n    products: { p: 1 }\n').message).toBe(
+      'inventory: /assets/0/products/p must be string',
+    );
+  });
+
+  it('a document that is not a mapping', () => {
+    expect(inventoryError('- a\n- b\n').message).toBe('inventory: document must be object');
+    expect(inventoryError('').message).toBe('inventory: document must be object');
+  });
+
+  it('reads names, products and facts', () => {
+    expect(
+      parseInventory(
+        'assets:\n  - name: a\n    products: { p: "1.0" }\n    facts: { last_check: "2026-01-01" }\n',
+      ),
+    ).toEqual({ assets: [{ name: 'a', products: { p: '1.0' }, facts: { last_check: '2026-01-01' } }] });
   });
 });

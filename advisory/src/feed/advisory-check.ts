@@ -63,7 +63,7 @@ function schemaProblems(value: unknown): AdvisoryProblem[] {
     const field = fieldOf(error.instancePath);
     const missing = (error as { params?: { requiredProperties?: string[] } }).params?.requiredProperties;
     const name = missing?.length ? `${field ? `${field}.` : ''}${missing.join(', ')}` : field;
-    if (reported.has(name) || [...reported].some((r) => r !== '' && name.startsWith(r))) continue;
+    if (reported.has(name)) continue;
     reported.add(name);
     problems.push({
       rule: 'schema',

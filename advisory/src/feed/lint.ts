@@ -15,46 +15,81 @@ export interface Finding {
   message: string;
 }
 
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/** Where a line's content starts, past a list item's dash (`  - id:` and `    id:` are 4). */
+const columnOf = (line: string) => line.length - line.replace(/^\s*(?:-\s+)?/, '').length;
+
+/** Not blank and not a comment. */
+const isContent = (line: string) => !/^\s*(#|$)/.test(line);
+
+/**
+ * Where the block of a node whose line starts at `column` ends (exclusive): at the first
+ * later content line indented no further than that, except list items at the very column
+ * of a key (a key's list may be written at the key's own indentation).
+ */
+function blockEnd(lines: string[], start: number, column: number, itemsBelong: boolean): number {
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (!isContent(line)) continue;
+    const indent = indentOf(line);
+    if (indent < column || (indent === column && !(itemsBelong && line.startsWith('- ', indent)))) return i;
+  }
+  return lines.length;
+}
+
+/** The line of key `key` among the keys of the mapping on lines from..end-1, or -1. */
+function findKey(lines: string[], from: number, end: number, key: string): number {
+  let column = -1;
+  for (let i = from; i < end; i++) {
+    const line = lines[i] as string;
+    if (!isContent(line)) continue;
+    const at = columnOf(line);
+    if (column === -1) column = at;
+    if (at === column && line.startsWith(key, at) && /^\s*:/.test(line.slice(at + key.length))) return i;
+  }
+  return -1;
+}
+
+/** The line of item `index` of the list on lines from..end-1, or -1. */
+function findItem(lines: string[], from: number, end: number, index: number): number {
+  let seen = -1;
+  let itemIndent = -1;
+  for (let i = from; i < end; i++) {
+    const match = /^(\s*)- /.exec(lines[i] as string);
+    if (!match) continue;
+    const indent = (match[1] as string).length;
+    if (itemIndent === -1) itemIndent = indent;
+    if (indent !== itemIndent) continue;
+    seen += 1;
+    if (seen === index) return i;
+  }
+  return -1;
+}
+
 /**
  * The line of a field such as `cves[1].id` in an advisory file. Advisory files are small
- * block-style YAML, so following keys and list items down by indentation is enough.
+ * block-style YAML, so following keys and list items down by indentation is enough. Each
+ * step looks only inside the node found before it: a field that is not there is placed at
+ * the nearest enclosing one (line 1 for the whole document), never at a field of the same
+ * name elsewhere, such as in the next list item.
  */
 export function lineOf(text: string, field: string): number {
   const lines = text.split('\n');
   const tokens = field.match(/[^.[\]]+/g) ?? [];
   let from = 0;
+  let end = lines.length;
   let found = 0;
-  let minIndent = -1;
   for (const token of tokens) {
-    if (/^\d+$/.test(token)) {
-      let seen = -1;
-      let itemIndent = -1;
-      for (let i = from; i < lines.length; i++) {
-        const match = /^(\s*)- /.exec(lines[i] as string);
-        if (!match) continue;
-        const indent = match[1]?.length ?? 0;
-        if (itemIndent === -1) itemIndent = indent;
-        if (indent !== itemIndent) continue;
-        seen += 1;
-        if (seen === Number(token)) {
-          found = i;
-          from = i;
-          minIndent = indent;
-          break;
-        }
-      }
-    } else {
-      const pattern = new RegExp(`^(\\s*)(?:- )?${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`);
-      for (let i = from; i < lines.length; i++) {
-        const match = pattern.exec(lines[i] as string);
-        if (match && (match[1]?.length ?? 0) >= minIndent) {
-          found = i;
-          from = i;
-          minIndent = match[1]?.length ?? 0;
-          break;
-        }
-      }
-    }
+    const item = /^\d+$/.test(token);
+    const at = item ? findItem(lines, from, end, Number(token)) : findKey(lines, from, end, token);
+    if (at === -1) break;
+    found = at;
+    // An item's mapping starts on its own line (`- id: ...`), a key's value on the next; the
+    // block of an item ends at its dash's column, that of a key at the key's.
+    const line = lines[at] as string;
+    from = item ? at : at + 1;
+    end = item ? blockEnd(lines, at, indentOf(line), false) : blockEnd(lines, at, columnOf(line), true);
   }
   return found + 1;
 }

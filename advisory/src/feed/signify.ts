@@ -56,7 +56,7 @@ export interface SignatureBlock {
 function readBlocks(text: string, what: string): { comment: string; data: Buffer }[] {
   if (!text.endsWith('\n')) throw new SignifyFormatError(`${what}: the last line must end with a newline`);
   const lines = text.slice(0, -1).split('\n');
-  if (lines.length === 0 || lines.length % 2 !== 0) {
+  if (lines.length % 2 !== 0) {
     throw new SignifyFormatError(`${what}: expected pairs of comment and base64 lines`);
   }
   const blocks: { comment: string; data: Buffer }[] = [];

@@ -27,8 +27,10 @@ interface ListenerState {
   line?: number;
 }
 
-function refuseAnchors(event: string, state: ListenerState): void {
-  if (event === 'close' && typeof state.anchor === 'string') {
+// Called as each node opens and closes. An anchor is refused at the first call that sees it:
+// for an anchored block mapping or list that is its first entry, not the line after its end.
+function refuseAnchors(_event: string, state: ListenerState): void {
+  if (typeof state.anchor === 'string') {
     throw new YamlError(`anchors and aliases are not allowed (&${state.anchor})`, (state.line ?? 0) + 1);
   }
 }
@@ -48,7 +50,6 @@ export function parseYaml(text: string, maxBytes = MAX_YAML_BYTES): unknown {
   try {
     return yaml.load(text, loadOptions);
   } catch (error) {
-    if (error instanceof YamlError) throw error;
     if (error instanceof yaml.YAMLException) {
       const line = error.mark ? error.mark.line + 1 : null;
       throw new YamlError(error.reason || error.message, line);
