@@ -23,15 +23,16 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 
-let stopping = false;
+// Set when this process decides to stop the server: the exit code it will end with.
+let stopping = null;
 server.on('exit', (code, signal) => {
-  if (!stopping) console.error(`[start] scheduler exited (${signal ?? code})`);
-  process.exit(stopping ? 0 : (code ?? 1));
+  if (stopping === null) console.error(`[start] scheduler exited (${signal ?? code})`);
+  process.exit(stopping ?? code ?? 1);
 });
 
-function stop(signal) {
-  if (stopping) return;
-  stopping = true;
+function stop(signal, exitCode = 0) {
+  if (stopping !== null) return;
+  stopping = exitCode;
   server.kill(signal);
   // The server finishes in-flight requests within 10 s; do not wait for ever.
   setTimeout(() => server.kill('SIGKILL'), 15_000).unref();
@@ -47,8 +48,8 @@ setInterval(() => {
 // The server says it is listening over IPC (so a second instance on the same port is
 // never mistaken for it); then its /health must answer before the banner is printed.
 server.on('message', async (message) => {
-  if (message?.type !== 'ready' || stopping) return;
-  const base = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${message.port}`;
+  if (message?.type !== 'ready' || stopping !== null) return;
+  const base = `http://${urlHost(host)}:${message.port}`;
   for (let attempt = 0; attempt < 50; attempt++) {
     const health = await fetch(`${base}/health`).catch(() => undefined);
     if (health?.ok) {
@@ -58,9 +59,15 @@ server.on('message', async (message) => {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   console.error(`[start] the scheduler reported ready but ${base}/health does not answer; stopping`);
-  stop('SIGTERM');
-  process.exitCode = 1;
+  stop('SIGTERM', 1);
 });
+
+/** The host part of a URL to reach the server: wildcard addresses mean this machine. */
+function urlHost(listen) {
+  if (listen === '0.0.0.0') return '127.0.0.1';
+  if (listen === '::') return '[::1]';
+  return listen.includes(':') ? `[${listen}]` : listen;
+}
 
 function banner(base, pid) {
   console.log(`

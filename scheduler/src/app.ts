@@ -11,7 +11,7 @@ import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
 import { registerAccessHook } from './http/access-hook.ts';
-import { clientErrorHandler, frameworkErrors } from './http/edge-errors.ts';
+import { clientErrorHandler, frameworkErrors, registerRawRequestErrors } from './http/edge-errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
@@ -64,7 +64,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     // Node checks request and header deadlines on this interval (30 s by default).
-    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: 1000 },
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(newRequestId),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -77,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
     done();
   });
+  registerRawRequestErrors(app, newRequestId);
 
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {

@@ -196,13 +196,14 @@ function timeouts(env: Env): Config['timeouts'] {
   };
 }
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+const loopbackHosts = new Set(['localhost', '[::1]']);
+const loopbackIPv4 = /^127(\.\d{1,3}){3}$/;
 
 /** Settings that work but deserve an operator's attention; logged at start-up. */
 export function configWarnings(config: Config): string[] {
   const warnings: string[] = [];
   const jwks = config.auth.jwksUrl;
-  if (jwks?.protocol === 'http:' && !loopbackHosts.has(jwks.hostname) && !jwks.hostname.startsWith('127.')) {
+  if (jwks?.protocol === 'http:' && !loopbackHosts.has(jwks.hostname) && !loopbackIPv4.test(jwks.hostname)) {
     warnings.push(
       `AUTH_JWKS_URL uses plain http to ${jwks.host}: anyone on the path can swap the signing keys; use https`,
     );

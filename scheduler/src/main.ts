@@ -7,6 +7,7 @@ import { type DatabaseHandle, describeDatabaseFailure, openDatabase } from './db
 import { migrateToLatest } from './db/migrate.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from './geocoding/nominatim.ts';
+import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
 
 /** Start-up failed for a reason the operator must fix; exit code 2 for configuration. */
@@ -19,7 +20,9 @@ class StartupError extends Error {
   }
 }
 
-async function verifierFor(config: Config): Promise<TokenVerifier> {
+type Log = ReturnType<typeof createLogger>;
+
+async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
   if (config.auth.mode === 'dev') return (await openDevIssuer(config.dataDir, { create: true })).verifier;
   const { issuer, audience, jwksUrl, publicKeyFile } = config.auth;
   if (!issuer) throw new ConfigError('AUTH_ISSUER', 'is required');
@@ -32,7 +35,16 @@ async function verifierFor(config: Config): Promise<TokenVerifier> {
     }
   }
   if (!jwksUrl) throw new ConfigError('AUTH_JWKS_URL', 'is required');
-  return createVerifier({ issuer, audience, jwks: { url: jwksUrl } });
+  return createVerifier({
+    issuer,
+    audience,
+    jwks: {
+      url: jwksUrl,
+      // Stale keys keep verifying through an outage: say so, or nobody notices.
+      onRefreshError: (error) =>
+        log.warn({ err: error, url: jwksUrl.href }, 'identity provider keys could not be refreshed'),
+    },
+  });
 }
 
 async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandle; applied: string[] }> {
@@ -50,13 +62,43 @@ async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandl
   }
 }
 
+/** What is running so far; a stop request closes whatever exists, in reverse order. */
+const running: { app?: App; database?: DatabaseHandle; log?: Log; stopping: boolean } = { stopping: false };
+
+async function stop(reason: string): Promise<never> {
+  if (!running.stopping) {
+    running.stopping = true;
+    running.log?.info({ reason }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      running.log?.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    await running.app?.close();
+    await running.database?.close();
+    process.exit(0);
+  }
+  return new Promise<never>(() => {});
+}
+
+// Registered before anything starts, so a stop request during start-up stops it cleanly.
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+// Started by a supervisor over IPC (npm start): stop when it goes away, whatever killed it.
+process.on('disconnect', () => void stop('parent process gone'));
+// …and if it went away before this module ran, the event has been missed: look.
+if (typeof process.send === 'function' && !process.connected) void stop('parent process gone');
+
 /** Reads config, opens the database, migrates, listens, and shuts down gracefully. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  running.log = log;
   for (const warning of configWarnings(config)) log.warn(warning);
-  const verifier = await verifierFor(config);
+  const verifier = await verifierFor(config, log);
   const { database, applied } = await openAndMigrate(config);
+  running.database = database;
+  if (running.stopping) return;
   if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
 
   const app = await buildApp({
@@ -76,25 +118,8 @@ async function main(): Promise<void> {
         })
       : createGazetteerGeocoder(),
   });
-
-  let closing = false;
-  const shutdown = async (reason: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ reason }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
-    await app.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  // Started by a supervisor over IPC (npm start): stop when it goes away, whatever killed it.
-  process.on('disconnect', () => void shutdown('parent process gone'));
+  running.app = app;
+  if (running.stopping) return;
 
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -116,7 +141,9 @@ async function main(): Promise<void> {
     { database: database.kind, auth: config.auth.mode === 'dev' ? 'development issuer' : config.auth.issuer },
     'scheduler ready',
   );
-  process.send?.({ type: 'ready', pid: process.pid, port: (app.server.address() as AddressInfo).port });
+  if (process.connected) {
+    process.send?.({ type: 'ready', pid: process.pid, port: (app.server.address() as AddressInfo).port });
+  }
 }
 
 main().catch((error: unknown) => {

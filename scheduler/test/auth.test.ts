@@ -182,7 +182,7 @@ describe('bearer token checks', () => {
 
   it('takes the highest known role from an array claim', async () => {
     const response = await ctx.request('POST', '/api/v1/roles', {
-      token: await ctx.token({ role: ['offline_access', 'employee', 'admin'] }),
+      token: await ctx.token({ role: ['offline_access', 'employee', 'admin'], tenant: uniqueName('array') }),
       body: { name: 'From array claim' },
     });
     expect(response.statusCode).toBe(201);
@@ -222,6 +222,28 @@ describe('claim mapping', () => {
     }
   });
 
+  it('takes id claims exactly as sent: padding and number-or-text make different ids', () => {
+    const idOf = (sub: unknown) => {
+      const identity = identityFromClaims(
+        { sub, tenant_id: 't', role: 'admin' } as unknown as JWTPayload,
+        'iss',
+        defaultClaims,
+      );
+      return typeof identity === 'string' ? identity : identity.userId;
+    };
+    const ids = [
+      idOf('alice'),
+      idOf(' alice'),
+      idOf('alice\t'),
+      idOf('42'),
+      idOf(42),
+      idOf('\u0000number:42'),
+    ];
+    expect(ids.at(-1)).toBe('malformed-claim');
+    expect(new Set(ids.slice(0, 5)).size).toBe(5);
+    expect(idOf('')).toBe('missing-subject');
+  });
+
   it('reads a dotted role path such as Keycloak realm roles', () => {
     const identity = identityFromClaims(
       { sub: 'u', org: { id: 'acme' }, realm_access: { roles: ['uma_authorization', 'employee'] } },
@@ -247,14 +269,15 @@ describe('claim mapping', () => {
 
 describe('just-in-time provisioning', () => {
   it('creates the tenant with VAPID keys and default settings, and the user, from the first token', async () => {
-    const caller = await ctx.caller('admin', 'fresh-tenant', 'first-admin', {
+    const tenantName = uniqueName('fresh-tenant');
+    const caller = await ctx.caller('admin', tenantName, 'first-admin', {
       name: 'Ada',
       email: 'ada@example.test',
     });
     const settings = await caller.request('GET', '/api/v1/tenant/settings');
     expect(settings.statusCode).toBe(200);
     expect(settings.json()).toMatchObject({
-      tenant_id: tenantWireId('fresh-tenant'),
+      tenant_id: tenantWireId(tenantName),
       time_tracking_enabled: false,
       timezone: 'UTC',
     });
@@ -262,7 +285,7 @@ describe('just-in-time provisioning', () => {
     const tenant = await ctx.db.db
       .selectFrom('tenants')
       .selectAll()
-      .where('id', '=', claimToUuid(TEST_ISSUER, 'fresh-tenant'))
+      .where('id', '=', claimToUuid(TEST_ISSUER, tenantName))
       .executeTakeFirstOrThrow();
     // P-256 public key, uncompressed point, base64url: 65 bytes -> 87 characters.
     expect(tenant.vapid_public_key).toMatch(/^[A-Za-z0-9_-]{87}$/);
@@ -290,7 +313,7 @@ describe('just-in-time provisioning', () => {
     };
     const provisioner = new Provisioner({ db: ctx.db.db.withPlugin(counting) });
     const identity = {
-      tenantId: claimToUuid(TEST_ISSUER, 'memo-tenant'),
+      tenantId: claimToUuid(TEST_ISSUER, uniqueName('memo-tenant')),
       userId: claimToUuid(TEST_ISSUER, 'memo-user'),
       role: 'employee' as const,
       customerId: null,
@@ -314,10 +337,60 @@ describe('just-in-time provisioning', () => {
     expect(row).toEqual({ display_name: 'After', role: 'employee' });
   });
 
+  it('keeps the row at the latest token, also when a role goes back and forth', async () => {
+    const tenant = uniqueName('flip');
+    const roleInDb = async () =>
+      (
+        await ctx.db.db
+          .selectFrom('users')
+          .select('role')
+          .where('tenant_id', '=', tenantWireId(tenant))
+          .where('id', '=', claimToUuid(TEST_ISSUER, 'bob'))
+          .executeTakeFirstOrThrow()
+      ).role;
+    for (const role of ['admin', 'customer', 'admin', 'employee', 'admin'] as const) {
+      await get(await ctx.token({ role, tenant, sub: 'bob' }));
+      expect(await roleInDb(), role).toBe(role);
+    }
+    const admin = await ctx.token({ role: 'admin', tenant, sub: 'bob' });
+    const users = await ctx.request('GET', '/api/v1/users', { token: admin });
+    expect(users.json().map((u: { role: string }) => u.role)).toEqual(['admin']);
+  });
+
+  it('trusts its memo for five minutes, then writes again (other processes may have changed the row)', async () => {
+    let queries = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        queries += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    let now = new Date('2026-11-22T10:00:00Z');
+    const provisioner = new Provisioner({ db: ctx.db.db.withPlugin(counting), clock: { now: () => now } });
+    const identity = {
+      tenantId: claimToUuid(TEST_ISSUER, uniqueName('ttl')),
+      userId: claimToUuid(TEST_ISSUER, 'ttl-user'),
+      role: 'employee' as const,
+      customerId: null,
+      name: null,
+      email: null,
+    };
+    await provisioner.ensure(identity);
+    const first = queries;
+    now = new Date(now.getTime() + 5 * 60_000 - 1);
+    await provisioner.ensure(identity);
+    expect(queries).toBe(first);
+    now = new Date(now.getTime() + 1);
+    await provisioner.ensure(identity);
+    expect(queries).toBeGreaterThan(first);
+  });
+
   it('provisions one tenant under concurrent first requests', async () => {
+    const raceTenant = uniqueName('race-tenant');
     const tokens = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        ctx.token({ role: 'admin', tenant: 'race-tenant', sub: `racer-${i}` }),
+        ctx.token({ role: 'admin', tenant: raceTenant, sub: `racer-${i}` }),
       ),
     );
     const responses = await Promise.all(tokens.map((token) => get(token)));
@@ -325,7 +398,7 @@ describe('just-in-time provisioning', () => {
     const count = await ctx.db.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('tenant_id', '=', claimToUuid(TEST_ISSUER, 'race-tenant'))
+      .where('tenant_id', '=', claimToUuid(TEST_ISSUER, raceTenant))
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(8);
   });

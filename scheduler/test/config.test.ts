@@ -110,6 +110,13 @@ describe('configuration', () => {
     expect(() => readPublicKeyFile(x25519)).toThrow('key type x25519 cannot verify tokens');
     const k256 = write('k256.pem', pem(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey));
     expect(() => readPublicKeyFile(k256)).toThrow('EC curve secp256k1 is not supported');
+    const ed25519 = generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const privateFile = write('private.pem', ed25519);
+    expect(() => readPublicKeyFile(privateFile)).toThrow(
+      `${privateFile} holds a private key; give the issuer's public key`,
+    );
     const rsa2048 = write('rsa2048.pem', pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey));
     expect(readPublicKeyFile(rsa2048).asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
@@ -123,5 +130,7 @@ describe('configuration', () => {
     expect(warnings('http://127.0.0.1:8080/jwks')).toEqual([]);
     expect(warnings('http://localhost/jwks')).toEqual([]);
     expect(warnings('http://[::1]/jwks')).toEqual([]);
+    expect(warnings('http://127.0.0.53/jwks')).toEqual([]);
+    expect(warnings('http://127.attacker.example/jwks')).toHaveLength(1);
   });
 });

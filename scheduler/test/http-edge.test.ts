@@ -118,6 +118,26 @@ describe('errors before a route is found', () => {
     },
   );
 
+  it('answers an HTTP/1.1 request without a Host header with the error shape, then closes', async () => {
+    const response = await exchange(['GET /health HTTP/1.1\r\n\r\n']);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'BAD_REQUEST', message: 'missing Host header' },
+    });
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    expect(response.closed).toBe(true);
+  });
+
+  it('answers CONNECT (a proxy tunnel request) with the 404 shape instead of dropping it', async () => {
+    const response = await exchange(['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']);
+    expect(response.status).toBe(404);
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'NOT_FOUND', message: 'no route for CONNECT example.com:443' },
+    });
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    expect(response.closed).toBe(true);
+  });
+
   it('answers a known method without a route with the 404 shape', async () => {
     const response = await exchange([
       'PROPFIND /api/v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',

@@ -108,6 +108,28 @@ describe('JWKS key source', () => {
     },
   );
 
+  it('reports a published key that cannot be imported as unavailable, not as a bad token', async () => {
+    const broken = await signingKey('key-broken');
+    // An EC key whose point is not on the curve: the provider's mistake, not the client's.
+    server.keys = [{ ...broken, publicJwk: { ...broken.publicJwk, x: broken.publicJwk.y } }];
+    const error = await verifier.verify(await server.sign(broken)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KeySourceUnavailable);
+  });
+
+  it('tells its owner about every failed refresh, background ones included', async () => {
+    const failures: string[] = [];
+    verifier = createVerifier({
+      issuer: server.issuer,
+      audience: AUDIENCE,
+      jwks: { ...options(), onRefreshError: (error) => failures.push(error.message) },
+    });
+    await verifier.verify(await server.sign(first));
+    server.behaviour = 'status-500';
+    clock += 600_001;
+    await verifier.verify(await server.sign(first));
+    await vi.waitFor(() => expect(failures).toEqual(['answered HTTP 500']));
+  });
+
   it('follows a key rotation with one refetch, and at most one per cooldown for unknown kids', async () => {
     await verifier.verify(await server.sign(first));
     const second = await signingKey('key-2');

@@ -1,11 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from './support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
@@ -16,6 +16,14 @@ const run = promisify(execFile);
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
 const node = process.execPath;
 const schedulerDir = path.resolve(import.meta.dirname, '..');
+
+/** Every server a test starts; whatever a failing test leaves running is killed after it. */
+const children = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+});
 
 describe('the server process', () => {
   it('starts on the embedded database, answers /health, and shuts down cleanly on SIGTERM', async () => {
@@ -30,6 +38,7 @@ describe('the server process', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.add(child);
     let log = '';
     child.stdout.on('data', (chunk: Buffer) => {
       log += chunk.toString();
@@ -45,6 +54,30 @@ describe('the server process', () => {
     expect(await exited).toBe(0);
     expect(log).toMatch(/"msg":"scheduler ready"/);
     expect(log).toMatch(/"msg":"shutting down: finishing in-flight requests"/);
+  });
+
+  it('stops cleanly when its supervisor goes away while it is still starting', async () => {
+    const child = spawn(node, ts('src/main.ts'), {
+      cwd: schedulerDir,
+      env: {
+        ...process.env,
+        AUTH_DEV_ISSUER: 'true',
+        PORT: String(await freePort()),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
+      },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    children.add(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // The IPC channel closes as it would if the supervisor died, before the server is ready.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.disconnect();
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/Error|ERR_/);
   });
 });
 
@@ -105,6 +138,24 @@ describe('start-up failures outside the configuration', () => {
       ),
     );
     expect(failure.stderr).not.toContain('s3cret');
+  });
+
+  it('names DATABASE_URL when the database accepts connections but never answers', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const failure = await startFailure({ DATABASE_URL: `postgres://app@127.0.0.1:${port}/app` });
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toMatch(
+        new RegExp(
+          `DATABASE_URL: cannot use the database at postgres://app@127.0.0.1:${port}/app: .*timeout`,
+          'i',
+        ),
+      );
+    } finally {
+      silent.close();
+    }
   });
 
   it('says the port is in use instead of failing obscurely', async () => {

@@ -1,10 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from './support/pg-cluster.ts';
 
 /**
@@ -22,12 +22,28 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/** npm processes started by a test; their whole process groups are killed after it. */
+const groups = new Set<number>();
+afterEach(() => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
+  groups.clear();
+});
+
 function npmStart(env: Record<string, string | undefined>): Started {
   const npm = spawn('npm', ['start'], {
     cwd: root,
     env: { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'npm-start-')), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own, so cleanup can reach every process of it; the tests signal npm alone.
+    detached: true,
   });
+  if (npm.pid) groups.add(npm.pid);
   let output = '';
   npm.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -46,6 +62,12 @@ async function bannerPid(started: Started): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no banner:\n${started.output()}`);
+}
+
+/** The parent pid from /proc/<pid>/stat (field 4, after the parenthesised command name). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 const alive = (pid: number) => {
@@ -84,6 +106,16 @@ describe('npm start', () => {
     },
   );
 
+  it('reaches a server listening on IPv6 loopback', async () => {
+    const port = await freePort();
+    const started = npmStart({ PORT: String(port), HOST: '::1' });
+    await bannerPid(started);
+    expect(started.output()).toContain(`http://[::1]:${port}/api/v1`);
+    expect((await fetch(`http://[::1]:${port}/health`)).status).toBe(200);
+    started.npm.kill('SIGTERM');
+    await started.exited;
+  });
+
   it('exits with the server exit code and no banner when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -110,11 +142,7 @@ describe('npm start', () => {
     const started = npmStart({ PORT: String(port) });
     const serverPid = await bannerPid(started);
     // SIGKILL cannot be handled: the server notices its IPC channel close instead.
-    const startPid = Number(
-      execFileSync('ps', ['-o', 'ppid=', '-p', String(serverPid)])
-        .toString()
-        .trim(),
-    );
+    const startPid = parentOf(serverPid);
     process.kill(startPid, 'SIGKILL');
     for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive(serverPid)).toBe(false);

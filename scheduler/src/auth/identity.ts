@@ -95,15 +95,20 @@ function optionalString(value: unknown): string | null {
 
 const maxIdClaimLength = 1024;
 
-/** An id claim's text; `malformed` when it is not text a UUID can be derived from. */
+/**
+ * An id claim as the text its id is derived from, taken exactly as sent (no trimming:
+ * "alice" and " alice" are different values, so they get different ids); `malformed`
+ * when it cannot identify anyone. A number is marked apart from text, so the claim `42`
+ * and the claim `"42"` never share an id: the mark holds a NUL, which no text claim may.
+ */
 function idClaim(value: unknown): string | null | 'malformed' {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : 'malformed';
-  if (typeof value !== 'string') return value === undefined || value === null ? null : 'malformed';
-  const text = value.trim();
-  if (text === '') return null;
-  // A lone surrogate cannot be encoded as UTF-8 for hashing; such a claim identifies no one.
-  if (!text.isWellFormed() || text.length > maxIdClaimLength) return 'malformed';
-  return text;
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? `\u0000number:${value}` : 'malformed';
+  if (typeof value !== 'string') return 'malformed';
+  // A lone surrogate has no UTF-8 form to hash; a NUL would meet the number mark.
+  if (!value.isWellFormed() || value.includes('\u0000') || value.length > maxIdClaimLength)
+    return 'malformed';
+  return value;
 }
 
 export function identityFromClaims(

@@ -42,6 +42,28 @@ function isKeySet(value: unknown): value is JSONWebKeySet {
   );
 }
 
+type KeySet = ReturnType<typeof createLocalJWKSet>;
+
+/**
+ * The key for a token from the set. No matching key is the token's problem (401); a
+ * matching key the runtime cannot import is the provider's (503).
+ */
+async function select(set: KeySet, ...args: Parameters<KeySet>): ReturnType<KeySet> {
+  try {
+    return await set(...args);
+  } catch (error) {
+    if (
+      error instanceof joseErrors.JWKSNoMatchingKey ||
+      error instanceof joseErrors.JWKSMultipleMatchingKeys
+    ) {
+      throw error;
+    }
+    throw new KeySourceUnavailable('the identity provider published a key that cannot be used', {
+      cause: error,
+    });
+  }
+}
+
 export function createJwksKeySource(options: JwksOptions): JwksKeySource {
   const timeoutMs = options.timeoutMs ?? 5000;
   const maxBytes = options.maxBytes ?? 256 * 1024;
@@ -51,7 +73,7 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
   const maxBackoffMs = options.maxBackoffMs ?? 5 * 60_000;
   const now = options.now ?? Date.now;
 
-  let keys: ReturnType<typeof createLocalJWKSet> | null = null;
+  let keys: KeySet | null = null;
   let fetchedAt = Number.NEGATIVE_INFINITY;
   let failures = 0;
   let retryAt = Number.NEGATIVE_INFINITY;
@@ -99,14 +121,14 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
     async getKey(header, token) {
       const set = await current();
       try {
-        return await set(header, token);
+        return await select(set, header, token);
       } catch (error) {
         const rotated =
           error instanceof joseErrors.JWKSNoMatchingKey && now() - fetchedAt > cooldownMs && !backingOff();
         if (!rotated) throw error;
         // Perhaps the provider rotated its keys: one refetch, then the answer stands.
         await fetchKeys().catch(() => {});
-        return (keys ?? set)(header, token);
+        return select(keys ?? set, header, token);
       }
     },
     async refresh() {

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import { KeySourceUnavailable, TokenRejected } from './errors.ts';
@@ -54,6 +54,15 @@ function algorithmsForKey(key: KeyObject): string[] {
   }
 }
 
+function holdsPrivateKey(pem: string): boolean {
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads and checks a PEM public key; throws `UnusableKeyError` naming the problem. */
 export function readPublicKeyFile(file: string): KeyObject {
   let pem: string;
@@ -61,6 +70,11 @@ export function readPublicKeyFile(file: string): KeyObject {
     pem = readFileSync(file, 'utf8');
   } catch (error) {
     throw new UnusableKeyError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (holdsPrivateKey(pem)) {
+    // createPublicKey would quietly derive the public half; a private key has no business
+    // on the API's machine, so say so instead.
+    throw new UnusableKeyError(`${file} holds a private key; give the issuer's public key`);
   }
   let key: KeyObject;
   try {

@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   url?: string | undefined;
   dataDir?: string | undefined;
   poolSize?: number | undefined;
+  /** How long opening a PostgreSQL connection may take (10 s by default). */
+  connectTimeoutMs?: number | undefined;
   /** Extra PGlite options: tests start from a migrated snapshot with a precompiled module. */
   pglite?: Omit<PGliteOptions, 'parsers' | 'dataDir'> | undefined;
 }
@@ -38,6 +40,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      // A server that accepts the connection but never answers must not hang start-up
+      // or a request for ever.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       types: pgTypes,
       // Timestamps come back in UTC, whatever the server's default zone.
       options: '-c TimeZone=UTC',
@@ -75,21 +80,24 @@ function redacted(url: string): string {
   }
 }
 
-/** The first message in an error's cause chain that says what went wrong. */
+/**
+ * What went wrong, from the first error of the cause chain that is not a wrapper of ours
+ * ("migration … failed" adds nothing when the connection is the problem).
+ */
 function rootMessage(error: unknown): string {
   let current: unknown = error;
   const seen = new Set<unknown>();
-  let message = 'unknown error';
   while (current instanceof Error && !seen.has(current)) {
     seen.add(current);
-    const code = (current as NodeJS.ErrnoException).code;
-    if (current.message)
-      message = code && !current.message.includes(code) ? `${current.message} (${code})` : current.message;
-    else if (code) message = code;
-    if (current instanceof AggregateError && current.errors[0]) current = current.errors[0];
-    else current = current.cause;
+    if (current.name !== 'MigrationError' || !(current.cause instanceof Error)) {
+      const code = (current as NodeJS.ErrnoException).code;
+      if (current.message)
+        return code && !current.message.includes(code) ? `${current.message} (${code})` : current.message;
+      if (code) return code;
+    }
+    current = current instanceof AggregateError && current.errors[0] ? current.errors[0] : current.cause;
   }
-  return message;
+  return 'unknown error';
 }
 
 /**

@@ -1,8 +1,10 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type ErrorCode, errorCatalogue } from '../errors.ts';
+import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
 import { sendError } from './error-handler.ts';
+import type { App } from './types.ts';
 
 /**
  * Errors raised before a request reaches a route keep the error shape and the request
@@ -35,23 +37,47 @@ function parserFailure(error: NodeJS.ErrnoException): { code: ErrorCode; message
   }
 }
 
+/** An error answer written straight to a socket Fastify never saw, then the socket closed. */
+function answerOnSocket(socket: Duplex, requestId: string, code: ErrorCode, message: string): void {
+  if (socket.writable) {
+    const status = errorCatalogue[code].status;
+    const body = JSON.stringify({ error: { code, message } });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
 export function clientErrorHandler(newRequestId: () => string) {
   return function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     // A reset connection has nobody left to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) {
-      const { code, message } = parserFailure(error);
-      const status = errorCatalogue[code].status;
-      const body = JSON.stringify({ error: { code, message } });
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-          'Content-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-          `x-request-id: ${newRequestId()}\r\n` +
-          'Connection: close\r\n\r\n' +
-          body,
-      );
-    }
-    socket.destroy();
+    const { code, message } = parserFailure(error);
+    answerOnSocket(socket, newRequestId(), code, message);
   };
+}
+
+/**
+ * Requests Node hands to the server itself instead of to Fastify: CONNECT (proxy
+ * tunnels), and HTTP/1.1 requests without a Host header (let through by
+ * `requireHostHeader: false`, refused here with the error shape instead of Node's bare 400).
+ */
+export function registerRawRequestErrors(app: App, newRequestId: () => string): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    answerOnSocket(socket, newRequestId(), 'NOT_FOUND', `no route for CONNECT ${request.url ?? ''}`);
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && !request.headers.host) {
+      reply.header('connection', 'close');
+      done(new AppError('BAD_REQUEST', 'missing Host header'));
+      return;
+    }
+    done();
+  });
 }

@@ -11,38 +11,63 @@ import { insertTenant, tenantExists } from './repository.ts';
  * owns that write).
  *
  * A bounded in-process memo of identities already written keeps the hot path free of
- * writes: a known identity costs no database round trip at all.
+ * writes: a known identity costs no database round trip at all. Entries expire after
+ * `memoTtlMs` (5 minutes), so when several API processes share the database, a change
+ * another process wrote is corrected by the next request here within that time.
  */
 export class Provisioner {
-  readonly #known = new Map<string, true>();
+  /** (tenant, user) -> the role, name and email last written for them, and when. */
+  readonly #written = new Map<string, { what: string; at: number }>();
   readonly #inFlight = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly deps: Pick<Deps, 'db'>,
+    private readonly deps: Pick<Deps, 'db'> & Partial<Pick<Deps, 'clock'>>,
     private readonly maxRemembered = 50_000,
+    private readonly memoTtlMs = 5 * 60_000,
   ) {}
 
-  async ensure(identity: Identity): Promise<void> {
-    const key = [identity.tenantId, identity.userId, identity.role, identity.name, identity.email].join(
-      '\u0000',
-    );
-    if (this.#known.has(key)) return;
-    let pending = this.#inFlight.get(key);
-    if (!pending) {
-      pending = this.#write(identity).finally(() => this.#inFlight.delete(key));
-      this.#inFlight.set(key, pending);
-    }
-    await pending;
-    this.#remember(key);
+  #now(): number {
+    return (this.deps.clock?.now() ?? new Date()).getTime();
   }
 
-  #remember(key: string): void {
-    if (this.#known.size >= this.maxRemembered) {
-      // Maps iterate in insertion order: drop the oldest entry.
-      const oldest = this.#known.keys().next().value;
-      if (oldest !== undefined) this.#known.delete(oldest);
+  /** Whether these values were written for this user recently enough to trust. */
+  #fresh(who: string, what: string): boolean {
+    const entry = this.#written.get(who);
+    return entry !== undefined && entry.what === what && this.#now() - entry.at < this.memoTtlMs;
+  }
+
+  async ensure(identity: Identity): Promise<void> {
+    // Keyed by who, valued by what: a user whose role goes admin -> customer -> admin is
+    // written each time, so the row always holds the latest token's values.
+    const who = `${identity.tenantId}:${identity.userId}`;
+    const what = JSON.stringify([identity.role, identity.name, identity.email]);
+    if (this.#fresh(who, what) && !this.#inFlight.has(who)) return;
+    // One write at a time per user, in arrival order; a request that finds its values
+    // written by the one before it writes nothing.
+    const previous = this.#inFlight.get(who) ?? Promise.resolve();
+    const pending = previous
+      .catch(() => {})
+      .then(async () => {
+        if (this.#fresh(who, what)) return;
+        await this.#write(identity);
+        this.#remember(who, what);
+      });
+    this.#inFlight.set(who, pending);
+    try {
+      await pending;
+    } finally {
+      if (this.#inFlight.get(who) === pending) this.#inFlight.delete(who);
     }
-    this.#known.set(key, true);
+  }
+
+  #remember(who: string, what: string): void {
+    this.#written.delete(who);
+    if (this.#written.size >= this.maxRemembered) {
+      // Maps iterate in insertion order: drop the least recently written entry.
+      const oldest = this.#written.keys().next().value;
+      if (oldest !== undefined) this.#written.delete(oldest);
+    }
+    this.#written.set(who, { what, at: this.#now() });
   }
 
   async #write(identity: Identity): Promise<void> {
