@@ -20,9 +20,14 @@ interface Media {
 interface Operation {
   operationId?: string;
   summary?: string;
+  description?: string;
+  parameters?: { name: string; in: string; example?: unknown }[];
   security?: unknown[];
   requestBody?: { content: Record<string, Media> };
-  responses: Record<string, { description: string; content?: Record<string, Media> }>;
+  responses: Record<
+    string,
+    { description: string; content?: Record<string, Media>; headers?: Record<string, unknown> }
+  >;
 }
 interface Schema {
   type?: string;
@@ -113,6 +118,20 @@ describe('OpenAPI document', () => {
       }
       const body = operation.requestBody?.content['application/json'];
       if (body) expect(body.example, `${key} request example`).toBeDefined();
+      for (const parameter of operation.parameters ?? []) {
+        expect(parameter.example, `${key} ${parameter.name} example`).toBeDefined();
+      }
+      expect(operation.description?.length ?? 0, `${key} description`).toBeGreaterThan(20);
+    }
+  });
+
+  it('declares the x-request-id header on every response', () => {
+    for (const [key, operation] of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(response.headers?.['x-request-id'], `${key} ${status}`).toEqual({
+          $ref: '#/components/headers/RequestId',
+        });
+      }
     }
   });
 

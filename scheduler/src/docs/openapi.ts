@@ -43,6 +43,37 @@ export function hoistComponents(document: JsonObject): JsonObject {
   return { ...document, paths, components: { ...existing, schemas: sorted } };
 }
 
+/** Every response carries the request id: declared once, referenced by every response. */
+export function declareRequestIdHeader(document: JsonObject): JsonObject {
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const operations of Object.values(paths)) {
+    if (!isObject(operations)) continue;
+    for (const operation of Object.values(operations)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      for (const response of Object.values(operation.responses)) {
+        if (!isObject(response)) continue;
+        const headers = isObject(response.headers) ? response.headers : {};
+        response.headers = { ...headers, 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+      }
+    }
+  }
+  const components = isObject(document.components) ? document.components : {};
+  return {
+    ...document,
+    components: {
+      ...components,
+      headers: {
+        RequestId: {
+          description:
+            'The id of this request in the server log (32 hex digits); quote it when reporting a problem',
+          schema: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+          example: '0190f3a2c5a87c3e9b1d2f4a6c8e0b13',
+        },
+      },
+    },
+  };
+}
+
 const description = `Multi-tenant shift scheduling.
 
 - Ids are UUIDs written as 32 lowercase hex digits; path ids also accept the hyphenated form, and a malformed path id is 404.
@@ -91,7 +122,9 @@ export async function registerOpenApi(app: App): Promise<void> {
     // The document is plain JSON; the hoisting works on it as such.
     transformObject: (document) =>
       'openapiObject' in document
-        ? (hoistComponents(document.openapiObject as JsonObject) as typeof document.openapiObject)
+        ? (declareRequestIdHeader(
+            hoistComponents(document.openapiObject as JsonObject),
+          ) as typeof document.openapiObject)
         : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });

@@ -37,6 +37,8 @@ export async function healthRoutes(app: App, { db }: Deps): Promise<void> {
         tags: ['health'],
         security: [],
         operationId: 'getHealth',
+        description:
+          'For load balancers and monitoring. 200 while the process runs and its database answers within 2 s; 503 otherwise. No token, no tenant data.',
         summary: 'Liveness and database reachability; no authentication',
         response: {
           200: ok(Health, 'Healthy: the database answers', { status: 'ok', database: 'ok' }),

@@ -25,7 +25,11 @@ export function Nullable<T extends TSchema>(schema: T) {
 
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
 export const IdParams = Type.Object({
-  id: Type.String({ description: 'UUID, 32 hex digits or hyphenated', maxLength: 100 }),
+  id: Type.String({
+    description: 'UUID, 32 hex digits or hyphenated',
+    maxLength: 100,
+    examples: ['0193a1b2c3d47e8f9a0b1c2d3e4f5a6b'],
+  }),
 });
 
 /** The one error shape; `title` makes it the shared `Error` component of the OpenAPI document. */

@@ -22,6 +22,7 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['locations'],
         operationId: 'listLocations',
+        description: 'Admins and employees of the tenant may read the locations.',
         summary: 'List the locations of the tenant, by name',
         security: bearerSecurity,
         response: {
@@ -40,6 +41,8 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['locations'],
         operationId: 'createLocation',
+        description:
+          'Admins only. With street and city present the server geocodes the address and fills lat and lng: city level from an offline gazetteer by default, or through a Nominatim-compatible service when one is configured. A geocoding failure leaves them null and never fails the request.',
         summary:
           'Create a location; with street and city the server fills lat and lng (null when geocoding fails)',
         security: bearerSecurity,
@@ -61,6 +64,7 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['locations'],
         operationId: 'deleteLocation',
+        description: 'Admins only. Events and shifts at the location keep existing, without a location.',
         summary: 'Delete a location; events and shifts there keep existing without a location',
         security: bearerSecurity,
         params: IdParams,

@@ -8,11 +8,11 @@ export const Location = Type.Object(
   {
     id: ReadOnlyId,
     tenant_id: ReadOnlyId,
-    name: Type.String(),
-    street: Nullable(Type.String()),
-    city: Nullable(Type.String()),
+    name: Type.String({ description: 'What people call the place' }),
+    street: Nullable(Type.String({ description: 'Street and number' })),
+    city: Nullable(Type.String({ description: 'City, in any language (München, Munich)' })),
     postal_code: Nullable(Type.String()),
-    country: Nullable(Type.String()),
+    country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code recommended' })),
     lat: Nullable(Type.Number({ description: serverFilled, readOnly: true })),
     lng: Nullable(Type.Number({ description: serverFilled, readOnly: true })),
     created_at: ReadOnlyTimestamp,
@@ -39,10 +39,10 @@ const optionalText = (maxLength: number, description?: string) =>
 
 export const CreateLocationRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    street: optionalText(300),
-    city: optionalText(200),
-    postal_code: optionalText(32),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'What people call the place; trimmed' }),
+    street: optionalText(300, 'Street and number; with city, the server fills lat and lng'),
+    city: optionalText(200, 'City, in any language (München, Munich)'),
+    postal_code: optionalText(32, 'Postal code; helps an external geocoder'),
     country: optionalText(100, 'ISO 3166-1 alpha-2 code recommended; it disambiguates geocoding'),
   },
   {

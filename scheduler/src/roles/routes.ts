@@ -22,6 +22,8 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['roles'],
         operationId: 'listRoles',
+        description:
+          'Job roles are what qualifications grant to users and what shift slots require. Admins and employees of the tenant may read them.',
         summary: 'List the role definitions of the tenant, by name',
         security: bearerSecurity,
         response: {
@@ -42,6 +44,8 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['roles'],
         operationId: 'createRole',
+        description:
+          'Admins only. The name is trimmed and must be unique within the tenant (409 DUPLICATE otherwise).',
         summary: 'Create a role definition',
         security: bearerSecurity,
         body: CreateRoleRequest,
@@ -61,6 +65,8 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['roles'],
         operationId: 'deleteRole',
+        description:
+          'Admins only. Qualifications granting the role go with it; while shift slots require the role the delete is refused (409 INVALID_STATE).',
         summary: 'Delete a role definition (and the qualifications that grant it)',
         security: bearerSecurity,
         params: IdParams,

@@ -6,7 +6,7 @@ export const RoleDefinition = Type.Object(
     id: ReadOnlyId,
     tenant_id: ReadOnlyId,
     name: Type.String({ description: 'Unique within the tenant' }),
-    description: Nullable(Type.String()),
+    description: Nullable(Type.String({ description: 'Free text for people' })),
     created_at: ReadOnlyTimestamp,
   },
   {
@@ -27,7 +27,9 @@ export const exampleRole: RoleDefinition = {
 export const CreateRoleRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the tenant; trimmed' }),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    description: Type.Optional(
+      Nullable(Type.String({ maxLength: 2000, description: 'Free text for people' })),
+    ),
   },
   {
     title: 'CreateRoleRequest',

@@ -12,6 +12,7 @@ export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['tenant'],
         operationId: 'getTenantSettings',
+        description: 'Admins and employees (employees need the time zone).',
         summary: 'Settings of the caller tenant',
         security: bearerSecurity,
         response: {
@@ -30,6 +31,8 @@ export async function tenantRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['tenant'],
         operationId: 'replaceTenantSettings',
+        description:
+          'Admins only. Full replace: the body becomes the record; an omitted timezone is UTC again. The read-only fields of a record read with GET may be sent back unchanged and are ignored, so GET, edit, PATCH works.',
         summary: 'Replace the tenant settings (full replace: omitted fields take their defaults)',
         security: bearerSecurity,
         body: ReplaceTenantSettings,

@@ -35,7 +35,9 @@ const ignored = () =>
  */
 export const ReplaceTenantSettings = Type.Object(
   {
-    time_tracking_enabled: Type.Boolean(),
+    time_tracking_enabled: Type.Boolean({
+      description: 'Switches the time-tracking routes on (true) or off (404)',
+    }),
     timezone: Type.Optional(
       Type.String({
         minLength: 1,

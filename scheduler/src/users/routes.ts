@@ -23,6 +23,8 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['users'],
         operationId: 'listUsers',
+        description:
+          'Admins only. Users appear after their first request with a valid token; customers are not listed.',
         summary: 'List the admins and employees of the tenant (users appear after their first request)',
         security: bearerSecurity,
         response: {
@@ -41,6 +43,8 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['users'],
         operationId: 'getUser',
+        description:
+          'Admins read any admin or employee of the tenant; an employee reads only their own record (403 for a colleague).',
         summary: 'A user with their qualifications (admins: anyone; employees: themselves)',
         security: bearerSecurity,
         params: IdParams,
@@ -60,6 +64,7 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['users'],
         operationId: 'grantQualification',
+        description: 'Admins only. Granting a role the user holds already changes nothing (204 again).',
         summary: 'Grant a role to a user (idempotent)',
         security: bearerSecurity,
         params: QualificationParams,
@@ -83,6 +88,7 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['users'],
         operationId: 'revokeQualification',
+        description: 'Admins only. Revoking a role the user does not hold changes nothing (204 again).',
         summary: 'Revoke a role from a user (idempotent)',
         security: bearerSecurity,
         params: QualificationParams,
@@ -106,6 +112,7 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['users'],
         operationId: 'listMyQualifications',
+        description: 'The roles granted to the caller: what slots they may claim.',
         summary: 'The roles granted to the caller, by name',
         security: bearerSecurity,
         response: {

@@ -41,6 +41,6 @@ export type UserDetail = Static<typeof UserDetail>;
 export const exampleUserDetail: UserDetail = { ...exampleUser, qualifications: [exampleRole] };
 
 export const QualificationParams = Type.Object({
-  id: Type.String({ description: 'User id', maxLength: 100 }),
-  role_id: Type.String({ description: 'Role definition id', maxLength: 100 }),
+  id: Type.String({ description: 'User id', maxLength: 100, examples: [examples.userId] }),
+  role_id: Type.String({ description: 'Role definition id', maxLength: 100, examples: [examples.roleId] }),
 });
