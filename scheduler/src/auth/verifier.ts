@@ -30,14 +30,19 @@ export const minRsaBits = 2048;
 
 function algorithmsForKey(key: KeyObject): string[] {
   switch (key.asymmetricKeyType) {
-    case 'rsa':
-    case 'rsa-pss': {
+    case 'rsa': {
       const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
       if (bits < minRsaBits) {
         throw new UnusableKeyError(`RSA key of ${bits} bits; at least ${minRsaBits} bits are required`);
       }
-      return key.asymmetricKeyType === 'rsa' ? rsa : ['PS256', 'PS384', 'PS512'];
+      return rsa;
     }
+    case 'rsa-pss':
+      // jose verifies through WebCrypto, which cannot import an id-RSASSA-PSS key object:
+      // accepted here, such a key would answer every token "malformed token".
+      throw new UnusableKeyError(
+        'RSA-PSS keys (id-RSASSA-PSS) are not supported; give the public key as a plain RSA key, which verifies PS256, PS384 and PS512 tokens too',
+      );
     case 'ec': {
       const curve = key.asymmetricKeyDetails?.namedCurve;
       if (curve === 'prime256v1') return ['ES256'];
