@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
+import { type JWTPayload, type JWTVerifyResult, errors as joseErrors, jwtVerify } from 'jose';
 import { KeySourceUnavailable, TokenRejected } from './errors.ts';
 import { createJwksKeySource, type JwksOptions } from './jwks.ts';
 
@@ -112,17 +112,17 @@ export function createVerifier(options: {
     requiredClaims: ['exp'],
     ...(options.audience ? { audience: options.audience } : {}),
   };
-  let key: KeyObject | JWTVerifyGetKey;
-  let algorithms: string[];
+  // jwtVerify has one overload for a key and one for a key function: one call per source.
+  let check: (token: string) => Promise<JWTVerifyResult>;
   let warmUp = async () => {};
   if (options.jwks) {
     const source = createJwksKeySource(options.jwks);
-    key = source.getKey;
-    algorithms = asymmetric;
+    check = (token) => jwtVerify(token, source.getKey, { ...common, algorithms: asymmetric });
     warmUp = () => source.refresh();
   } else if (options.publicKey) {
-    key = options.publicKey;
-    algorithms = algorithmsForKey(options.publicKey);
+    const key = options.publicKey;
+    const algorithms = algorithmsForKey(key);
+    check = (token) => jwtVerify(token, key, { ...common, algorithms });
   } else {
     throw new Error('createVerifier needs jwks options or a publicKey');
   }
@@ -131,12 +131,7 @@ export function createVerifier(options: {
     warmUp,
     async verify(token) {
       try {
-        // Two overloads (key or key function); both accept these options.
-        const result =
-          typeof key === 'function'
-            ? await jwtVerify(token, key, { ...common, algorithms })
-            : await jwtVerify(token, key, { ...common, algorithms });
-        return result.payload;
+        return (await check(token)).payload;
       } catch (error) {
         throw rejection(error);
       }
