@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
+import type { Db } from '../../src/db/database.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Geocoder } from '../../src/locations/geocoding/geocoder.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
@@ -77,13 +78,19 @@ export interface TenantCallers {
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 export async function createTestContext(
-  options: { geocoder?: Geocoder; bodyLimitBytes?: number; timeouts?: HttpTimeouts } = {},
+  options: {
+    geocoder?: Geocoder;
+    bodyLimitBytes?: number;
+    timeouts?: HttpTimeouts;
+    /** The database as the app sees it (e.g. through test/support/db-hooks.ts). */
+    viewDb?: (db: Db) => Db;
+  } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
   const keys = await createTestKeys();
   const routes: RouteInfo[] = [];
   const app = await buildApp({
-    db: db.db,
+    db: options.viewDb ? options.viewDb(db.db) : db.db,
     verifier: createVerifier({
       issuer: TEST_ISSUER,
       audience: TEST_AUDIENCE,
