@@ -14,7 +14,7 @@ import { insertTenant, tenantExists } from './repository.ts';
  * writes: a known identity costs no database round trip at all.
  */
 export class Provisioner {
-  readonly #known = new Map<string, true>();
+  readonly #known = new Set<string>();
   readonly #inFlight = new Map<string, Promise<void>>();
 
   constructor(
@@ -38,11 +38,11 @@ export class Provisioner {
 
   #remember(key: string): void {
     if (this.#known.size >= this.maxRemembered) {
-      // Maps iterate in insertion order: drop the oldest entry.
-      const oldest = this.#known.keys().next().value;
+      // Sets iterate in insertion order: drop the oldest entry.
+      const oldest = this.#known.values().next().value;
       if (oldest !== undefined) this.#known.delete(oldest);
     }
-    this.#known.set(key, true);
+    this.#known.add(key);
   }
 
   async #write(identity: Identity): Promise<void> {
