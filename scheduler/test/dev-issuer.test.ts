@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { openDevIssuer } from '../src/auth/dev-issuer.ts';
+import { DEV_AUDIENCE, devIssuerFile, NoDevIssuerError, openDevIssuer } from '../src/auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
 import { createTestKeys, TEST_ISSUER } from './support/tokens.ts';
 
@@ -74,5 +75,71 @@ describe('development issuer', () => {
     );
     expect(failure.code).toBe(2);
     expect(failure.stderr).toMatch(/--role must be one of admin, employee, customer/);
+  });
+});
+
+describe('development issuer, in process', () => {
+  it('creates its directory, names itself with a random urn, and signs with what it is given', async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')), 'nested', 'data');
+    const issuer = await openDevIssuer(dir, { create: true });
+    expect(issuer.verifier.issuer).toMatch(/^urn:scheduler:dev-issuer:[0-9a-f]{24}$/);
+    expect(devIssuerFile(dir)).toBe(path.join(dir, 'dev-issuer.json'));
+    const token = await issuer.sign({
+      tenant: 'demo',
+      role: 'customer',
+      subject: 'c-1',
+      customer: 'cust-1',
+      name: 'Cy',
+      email: 'cy@demo.test',
+      ttlSeconds: 120,
+    });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', typ: 'JWT' });
+    const payload = await issuer.verifier.verify(token);
+    expect(payload).toEqual({
+      tenant_id: 'demo',
+      role: 'customer',
+      customer_id: 'cust-1',
+      name: 'Cy',
+      email: 'cy@demo.test',
+      iss: issuer.verifier.issuer,
+      aud: DEV_AUDIENCE,
+      sub: 'c-1',
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+    });
+    expect(DEV_AUDIENCE).toBe('scheduler-dev');
+    expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(120);
+    expect(Math.abs((payload.iat ?? 0) - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('leaves out the claims it is not given', async () => {
+    const issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'dev-issuer-')), { create: true });
+    const payload = await issuer.verifier.verify(await issuer.sign(claims));
+    expect(Object.keys(payload).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'role', 'sub', 'tenant_id']);
+  });
+
+  it('never replaces an issuer another start created meanwhile', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const opened = await Promise.allSettled([0, 1, 2].map(() => openDevIssuer(dir, { create: true })));
+    const issuers = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(issuers.length).toBeGreaterThan(0);
+    const current = await openDevIssuer(dir, { create: false });
+    for (const issuer of issuers) {
+      await expect(current.verifier.verify(await issuer.sign(claims))).resolves.toMatchObject({
+        sub: 'dev-admin',
+      });
+    }
+  });
+
+  it('refuses to create an issuer when only asked to open one, naming the file', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const error = await openDevIssuer(dir, { create: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoDevIssuerError);
+    expect(error).toMatchObject({
+      name: 'NoDevIssuerError',
+      file: path.join(dir, 'dev-issuer.json'),
+      message: `no development issuer at ${path.join(dir, 'dev-issuer.json')}`,
+    });
+    expect(existsSync(path.join(dir, 'dev-issuer.json'))).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
 import type { App } from '../src/http/types.ts';
-import { FORBIDDEN_BODY, MISSING_TOKEN_BODY, uniqueName } from './support/context.ts';
+import { FORBIDDEN_BODY, MISSING_TOKEN_BODY, tenantWireId, uniqueName } from './support/context.ts';
 import { openTestDatabase, type TestDatabase } from './support/database.ts';
 import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
 
@@ -79,5 +79,17 @@ describe('tenant feature gate', () => {
     expect(employee.statusCode).toBe(403);
     expect(employee.json()).toEqual(FORBIDDEN_BODY);
     expect((await otherAdmin('GET', '/api/v1/time-tracking/probe')).statusCode).toBe(404);
+  });
+
+  it('treats every feature as off for a tenant whose settings are gone', async () => {
+    const tenant = uniqueName('gate');
+    const admin = await as('admin', tenant);
+    expect(
+      (await admin('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true })).statusCode,
+    ).toBe(200);
+    await db.db.deleteFrom('tenant_settings').where('tenant_id', '=', tenantWireId(tenant)).execute();
+    const response = await admin('GET', '/api/v1/time-tracking/probe');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'resource not found' } });
   });
 });

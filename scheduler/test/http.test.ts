@@ -86,6 +86,29 @@ describe('wire conventions', () => {
     expect(response.json().error.code).toBe('VALIDATION_FAILED');
   });
 
+  it('treats a JSON body of white space as no body too', async () => {
+    const response = await ctx.request('POST', '/api/v1/roles', { token: admin.token, rawBody: ' \r\n\t ' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'body: must be object' },
+    });
+  });
+
+  it('refuses a field name with a NUL character, naming the body', async () => {
+    const response = await ctx.request('POST', '/api/v1/roles', {
+      token: admin.token,
+      rawBody: '{"name":"ok","na\\u0000me":"x"}',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: 'body: must not contain NUL characters or invalid Unicode',
+      },
+    });
+    expect((await admin.request('GET', '/api/v1/roles')).json()).toEqual([]);
+  });
+
   it('sends a request id header on every response', async () => {
     const response = await ctx.request('GET', '/health');
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);

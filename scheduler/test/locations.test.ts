@@ -211,6 +211,72 @@ describe('locations routes', () => {
     expect((await admin.request('DELETE', `/api/v1/locations/${created.id}`)).statusCode).toBe(404);
   });
 
+  it('trims every field, stores blank ones as null, and geocodes the trimmed address', async () => {
+    const response = await admin.request('POST', '/api/v1/locations', {
+      name: '  Gate ',
+      street: ' Pariser Platz 1\t',
+      city: '  Berlin ',
+      postal_code: '   ',
+      country: ' DE ',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({
+      name: 'Gate',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postal_code: null,
+      country: 'DE',
+      lat: 52.5162699,
+      lng: 13.3777034,
+    });
+    expect(fake.requests).toHaveLength(1);
+    expect(Object.fromEntries(fake.requests[0]?.searchParams ?? [])).toEqual({
+      format: 'jsonv2',
+      limit: '1',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      country: 'DE',
+    });
+  });
+
+  it('passes the postal code to the geocoder too', async () => {
+    await admin.request('POST', '/api/v1/locations', {
+      name: 'Gate',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postal_code: ' 10117 ',
+    });
+    expect(Object.fromEntries(fake.requests[0]?.searchParams ?? [])).toMatchObject({ postalcode: '10117' });
+  });
+
+  it.each([
+    ['without a city', { street: 'Pariser Platz 1' }],
+    ['with a blank street', { street: '  ', city: 'Berlin' }],
+    ['with a blank city', { street: 'Pariser Platz 1', city: ' ' }],
+  ])('does not geocode %s', async (_label, address) => {
+    const response = await admin.request('POST', '/api/v1/locations', { name: 'Somewhere', ...address });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({ lat: null, lng: null });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('lists by name, each location as it was created', async () => {
+    const created = [];
+    for (const name of ['Zoo', 'Arena', 'Mall']) {
+      created.push((await admin.request('POST', '/api/v1/locations', { name, city: 'Berlin' })).json());
+    }
+    const response = await employee.request('GET', '/api/v1/locations');
+    expect(response.json()).toEqual([created[1], created[2], created[0]]);
+  });
+
+  it('answers 404 for a malformed or unknown id', async () => {
+    for (const id of ['not-a-uuid', 'ffffffffffffffffffffffffffffffff']) {
+      const response = await admin.request('DELETE', `/api/v1/locations/${id}`);
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'location not found' } });
+    }
+  });
+
   it.each([
     [{}, 'name: is required'],
     [{ name: 'x', city: 12 }, 'city: must be string,null'],

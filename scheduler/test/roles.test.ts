@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { layDownSlot } from './support/shifts.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();
@@ -30,6 +31,31 @@ describe('POST /api/v1/roles', () => {
       error: { code: 'DUPLICATE', message: 'a role named "Cashier" already exists' },
     });
     expect((await t.otherAdmin.request('POST', '/api/v1/roles', { name: 'Cashier' })).statusCode).toBe(201);
+  });
+
+  it.each([
+    ['trimmed', '  Serves drinks \n', 'Serves drinks'],
+    ['blank, stored as null', '   ', null],
+    ['empty, stored as null', '', null],
+    ['null', null, null],
+    ['absent', undefined, null],
+  ])('stores a description that is %s', async (_label, description, stored) => {
+    const response = await t.admin.request('POST', '/api/v1/roles', {
+      name: 'Bartender',
+      ...(description === undefined ? {} : { description }),
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().description).toBe(stored);
+    expect((await t.admin.request('GET', '/api/v1/roles')).json()).toEqual([response.json()]);
+  });
+
+  it('tells apart names only by their trimmed text', async () => {
+    await t.admin.request('POST', '/api/v1/roles', { name: 'Cashier' });
+    const duplicate = await t.admin.request('POST', '/api/v1/roles', { name: ' Cashier  ' });
+    expect(duplicate.statusCode).toBe(409);
+    expect(duplicate.json()).toEqual({
+      error: { code: 'DUPLICATE', message: 'a role named "Cashier" already exists' },
+    });
   });
 
   it('answers the fixed 403 to an employee and creates nothing', async () => {
@@ -120,52 +146,25 @@ describe('DELETE /api/v1/roles/{id}', () => {
 
   it('refuses with 409 INVALID_STATE while shift slots need the role', async () => {
     const role = (await t.admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
-    const tenantId = t.admin.tenantId.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-    const roleId = role.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-    // Shifts arrive with a later feature; lay one down directly.
-    const db = t.ctx.db.db;
-    const eventId = crypto.randomUUID();
-    const shiftId = crypto.randomUUID();
-    await db
-      .insertInto('events')
-      .values({
-        tenant_id: tenantId,
-        id: eventId,
-        name: 'E',
-        description: null,
-        location_id: null,
-        starts_at: '2030-01-01T10:00:00Z',
-        ends_at: '2030-01-01T18:00:00Z',
-        published_at: null,
-        submission_id: null,
-      })
-      .execute();
-    await db
-      .insertInto('shifts')
-      .values({
-        tenant_id: tenantId,
-        id: shiftId,
-        event_id: eventId,
-        name: 'S',
-        location_id: null,
-        starts_at: '2030-01-01T10:00:00Z',
-        ends_at: '2030-01-01T18:00:00Z',
-        published_at: null,
-      })
-      .execute();
-    await db
-      .insertInto('shift_slots')
-      .values({
-        tenant_id: tenantId,
-        id: crypto.randomUUID(),
-        shift_id: shiftId,
-        role_id: roleId,
-        capacity: 2,
-      })
-      .execute();
+    await layDownSlot(t.ctx.db.db, t.admin.tenantId, role.id);
 
     const response = await t.admin.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(409);
-    expect(response.json().error.code).toBe('INVALID_STATE');
+    expect(response.json()).toEqual({
+      error: { code: 'INVALID_STATE', message: 'role is required by shift slots; remove those slots first' },
+    });
+    expect((await t.admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toEqual([
+      role.id,
+    ]);
+  });
+
+  it('deletes a role while slots need only other roles', async () => {
+    const needed = (await t.admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
+    const free = (await t.admin.request('POST', '/api/v1/roles', { name: 'Free' })).json();
+    await layDownSlot(t.ctx.db.db, t.admin.tenantId, needed.id);
+    expect((await t.admin.request('DELETE', `/api/v1/roles/${free.id}`)).statusCode).toBe(204);
+    expect((await t.admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toEqual([
+      needed.id,
+    ]);
   });
 });

@@ -113,3 +113,28 @@ describe('PATCH /api/v1/tenant/settings', () => {
     expect(response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'malformed JSON body' } });
   });
 });
+
+describe('a tenant whose settings are gone', () => {
+  it('answers 404 to reading and to replacing them', async () => {
+    await t.ctx.db.db.deleteFrom('tenant_settings').where('tenant_id', '=', t.admin.tenantId).execute();
+    const notFound = { error: { code: 'NOT_FOUND', message: 'tenant settings not found' } };
+    for (const response of [
+      await t.admin.request('GET', url),
+      await t.admin.request('PATCH', url, { time_tracking_enabled: true }),
+    ]) {
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual(notFound);
+    }
+    expect((await t.otherAdmin.request('GET', url)).statusCode).toBe(200);
+  });
+});
+
+describe('replacing the settings', () => {
+  it('stamps updated_at and keeps created_at', async () => {
+    const before = (await t.admin.request('GET', url)).json();
+    const after = (await t.admin.request('PATCH', url, { time_tracking_enabled: true })).json();
+    expect(after.created_at).toBe(before.created_at);
+    expect(Date.parse(after.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+    expect(after).toEqual({ ...before, time_tracking_enabled: true, updated_at: after.updated_at });
+  });
+});

@@ -161,3 +161,119 @@ describe('qualifications', () => {
     expect(response.json()).toEqual(FORBIDDEN_BODY);
   });
 });
+
+describe('ordering', () => {
+  it('lists users by display name, nameless ones last, ties by id', async () => {
+    const tenant = uniqueName('order');
+    const zoe = await ctx.caller('employee', tenant, 'zoe', { name: 'Zoe' });
+    const nameless = await ctx.caller('employee', tenant, 'nameless');
+    const samA = await ctx.caller('employee', tenant, 'sam-a', { name: 'Sam' });
+    const boss = await ctx.caller('admin', tenant, 'boss', { name: 'Ann' });
+    const samB = await ctx.caller('employee', tenant, 'sam-b', { name: 'Sam' });
+    const sams = [samA.userId, samB.userId].sort();
+    const response = await boss.request('GET', '/api/v1/users');
+    expect(response.json().map((u: { id: string }) => u.id)).toEqual([
+      boss.userId,
+      ...sams,
+      zoe.userId,
+      nameless.userId,
+    ]);
+    expect(response.json()[0]).toMatchObject({ role: 'admin', display_name: 'Ann' });
+  });
+
+  it('lists qualifications by role name, whatever the order they were granted in', async () => {
+    await admin.request('POST', qualification(employee.userId, medic.id));
+    await admin.request('POST', qualification(employee.userId, driver.id));
+    const names = (list: { name: string }[]) => list.map((r) => r.name);
+    expect(names((await employee.request('GET', '/api/v1/me/qualifications')).json())).toEqual([
+      'Driver',
+      'Medic',
+    ]);
+    expect(
+      names((await admin.request('GET', `/api/v1/users/${employee.userId}`)).json().qualifications),
+    ).toEqual(['Driver', 'Medic']);
+  });
+});
+
+describe('user detail', () => {
+  it('gives the whole record with the whole role definitions', async () => {
+    await admin.request('POST', qualification(employee.userId, medic.id));
+    const response = await employee.request('GET', `/api/v1/users/${employee.userId}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      id: employee.userId,
+      tenant_id: admin.tenantId,
+      role: 'employee',
+      display_name: 'Eve Employee',
+      email: null,
+      created_at: expect.stringMatching(/Z$/),
+      qualifications: [medic],
+    });
+  });
+
+  it('shows an admin as an admin', async () => {
+    const response = await admin.request('GET', `/api/v1/users/${admin.userId}`);
+    expect(response.json()).toMatchObject({
+      id: admin.userId,
+      role: 'admin',
+      display_name: 'Ada Admin',
+      email: 'ada@a.test',
+      qualifications: [],
+    });
+  });
+});
+
+describe('revoking', () => {
+  it('removes only the named role', async () => {
+    await admin.request('POST', qualification(colleague.userId, driver.id));
+    await admin.request('POST', qualification(colleague.userId, medic.id));
+    await admin.request('POST', qualification(employee.userId, driver.id));
+    expect((await admin.request('DELETE', qualification(colleague.userId, driver.id))).statusCode).toBe(204);
+    const names = async (caller: Caller) =>
+      (await caller.request('GET', '/api/v1/me/qualifications')).json().map((r: { name: string }) => r.name);
+    expect(await names(colleague)).toEqual(['Medic']);
+    expect(await names(employee)).toEqual(['Driver']);
+  });
+
+  it('answers 404 across tenants and for unknown or malformed ids, like granting', async () => {
+    for (const [path, message] of [
+      [qualification(otherEmployee.userId, medic.id), 'user not found'],
+      [qualification(customer.userId, medic.id), 'user not found'],
+      [qualification(employee.userId, foreignRole.id), 'role not found'],
+      [qualification('ffffffffffffffffffffffffffffffff', medic.id), 'user not found'],
+      [qualification(employee.userId, 'nope'), 'role not found'],
+    ] as const) {
+      const response = await admin.request('DELETE', path);
+      expect(response.statusCode, path).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message } });
+    }
+  });
+});
+
+describe('profile from the token', () => {
+  it('follows the latest token: role, name and email, each on its own', async () => {
+    const tenant = uniqueName('profile');
+    const boss = await ctx.caller('admin', tenant, 'boss');
+    const record = async () =>
+      (await boss.request('GET', '/api/v1/users')).json().find((u: { id: string }) => u.id !== boss.userId);
+    await ctx.caller('employee', tenant, 'pat', { name: 'x' });
+    expect(await record()).toMatchObject({ role: 'employee', display_name: 'x', email: null });
+    await ctx.caller('employee', tenant, 'pat', { email: 'x' });
+    expect(await record()).toMatchObject({ role: 'employee', display_name: null, email: 'x' });
+    await ctx.caller('employee', tenant, 'pat', { email: 'pat@p.test' });
+    expect(await record()).toMatchObject({ role: 'employee', display_name: null, email: 'pat@p.test' });
+    await ctx.caller('admin', tenant, 'pat', { email: 'pat@p.test' });
+    expect(await record()).toMatchObject({ role: 'admin', display_name: null, email: 'pat@p.test' });
+  });
+
+  it('drops a user out of the staff list when their token makes them a customer', async () => {
+    const tenant = uniqueName('profile');
+    const boss = await ctx.caller('admin', tenant, 'boss');
+    const pat = await ctx.caller('employee', tenant, 'pat');
+    await ctx.caller('customer', tenant, 'pat', { customer: 'c-1' });
+    expect((await boss.request('GET', '/api/v1/users')).json().map((u: { id: string }) => u.id)).toEqual([
+      boss.userId,
+    ]);
+    expect((await boss.request('GET', `/api/v1/users/${pat.userId}`)).statusCode).toBe(404);
+  });
+});

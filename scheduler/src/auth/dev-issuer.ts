@@ -1,4 +1,4 @@
-import { KeyObject, randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
@@ -69,15 +69,12 @@ export interface DevIssuer {
 export async function openDevIssuer(dataDir: string, options: { create: boolean }): Promise<DevIssuer> {
   const stored = await loadOrCreate(dataDir, options.create);
   const privateKey = await importJWK(stored.privateJwk, 'EdDSA');
-  const publicKey = await importJWK(stored.publicJwk, 'EdDSA');
-  if (publicKey instanceof Uint8Array) throw new Error('dev issuer key is not an asymmetric key');
-  // jose hands back a WebCrypto key; the verifier works on Node key objects.
-  const publicKeyObject = KeyObject.from(publicKey);
   return {
     verifier: createVerifier({
       issuer: stored.issuer,
       audience: DEV_AUDIENCE,
-      publicKey: publicKeyObject,
+      // The verifier works on Node key objects.
+      publicKey: createPublicKey({ key: stored.publicJwk, format: 'jwk' }),
     }),
     async sign(claims) {
       return new SignJWT({

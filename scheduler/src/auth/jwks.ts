@@ -77,17 +77,20 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
   let fetchedAt = Number.NEGATIVE_INFINITY;
   let failures = 0;
   let retryAt = Number.NEGATIVE_INFINITY;
-  let inFlight: Promise<void> | null = null;
+  let inFlight: Promise<KeySet> | null = null;
 
-  function fetchKeys(): Promise<void> {
+  /** Fetches the key set, one fetch at a time, and answers the new set. */
+  function fetchKeys(): Promise<KeySet> {
     inFlight ??= (async () => {
       try {
         const body = await fetchJson(options.url, { timeoutMs, maxBytes });
         if (!isKeySet(body)) throw new Error('answer is not a JSON Web Key Set');
-        keys = createLocalJWKSet(body);
+        const fetched = createLocalJWKSet(body);
+        keys = fetched;
         fetchedAt = now();
         failures = 0;
         retryAt = Number.NEGATIVE_INFINITY;
+        return fetched;
       } catch (error) {
         failures += 1;
         retryAt = now() + Math.min(maxBackoffMs, minBackoffMs * 2 ** (failures - 1));
@@ -105,15 +108,15 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
 
   const backingOff = () => now() < retryAt;
 
-  async function current(): Promise<NonNullable<typeof keys>> {
+  async function current(): Promise<KeySet> {
     if (keys === null) {
       if (backingOff() && !inFlight) throw new KeySourceUnavailable('identity provider keys unavailable');
-      await fetchKeys();
-    } else if (now() - fetchedAt > maxAgeMs && !backingOff()) {
+      return fetchKeys();
+    }
+    if (now() - fetchedAt > maxAgeMs && !backingOff()) {
       // Stale: refresh in the background, verify with what we have.
       fetchKeys().catch(() => {});
     }
-    if (keys === null) throw new KeySourceUnavailable('identity provider keys unavailable');
     return keys;
   }
 
@@ -127,8 +130,8 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
           error instanceof joseErrors.JWKSNoMatchingKey && now() - fetchedAt > cooldownMs && !backingOff();
         if (!rotated) throw error;
         // Perhaps the provider rotated its keys: one refetch, then the answer stands.
-        await fetchKeys().catch(() => {});
-        return select(keys ?? set, header, token);
+        const latest = await fetchKeys().catch(() => set);
+        return select(latest, header, token);
       }
     },
     async refresh() {

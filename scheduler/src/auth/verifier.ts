@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
+import { type JWTPayload, type JWTVerifyResult, errors as joseErrors, jwtVerify } from 'jose';
 import { KeySourceUnavailable, TokenRejected } from './errors.ts';
 import { createJwksKeySource, type JwksOptions } from './jwks.ts';
 
@@ -30,14 +30,19 @@ export const minRsaBits = 2048;
 
 function algorithmsForKey(key: KeyObject): string[] {
   switch (key.asymmetricKeyType) {
-    case 'rsa':
-    case 'rsa-pss': {
+    case 'rsa': {
       const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
       if (bits < minRsaBits) {
         throw new UnusableKeyError(`RSA key of ${bits} bits; at least ${minRsaBits} bits are required`);
       }
-      return key.asymmetricKeyType === 'rsa' ? rsa : ['PS256', 'PS384', 'PS512'];
+      return rsa;
     }
+    case 'rsa-pss':
+      // jose verifies through WebCrypto, which cannot import an id-RSASSA-PSS key object:
+      // accepted here, such a key would answer every token "malformed token".
+      throw new UnusableKeyError(
+        'RSA-PSS keys (id-RSASSA-PSS) are not supported; give the public key as a plain RSA key, which verifies PS256, PS384 and PS512 tokens too',
+      );
     case 'ec': {
       const curve = key.asymmetricKeyDetails?.namedCurve;
       if (curve === 'prime256v1') return ['ES256'];
@@ -121,17 +126,17 @@ export function createVerifier(options: {
     requiredClaims: ['exp'],
     ...(options.audience ? { audience: options.audience } : {}),
   };
-  let key: KeyObject | JWTVerifyGetKey;
-  let algorithms: string[];
+  // jwtVerify has one overload for a key and one for a key function: one call per source.
+  let check: (token: string) => Promise<JWTVerifyResult>;
   let warmUp = async () => {};
   if (options.jwks) {
     const source = createJwksKeySource(options.jwks);
-    key = source.getKey;
-    algorithms = asymmetric;
+    check = (token) => jwtVerify(token, source.getKey, { ...common, algorithms: asymmetric });
     warmUp = () => source.refresh();
   } else if (options.publicKey) {
-    key = options.publicKey;
-    algorithms = algorithmsForKey(options.publicKey);
+    const key = options.publicKey;
+    const algorithms = algorithmsForKey(key);
+    check = (token) => jwtVerify(token, key, { ...common, algorithms });
   } else {
     throw new Error('createVerifier needs jwks options or a publicKey');
   }
@@ -140,12 +145,7 @@ export function createVerifier(options: {
     warmUp,
     async verify(token) {
       try {
-        // Two overloads (key or key function); both accept these options.
-        const result =
-          typeof key === 'function'
-            ? await jwtVerify(token, key, { ...common, algorithms })
-            : await jwtVerify(token, key, { ...common, algorithms });
-        return result.payload;
+        return (await check(token)).payload;
       } catch (error) {
         throw rejection(error);
       }

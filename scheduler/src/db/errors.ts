@@ -16,6 +16,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return sqlState(error) === '23505' && (constraint === undefined || constraintOf(error) === constraint);
 }
 
+/**
+ * A foreign key refused the statement: 23503, or 23001 from a key declared ON DELETE
+ * RESTRICT (PostgreSQL 17 and later report those with their own code).
+ */
 export function isForeignKeyViolation(error: unknown): boolean {
-  return sqlState(error) === '23503';
+  const state = sqlState(error);
+  return state === '23503' || state === '23001';
 }

@@ -17,6 +17,7 @@ export interface AccessDeps {
 
 const bearer = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)$/i;
 
+/** Customers reach only the form surface (`authenticated`): every other level names staff roles. */
 function allowed(access: RouteAccess, identity: Identity): boolean {
   switch (access) {
     case 'public':
@@ -92,8 +93,6 @@ export function registerAccessHook(app: App, access: AccessDeps): void {
     if (config.feature && !(await access.featureEnabled(identity.tenantId, config.feature))) {
       throw notFound();
     }
-    // Customers reach only the form surface, whatever else a route allows.
-    if (identity.role === 'customer' && routeAccess !== 'authenticated') throw forbidden();
     if (!allowed(routeAccess, identity)) throw forbidden();
   });
 }

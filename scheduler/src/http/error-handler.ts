@@ -25,9 +25,12 @@ function isUnavailable(error: { code?: unknown; message?: string }): boolean {
 
 /** Fixed texts for Fastify's own client errors, so internals never reach a response. */
 function clientError(error: FastifyError): AppError | null {
-  const jsonError =
-    error instanceof SyntaxError || (error.code?.startsWith('FST_ERR_CTP_') && error.code.includes('JSON'));
-  if (jsonError) return new AppError('BAD_REQUEST', 'malformed JSON body');
+  // Fastify reports an unparsable body as FST_ERR_CTP_*JSON*. Errors of other libraries may
+  // carry a code that is not a string, and a SyntaxError from server code is a bug, not a body.
+  const code: unknown = error.code;
+  if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_') && code.includes('JSON')) {
+    return new AppError('BAD_REQUEST', 'malformed JSON body');
+  }
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');

@@ -38,11 +38,11 @@ export function registerJsonParser(app: App): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   // JSON only: any other body type (text/plain included) is 415, never parsed as a string.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  app.addContentTypeParser<Buffer>('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
       // Fatal: invalid UTF-8 is refused, never stored as U+FFFD.
-      text = utf8.decode(typeof body === 'string' ? Buffer.from(body) : body);
+      text = utf8.decode(body);
     } catch {
       done(new AppError('BAD_REQUEST', 'request body is not valid UTF-8'), undefined);
       return;

@@ -101,8 +101,9 @@ export function errorResponses(
     const status = errorCatalogue[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  // Integer keys enumerate in ascending order: the statuses come out sorted.
   const responses: Record<number, MediaResponse> = {};
-  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+  for (const [status, list] of byStatus) {
     responses[status] = {
       description: list.map((code) => `${code}: ${errorCatalogue[code].summary}`).join(' '),
       content: {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
+import type { Db } from '../../src/db/database.ts';
 import type { Geocoder } from '../../src/geocoding/geocoder.ts';
 import type { App } from '../../src/http/types.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
@@ -78,13 +79,19 @@ export interface TenantCallers {
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
 export async function createTestContext(
-  options: { geocoder?: Geocoder; bodyLimitBytes?: number; timeouts?: HttpTimeouts } = {},
+  options: {
+    geocoder?: Geocoder;
+    bodyLimitBytes?: number;
+    timeouts?: HttpTimeouts;
+    /** The database as the app sees it (e.g. through test/support/db-hooks.ts). */
+    viewDb?: (db: Db) => Db;
+  } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
   const keys = await createTestKeys();
   const routes: RouteInfo[] = [];
   const app = await buildApp({
-    db: db.db,
+    db: options.viewDb ? options.viewDb(db.db) : db.db,
     verifier: createVerifier({
       issuer: TEST_ISSUER,
       audience: TEST_AUDIENCE,

@@ -14,7 +14,9 @@ export type JwksBehaviour =
   | 'not-a-key-set'
   | 'stall-body'
   | 'endless'
-  | 'reset';
+  | 'reset'
+  /** 200 with `raw` as the body, whatever it is. */
+  | 'raw';
 
 export interface SigningKey {
   kid: string;
@@ -35,12 +37,14 @@ export interface JwksServer {
   behaviour: JwksBehaviour;
   /** How many times the key set was requested. */
   hits: number;
+  /** The body of the `raw` behaviour. */
+  raw: string;
   sign(key: SigningKey, claims?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
 export async function startJwksServer(audience: string): Promise<JwksServer> {
-  const state = { behaviour: 'ok' as JwksBehaviour, hits: 0, keys: [] as SigningKey[] };
+  const state = { behaviour: 'ok' as JwksBehaviour, hits: 0, keys: [] as SigningKey[], raw: '' };
   const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
     state.hits += 1;
@@ -73,6 +77,9 @@ export async function startJwksServer(audience: string): Promise<JwksServer> {
       case 'reset':
         request.socket.destroy();
         return;
+      case 'raw':
+        response.writeHead(200, { 'content-type': 'application/json' }).end(state.raw);
+        return;
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -97,6 +104,12 @@ export async function startJwksServer(audience: string): Promise<JwksServer> {
     },
     set hits(value) {
       state.hits = value;
+    },
+    get raw() {
+      return state.raw;
+    },
+    set raw(value) {
+      state.raw = value;
     },
     sign: (key, claims = {}) =>
       new SignJWT({ tenant_id: 'jwks-tenant', role: 'admin', ...claims })

@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KeySourceUnavailable, TokenRejected } from '../src/auth/errors.ts';
+import { createJwksKeySource, type JwksOptions } from '../src/auth/jwks.ts';
+import { createVerifier } from '../src/auth/verifier.ts';
+import { OutboundError } from '../src/outbound/fetch-json.ts';
+import { type JwksServer, type SigningKey, signingKey, startJwksServer } from './support/jwks-server.ts';
+
+/**
+ * The JWKS key source with limits unlike its defaults, so each configured limit is seen
+ * to apply: cache age, rotation cooldown, backoff, deadline and size. Time is a counter
+ * the test moves.
+ */
+const AUDIENCE = 'urn:scheduler:jwks-source-test';
+let server: JwksServer;
+let first: SigningKey;
+let second: SigningKey;
+let clock: number;
+let refreshErrors: Error[];
+
+const options = (overrides: Partial<JwksOptions> = {}): JwksOptions => ({
+  url: server.url,
+  timeoutMs: 2000,
+  maxBytes: 4096,
+  maxAgeMs: 5000,
+  cooldownMs: 2000,
+  minBackoffMs: 100,
+  maxBackoffMs: 400,
+  now: () => clock,
+  onRefreshError: (error) => refreshErrors.push(error),
+  ...overrides,
+});
+const verifierWith = (overrides: Partial<JwksOptions> = {}) =>
+  createVerifier({ issuer: server.issuer, audience: AUDIENCE, jwks: options(overrides) });
+
+beforeAll(async () => {
+  server = await startJwksServer(AUDIENCE);
+  first = await signingKey('key-1');
+  second = await signingKey('key-2');
+});
+afterAll(async () => server?.close());
+beforeEach(() => {
+  server.keys = [first];
+  server.behaviour = 'ok';
+  server.hits = 0;
+  clock = 5_000_000;
+  refreshErrors = [];
+});
+
+/** What a call rejects with. */
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+
+describe('refresh', () => {
+  it('fetches the key set, and warms up a verifier', async () => {
+    const source = createJwksKeySource(options());
+    await expect(source.refresh()).resolves.toBeUndefined();
+    expect(server.hits).toBe(1);
+    const verifier = verifierWith();
+    await expect(verifier.warmUp()).resolves.toBeUndefined();
+    expect(server.hits).toBe(2);
+    await verifier.verify(await server.sign(first));
+    expect(server.hits).toBe(2);
+  });
+
+  it('reports a failure with its reason and cause, and tells the operator hook', async () => {
+    server.behaviour = 'status-500';
+    const source = createJwksKeySource(options());
+    const error = await rejection(source.refresh());
+    expect(error).toBeInstanceOf(KeySourceUnavailable);
+    expect((error as Error).name).toBe('KeySourceUnavailable');
+    expect((error as Error).message).toBe('identity provider keys unavailable: answered HTTP 500');
+    const cause = (error as Error).cause;
+    expect(cause).toBeInstanceOf(OutboundError);
+    expect(cause).toMatchObject({ failure: 'status' });
+    expect(refreshErrors).toEqual([cause]);
+  });
+
+  it('does not ask again while backing off, then asks once the backoff is over', async () => {
+    server.behaviour = 'status-500';
+    const source = createJwksKeySource(options());
+    await rejection(source.refresh());
+    clock += 99;
+    await expect(source.refresh()).resolves.toBeUndefined();
+    expect(server.hits).toBe(1);
+    clock += 1;
+    server.behaviour = 'ok';
+    await expect(source.refresh()).resolves.toBeUndefined();
+    expect(server.hits).toBe(2);
+  });
+
+  it('shares one fetch between concurrent requests', async () => {
+    const verifier = verifierWith();
+    const token = await server.sign(first);
+    await Promise.all(Array.from({ length: 5 }, () => verifier.verify(token)));
+    expect(server.hits).toBe(1);
+  });
+
+  it('accepts an empty key set, which then matches no token', async () => {
+    server.keys = [];
+    const verifier = verifierWith();
+    await expect(rejection(verifier.verify(await server.sign(first)))).resolves.toMatchObject({
+      name: 'TokenRejected',
+      reason: 'no matching signing key',
+    });
+  });
+});
+
+describe('answers that are not a key set', () => {
+  it.each([
+    ['null', 'null'],
+    ['a string', '"keys"'],
+    ['an array', '[]'],
+    ['an object without keys', '{}'],
+    ['keys that are not an array', '{"keys":{"kty":"EC"}}'],
+    ['a null key', '{"keys":[null]}'],
+    ['a number among the keys', '{"keys":[{"kty":"EC"},1]}'],
+  ])('refuses %s', async (_label, raw) => {
+    server.behaviour = 'raw';
+    server.raw = raw;
+    const error = await rejection(createJwksKeySource(options()).refresh());
+    expect(error).toBeInstanceOf(KeySourceUnavailable);
+    expect((error as Error).message).toBe(
+      'identity provider keys unavailable: answer is not a JSON Web Key Set',
+    );
+  });
+
+  it('refuses a key set above the configured size', async () => {
+    server.behaviour = 'raw';
+    server.raw = JSON.stringify({ keys: [first.publicJwk], padding: 'x'.repeat(5000) });
+    const error = await rejection(createJwksKeySource(options()).refresh());
+    expect((error as Error).message).toBe(
+      'identity provider keys unavailable: response body exceeds 4096 bytes',
+    );
+  });
+
+  it('gives up at the configured deadline', async () => {
+    server.behaviour = 'stall-body';
+    const started = Date.now();
+    const error = await rejection(createJwksKeySource(options({ timeoutMs: 150 })).refresh());
+    expect((error as Error).message).toBe(
+      'identity provider keys unavailable: no complete answer within 150 ms',
+    );
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+});
+
+describe('defaults', () => {
+  it('accepts a key set of 200 KiB, the default size cap being 256 KiB', async () => {
+    server.behaviour = 'raw';
+    server.raw = JSON.stringify({ keys: [first.publicJwk], padding: 'x'.repeat(200 * 1024) });
+    const verifier = createVerifier({ issuer: server.issuer, audience: AUDIENCE, jwks: { url: server.url } });
+    await expect(verifier.verify(await server.sign(first))).resolves.toMatchObject({ sub: 'jwks-user' });
+  });
+
+  it('keeps keys for minutes and backs off for a second, by default', async () => {
+    const source = createJwksKeySource({ url: server.url });
+    const verifier = createVerifier({ issuer: server.issuer, audience: AUDIENCE, jwks: { url: server.url } });
+    const token = await server.sign(first);
+    await verifier.verify(token);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await verifier.verify(token);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.hits).toBe(1);
+    server.behaviour = 'status-500';
+    await rejection(source.refresh());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(source.refresh()).resolves.toBeUndefined();
+    expect(server.hits).toBe(2);
+  });
+
+  it('refuses a key set above 256 KiB', async () => {
+    server.behaviour = 'raw';
+    server.raw = JSON.stringify({ keys: [first.publicJwk], padding: 'x'.repeat(257 * 1024) });
+    const error = await rejection(createJwksKeySource({ url: server.url }).refresh());
+    expect((error as Error).message).toMatch(/exceeds 262144 bytes$/);
+  });
+});
+
+describe('cache age', () => {
+  it('uses the keys until they are older than maxAgeMs, then refreshes in the background', async () => {
+    const verifier = verifierWith();
+    const token = await server.sign(first);
+    await verifier.verify(token);
+    clock += 5000; // exactly maxAgeMs: still fresh
+    await verifier.verify(token);
+    expect(server.hits).toBe(1);
+    clock += 1;
+    await verifier.verify(token);
+    await expect.poll(() => server.hits).toBe(2);
+    await verifier.verify(token);
+    expect(server.hits).toBe(2);
+  });
+
+  it('keeps the old keys when the background refresh fails, and backs off before the next', async () => {
+    const verifier = verifierWith();
+    const token = await server.sign(first);
+    await verifier.verify(token);
+    server.behaviour = 'status-500';
+    clock += 5001;
+    await expect(verifier.verify(token)).resolves.toBeTruthy();
+    await expect.poll(() => server.hits).toBe(2);
+    await expect.poll(() => refreshErrors.length).toBe(1);
+    clock += 99;
+    await verifier.verify(token);
+    expect(server.hits).toBe(2);
+    clock += 1;
+    await verifier.verify(token);
+    await expect.poll(() => server.hits).toBe(3);
+  });
+});
+
+describe('backoff without any keys', () => {
+  it('doubles from minBackoffMs up to maxBackoffMs, failing fast in between', async () => {
+    server.behaviour = 'status-500';
+    const verifier = verifierWith();
+    const token = await server.sign(first);
+    const attempt = async (expectedHits: number) => {
+      const error = await rejection(verifier.verify(token));
+      expect(error).toBeInstanceOf(KeySourceUnavailable);
+      expect(server.hits).toBe(expectedHits);
+      return error as Error;
+    };
+    expect((await attempt(1)).message).toBe('identity provider keys unavailable: answered HTTP 500');
+    // Failing fast: no fetch, and no reason to give.
+    expect((await attempt(1)).message).toBe('identity provider keys unavailable');
+    for (const [wait, hits] of [
+      [100, 2],
+      [199, 2],
+      [1, 3],
+      [399, 3],
+      [1, 4],
+      [400, 5],
+      [400, 6],
+    ] as const) {
+      clock += wait;
+      await attempt(hits);
+    }
+  });
+});
+
+describe('key rotation', () => {
+  it('refetches for an unknown kid only once the cooldown is over', async () => {
+    const verifier = verifierWith();
+    await verifier.verify(await server.sign(first));
+    server.keys = [first, second];
+    const rotated = await server.sign(second);
+    clock += 2000; // exactly the cooldown: not yet
+    await expect(rejection(verifier.verify(rotated))).resolves.toMatchObject({
+      reason: 'no matching signing key',
+    });
+    expect(server.hits).toBe(1);
+    clock += 1;
+    await expect(verifier.verify(rotated)).resolves.toMatchObject({ sub: 'jwks-user' });
+    expect(server.hits).toBe(2);
+  });
+
+  it('lets the refused answer stand when the refetch fails', async () => {
+    const verifier = verifierWith();
+    await verifier.verify(await server.sign(first));
+    server.behaviour = 'status-500';
+    clock += 2001;
+    const error = await rejection(verifier.verify(await server.sign(second)));
+    expect(error).toBeInstanceOf(TokenRejected);
+    expect(error).toMatchObject({ reason: 'no matching signing key' });
+    expect(server.hits).toBe(2);
+    // Backing off now: the old keys still verify, and no kid makes it ask again.
+    clock += 50;
+    await expect(verifier.verify(await server.sign(first))).resolves.toBeTruthy();
+    await expect(rejection(verifier.verify(await server.sign(second)))).resolves.toBeInstanceOf(
+      TokenRejected,
+    );
+    expect(server.hits).toBe(2);
+  });
+
+  it('does not refetch for a kid the key set holds twice', async () => {
+    const twin = { ...second, kid: 'key-1', publicJwk: { ...second.publicJwk, kid: 'key-1' } };
+    server.keys = [first, twin];
+    const verifier = verifierWith();
+    await expect(rejection(verifier.verify(await server.sign(first)))).resolves.toMatchObject({
+      name: 'TokenRejected',
+      reason: 'no matching signing key',
+    });
+    clock += 2001;
+    await rejection(verifier.verify(await server.sign(first)));
+    expect(server.hits).toBe(1);
+  });
+});
