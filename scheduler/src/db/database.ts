@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.ts';
@@ -62,6 +63,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ...options.pglite,
     ...(dataDir ? { dataDir } : {}),
     parsers: wireParsers,
+    // The exclusion constraint against overlapping assignments needs it (migration 0002).
+    extensions: { btree_gist },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   // PGlite has a single session: set once, it holds for every query.

@@ -101,7 +101,6 @@ export interface EventsTable {
   location_id: string | null;
   starts_at: Timestamp;
   ends_at: Timestamp;
-  status: Generated<'draft' | 'published'>;
   published_at: NullableTimestamp;
   submission_id: string | null;
   created_at: CreatedAt;
@@ -127,7 +126,6 @@ export interface ShiftsTable {
   location_id: string | null;
   starts_at: Timestamp;
   ends_at: Timestamp;
-  status: Generated<'draft' | 'open' | 'filled'>;
   published_at: NullableTimestamp;
   created_at: CreatedAt;
 }
@@ -138,7 +136,8 @@ export interface ShiftSlotsTable {
   shift_id: string;
   role_id: string;
   capacity: number;
-  filled_count: Generated<number>;
+  /** Kept by a trigger from the assignments; the database refuses any other write. */
+  filled_count: ColumnType<number, never, never>;
   created_at: CreatedAt;
 }
 

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely/migration';
 import * as schema from './0001_schema.ts';
+import * as schedulingRules from './0002_scheduling_rules.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
   '0001_schema': schema,
+  '0002_scheduling_rules': schedulingRules,
 };

@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/database.ts';
+import { openTestDatabase, type TestDatabase } from './support/database.ts';
+
+/**
+ * The scheduling rules hold in the database itself: each test writes the forbidden rows
+ * with raw SQL, past every service, and expects the database to refuse them. Runs on
+ * PGlite and, with TEST_DB=postgres, on PostgreSQL.
+ */
+let handle: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  handle = await openTestDatabase();
+  db = handle.db;
+});
+afterAll(async () => handle?.dispose());
+
+const run = (statement: string, ...values: unknown[]) => {
+  const parts = statement.split('?');
+  return sql(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, ...values).execute(db);
+};
+
+/** The SQLSTATE and constraint a refusal carries. */
+async function refusal(action: Promise<unknown>): Promise<{ code: string; constraint: string | undefined }> {
+  const error = (await action.then(
+    () => {
+      throw new Error('the database accepted it');
+    },
+    (e: unknown) => e,
+  )) as { code?: string; constraint?: string };
+  return { code: String(error.code), constraint: error.constraint };
+}
+
+interface World {
+  tenant: string;
+  alice: string;
+  bob: string;
+  role: string;
+  event: string;
+}
+
+let w: World;
+
+async function shift(startsAt: string, endsAt: string): Promise<string> {
+  const id = randomUUID();
+  await run(
+    'INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at) VALUES (?, ?, ?, ?, ?, ?)',
+    w.tenant,
+    id,
+    w.event,
+    'S',
+    startsAt,
+    endsAt,
+  );
+  return id;
+}
+
+async function slot(shiftId: string, capacity: number): Promise<string> {
+  const id = randomUUID();
+  await run(
+    'INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity) VALUES (?, ?, ?, ?, ?)',
+    w.tenant,
+    id,
+    shiftId,
+    w.role,
+    capacity,
+  );
+  return id;
+}
+
+async function shiftTimes(shiftId: string): Promise<[string, string]> {
+  const result = await run(
+    'SELECT starts_at, ends_at FROM shifts WHERE tenant_id = ? AND id = ?',
+    w.tenant,
+    shiftId,
+  );
+  const row = result.rows[0] as { starts_at: string; ends_at: string };
+  return [row.starts_at, row.ends_at];
+}
+
+async function assign(shiftId: string, slotId: string, userId: string, times?: [string, string]) {
+  const id = randomUUID();
+  const [startsAt, endsAt] = times ?? (await shiftTimes(shiftId));
+  await run(
+    `INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+     VALUES (?, ?, ?, ?, ?, 'assign', ?, ?)`,
+    w.tenant,
+    id,
+    shiftId,
+    slotId,
+    userId,
+    startsAt,
+    endsAt,
+  );
+  return id;
+}
+
+async function filled(slotId: string): Promise<number> {
+  const result = await run(
+    'SELECT filled_count FROM shift_slots WHERE tenant_id = ? AND id = ?',
+    w.tenant,
+    slotId,
+  );
+  return (result.rows[0] as { filled_count: number }).filled_count;
+}
+
+async function timeEntry(assignmentId: string, userId: string) {
+  await run(
+    `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+       worked_minutes, scheduled_minutes, overtime_minutes)
+     VALUES (?, ?, ?, ?, '2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z', 120, 120, 0)`,
+    w.tenant,
+    randomUUID(),
+    assignmentId,
+    userId,
+  );
+}
+
+beforeEach(async () => {
+  w = {
+    tenant: randomUUID(),
+    alice: randomUUID(),
+    bob: randomUUID(),
+    role: randomUUID(),
+    event: randomUUID(),
+  };
+  await run("INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (?, 'p', 'k')", w.tenant);
+  for (const user of [w.alice, w.bob]) {
+    await run("INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, user);
+  }
+  await run("INSERT INTO roles (tenant_id, id, name) VALUES (?, ?, 'Cook')", w.tenant, w.role);
+  await run(
+    `INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
+     VALUES (?, ?, 'E', '2030-01-01T00:00:00Z', '2030-01-08T00:00:00Z')`,
+    w.tenant,
+    w.event,
+  );
+});
+
+describe('an assignment and its slot', () => {
+  it('refuses a slot of another shift', async () => {
+    const first = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const second = await shift('2030-01-02T10:00:00Z', '2030-01-02T12:00:00Z');
+    const otherSlot = await slot(second, 2);
+    expect(await refusal(assign(first, otherSlot, w.alice))).toEqual({
+      code: '23503',
+      constraint: 'shift_assignments_slot_fkey',
+    });
+  });
+
+  it("refuses times other than its shift's", async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await slot(s, 2);
+    expect(await refusal(assign(s, seat, w.alice, ['2030-01-01T10:00:00Z', '2030-01-01T11:00:00Z']))).toEqual(
+      { code: '23503', constraint: 'shift_assignments_shift_times_fkey' },
+    );
+  });
+
+  it("refuses to move a shift's times under its assignments", async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    await assign(s, await slot(s, 2), w.alice);
+    const moved = run(
+      "UPDATE shifts SET ends_at = '2030-01-01T13:00:00Z' WHERE tenant_id = ? AND id = ?",
+      w.tenant,
+      s,
+    );
+    expect(await refusal(moved)).toEqual({ code: '23503', constraint: 'shift_assignments_shift_times_fkey' });
+  });
+
+  it('refuses to delete a shift or a slot that holds assignments, and allows it once empty', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await slot(s, 2);
+    const assignment = await assign(s, seat, w.alice);
+    const deleteSlot = () => run('DELETE FROM shift_slots WHERE tenant_id = ? AND id = ?', w.tenant, seat);
+    const deleteShift = () => run('DELETE FROM shifts WHERE tenant_id = ? AND id = ?', w.tenant, s);
+    const deleteEvent = () => run('DELETE FROM events WHERE tenant_id = ? AND id = ?', w.tenant, w.event);
+    expect((await refusal(deleteSlot())).code).toBe('23503');
+    expect((await refusal(deleteShift())).code).toBe('23503');
+    expect((await refusal(deleteEvent())).code).toBe('23503');
+    await run('DELETE FROM shift_assignments WHERE tenant_id = ? AND id = ?', w.tenant, assignment);
+    await deleteEvent();
+    const left = await run('SELECT count(*)::int AS n FROM shift_slots WHERE tenant_id = ?', w.tenant);
+    expect(left.rows).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('one user, one place at a time', () => {
+  it('refuses two overlapping assignments of one user, on different shifts', async () => {
+    const morning = await shift('2030-01-01T08:00:00Z', '2030-01-01T12:00:00Z');
+    const noon = await shift('2030-01-01T11:59:00Z', '2030-01-01T14:00:00Z');
+    await assign(morning, await slot(morning, 2), w.alice);
+    const noonSlot = await slot(noon, 2);
+    expect(await refusal(assign(noon, noonSlot, w.alice))).toEqual({
+      code: '23P01',
+      constraint: 'shift_assignments_no_overlap',
+    });
+    // Another user may take it, and a shift that starts as the first ends touches, not overlaps.
+    await assign(noon, noonSlot, w.bob);
+    const after = await shift('2030-01-01T12:00:00Z', '2030-01-01T13:00:00Z');
+    await assign(after, await slot(after, 1), w.alice);
+  });
+
+  it('refuses a second seat for one user on one shift', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    await assign(s, await slot(s, 2), w.alice);
+    const second = await slot(s, 2);
+    expect((await refusal(assign(s, second, w.alice))).constraint).toBe(
+      'shift_assignments_tenant_id_shift_id_user_id_key',
+    );
+  });
+});
+
+describe('filled_count', () => {
+  it('follows inserts, deletes and moves, and refuses an overfill', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const one = await slot(s, 1);
+    const two = await slot(s, 2);
+    const a = await assign(s, one, w.alice);
+    expect(await filled(one)).toBe(1);
+    expect(await refusal(assign(s, one, w.bob))).toEqual({
+      code: '23514',
+      constraint: 'shift_slots_within_capacity',
+    });
+    await run('UPDATE shift_assignments SET slot_id = ? WHERE tenant_id = ? AND id = ?', two, w.tenant, a);
+    expect([await filled(one), await filled(two)]).toEqual([0, 1]);
+    await run('DELETE FROM shift_assignments WHERE tenant_id = ? AND id = ?', w.tenant, a);
+    expect(await filled(two)).toBe(0);
+  });
+
+  it('counts assignments removed by a cascade', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await slot(s, 2);
+    await assign(s, seat, w.alice);
+    await assign(s, seat, w.bob);
+    await run('DELETE FROM users WHERE tenant_id = ? AND id = ?', w.tenant, w.bob);
+    expect(await filled(seat)).toBe(1);
+  });
+
+  it('refuses any other write of it', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await slot(s, 3);
+    const expected = { code: '23514', constraint: 'shift_slots_filled_count_derived' };
+    expect(
+      await refusal(
+        run('UPDATE shift_slots SET filled_count = 2 WHERE tenant_id = ? AND id = ?', w.tenant, seat),
+      ),
+    ).toEqual(expected);
+    expect(
+      await refusal(
+        run(
+          'INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity, filled_count) VALUES (?, ?, ?, ?, 3, 3)',
+          w.tenant,
+          randomUUID(),
+          s,
+          w.role,
+        ),
+      ),
+    ).toEqual(expected);
+    // Capacity may still change, as long as it stays at or above the fill.
+    await assign(s, seat, w.alice);
+    await run('UPDATE shift_slots SET capacity = 1 WHERE tenant_id = ? AND id = ?', w.tenant, seat);
+    expect(
+      (
+        await refusal(
+          run('UPDATE shift_slots SET capacity = 0 WHERE tenant_id = ? AND id = ?', w.tenant, seat),
+        )
+      ).code,
+    ).toBe('23514');
+  });
+});
+
+describe('recorded minutes', () => {
+  it('refuses a time entry credited to a user who does not hold the assignment', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const assignment = await assign(s, await slot(s, 2), w.alice);
+    expect(await refusal(timeEntry(assignment, w.bob))).toEqual({
+      code: '23503',
+      constraint: 'time_entries_assignment_fkey',
+    });
+    await timeEntry(assignment, w.alice);
+  });
+
+  it('never lets a cascade or a delete take a time entry or a payout away', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const assignment = await assign(s, await slot(s, 2), w.alice);
+    await timeEntry(assignment, w.alice);
+    await run(
+      'INSERT INTO payouts (tenant_id, id, user_id, minutes) VALUES (?, ?, ?, 30)',
+      w.tenant,
+      randomUUID(),
+      w.bob,
+    );
+    // RESTRICT answers 23001 on PostgreSQL 17+ and PGlite, 23503 on PostgreSQL 15.
+    const refused = ['23001', '23503'];
+    for (const attempt of [
+      () => run('DELETE FROM shift_assignments WHERE tenant_id = ? AND id = ?', w.tenant, assignment),
+      () => run('DELETE FROM users WHERE tenant_id = ? AND id = ?', w.tenant, w.alice),
+      () => run('DELETE FROM users WHERE tenant_id = ? AND id = ?', w.tenant, w.bob),
+      () => run('DELETE FROM tenants WHERE id = ?', w.tenant),
+    ]) {
+      expect(refused).toContain((await refusal(attempt())).code);
+    }
+    const kept = await run(
+      'SELECT (SELECT count(*) FROM time_entries WHERE tenant_id = ?)::int AS entries, (SELECT count(*) FROM payouts WHERE tenant_id = ?)::int AS payouts',
+      w.tenant,
+      w.tenant,
+    );
+    expect(kept.rows).toEqual([{ entries: 1, payouts: 1 }]);
+  });
+});

@@ -1,0 +1,98 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { migrations } from '../src/db/migrations/index.ts';
+
+/**
+ * A data folder written by an earlier release upgrades in place: each migration is run
+ * on a database that holds rows of the schema before it.
+ */
+let handle: DatabaseHandle;
+let dropDatabase: () => Promise<void> = async () => {};
+
+beforeAll(async () => {
+  if (inject('testDb') === 'postgres') {
+    const name = `sched_m_${randomBytes(6).toString('hex')}`;
+    const adminUrl = inject('pgAdminUrl');
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    handle = await openDatabase({ url: url.toString(), poolSize: 2 });
+    dropDatabase = async () => {
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    };
+  } else {
+    handle = await openDatabase({});
+  }
+});
+afterAll(async () => {
+  await handle?.close();
+  await dropDatabase();
+});
+
+describe('0002_scheduling_rules on a database written under 0001', () => {
+  it('keeps what the status columns said, recounts filled_count and then enforces the rules', async () => {
+    const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
+    const first = await migrator.migrateTo('0001_schema');
+    expect(first.error).toBeUndefined();
+    const db = handle.db;
+    const [tenant, user, role, draftEvent, liveEvent, shift, slot] = Array.from({ length: 7 }, () =>
+      randomUUID(),
+    );
+    await sql`INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (${tenant}, 'p', 'k')`.execute(
+      db,
+    );
+    await sql`INSERT INTO users (tenant_id, id, role) VALUES (${tenant}, ${user}, 'employee')`.execute(db);
+    await sql`INSERT INTO roles (tenant_id, id, name) VALUES (${tenant}, ${role}, 'Cook')`.execute(db);
+    await sql`INSERT INTO events (tenant_id, id, name, starts_at, ends_at, status, created_at) VALUES
+      (${tenant}, ${draftEvent}, 'Draft', '2030-01-01T00:00:00Z', '2030-01-02T00:00:00Z', 'draft', '2029-06-01T00:00:00Z'),
+      (${tenant}, ${liveEvent}, 'Live', '2030-01-01T00:00:00Z', '2030-01-02T00:00:00Z', 'published', '2029-06-01T00:00:00Z')`.execute(
+      db,
+    );
+    await sql`INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at, status, published_at) VALUES
+      (${tenant}, ${shift}, ${liveEvent}, 'S', '2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z', 'filled', '2029-07-01T00:00:00Z')`.execute(
+      db,
+    );
+    // Under 0001 the counter could drift: it says 0 while one assignment exists.
+    await sql`INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity) VALUES (${tenant}, ${slot}, ${shift}, ${role}, 1)`.execute(
+      db,
+    );
+    await sql`INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+      VALUES (${tenant}, ${randomUUID()}, ${shift}, ${slot}, ${user}, 'claim', '2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z')`.execute(
+      db,
+    );
+
+    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations).slice(1));
+
+    const events = await sql<{ name: string; published_at: string | null }>`
+      SELECT name, published_at FROM events WHERE tenant_id = ${tenant} ORDER BY name`.execute(db);
+    expect(events.rows).toEqual([
+      { name: 'Draft', published_at: null },
+      { name: 'Live', published_at: '2029-06-01T00:00:00.000Z' },
+    ]);
+    const shifts = await sql<{
+      published_at: string;
+    }>`SELECT published_at FROM shifts WHERE id = ${shift}`.execute(db);
+    expect(shifts.rows).toEqual([{ published_at: '2029-07-01T00:00:00.000Z' }]);
+    const slots = await sql<{
+      filled_count: number;
+    }>`SELECT filled_count FROM shift_slots WHERE id = ${slot}`.execute(db);
+    expect(slots.rows).toEqual([{ filled_count: 1 }]);
+    const overfill =
+      sql`INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+      VALUES (${tenant}, ${randomUUID()}, ${shift}, ${slot}, ${user}, 'claim', '2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z')`.execute(
+        db,
+      );
+    await expect(overfill).rejects.toMatchObject({ code: expect.stringMatching(/^23/) });
+  });
+});
