@@ -7,6 +7,7 @@ import { defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
 import { type Clock, type Deps, systemClock } from './deps.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { eventsRoutes } from './events/routes.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -18,6 +19,7 @@ import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
+import { shiftsRoutes } from './shifts/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 import { featureEnabled } from './tenants/service.ts';
@@ -103,5 +105,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await rolesRoutes(app, deps);
   await locationsRoutes(app, deps);
   await usersRoutes(app, deps);
+  await eventsRoutes(app, deps);
+  await shiftsRoutes(app, deps);
   return app;
 }

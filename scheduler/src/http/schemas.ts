@@ -138,5 +138,9 @@ export const examples = {
   userId: '3f2504e04f8941d39a0c0305e82c3301',
   roleId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
   locationId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c',
+  eventId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a70',
+  shiftId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a71',
+  slotId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a72',
+  assignmentId: '0193a1b2c3d47e8f9a0b1c2d3e4f5a73',
   createdAt: '2026-11-02T09:30:00.000Z',
 } as const;

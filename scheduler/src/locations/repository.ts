@@ -35,3 +35,14 @@ export async function deleteLocation(db: Db, tenantId: string, id: string): Prom
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** Whether the tenant has this location (events and shifts check their references with it). */
+export async function locationExists(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('locations')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,108 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { EventsTable } from '../db/types.ts';
+import type { Event } from './schemas.ts';
+
+const columns = [
+  'id',
+  'tenant_id',
+  'name',
+  'description',
+  'location_id',
+  'starts_at',
+  'ends_at',
+  'published_at',
+  'submission_id',
+  'created_at',
+] as const;
+
+type EventRow = Omit<Event, 'status'>;
+
+/** Status is not stored: an event is published once it has a publication time. */
+function withStatus(row: EventRow): Event {
+  return { ...row, status: row.published_at === null ? 'draft' : 'published' };
+}
+
+export async function listEvents(db: Db, tenantId: string, onlyPublished: boolean): Promise<Event[]> {
+  let query = db.selectFrom('events').select(columns).where('tenant_id', '=', tenantId);
+  if (onlyPublished) query = query.where('published_at', 'is not', null);
+  const rows = await query.orderBy('starts_at').orderBy('id').execute();
+  return rows.map(withStatus);
+}
+
+export async function findEvent(
+  db: Db,
+  tenantId: string,
+  id: string,
+  onlyPublished: boolean,
+): Promise<Event | undefined> {
+  let query = db.selectFrom('events').select(columns).where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (onlyPublished) query = query.where('published_at', 'is not', null);
+  const row = await query.executeTakeFirst();
+  return row && withStatus(row);
+}
+
+export async function insertEvent(
+  db: Db,
+  row: Omit<Insertable<EventsTable>, 'created_at' | 'published_at' | 'submission_id'>,
+): Promise<Event> {
+  return withStatus(await db.insertInto('events').values(row).returning(columns).executeTakeFirstOrThrow());
+}
+
+export async function updateEvent(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Pick<Updateable<EventsTable>, 'name' | 'description' | 'location_id' | 'starts_at' | 'ends_at'>,
+): Promise<Event | undefined> {
+  const row = await db
+    .updateTable('events')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst();
+  return row && withStatus(row);
+}
+
+/** Publishes a draft; undefined when the event is missing or already published. */
+export async function publishDraftEvent(
+  db: Db,
+  tenantId: string,
+  id: string,
+  at: Date,
+): Promise<Event | undefined> {
+  const row = await db
+    .updateTable('events')
+    .set({ published_at: at.toISOString() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('published_at', 'is', null)
+    .returning(columns)
+    .executeTakeFirst();
+  return row && withStatus(row);
+}
+
+export async function deleteEvent(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('events')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Whether any shift of the event holds an assignment (the event may then not be deleted). */
+export async function eventHasAssignments(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shift_assignments as a')
+    .innerJoin('shifts as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
+    )
+    .select('a.id')
+    .where('a.tenant_id', '=', tenantId)
+    .where('s.event_id', '=', id)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

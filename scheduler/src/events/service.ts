@@ -1,0 +1,113 @@
+import type { Identity } from '../auth/identity.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { locationExists } from '../locations/repository.ts';
+import { checkWindow } from '../time/window.ts';
+import {
+  deleteEvent,
+  eventHasAssignments,
+  findEvent,
+  insertEvent,
+  listEvents,
+  publishDraftEvent,
+  updateEvent,
+} from './repository.ts';
+import type { CreateEventRequest, Event, UpdateEventRequest } from './schemas.ts';
+import { seesDraftEvents } from './visibility.ts';
+
+function requiredName(value: string): string {
+  const name = value.trim();
+  if (name === '') throw validationFailed('name', 'must not be blank');
+  return name;
+}
+
+const optionalText = (value: string | null | undefined) => value?.trim() || null;
+
+async function checkLocation(deps: Deps, caller: Identity, locationId: string | null | undefined) {
+  if (locationId && !(await locationExists(deps.db, caller.tenantId, locationId))) {
+    throw validationFailed('location_id', 'no such location in this tenant');
+  }
+}
+
+export async function getEvents(deps: Deps, caller: Identity): Promise<Event[]> {
+  return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller));
+}
+
+/** An event the caller may see, or 404 (another tenant's and, for employees, a draft). */
+export async function getEvent(deps: Deps, caller: Identity, id: string): Promise<Event> {
+  const event = await findEvent(deps.db, caller.tenantId, id, !seesDraftEvents(caller));
+  if (!event) throw notFound('event');
+  return event;
+}
+
+export async function createEvent(deps: Deps, caller: Identity, input: CreateEventRequest): Promise<Event> {
+  const name = requiredName(input.name);
+  checkWindow(input.starts_at, input.ends_at);
+  await checkLocation(deps, caller, input.location_id);
+  try {
+    return await insertEvent(deps.db, {
+      tenant_id: caller.tenantId,
+      id: newId(),
+      name,
+      description: optionalText(input.description),
+      location_id: input.location_id ?? null,
+      starts_at: input.starts_at,
+      ends_at: input.ends_at,
+    });
+  } catch (error) {
+    // The location was deleted between the check and the insert.
+    if (isForeignKeyViolation(error))
+      throw validationFailed('location_id', 'no such location in this tenant');
+    throw error;
+  }
+}
+
+export async function changeEvent(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  input: UpdateEventRequest,
+): Promise<Event> {
+  const current = await getEvent(deps, caller, id);
+  const changes = {
+    ...(input.name !== undefined ? { name: requiredName(input.name) } : {}),
+    ...(input.description !== undefined ? { description: optionalText(input.description) } : {}),
+    ...(input.location_id !== undefined ? { location_id: input.location_id } : {}),
+    ...(input.starts_at !== undefined ? { starts_at: input.starts_at } : {}),
+    ...(input.ends_at !== undefined ? { ends_at: input.ends_at } : {}),
+  };
+  checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
+  await checkLocation(deps, caller, changes.location_id);
+  try {
+    const updated = await updateEvent(deps.db, caller.tenantId, id, changes);
+    if (!updated) throw notFound('event');
+    return updated;
+  } catch (error) {
+    if (isForeignKeyViolation(error))
+      throw validationFailed('location_id', 'no such location in this tenant');
+    throw error;
+  }
+}
+
+export async function publishEvent(deps: Deps, caller: Identity, id: string): Promise<Event> {
+  const published = await publishDraftEvent(deps.db, caller.tenantId, id, deps.clock.now());
+  if (published) return published;
+  await getEvent(deps, caller, id); // 404 when it does not exist
+  throw new AppError('INVALID_STATE', 'event is already published');
+}
+
+const hasAssignments = () =>
+  new AppError('INVALID_STATE', 'a shift of this event has assignments; unassign them first');
+
+export async function removeEvent(deps: Deps, caller: Identity, id: string): Promise<void> {
+  if (await eventHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
+  try {
+    if (!(await deleteEvent(deps.db, caller.tenantId, id))) throw notFound('event');
+  } catch (error) {
+    // An assignment made between the check and the delete: the database still refuses.
+    if (isForeignKeyViolation(error)) throw hasAssignments();
+    throw error;
+  }
+}

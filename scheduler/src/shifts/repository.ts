@@ -1,0 +1,204 @@
+import { type ExpressionBuilder, type Insertable, sql, type Updateable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database, ShiftSlotsTable, ShiftsTable } from '../db/types.ts';
+import type { Shift, ShiftSlotWithFill, ShiftStatus } from './schemas.ts';
+
+const shiftColumns = [
+  'shifts.id',
+  'shifts.tenant_id',
+  'shifts.event_id',
+  'shifts.name',
+  'shifts.location_id',
+  'shifts.starts_at',
+  'shifts.ends_at',
+  'shifts.published_at',
+  'shifts.created_at',
+] as const;
+
+export const slotColumns = [
+  'id',
+  'tenant_id',
+  'shift_id',
+  'role_id',
+  'capacity',
+  'filled_count',
+  'created_at',
+] as const;
+
+/**
+ * A shift's status, derived where it is read so that it cannot disagree with the records:
+ * draft until published; completed once its end has passed (`now`, the service's clock);
+ * filled while it has slots and none has a free seat; open otherwise.
+ */
+function statusOf(now: Date) {
+  return sql<ShiftStatus>`CASE
+    WHEN shifts.published_at IS NULL THEN 'draft'
+    WHEN shifts.ends_at <= ${now.toISOString()}::timestamptz THEN 'completed'
+    WHEN EXISTS (SELECT 1 FROM shift_slots f WHERE f.tenant_id = shifts.tenant_id AND f.shift_id = shifts.id)
+     AND NOT EXISTS (SELECT 1 FROM shift_slots f
+                      WHERE f.tenant_id = shifts.tenant_id AND f.shift_id = shifts.id AND f.filled_count < f.capacity)
+      THEN 'filled'
+    ELSE 'open' END`;
+}
+
+/** Employees see a shift once it and its event are published. */
+function visibleToStaff(eb: ExpressionBuilder<Database, 'shifts'>) {
+  return eb.and([
+    eb('shifts.published_at', 'is not', null),
+    eb.exists(
+      eb
+        .selectFrom('events')
+        .select('events.id')
+        .whereRef('events.tenant_id', '=', 'shifts.tenant_id')
+        .whereRef('events.id', '=', 'shifts.event_id')
+        .where('events.published_at', 'is not', null),
+    ),
+  ]);
+}
+
+export interface ShiftFilter {
+  tenantId: string;
+  now: Date;
+  /** Drafts and shifts of draft events are left out (employees). */
+  onlyVisible: boolean;
+  status?: ShiftStatus | undefined;
+  eventId?: string | undefined;
+  shiftId?: string | undefined;
+}
+
+function selectShifts(db: Db, filter: ShiftFilter) {
+  const status = statusOf(filter.now);
+  let query = db
+    .selectFrom('shifts')
+    .select([...shiftColumns, status.as('status')])
+    .where('shifts.tenant_id', '=', filter.tenantId);
+  if (filter.onlyVisible) query = query.where(visibleToStaff);
+  if (filter.eventId !== undefined) query = query.where('shifts.event_id', '=', filter.eventId);
+  if (filter.shiftId !== undefined) query = query.where('shifts.id', '=', filter.shiftId);
+  if (filter.status !== undefined) query = query.where(status, '=', filter.status);
+  return query;
+}
+
+export function listShifts(db: Db, filter: ShiftFilter): Promise<Shift[]> {
+  return selectShifts(db, filter).orderBy('shifts.starts_at').orderBy('shifts.id').execute();
+}
+
+export function findShift(db: Db, filter: ShiftFilter & { shiftId: string }): Promise<Shift | undefined> {
+  return selectShifts(db, filter).executeTakeFirst();
+}
+
+/** The slots of a shift, their fill included, in one statement (one consistent read). */
+export function listSlots(db: Db, tenantId: string, shiftId: string): Promise<ShiftSlotWithFill[]> {
+  return db
+    .selectFrom('shift_slots')
+    .select(slotColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertShift(
+  db: Db,
+  shift: Omit<Insertable<ShiftsTable>, 'created_at' | 'published_at'>,
+  slots: Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>[],
+): Promise<void> {
+  await db.insertInto('shifts').values(shift).execute();
+  if (slots.length > 0) await db.insertInto('shift_slots').values(slots).execute();
+}
+
+export async function updateShift(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Pick<Updateable<ShiftsTable>, 'name' | 'location_id' | 'starts_at' | 'ends_at'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('shifts')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Publishes a draft shift; false when it is missing or already published. */
+export async function publishDraftShift(db: Db, tenantId: string, id: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('shifts')
+    .set({ published_at: at.toISOString() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('published_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function deleteShift(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('shifts')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function shiftHasAssignments(db: Db, tenantId: string, shiftId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shift_assignments')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function insertSlot(db: Db, slot: Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>) {
+  return db.insertInto('shift_slots').values(slot).returning(slotColumns).executeTakeFirstOrThrow();
+}
+
+export function findSlot(db: Db, tenantId: string, shiftId: string, slotId: string) {
+  return db
+    .selectFrom('shift_slots')
+    .select(slotColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .where('id', '=', slotId)
+    .executeTakeFirst();
+}
+
+/** Sets a slot's capacity unless that is below its fill; undefined when refused or missing. */
+export function updateSlotCapacity(
+  db: Db,
+  tenantId: string,
+  shiftId: string,
+  slotId: string,
+  capacity: number,
+) {
+  return db
+    .updateTable('shift_slots')
+    .set({ capacity })
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .where('id', '=', slotId)
+    .where('filled_count', '<=', capacity)
+    .returning(slotColumns)
+    .executeTakeFirst();
+}
+
+export async function deleteSlot(
+  db: Db,
+  tenantId: string,
+  shiftId: string,
+  slotId: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('shift_slots')
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .where('id', '=', slotId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

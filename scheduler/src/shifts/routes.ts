@@ -1,0 +1,310 @@
+import { Type } from 'typebox';
+import type { Deps } from '../deps.ts';
+import type { ErrorCode } from '../errors.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
+import { type App, identityOf } from '../http/types.ts';
+import { pathId } from '../ids.ts';
+import {
+  CreateShiftRequest,
+  exampleShift,
+  exampleSlot,
+  Shift,
+  ShiftListQuery,
+  ShiftSlotWithFill,
+  SlotRequest,
+  UpdateShiftRequest,
+  UpdateSlotRequest,
+} from './schemas.ts';
+import {
+  addSlot,
+  changeShift,
+  changeSlot,
+  createShift,
+  getEventShifts,
+  getShift,
+  getShifts,
+  getSlots,
+  publishShift,
+  removeShift,
+  removeSlot,
+} from './service.ts';
+
+const SlotParams = Type.Object({
+  id: IdParams.properties.id,
+  slot_id: IdParams.properties.id,
+});
+const EventIdParams = Type.Object({ event_id: IdParams.properties.id });
+
+const missing = (what: string, extra: ErrorCode[] = [], messages: Partial<Record<ErrorCode, string>> = {}) =>
+  errorResponses([...pathIdCodes, ...extra], { messages: { NOT_FOUND: `${what} not found`, ...messages } });
+
+export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
+  app.get(
+    '/api/v1/shifts',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'listShifts',
+        summary:
+          'List shifts, by start; filter by status and event (employees: published shifts of published events)',
+        description:
+          'Admins see every shift; employees see shifts that are published and whose event is published. status filters on the derived status (completed: published and ended); an unknown status, a malformed event_id or an unknown query parameter is 422.',
+        security: bearerSecurity,
+        querystring: ShiftListQuery,
+        response: {
+          200: ok(Type.Array(Shift), 'The shifts the caller may see, earliest start first', [exampleShift]),
+          ...errorResponses(['VALIDATION_FAILED']),
+        },
+      },
+    },
+    async (request) => getShifts(deps, identityOf(request), request.query),
+  );
+
+  app.post(
+    '/api/v1/shifts',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'createShift',
+        summary: 'Create a draft shift of an event, with its slots',
+        description:
+          'Admins only. The shift starts as a draft. Each slot offers capacity seats to holders of role_id. A shift need not lie inside its event window (set-up and tear-down shifts).',
+        security: bearerSecurity,
+        body: CreateShiftRequest,
+        response: {
+          201: ok(Shift, 'The created draft shift', { ...exampleShift, status: 'draft', published_at: null }),
+          ...errorResponses(bodyCodes),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createShift(deps, identityOf(request), request.body)),
+  );
+
+  app.get(
+    '/api/v1/events/:event_id/shifts',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'listEventShifts',
+        summary: 'The shifts of one event, by start',
+        description: 'Same visibility as GET /api/v1/shifts; a draft event is 404 to employees.',
+        security: bearerSecurity,
+        params: EventIdParams,
+        response: {
+          200: ok(Type.Array(Shift), 'The shifts of the event the caller may see', [exampleShift]),
+          ...missing('event'),
+        },
+      },
+    },
+    async (request) => getEventShifts(deps, identityOf(request), pathId(request.params.event_id, 'event')),
+  );
+
+  app.get(
+    '/api/v1/shifts/:id',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'getShift',
+        description:
+          'Admins read any shift of the tenant; employees read published shifts of published events, anything else is 404 to them.',
+        summary: 'One shift (drafts and shifts of draft events are 404 to employees)',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: ok(Shift, 'The shift', exampleShift), ...missing('shift') },
+      },
+    },
+    async (request) => getShift(deps, identityOf(request), pathId(request.params.id, 'shift')),
+  );
+
+  app.patch(
+    '/api/v1/shifts/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'updateShift',
+        summary: 'Change some fields of a shift (times only without assignments)',
+        description:
+          'Admins only. A partial update. Changing starts_at or ends_at while the shift has assignments is 409 INVALID_STATE: the people on it agreed to the old times.',
+        security: bearerSecurity,
+        params: IdParams,
+        body: UpdateShiftRequest,
+        response: {
+          200: ok(Shift, 'The shift as changed', exampleShift),
+          ...missing('shift', [...bodyCodes, 'INVALID_STATE'], {
+            INVALID_STATE: 'shift has assignments; its times change only without them',
+          }),
+        },
+      },
+    },
+    async (request) =>
+      changeShift(deps, identityOf(request), pathId(request.params.id, 'shift'), request.body),
+  );
+
+  app.delete(
+    '/api/v1/shifts/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'deleteShift',
+        description:
+          'Admins only. The shift goes with its slots, but only while nobody is assigned to it (409 INVALID_STATE): unassign first.',
+        summary: 'Delete a shift and its slots (409 while it has assignments)',
+        security: bearerSecurity,
+        params: IdParams,
+        response: {
+          204: noContent('Deleted, with its slots'),
+          ...missing('shift', ['INVALID_STATE'], {
+            INVALID_STATE: 'shift has assignments; it can be deleted only without them',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      await removeShift(deps, identityOf(request), pathId(request.params.id, 'shift'));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/v1/shifts/:id/publish',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'publishShift',
+        summary: 'Publish a draft shift (again: 409 INVALID_STATE)',
+        description:
+          'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too.',
+        security: bearerSecurity,
+        params: IdParams,
+        response: {
+          200: ok(Shift, 'The published shift', exampleShift),
+          ...missing('shift', ['INVALID_STATE'], { INVALID_STATE: 'shift is already published' }),
+        },
+      },
+    },
+    async (request) => publishShift(deps, identityOf(request), pathId(request.params.id, 'shift')),
+  );
+
+  app.get(
+    '/api/v1/shifts/:id/slots',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'listShiftSlots',
+        description:
+          'Same visibility as the shift. Each slot carries filled_count, the assignments it holds now; slots and counts come from one statement, so they agree with each other.',
+        summary: 'The slots of a shift with their fill, from one consistent read',
+        security: bearerSecurity,
+        params: IdParams,
+        response: {
+          200: ok(Type.Array(ShiftSlotWithFill), 'The slots, oldest first', [exampleSlot]),
+          ...missing('shift'),
+        },
+      },
+    },
+    async (request) => getSlots(deps, identityOf(request), pathId(request.params.id, 'shift')),
+  );
+
+  app.post(
+    '/api/v1/shifts/:id/slots',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'addShiftSlot',
+        summary: 'Add a slot to a shift',
+        description: 'Admins only. New seats make a filled shift open again.',
+        security: bearerSecurity,
+        params: IdParams,
+        body: SlotRequest,
+        response: {
+          201: ok(ShiftSlotWithFill, 'The new slot', { ...exampleSlot, filled_count: 0 }),
+          ...missing('shift', bodyCodes),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await addSlot(deps, identityOf(request), pathId(request.params.id, 'shift'), request.body)),
+  );
+
+  app.patch(
+    '/api/v1/shifts/:id/slots/:slot_id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'updateShiftSlot',
+        description:
+          'Admins only. Raising capacity makes a filled shift open again; lowering it below the seats already taken is 409 INVALID_STATE.',
+        summary: "Change a slot's capacity (never below its fill: 409)",
+        security: bearerSecurity,
+        params: SlotParams,
+        body: UpdateSlotRequest,
+        response: {
+          200: ok(ShiftSlotWithFill, 'The slot as changed', exampleSlot),
+          ...missing('slot', [...bodyCodes, 'INVALID_STATE'], {
+            INVALID_STATE: 'capacity 1 is below the 2 seats taken',
+          }),
+        },
+      },
+    },
+    async (request) =>
+      changeSlot(
+        deps,
+        identityOf(request),
+        pathId(request.params.id, 'shift'),
+        pathId(request.params.slot_id, 'slot'),
+        request.body,
+      ),
+  );
+
+  app.delete(
+    '/api/v1/shifts/:id/slots/:slot_id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'deleteShiftSlot',
+        description:
+          'Admins only. A slot that holds assignments is not removed (409 INVALID_STATE): unassign first. Removing the last free slot can make the shift filled.',
+        summary: 'Remove a slot (409 while it has assignments)',
+        security: bearerSecurity,
+        params: SlotParams,
+        response: {
+          204: noContent('Removed'),
+          ...missing('slot', ['INVALID_STATE'], {
+            INVALID_STATE: 'slot has assignments; unassign them first',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      await removeSlot(
+        deps,
+        identityOf(request),
+        pathId(request.params.id, 'shift'),
+        pathId(request.params.slot_id, 'slot'),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+}

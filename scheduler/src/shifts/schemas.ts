@@ -1,0 +1,154 @@
+import { type Static, Type } from 'typebox';
+import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
+
+export const ShiftStatus = Type.Union(
+  [Type.Literal('draft'), Type.Literal('open'), Type.Literal('filled'), Type.Literal('completed')],
+  {
+    description:
+      'draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed',
+  },
+);
+export type ShiftStatus = Static<typeof ShiftStatus>;
+
+export const Shift = Type.Object(
+  {
+    id: ReadOnlyId,
+    tenant_id: ReadOnlyId,
+    event_id: Id,
+    name: Type.String(),
+    location_id: Nullable(Id),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    status: { ...ShiftStatus, readOnly: true },
+    published_at: Nullable(Type.String({ ...Timestamp, readOnly: true })),
+    created_at: ReadOnlyTimestamp,
+  },
+  { title: 'Shift' },
+);
+export type Shift = Static<typeof Shift>;
+
+export const exampleShift: Shift = {
+  id: examples.shiftId,
+  tenant_id: examples.tenantId,
+  event_id: examples.eventId,
+  name: 'Bar, early',
+  location_id: examples.locationId,
+  starts_at: '2027-07-02T08:00:00.000Z',
+  ends_at: '2027-07-02T14:00:00.000Z',
+  status: 'open',
+  published_at: '2026-11-03T10:05:00.000Z',
+  created_at: examples.createdAt,
+};
+
+export const ShiftSlotWithFill = Type.Object(
+  {
+    id: ReadOnlyId,
+    tenant_id: ReadOnlyId,
+    shift_id: ReadOnlyId,
+    role_id: Id,
+    capacity: Type.Integer({ minimum: 1, maximum: 10000 }),
+    filled_count: Type.Integer({ minimum: 0, readOnly: true, description: 'Assignments in the slot now' }),
+    created_at: ReadOnlyTimestamp,
+  },
+  { title: 'ShiftSlotWithFill' },
+);
+export type ShiftSlotWithFill = Static<typeof ShiftSlotWithFill>;
+
+export const exampleSlot: ShiftSlotWithFill = {
+  id: examples.slotId,
+  tenant_id: examples.tenantId,
+  shift_id: examples.shiftId,
+  role_id: examples.roleId,
+  capacity: 4,
+  filled_count: 1,
+  created_at: examples.createdAt,
+};
+
+export const SlotRequest = Type.Object(
+  {
+    role_id: Type.String({ ...Id, description: 'A role of the tenant: who may take the seats' }),
+    capacity: Type.Integer({ minimum: 1, maximum: 10000, description: 'Seats in the slot' }),
+  },
+  {
+    title: 'SlotRequest',
+    additionalProperties: false,
+    examples: [{ role_id: examples.roleId, capacity: 4 }],
+  },
+);
+export type SlotRequest = Static<typeof SlotRequest>;
+
+export const UpdateSlotRequest = Type.Object(
+  { capacity: Type.Integer({ minimum: 1, maximum: 10000, description: 'Never below filled_count (409)' }) },
+  { title: 'UpdateSlotRequest', additionalProperties: false, examples: [{ capacity: 6 }] },
+);
+export type UpdateSlotRequest = Static<typeof UpdateSlotRequest>;
+
+const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank' });
+const Instant = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    description: `${description}; RFC 3339 with any offset, stored in UTC`,
+  });
+const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant' }));
+
+export const CreateShiftRequest = Type.Object(
+  {
+    event_id: Type.String({ ...Id, description: 'The event the shift belongs to' }),
+    name: Name,
+    location_id: Type.Optional(LocationRef),
+    starts_at: Instant('Start'),
+    ends_at: Instant('End; after starts_at'),
+    slots: Type.Optional(
+      // Inline, not the SlotRequest component: a body schema loses its examples in the document.
+      Type.Array(Type.Object(SlotRequest.properties, { additionalProperties: false }), {
+        maxItems: 50,
+        description: 'Seats by role; none by default',
+      }),
+    ),
+  },
+  {
+    title: 'CreateShiftRequest',
+    additionalProperties: false,
+    examples: [
+      {
+        event_id: examples.eventId,
+        name: 'Bar, early',
+        starts_at: '2027-07-02T10:00:00+02:00',
+        ends_at: '2027-07-02T16:00:00+02:00',
+        slots: [{ role_id: examples.roleId, capacity: 4 }],
+      },
+    ],
+  },
+);
+export type CreateShiftRequest = Static<typeof CreateShiftRequest>;
+
+export const UpdateShiftRequest = Type.Object(
+  {
+    name: Type.Optional(Name),
+    location_id: Type.Optional(LocationRef),
+    starts_at: Type.Optional(Instant('Start; only while the shift has no assignments')),
+    ends_at: Type.Optional(Instant('End; only while the shift has no assignments')),
+  },
+  {
+    title: 'UpdateShiftRequest',
+    description: 'A partial update: fields left out keep their values; null clears location_id.',
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Bar, late' }],
+  },
+);
+export type UpdateShiftRequest = Static<typeof UpdateShiftRequest>;
+
+const IdFilter = Type.String({
+  pattern: '^([0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
+  description: 'UUID, 32 hex digits or hyphenated',
+});
+
+export const ShiftListQuery = Type.Object(
+  {
+    status: Type.Optional({ ...ShiftStatus, examples: ['open'] }),
+    event_id: Type.Optional({ ...IdFilter, examples: [examples.eventId] }),
+  },
+  { additionalProperties: false },
+);
+export type ShiftListQuery = Static<typeof ShiftListQuery>;

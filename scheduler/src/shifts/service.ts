@@ -1,0 +1,243 @@
+import type { Identity } from '../auth/identity.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { findEvent } from '../events/repository.ts';
+import { newId, parseId } from '../ids.ts';
+import { locationExists } from '../locations/repository.ts';
+import { roleExists } from '../roles/repository.ts';
+import { checkWindow } from '../time/window.ts';
+import {
+  deleteShift,
+  deleteSlot,
+  findShift,
+  findSlot,
+  insertShift,
+  insertSlot,
+  listShifts,
+  listSlots,
+  publishDraftShift,
+  shiftHasAssignments,
+  updateShift,
+  updateSlotCapacity,
+} from './repository.ts';
+import type {
+  CreateShiftRequest,
+  Shift,
+  ShiftListQuery,
+  ShiftSlotWithFill,
+  SlotRequest,
+  UpdateShiftRequest,
+  UpdateSlotRequest,
+} from './schemas.ts';
+import { seesUnpublishedShifts } from './visibility.ts';
+
+function requiredName(value: string): string {
+  const name = value.trim();
+  if (name === '') throw validationFailed('name', 'must not be blank');
+  return name;
+}
+
+const shiftFilter = (deps: Deps, caller: Identity) => ({
+  tenantId: caller.tenantId,
+  now: deps.clock.now(),
+  onlyVisible: !seesUnpublishedShifts(caller),
+});
+
+export async function getShifts(deps: Deps, caller: Identity, query: ShiftListQuery): Promise<Shift[]> {
+  const eventId = query.event_id === undefined ? undefined : parseId(query.event_id);
+  if (eventId === null) throw validationFailed('event_id', 'must be a UUID');
+  return listShifts(deps.db, { ...shiftFilter(deps, caller), status: query.status, eventId });
+}
+
+/** The shifts of one event the caller may see; 404 when the event is not theirs to see. */
+export async function getEventShifts(deps: Deps, caller: Identity, eventId: string): Promise<Shift[]> {
+  const event = await findEvent(deps.db, caller.tenantId, eventId, !seesUnpublishedShifts(caller));
+  if (!event) throw notFound('event');
+  return listShifts(deps.db, { ...shiftFilter(deps, caller), eventId });
+}
+
+/** A shift the caller may see, or 404 (another tenant's, and for employees a draft or a draft event's). */
+export async function getShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
+  const shift = await findShift(deps.db, { ...shiftFilter(deps, caller), shiftId: id });
+  if (!shift) throw notFound('shift');
+  return shift;
+}
+
+export async function getSlots(deps: Deps, caller: Identity, shiftId: string): Promise<ShiftSlotWithFill[]> {
+  await getShift(deps, caller, shiftId);
+  return listSlots(deps.db, caller.tenantId, shiftId);
+}
+
+async function checkLocation(deps: Deps, caller: Identity, locationId: string | null | undefined) {
+  if (locationId && !(await locationExists(deps.db, caller.tenantId, locationId))) {
+    throw validationFailed('location_id', 'no such location in this tenant');
+  }
+}
+
+async function checkRoles(
+  deps: Deps,
+  caller: Identity,
+  slots: SlotRequest[],
+  field = (i: number) => `slots[${i}].role_id`,
+) {
+  for (const [index, slot] of slots.entries()) {
+    if (!(await roleExists(deps.db, caller.tenantId, slot.role_id))) {
+      throw validationFailed(field(index), 'no such role in this tenant');
+    }
+  }
+}
+
+/** A reference in the body went missing between its check and the write. */
+const referenceGone = () => validationFailed('body', 'a referenced event, location or role no longer exists');
+
+export async function createShift(deps: Deps, caller: Identity, input: CreateShiftRequest): Promise<Shift> {
+  const name = requiredName(input.name);
+  checkWindow(input.starts_at, input.ends_at);
+  if (!(await findEvent(deps.db, caller.tenantId, input.event_id, false))) {
+    throw validationFailed('event_id', 'no such event in this tenant');
+  }
+  await checkLocation(deps, caller, input.location_id);
+  const slots = input.slots ?? [];
+  await checkRoles(deps, caller, slots);
+  const id = newId();
+  try {
+    await deps.db.transaction().execute((trx) =>
+      insertShift(
+        trx,
+        {
+          tenant_id: caller.tenantId,
+          id,
+          event_id: input.event_id,
+          name,
+          location_id: input.location_id ?? null,
+          starts_at: input.starts_at,
+          ends_at: input.ends_at,
+        },
+        slots.map((slot) => ({
+          tenant_id: caller.tenantId,
+          id: newId(),
+          shift_id: id,
+          role_id: slot.role_id,
+          capacity: slot.capacity,
+        })),
+      ),
+    );
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw referenceGone();
+    throw error;
+  }
+  return getShift(deps, caller, id);
+}
+
+const hasAssignments = (what: string) =>
+  new AppError('INVALID_STATE', `shift has assignments; ${what} only without them`);
+
+export async function changeShift(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  input: UpdateShiftRequest,
+): Promise<Shift> {
+  const current = await getShift(deps, caller, id);
+  const changes = {
+    ...(input.name !== undefined ? { name: requiredName(input.name) } : {}),
+    ...(input.location_id !== undefined ? { location_id: input.location_id } : {}),
+    ...(input.starts_at !== undefined ? { starts_at: input.starts_at } : {}),
+    ...(input.ends_at !== undefined ? { ends_at: input.ends_at } : {}),
+  };
+  const movesTimes = changes.starts_at !== undefined || changes.ends_at !== undefined;
+  checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
+  await checkLocation(deps, caller, changes.location_id);
+  if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
+    throw hasAssignments('its times change');
+  }
+  try {
+    if (!(await updateShift(deps.db, caller.tenantId, id, changes))) throw notFound('shift');
+  } catch (error) {
+    // An assignment made meanwhile holds the old times; the database refuses the move.
+    if (isForeignKeyViolation(error)) {
+      if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
+        throw hasAssignments('its times change');
+      }
+      throw validationFailed('location_id', 'no such location in this tenant');
+    }
+    throw error;
+  }
+  return getShift(deps, caller, id);
+}
+
+export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
+  if (!(await publishDraftShift(deps.db, caller.tenantId, id, deps.clock.now()))) {
+    await getShift(deps, caller, id); // 404 when it does not exist
+    throw new AppError('INVALID_STATE', 'shift is already published');
+  }
+  return getShift(deps, caller, id);
+}
+
+export async function removeShift(deps: Deps, caller: Identity, id: string): Promise<void> {
+  if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments('it can be deleted');
+  try {
+    if (!(await deleteShift(deps.db, caller.tenantId, id))) throw notFound('shift');
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw hasAssignments('it can be deleted');
+    throw error;
+  }
+}
+
+export async function addSlot(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  input: SlotRequest,
+): Promise<ShiftSlotWithFill> {
+  await getShift(deps, caller, shiftId);
+  await checkRoles(deps, caller, [input], () => 'role_id');
+  try {
+    return await insertSlot(deps.db, {
+      tenant_id: caller.tenantId,
+      id: newId(),
+      shift_id: shiftId,
+      role_id: input.role_id,
+      capacity: input.capacity,
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw referenceGone();
+    throw error;
+  }
+}
+
+export async function changeSlot(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  slotId: string,
+  input: UpdateSlotRequest,
+): Promise<ShiftSlotWithFill> {
+  const updated = await updateSlotCapacity(deps.db, caller.tenantId, shiftId, slotId, input.capacity);
+  if (updated) return updated;
+  const slot = await findSlot(deps.db, caller.tenantId, shiftId, slotId);
+  if (!slot) throw notFound('slot');
+  throw new AppError(
+    'INVALID_STATE',
+    `capacity ${input.capacity} is below the ${slot.filled_count} seats taken`,
+  );
+}
+
+export async function removeSlot(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  slotId: string,
+): Promise<void> {
+  const slot = await findSlot(deps.db, caller.tenantId, shiftId, slotId);
+  if (!slot) throw notFound('slot');
+  const taken = () => new AppError('INVALID_STATE', 'slot has assignments; unassign them first');
+  if (slot.filled_count > 0) throw taken();
+  try {
+    if (!(await deleteSlot(deps.db, caller.tenantId, shiftId, slotId))) throw notFound('slot');
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw taken();
+    throw error;
+  }
+}

@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest';
+import { type Caller, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+
+// Fresh, provisioned tenants per test: no test sees what another created.
+const t = useRouteTests();
+
+const NOT_FOUND = { error: { code: 'NOT_FOUND', message: 'event not found' } };
+const window = { starts_at: '2030-07-02T10:00:00+02:00', ends_at: '2030-07-05T00:00:00Z' };
+
+async function createEvent(caller: Caller, body: Record<string, unknown> = {}) {
+  const response = await caller.request('POST', '/api/v1/events', { name: 'Festival', ...window, ...body });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json();
+}
+
+describe('POST /api/v1/events', () => {
+  it('creates a draft event, times stored in UTC', async () => {
+    const response = await t.admin.request('POST', '/api/v1/events', {
+      name: '  Festival ',
+      description: '  On the river  ',
+      ...window,
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tenant_id: t.admin.tenantId,
+      name: 'Festival',
+      description: 'On the river',
+      location_id: null,
+      starts_at: '2030-07-02T08:00:00.000Z',
+      ends_at: '2030-07-05T00:00:00.000Z',
+      status: 'draft',
+      published_at: null,
+      submission_id: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+  });
+
+  it('takes a location of the tenant', async () => {
+    const location = (await t.admin.request('POST', '/api/v1/locations', { name: 'Hall' })).json();
+    expect((await createEvent(t.admin, { location_id: location.id })).location_id).toBe(location.id);
+  });
+
+  it.each([
+    ['an end before the start', { ends_at: '2030-07-02T07:00:00Z' }, 'ends_at: must be after starts_at'],
+    ['an end equal to the start', { ends_at: '2030-07-02T08:00:00Z' }, 'ends_at: must be after starts_at'],
+    ['a blank name', { name: '   ' }, 'name: must not be blank'],
+    ['a missing name', { name: undefined }, 'name: is required'],
+    ['a date without time', { starts_at: '2030-07-02' }, 'starts_at: must match format "date-time"'],
+    ['February 30', { starts_at: '2030-02-30T10:00:00Z' }, 'starts_at: must match format "date-time"'],
+    ['an unknown field', { status: 'published' }, 'status: is not an allowed field'],
+    ['a malformed location id', { location_id: 'hall' }, 'location_id: must match pattern "^[0-9a-f]{32}$"'],
+    [
+      'a location nobody has',
+      { location_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c' },
+      'location_id: no such location in this tenant',
+    ],
+  ])('refuses %s with 422 and creates nothing', async (_label, change, message) => {
+    const response = await t.admin.request('POST', '/api/v1/events', {
+      name: 'Festival',
+      ...window,
+      ...change,
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect((await t.admin.request('GET', '/api/v1/events')).json()).toEqual([]);
+  });
+
+  it("refuses another tenant's location as unknown", async () => {
+    const theirs = (await t.otherAdmin.request('POST', '/api/v1/locations', { name: 'Theirs' })).json();
+    const response = await t.admin.request('POST', '/api/v1/events', {
+      name: 'F',
+      ...window,
+      location_id: theirs.id,
+    });
+    expect(response.statusCode).toBe(422);
+  });
+
+  it('answers the fixed 403 to an employee and creates nothing', async () => {
+    const response = await t.employee.request('POST', '/api/v1/events', { name: 'F', ...window });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect((await t.admin.request('GET', '/api/v1/events')).json()).toEqual([]);
+  });
+});
+
+describe('reading events', () => {
+  it('lists every event to an admin and only published ones to an employee, by start', async () => {
+    const later = await createEvent(t.admin, {
+      name: 'Later',
+      starts_at: '2030-08-01T00:00:00Z',
+      ends_at: '2030-08-02T00:00:00Z',
+    });
+    const draft = await createEvent(t.admin, { name: 'Draft' });
+    const published = (await t.admin.request('POST', `/api/v1/events/${later.id}/publish`)).json();
+    const names = (await t.admin.request('GET', '/api/v1/events'))
+      .json()
+      .map((e: { name: string }) => e.name);
+    expect(names).toEqual(['Draft', 'Later']);
+    expect((await t.employee.request('GET', '/api/v1/events')).json()).toEqual([published]);
+    expect((await t.employee.request('GET', `/api/v1/events/${draft.id}`)).json()).toEqual(NOT_FOUND);
+    expect((await t.employee.request('GET', `/api/v1/events/${later.id}`)).json()).toEqual(published);
+  });
+
+  it('answers 404 for another tenant, a malformed id, and accepts the hyphenated form', async () => {
+    const event = await createEvent(t.admin);
+    for (const [caller, id] of [
+      [t.otherAdmin, event.id],
+      [t.admin, 'not-a-uuid'],
+      [t.admin, '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c'],
+    ] as const) {
+      const response = await caller.request('GET', `/api/v1/events/${id}`);
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual(NOT_FOUND);
+    }
+    const hyphenated = event.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    expect((await t.admin.request('GET', `/api/v1/events/${hyphenated}`)).json()).toEqual(event);
+    expect((await t.otherAdmin.request('GET', '/api/v1/events')).json()).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/events/{id}/publish', () => {
+  it('publishes a draft once; again is 409 INVALID_STATE and changes nothing', async () => {
+    const event = await createEvent(t.admin);
+    const response = await t.admin.request('POST', `/api/v1/events/${event.id}/publish`);
+    expect(response.statusCode).toBe(200);
+    const published = response.json();
+    expect(published).toEqual({ ...event, status: 'published', published_at: expect.stringMatching(/Z$/) });
+    const again = await t.admin.request('POST', `/api/v1/events/${event.id}/publish`);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: { code: 'INVALID_STATE', message: 'event is already published' } });
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).json()).toEqual(published);
+  });
+
+  it('is 403 to an employee and 404 to another tenant', async () => {
+    const event = await createEvent(t.admin);
+    expect((await t.employee.request('POST', `/api/v1/events/${event.id}/publish`)).json()).toEqual(
+      FORBIDDEN_BODY,
+    );
+    const other = await t.otherAdmin.request('POST', `/api/v1/events/${event.id}/publish`);
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual(NOT_FOUND);
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).json().status).toBe('draft');
+  });
+});
+
+describe('PATCH /api/v1/events/{id}', () => {
+  it('changes only the fields sent; null clears the description', async () => {
+    const event = await createEvent(t.admin, { description: 'Old' });
+    const response = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, {
+      name: 'Renamed',
+      description: null,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ ...event, name: 'Renamed', description: null });
+  });
+
+  it('checks the window against the stored other end', async () => {
+    const event = await createEvent(t.admin);
+    const response = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, {
+      starts_at: '2030-07-06T00:00:00Z',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().error.message).toBe('ends_at: must be after starts_at');
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).json()).toEqual(event);
+  });
+
+  it.each([
+    ['an empty body', {}, 'body: must NOT have fewer than 1 properties'],
+    ['a blank name', { name: ' ' }, 'name: must not be blank'],
+  ])('refuses %s with 422', async (_label, body, message) => {
+    const event = await createEvent(t.admin);
+    const response = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+  });
+
+  it('is 403 to an employee and 404 to another tenant', async () => {
+    const event = await createEvent(t.admin);
+    expect((await t.employee.request('PATCH', `/api/v1/events/${event.id}`, { name: 'X' })).statusCode).toBe(
+      403,
+    );
+    const other = await t.otherAdmin.request('PATCH', `/api/v1/events/${event.id}`, { name: 'X' });
+    expect(other.statusCode).toBe(404);
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).json().name).toBe('Festival');
+  });
+});
+
+describe('DELETE /api/v1/events/{id}', () => {
+  it('deletes an event with its shifts while nobody is assigned', async () => {
+    const event = await createEvent(t.admin);
+    const shift = await t.admin.request('POST', '/api/v1/shifts', {
+      event_id: event.id,
+      name: 'S',
+      starts_at: '2030-07-02T10:00:00Z',
+      ends_at: '2030-07-02T12:00:00Z',
+    });
+    expect(shift.statusCode).toBe(201);
+    expect((await t.admin.request('DELETE', `/api/v1/events/${event.id}`)).statusCode).toBe(204);
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).statusCode).toBe(404);
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.json().id}`)).statusCode).toBe(404);
+  });
+
+  it('is 403 to an employee and 404 to another tenant, and deletes nothing', async () => {
+    const event = await createEvent(t.admin);
+    expect((await t.employee.request('DELETE', `/api/v1/events/${event.id}`)).statusCode).toBe(403);
+    const other = await t.otherAdmin.request('DELETE', `/api/v1/events/${event.id}`);
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual(NOT_FOUND);
+    expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).statusCode).toBe(200);
+  });
+});
+
+describe('POST /api/v1/events/{id}/documents/upload', () => {
+  const upload = { filename: 'plan.pdf', content_type: 'application/pdf', size_bytes: 1000 };
+
+  it('answers 503 to a valid request until object storage is configured', async () => {
+    const event = await createEvent(t.admin);
+    const response = await t.admin.request('POST', `/api/v1/events/${event.id}/documents/upload`, upload);
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'object storage is not configured' },
+    });
+  });
+
+  it.each([
+    [
+      'a path in the file name',
+      { filename: '../etc/passwd' },
+      'filename: must match pattern "^[^/\\\\\\u0000]+$"',
+    ],
+    ['a size of zero', { size_bytes: 0 }, 'size_bytes: must be >= 1'],
+    ['a content type that is no MIME type', { content_type: 'pdf' }],
+  ])('refuses %s with 422', async (_label, change, message?: string) => {
+    const event = await createEvent(t.admin);
+    const response = await t.admin.request('POST', `/api/v1/events/${event.id}/documents/upload`, {
+      ...upload,
+      ...change,
+    });
+    expect(response.statusCode).toBe(422);
+    if (message) expect(response.json().error.message).toBe(message);
+  });
+
+  it('is 403 to an employee and 404 to another tenant', async () => {
+    const event = await createEvent(t.admin);
+    const url = `/api/v1/events/${event.id}/documents/upload`;
+    expect((await t.employee.request('POST', url, upload)).statusCode).toBe(403);
+    expect((await t.otherAdmin.request('POST', url, upload)).json()).toEqual(NOT_FOUND);
+  });
+});
