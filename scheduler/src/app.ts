@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import { assignmentsRoutes } from './assignments/routes.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { defaultClaimNames } from './config.ts';
@@ -107,5 +108,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await usersRoutes(app, deps);
   await eventsRoutes(app, deps);
   await shiftsRoutes(app, deps);
+  await assignmentsRoutes(app, deps);
   return app;
 }

@@ -28,15 +28,18 @@ export const slotColumns = [
 /**
  * A shift's status, derived where it is read so that it cannot disagree with the records:
  * draft until published; completed once its end has passed (`now`, the service's clock);
- * filled while it has slots and none has a free seat; open otherwise.
+ * filled while it has slots and none has a free seat; open otherwise. `table` is the
+ * name or alias the query gives the shifts table.
  */
-function statusOf(now: Date) {
+export function shiftStatus(now: Date, table = 'shifts') {
+  const column = (name: string) => sql.ref(`${table}.${name}`);
   return sql<ShiftStatus>`CASE
-    WHEN shifts.published_at IS NULL THEN 'draft'
-    WHEN shifts.ends_at <= ${now.toISOString()}::timestamptz THEN 'completed'
-    WHEN EXISTS (SELECT 1 FROM shift_slots f WHERE f.tenant_id = shifts.tenant_id AND f.shift_id = shifts.id)
+    WHEN ${column('published_at')} IS NULL THEN 'draft'
+    WHEN ${column('ends_at')} <= ${now.toISOString()}::timestamptz THEN 'completed'
+    WHEN EXISTS (SELECT 1 FROM shift_slots f WHERE f.tenant_id = ${column('tenant_id')} AND f.shift_id = ${column('id')})
      AND NOT EXISTS (SELECT 1 FROM shift_slots f
-                      WHERE f.tenant_id = shifts.tenant_id AND f.shift_id = shifts.id AND f.filled_count < f.capacity)
+                      WHERE f.tenant_id = ${column('tenant_id')} AND f.shift_id = ${column('id')}
+                        AND f.filled_count < f.capacity)
       THEN 'filled'
     ELSE 'open' END`;
 }
@@ -67,7 +70,7 @@ export interface ShiftFilter {
 }
 
 function selectShifts(db: Db, filter: ShiftFilter) {
-  const status = statusOf(filter.now);
+  const status = shiftStatus(filter.now);
   let query = db
     .selectFrom('shifts')
     .select([...shiftColumns, status.as('status')])

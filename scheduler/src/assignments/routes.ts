@@ -1,0 +1,184 @@
+import { Type } from 'typebox';
+import type { Deps } from '../deps.ts';
+import type { ErrorCode } from '../errors.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
+import { type App, identityOf } from '../http/types.ts';
+import { pathId } from '../ids.ts';
+import {
+  AssignRequest,
+  exampleAssignment,
+  exampleMyAssignment,
+  MyAssignment,
+  ShiftAssignment,
+} from './schemas.ts';
+import { assignSlot, claimSlot, getMyAssignments, getShiftAssignments, unassign } from './service.ts';
+
+const PathId = IdParams.properties.id;
+const SlotParams = Type.Object({ shift_id: PathId, slot_id: PathId });
+const AssignmentParams = Type.Object({ shift_id: PathId, assignment_id: PathId });
+
+const seatCodes: ErrorCode[] = [
+  ...pathIdCodes,
+  'SLOT_FULL',
+  'ALREADY_ASSIGNED',
+  'NOT_QUALIFIED',
+  'OVERLAPPING_ASSIGNMENT',
+  'INVALID_STATE',
+];
+const seatMessages = {
+  NOT_FOUND: 'slot not found',
+  SLOT_FULL: 'the slot is full',
+  ALREADY_ASSIGNED: 'the user already holds a seat in this shift',
+  NOT_QUALIFIED: 'the user does not hold the role this slot needs',
+  OVERLAPPING_ASSIGNMENT: 'the user is assigned to an overlapping shift',
+  INVALID_STATE: 'shift has ended',
+};
+
+export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
+  app.post(
+    '/api/v1/shifts/:shift_id/slots/:slot_id/claim',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'claimSlot',
+        summary: 'Take a seat in a slot yourself',
+        description:
+          'The caller takes a seat when the shift is published, its event is published and it has not ended; the caller holds the slot role; the slot has a free seat; the caller holds no seat in this shift and no assignment overlapping it. Each refusal has its own 409 code. Capacity holds under any number of concurrent claims.',
+        security: bearerSecurity,
+        params: SlotParams,
+        response: {
+          201: ok(ShiftAssignment, 'The seat taken', exampleAssignment),
+          ...errorResponses(seatCodes, { messages: seatMessages }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await claimSlot(
+            deps,
+            identityOf(request),
+            pathId(request.params.shift_id, 'shift'),
+            pathId(request.params.slot_id, 'slot'),
+          ),
+        ),
+  );
+
+  app.post(
+    '/api/v1/shifts/:shift_id/slots/:slot_id/assign',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'assignSlot',
+        summary: 'Place an admin or employee on a slot',
+        description:
+          'Admins only. The rules of a claim hold (role, capacity, one seat per shift, no overlap), except that draft and ended shifts may be staffed too (planning ahead, recording who stood in).',
+        security: bearerSecurity,
+        params: SlotParams,
+        body: AssignRequest,
+        response: {
+          201: ok(ShiftAssignment, 'The assignment', { ...exampleAssignment, source: 'assign' }),
+          ...errorResponses([...seatCodes, ...bodyCodes], { messages: seatMessages }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await assignSlot(
+            deps,
+            identityOf(request),
+            pathId(request.params.shift_id, 'shift'),
+            pathId(request.params.slot_id, 'slot'),
+            request.body,
+          ),
+        ),
+  );
+
+  app.get(
+    '/api/v1/shifts/:shift_id/assignments',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'listShiftAssignments',
+        summary: 'Who is on a shift',
+        description: 'Admins only. The assignments of the shift, oldest first.',
+        security: bearerSecurity,
+        params: Type.Object({ shift_id: PathId }),
+        response: {
+          200: ok(Type.Array(ShiftAssignment), 'The assignments of the shift', [exampleAssignment]),
+          ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'shift not found' } }),
+        },
+      },
+    },
+    async (request) =>
+      getShiftAssignments(deps, identityOf(request), pathId(request.params.shift_id, 'shift')),
+  );
+
+  app.delete(
+    '/api/v1/shifts/:shift_id/assignments/:assignment_id',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'deleteAssignment',
+        summary: 'Free a seat (admin: any; employee: an own claim before the shift starts)',
+        description:
+          'Admins remove any assignment. An employee withdraws a seat they claimed, before the shift starts; a seat an admin gave them, or a started shift, is 409 INVALID_STATE, and anyone else’s assignment is 404. An assignment with recorded time is never removed (409). The freed seat makes the shift claimable again.',
+        security: bearerSecurity,
+        params: AssignmentParams,
+        response: {
+          204: noContent('The seat is free again'),
+          ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {
+            messages: {
+              NOT_FOUND: 'assignment not found',
+              INVALID_STATE: 'the shift has started; ask an admin',
+            },
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      await unassign(
+        deps,
+        identityOf(request),
+        pathId(request.params.shift_id, 'shift'),
+        pathId(request.params.assignment_id, 'assignment'),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/v1/me/assignments',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'listMyAssignments',
+        summary: 'Your own assignments, upcoming first, with shift and event',
+        description:
+          'Every assignment of the caller with its shift (times, name, status) and event: shifts not yet ended first, soonest first, then past ones, latest first.',
+        security: bearerSecurity,
+        response: {
+          200: ok(Type.Array(MyAssignment), 'The caller’s assignments', [exampleMyAssignment]),
+          ...errorResponses([]),
+        },
+      },
+    },
+    async (request) => getMyAssignments(deps, identityOf(request)),
+  );
+}

@@ -1,0 +1,124 @@
+import type { Identity } from '../auth/identity.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { findSlot } from '../shifts/repository.ts';
+import { getShift } from '../shifts/service.ts';
+import { findStaff } from '../users/repository.ts';
+import {
+  deleteAssignment,
+  findAssignment,
+  holdsRole,
+  listShiftAssignments,
+  listUserAssignments,
+  takeSeat,
+} from './repository.ts';
+import type { AssignRequest, MyAssignment, ShiftAssignment } from './schemas.ts';
+
+interface Seat {
+  shiftId: string;
+  slotId: string;
+  userId: string;
+  source: 'claim' | 'assign';
+}
+
+/**
+ * Puts a user on a slot. The happy path is one statement (see takeSeat); when it inserts
+ * nothing, the reads below name the rule that stopped it, in the order a person would
+ * check them: can the caller see the shift, is the slot there, may the shift be taken,
+ * does the user hold the role.
+ */
+async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssignment> {
+  const now = deps.clock.now();
+  const claim = seat.source === 'claim';
+  const taken = await takeSeat(deps.db, {
+    tenantId: caller.tenantId,
+    id: newId(),
+    ...seat,
+    assignedBy: caller.userId,
+    now,
+    onlyOpen: claim,
+  });
+  if (taken) return taken;
+  const shift = await getShift(deps, caller, seat.shiftId);
+  const slot = await findSlot(deps.db, caller.tenantId, seat.shiftId, seat.slotId);
+  if (!slot) throw notFound('slot');
+  if (claim && shift.status === 'draft') throw new AppError('INVALID_STATE', 'shift is not published');
+  if (claim && shift.status === 'completed') throw new AppError('INVALID_STATE', 'shift has ended');
+  if (!(await holdsRole(deps.db, caller.tenantId, seat.userId, slot.role_id))) {
+    throw new AppError('NOT_QUALIFIED', 'the user does not hold the role this slot needs');
+  }
+  // The event was unpublished or the qualification revoked between the two reads.
+  throw new AppError('INVALID_STATE', 'the shift or the qualification changed meanwhile; try again');
+}
+
+export function claimSlot(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  slotId: string,
+): Promise<ShiftAssignment> {
+  return seat(deps, caller, { shiftId, slotId, userId: caller.userId, source: 'claim' });
+}
+
+/** Admins place staff; the rules of a claim hold, except that drafts and ended shifts may be staffed. */
+export async function assignSlot(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  slotId: string,
+  input: AssignRequest,
+): Promise<ShiftAssignment> {
+  await getShift(deps, caller, shiftId);
+  if (!(await findStaff(deps.db, caller.tenantId, input.user_id))) {
+    throw validationFailed('user_id', 'no such admin or employee in this tenant');
+  }
+  return seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
+}
+
+export async function getShiftAssignments(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+): Promise<ShiftAssignment[]> {
+  await getShift(deps, caller, shiftId);
+  return listShiftAssignments(deps.db, caller.tenantId, shiftId);
+}
+
+export function getMyAssignments(deps: Deps, caller: Identity): Promise<MyAssignment[]> {
+  return listUserAssignments(deps.db, caller.tenantId, caller.userId, deps.clock.now());
+}
+
+/**
+ * Frees a seat. Admins remove any assignment; an employee withdraws only a seat they
+ * claimed themselves, before the shift starts (someone else's is 404 to them). A seat
+ * with recorded time is never removed: the minutes would be lost.
+ */
+export async function unassign(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+  assignmentId: string,
+): Promise<void> {
+  await getShift(deps, caller, shiftId);
+  const assignment = await findAssignment(deps.db, caller.tenantId, shiftId, assignmentId);
+  const admin = caller.role === 'admin';
+  if (!assignment || (!admin && assignment.user_id !== caller.userId)) throw notFound('assignment');
+  if (!admin) {
+    if (assignment.source !== 'claim') {
+      throw new AppError('INVALID_STATE', 'an admin assigned this seat; only an admin can remove it');
+    }
+    if (Date.parse(assignment.starts_at) <= deps.clock.now().getTime()) {
+      throw new AppError('INVALID_STATE', 'the shift has started; ask an admin');
+    }
+  }
+  try {
+    if (!(await deleteAssignment(deps.db, caller.tenantId, assignmentId))) throw notFound('assignment');
+  } catch (error) {
+    // A time entry references it (RESTRICT).
+    if (isForeignKeyViolation(error))
+      throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
+    throw error;
+  }
+}
