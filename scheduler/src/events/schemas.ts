@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
 
-export const EventStatus = Type.Union([Type.Literal('draft'), Type.Literal('published')], {
+export const EventStatus = Type.Enum(['draft', 'published'], {
+  type: 'string',
   description: 'draft until published; employees see published events only',
 });
 export type EventStatus = Static<typeof EventStatus>;

@@ -36,6 +36,11 @@ export function describeValidationError(error: FastifyError): string {
       return `${join(issue.params?.missingProperty)}: is required`;
     case 'additionalProperties':
       return `${join(issue.params?.additionalProperty)}: is not an allowed field`;
+    case 'enum': {
+      const allowed = issue.params?.allowedValues;
+      if (Array.isArray(allowed)) return `${base || context}: must be one of ${allowed.join(', ')}`;
+      return `${base || context}: ${issue.message ?? 'is invalid'}`;
+    }
     default: {
       const field = base || context;
       return `${field}: ${issue.message ?? 'is invalid'}`;

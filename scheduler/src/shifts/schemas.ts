@@ -1,13 +1,11 @@
 import { type Static, Type } from 'typebox';
 import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
 
-export const ShiftStatus = Type.Union(
-  [Type.Literal('draft'), Type.Literal('open'), Type.Literal('filled'), Type.Literal('completed')],
-  {
-    description:
-      'draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed',
-  },
-);
+export const ShiftStatus = Type.Enum(['draft', 'open', 'filled', 'completed'], {
+  type: 'string',
+  description:
+    'draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed',
+});
 export type ShiftStatus = Static<typeof ShiftStatus>;
 
 export const Shift = Type.Object(

@@ -1,0 +1,366 @@
+import { describe, expect, it } from 'vitest';
+import { type Caller, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { created, newEvent, newRole, newShift, qualify } from './support/scheduling.ts';
+
+// Fresh, provisioned tenants per test: no test sees what another created.
+const t = useRouteTests();
+
+const conflict = (code: string, message: string) => ({ error: { code, message } });
+const claimUrl = (shift: { id: string; slots: string[] }, slot = 0) =>
+  `/api/v1/shifts/${shift.id}/slots/${shift.slots[slot]}/claim`;
+
+async function qualifiedSetup(capacities = [2]) {
+  const roleId = await newRole(t.admin);
+  await qualify(t.admin, t.employee, roleId);
+  const eventId = await newEvent(t.admin);
+  const shift = await newShift(t.admin, eventId, { roleId, capacities });
+  return { roleId, eventId, shift };
+}
+
+async function fill(shiftId: string): Promise<number[]> {
+  const slots = (await t.admin.request('GET', `/api/v1/shifts/${shiftId}/slots`)).json();
+  return slots.map((slot: { filled_count: number }) => slot.filled_count);
+}
+
+describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/claim', () => {
+  it('gives the caller a seat and counts it', async () => {
+    const { shift } = await qualifiedSetup();
+    const response = await t.employee.request('POST', claimUrl(shift));
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tenant_id: t.employee.tenantId,
+      shift_id: shift.id,
+      slot_id: shift.slots[0],
+      user_id: t.employee.userId,
+      source: 'claim',
+      assigned_by: t.employee.userId,
+      created_at: expect.stringMatching(/Z$/),
+    });
+    expect(await fill(shift.id)).toEqual([1]);
+  });
+
+  it('turns the shift filled when the last seat goes, and open again when one frees', async () => {
+    const { shift } = await qualifiedSetup([1]);
+    const seat = (await t.employee.request('POST', claimUrl(shift))).json();
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}`)).json().status).toBe('filled');
+    const full = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: t.admin.userId,
+    });
+    expect(full.statusCode).toBe(409);
+    expect(
+      (await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat.id}`)).statusCode,
+    ).toBe(204);
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}`)).json().status).toBe('open');
+    expect(await fill(shift.id)).toEqual([0]);
+  });
+
+  it('refuses a full slot with SLOT_FULL', async () => {
+    const { roleId, shift } = await qualifiedSetup([1]);
+    const colleague = await t.ctx.caller('employee', (await tenantOf(t.admin)) ?? '', 'employee-2');
+    await qualify(t.admin, colleague, roleId);
+    await created(t.employee, claimUrl(shift), {});
+    const response = await colleague.request('POST', claimUrl(shift));
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(conflict('SLOT_FULL', 'the slot is full'));
+  });
+
+  it('refuses a second seat on the same shift with ALREADY_ASSIGNED', async () => {
+    const { shift } = await qualifiedSetup([1, 1]);
+    await created(t.employee, claimUrl(shift, 0), {});
+    const response = await t.employee.request('POST', claimUrl(shift, 1));
+    expect(response.json()).toEqual(
+      conflict('ALREADY_ASSIGNED', 'the user already holds a seat in this shift'),
+    );
+    expect(await fill(shift.id)).toEqual([1, 0]);
+  });
+
+  it('refuses a slot whose role the caller lacks with NOT_QUALIFIED', async () => {
+    const { eventId } = await qualifiedSetup();
+    const other = await newRole(t.admin, 'Medic');
+    const shift = await newShift(t.admin, eventId, { roleId: other });
+    const response = await t.employee.request('POST', claimUrl(shift));
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(
+      conflict('NOT_QUALIFIED', 'the user does not hold the role this slot needs'),
+    );
+  });
+
+  it('refuses an overlapping shift with OVERLAPPING_ASSIGNMENT, and allows one that only touches', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    await created(t.employee, claimUrl(shift), {});
+    const overlapping = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-02T13:59:00Z',
+      ends_at: '2030-07-02T18:00:00Z',
+    });
+    const response = await t.employee.request('POST', claimUrl(overlapping));
+    expect(response.json()).toEqual(
+      conflict('OVERLAPPING_ASSIGNMENT', 'the user is assigned to an overlapping shift'),
+    );
+    const touching = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-02T14:00:00Z',
+      ends_at: '2030-07-02T18:00:00Z',
+    });
+    expect((await t.employee.request('POST', claimUrl(touching))).statusCode).toBe(201);
+  });
+
+  it('refuses an ended shift with INVALID_STATE', async () => {
+    const { roleId, eventId } = await qualifiedSetup();
+    const past = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2020-01-01T10:00:00Z',
+      ends_at: '2020-01-01T12:00:00Z',
+    });
+    const response = await t.employee.request('POST', claimUrl(past));
+    expect(response.json()).toEqual(conflict('INVALID_STATE', 'shift has ended'));
+  });
+
+  it('answers 404 for a draft shift, a shift of a draft event, a slot of another shift, and another tenant', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const draft = await newShift(t.admin, eventId, { roleId, publish: false });
+    const draftEvent = await newEvent(t.admin, { publish: false });
+    const ofDraftEvent = await newShift(t.admin, draftEvent, { roleId });
+    const crossed = { id: shift.id, slots: draft.slots };
+    for (const target of [draft, ofDraftEvent, crossed]) {
+      const response = await t.employee.request('POST', claimUrl(target));
+      expect(response.statusCode).toBe(404);
+    }
+    const theirs = await t.otherAdmin.request('POST', claimUrl(shift));
+    expect(theirs.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'shift not found' } });
+    expect(await fill(shift.id)).toEqual([0]);
+    expect((await t.employee.request('POST', '/api/v1/shifts/nope/slots/nope/claim')).statusCode).toBe(404);
+  });
+});
+
+/** The tenant name behind a caller, recovered from its token (tests mint extra users with it). */
+async function tenantOf(caller: Caller): Promise<string | undefined> {
+  const payload = JSON.parse(Buffer.from(caller.token.split('.')[1] ?? '', 'base64url').toString());
+  return payload.tenant_id;
+}
+
+describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/assign', () => {
+  it('places a qualified employee, also on a draft shift', async () => {
+    const roleId = await newRole(t.admin);
+    await qualify(t.admin, t.employee, roleId);
+    const shift = await newShift(t.admin, await newEvent(t.admin, { publish: false }), {
+      roleId,
+      publish: false,
+    });
+    const response = await t.admin.request(
+      'POST',
+      `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`,
+      {
+        user_id: t.employee.userId,
+      },
+    );
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({
+      user_id: t.employee.userId,
+      source: 'assign',
+      assigned_by: t.admin.userId,
+    });
+  });
+
+  it.each([
+    [
+      'an unknown user',
+      { user_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c' },
+      'user_id: no such admin or employee in this tenant',
+    ],
+    ['a malformed user id', { user_id: 'bob' }, 'user_id: must match pattern "^[0-9a-f]{32}$"'],
+    ['no body field', {}, 'user_id: is required'],
+  ])('refuses %s with 422', async (_label, body, message) => {
+    const { shift } = await qualifiedSetup();
+    const response = await t.admin.request(
+      'POST',
+      `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`,
+      body,
+    );
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+  });
+
+  it('refuses a customer as the user, and answers 403 to an employee and 404 to another tenant', async () => {
+    const { shift } = await qualifiedSetup();
+    const customer = await t.ctx.caller('customer', (await tenantOf(t.admin)) ?? '', 'customer-1');
+    const url = `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`;
+    expect((await t.admin.request('POST', url, { user_id: customer.userId })).statusCode).toBe(422);
+    expect((await t.employee.request('POST', url, { user_id: t.employee.userId })).json()).toEqual(
+      FORBIDDEN_BODY,
+    );
+    expect((await t.otherAdmin.request('POST', url, { user_id: t.employee.userId })).statusCode).toBe(404);
+    expect(await fill(shift.id)).toEqual([0]);
+  });
+});
+
+describe('who is where', () => {
+  it('lists the people on a shift to admins only', async () => {
+    const { shift } = await qualifiedSetup();
+    const seat = (await t.employee.request('POST', claimUrl(shift))).json();
+    const url = `/api/v1/shifts/${shift.id}/assignments`;
+    expect((await t.admin.request('GET', url)).json()).toEqual([seat]);
+    expect((await t.employee.request('GET', url)).json()).toEqual(FORBIDDEN_BODY);
+    expect((await t.otherAdmin.request('GET', url)).statusCode).toBe(404);
+  });
+
+  it('lists my assignments with shift and event, upcoming first, then past', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const later = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-05T10:00:00Z',
+      ends_at: '2030-07-05T12:00:00Z',
+    });
+    const past = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2020-01-01T10:00:00Z',
+      ends_at: '2020-01-01T12:00:00Z',
+    });
+    await created(t.admin, `/api/v1/shifts/${past.id}/slots/${past.slots[0]}/assign`, {
+      user_id: t.employee.userId,
+    });
+    await created(t.employee, claimUrl(later), {});
+    await created(t.employee, claimUrl(shift), {});
+    const mine = (await t.employee.request('GET', '/api/v1/me/assignments')).json();
+    expect(mine.map((a: { shift_id: string }) => a.shift_id)).toEqual([shift.id, later.id, past.id]);
+    expect(mine[0]).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tenant_id: t.employee.tenantId,
+      shift_id: shift.id,
+      slot_id: shift.slots[0],
+      user_id: t.employee.userId,
+      source: 'claim',
+      assigned_by: t.employee.userId,
+      created_at: expect.stringMatching(/Z$/),
+      shift: {
+        id: shift.id,
+        name: 'Bar',
+        starts_at: '2030-07-02T10:00:00.000Z',
+        ends_at: '2030-07-02T14:00:00.000Z',
+        status: 'open',
+      },
+      event: { id: eventId, name: 'Festival' },
+    });
+    expect(mine[2].shift.status).toBe('completed');
+    expect((await t.admin.request('GET', '/api/v1/me/assignments')).json()).toEqual([]);
+  });
+});
+
+describe('DELETE /api/v1/shifts/{shift_id}/assignments/{assignment_id}', () => {
+  it("lets an employee withdraw an own claim before the start, and nobody else's", async () => {
+    const { roleId, shift } = await qualifiedSetup();
+    const colleague = await t.ctx.caller('employee', (await tenantOf(t.admin)) ?? '', 'employee-2');
+    await qualify(t.admin, colleague, roleId);
+    const mine = (await t.employee.request('POST', claimUrl(shift))).json();
+    const theirs = (await colleague.request('POST', claimUrl(shift))).json();
+    const url = (id: string) => `/api/v1/shifts/${shift.id}/assignments/${id}`;
+    const notMine = await t.employee.request('DELETE', url(theirs.id));
+    expect(notMine.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'assignment not found' } });
+    expect((await t.otherAdmin.request('DELETE', url(mine.id))).statusCode).toBe(404);
+    expect((await t.employee.request('DELETE', url(mine.id))).statusCode).toBe(204);
+    expect((await t.admin.request('DELETE', url(theirs.id))).statusCode).toBe(204);
+    expect((await t.admin.request('DELETE', url(theirs.id))).statusCode).toBe(404);
+    expect(await fill(shift.id)).toEqual([0]);
+  });
+
+  it('refuses an employee a seat an admin gave them, and a shift that has started (409)', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const given = (
+      await t.admin.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      })
+    ).json();
+    const byAdmin = await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${given.id}`);
+    expect(byAdmin.json()).toEqual(
+      conflict('INVALID_STATE', 'an admin assigned this seat; only an admin can remove it'),
+    );
+    const running = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: new Date(Date.now() - 3600_000).toISOString(),
+      ends_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    const seat = (await t.employee.request('POST', claimUrl(running))).json();
+    const started = await t.employee.request('DELETE', `/api/v1/shifts/${running.id}/assignments/${seat.id}`);
+    expect(started.json()).toEqual(conflict('INVALID_STATE', 'the shift has started; ask an admin'));
+    expect(await fill(running.id)).toEqual([1]);
+  });
+});
+
+describe('concurrent claims', () => {
+  it('fills a slot of capacity 5 with exactly 5 of 200 parallel claims; every other answer is SLOT_FULL', async () => {
+    const roleId = await newRole(t.admin);
+    const tenant = (await tenantOf(t.admin)) ?? '';
+    const staff = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => t.ctx.caller('employee', tenant, `crowd-${i}`)),
+    );
+    for (const person of staff) await qualify(t.admin, person, roleId);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId, capacities: [5] });
+    const answers = await Promise.all(staff.map((person) => person.request('POST', claimUrl(shift))));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(195);
+    for (const answer of answers.filter((a) => a.statusCode === 409)) {
+      expect(answer.json()).toEqual(conflict('SLOT_FULL', 'the slot is full'));
+    }
+    expect(await fill(shift.id)).toEqual([5]);
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json()).toHaveLength(5);
+  });
+
+  it('gives one user one seat of 20 parallel claims on one shift', async () => {
+    const { shift } = await qualifiedSetup([10, 10]);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.employee.request('POST', claimUrl(shift, i % 2))),
+    );
+    expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expect(answer.json()).toEqual(
+        conflict('ALREADY_ASSIGNED', 'the user already holds a seat in this shift'),
+      );
+    }
+    expect((await fill(shift.id)).reduce((a, b) => a + b)).toBe(1);
+  });
+
+  it('gives one user one of two overlapping shifts claimed in parallel', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const other = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-02T12:00:00Z',
+      ends_at: '2030-07-02T16:00:00Z',
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.employee.request('POST', claimUrl(i % 2 ? other : shift))),
+    );
+    expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(1);
+    const codes = new Set(answers.filter((a) => a.statusCode !== 201).map((a) => a.json().error.code));
+    expect([...codes].every((c) => c === 'OVERLAPPING_ASSIGNMENT' || c === 'ALREADY_ASSIGNED')).toBe(true);
+    expect([...(await fill(shift.id)), ...(await fill(other.id))].reduce((a, b) => a + b)).toBe(1);
+  });
+
+  it('keeps the count exact while seats are withdrawn and claimed in parallel', async () => {
+    const roleId = await newRole(t.admin);
+    const tenant = (await tenantOf(t.admin)) ?? '';
+    const staff = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.ctx.caller('employee', tenant, `mix-${i}`)),
+    );
+    for (const person of staff) await qualify(t.admin, person, roleId);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId, capacities: [10] });
+    const first = staff.slice(0, 10);
+    const seats = await Promise.all(
+      first.map(async (person) => (await person.request('POST', claimUrl(shift))).json()),
+    );
+    const answers = await Promise.all([
+      ...first.map((person, i) =>
+        person.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seats[i].id}`),
+      ),
+      ...staff.slice(10).map((person) => person.request('POST', claimUrl(shift))),
+    ]);
+    const withdrawn = answers.slice(0, 10).filter((a) => a.statusCode === 204).length;
+    const claimed = answers.slice(10).filter((a) => a.statusCode === 201).length;
+    expect(withdrawn).toBe(10);
+    const held = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json().length;
+    expect(held).toBe(claimed);
+    expect(await fill(shift.id)).toEqual([held]);
+    for (const answer of answers) expect(answer.statusCode).toBeLessThan(500);
+  });
+});
