@@ -127,6 +127,27 @@ describe('algorithms per key type', () => {
     }
   });
 
+  it.each([
+    [
+      'an EC key on a curve JWS does not use',
+      'ec',
+      { namedCurve: 'secp256k1' },
+      'EC curve secp256k1 is not supported (P-256, P-384, P-521)',
+    ],
+    [
+      'an X25519 key, which cannot sign',
+      'x25519',
+      {},
+      'key type x25519 cannot verify tokens (RSA, EC or Ed25519)',
+    ],
+  ])('refuses %s at start-up, naming it', (_label, type, options, message) => {
+    const { publicKey } = generateKeyPairSync(type as 'ec', options as { namedCurve: string });
+    const file = pemFile(publicPem(publicKey));
+    expect(() =>
+      createVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCE, publicKey: readPublicKeyFile(file) }),
+    ).toThrow(message);
+  });
+
   it('refuses an RSA-PSS key at start-up: it could never verify a token', async () => {
     // jose verifies through WebCrypto, which cannot take an id-RSASSA-PSS key object: the
     // verifier would answer every token "malformed token".

@@ -102,6 +102,44 @@ export function listSlots(db: Db, tenantId: string, shiftId: string): Promise<Sh
     .execute();
 }
 
+export type NewShift = Omit<Insertable<ShiftsTable>, 'created_at'>;
+export type NewSlot = Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>;
+
+/**
+ * Many shifts and their slots in few statements (bulk generation, split); answers the
+ * new rows in start order, without status. Run it in a transaction.
+ */
+export async function insertShifts(
+  db: Db,
+  shifts: NewShift[],
+  slots: NewSlot[],
+): Promise<Omit<Shift, 'status'>[]> {
+  if (shifts.length === 0) return [];
+  const rows = await db
+    .insertInto('shifts')
+    .values(shifts)
+    .returning([
+      'id',
+      'tenant_id',
+      'event_id',
+      'name',
+      'location_id',
+      'starts_at',
+      'ends_at',
+      'published_at',
+      'created_at',
+    ])
+    .execute();
+  // Postgres caps a statement at 65535 parameters: 5 per slot row.
+  for (let i = 0; i < slots.length; i += 10_000) {
+    await db
+      .insertInto('shift_slots')
+      .values(slots.slice(i, i + 10_000))
+      .execute();
+  }
+  return rows.sort((a, b) => a.starts_at.localeCompare(b.starts_at));
+}
+
 export async function insertShift(
   db: Db,
   shift: Omit<Insertable<ShiftsTable>, 'created_at' | 'published_at'>,

@@ -12,7 +12,9 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
+import { generateShifts, maxGeneratedDays, splitShift } from './generation.ts';
 import {
+  BulkGenerateRequest,
   CreateShiftRequest,
   exampleShift,
   exampleSlot,
@@ -20,6 +22,7 @@ import {
   ShiftListQuery,
   ShiftSlotWithFill,
   SlotRequest,
+  SplitParams,
   UpdateShiftRequest,
   UpdateSlotRequest,
 } from './schemas.ts';
@@ -306,5 +309,65 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
       );
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/api/v1/events/:event_id/shifts/bulk',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'generateEventShifts',
+        summary: 'One draft shift per local day of the event window, at the given wall times',
+        description: `Admins only. For every calendar day the event window touches in the tenant time zone, one draft shift from start_time to end_time local wall time; end_time at or before start_time ends the next day (overnight, which may run past the event end). A wall time skipped by a daylight-saving change moves forward by the gap; one that occurs twice is the first occurrence. All shifts are created in one transaction, with the given slots each. At most ${maxGeneratedDays} days (409 INVALID_STATE beyond).`,
+        security: bearerSecurity,
+        params: EventIdParams,
+        body: BulkGenerateRequest,
+        response: {
+          201: ok(Type.Array(Shift), 'The generated draft shifts, by start', [
+            { ...exampleShift, status: 'draft', published_at: null },
+          ]),
+          ...missing('event', [...bodyCodes, 'INVALID_STATE'], {
+            INVALID_STATE: `the event spans 800 days; bulk generation makes at most ${maxGeneratedDays}`,
+          }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await generateShifts(
+            deps,
+            identityOf(request),
+            pathId(request.params.event_id, 'event'),
+            request.body,
+          ),
+        ),
+  );
+
+  app.post(
+    '/api/v1/shifts/:id/split/:n',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'splitShift',
+        summary: 'Split a shift into n consecutive pieces, equal to the minute (2 to 96)',
+        description:
+          'Admins only. The original keeps its id as piece one; the other pieces copy its name, location, publication and slots (with no one in them). Boundaries fall on whole minutes, later pieces taking the remainder. Only while nobody is assigned (409 INVALID_STATE); n outside 2..96, or pieces under a minute, is 422.',
+        security: bearerSecurity,
+        params: SplitParams,
+        response: {
+          200: ok(Type.Array(Shift), 'The n pieces, by start', [exampleShift]),
+          ...missing('shift', ['VALIDATION_FAILED', 'INVALID_STATE'], {
+            INVALID_STATE: 'shift has assignments; it can be split only without them',
+            VALIDATION_FAILED: 'n: must be an integer from 2 to 96',
+          }),
+        },
+      },
+    },
+    async (request) =>
+      splitShift(deps, identityOf(request), pathId(request.params.id, 'shift'), request.params.n),
   );
 }

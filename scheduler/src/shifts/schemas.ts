@@ -150,3 +150,43 @@ export const ShiftListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ShiftListQuery = Static<typeof ShiftListQuery>;
+
+const WallTime = (description: string) =>
+  Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: `${description}; HH:MM, 24-hour` });
+
+export const BulkGenerateRequest = Type.Object(
+  {
+    start_time: WallTime('Local wall time each shift starts, in the tenant time zone'),
+    end_time: WallTime('Local wall time each shift ends; at or before start_time means the next day'),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "Name of every shift; the event's by default",
+      }),
+    ),
+    slots: Type.Optional(
+      Type.Array(Type.Object(SlotRequest.properties, { additionalProperties: false }), {
+        maxItems: 50,
+        description: 'Slots every generated shift gets',
+      }),
+    ),
+  },
+  {
+    title: 'BulkGenerateRequest',
+    additionalProperties: false,
+    examples: [
+      { start_time: '22:00', end_time: '06:00', slots: [{ role_id: examples.roleId, capacity: 2 }] },
+    ],
+  },
+);
+export type BulkGenerateRequest = Static<typeof BulkGenerateRequest>;
+
+export const SplitParams = Type.Object({
+  id: Type.String({
+    description: 'UUID, 32 hex digits or hyphenated',
+    maxLength: 100,
+    examples: [examples.shiftId],
+  }),
+  n: Type.String({ maxLength: 10, description: 'Number of pieces, 2 to 96', examples: ['3'] }),
+});

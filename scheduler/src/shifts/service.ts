@@ -75,7 +75,7 @@ async function checkLocation(deps: Deps, caller: Identity, locationId: string | 
   }
 }
 
-async function checkRoles(
+export async function checkRoles(
   deps: Deps,
   caller: Identity,
   slots: SlotRequest[],

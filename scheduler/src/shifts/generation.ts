@@ -1,0 +1,140 @@
+import type { Identity } from '../auth/identity.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { findEvent } from '../events/repository.ts';
+import { newId } from '../ids.ts';
+import { findSettings } from '../tenants/repository.ts';
+import { calendarDays, dailyWindows } from '../time/daily-windows.ts';
+import { splitBoundaries } from '../time/split.ts';
+import {
+  findShift,
+  insertShifts,
+  listSlots,
+  type NewShift,
+  type NewSlot,
+  shiftHasAssignments,
+} from './repository.ts';
+import type { BulkGenerateRequest, Shift } from './schemas.ts';
+import { checkRoles } from './service.ts';
+
+/** Bulk generation makes at most this many shifts in one call (two years of days). */
+export const maxGeneratedDays = 731;
+
+/**
+ * One draft shift per local calendar day of the event window, in the tenant's time zone,
+ * all in one transaction (see dailyWindows for overnight and daylight-saving rules).
+ * Shifts may end after the event does: an overnight shift on the last day ends the
+ * next morning.
+ */
+export async function generateShifts(
+  deps: Deps,
+  caller: Identity,
+  eventId: string,
+  input: BulkGenerateRequest,
+): Promise<Shift[]> {
+  const event = await findEvent(deps.db, caller.tenantId, eventId, false);
+  if (!event) throw notFound('event');
+  const name = input.name === undefined ? event.name : input.name.trim();
+  if (name === '') throw validationFailed('name', 'must not be blank');
+  const slots = input.slots ?? [];
+  await checkRoles(deps, caller, slots);
+  const timeZone = (await findSettings(deps.db, caller.tenantId))?.timezone ?? 'UTC';
+  const days = calendarDays(event.starts_at, event.ends_at, timeZone);
+  if (days > maxGeneratedDays) {
+    throw new AppError(
+      'INVALID_STATE',
+      `the event spans ${days} days; bulk generation makes at most ${maxGeneratedDays}`,
+    );
+  }
+  const windows = dailyWindows(event.starts_at, event.ends_at, timeZone, input.start_time, input.end_time);
+  const shifts: NewShift[] = windows.map((window) => ({
+    tenant_id: caller.tenantId,
+    id: newId(),
+    event_id: event.id,
+    name,
+    location_id: event.location_id,
+    starts_at: window.startsAt,
+    ends_at: window.endsAt,
+  }));
+  const newSlots: NewSlot[] = shifts.flatMap((shift) =>
+    slots.map((slot) => ({
+      tenant_id: caller.tenantId,
+      id: newId(),
+      shift_id: shift.id,
+      role_id: slot.role_id,
+      capacity: slot.capacity,
+    })),
+  );
+  try {
+    const rows = await deps.db.transaction().execute((trx) => insertShifts(trx, shifts, newSlots));
+    // Generated shifts are drafts.
+    return rows.map((row) => ({ ...row, status: 'draft' as const }));
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw validationFailed('slots', 'a role or the event no longer exists');
+    throw error;
+  }
+}
+
+/**
+ * Splits a shift into n consecutive pieces equal to the minute (see splitBoundaries). The
+ * original keeps its id, status and slots as piece one; the other pieces copy its name,
+ * location, publication and slots (empty). Only without assignments: the people on it
+ * agreed to the whole shift.
+ */
+export async function splitShift(deps: Deps, caller: Identity, id: string, rawN: string): Promise<Shift[]> {
+  const shift = await findShift(deps.db, {
+    tenantId: caller.tenantId,
+    now: deps.clock.now(),
+    onlyVisible: false,
+    shiftId: id,
+  });
+  if (!shift) throw notFound('shift');
+  const n = /^[0-9]{1,3}$/.test(rawN) ? Number(rawN) : Number.NaN;
+  if (!(n >= 2 && n <= 96)) throw validationFailed('n', 'must be an integer from 2 to 96');
+  const boundaries = splitBoundaries(shift.starts_at, shift.ends_at, n);
+  if (!boundaries) throw validationFailed('n', `the shift is too short for ${n} pieces of at least a minute`);
+  const hasAssignments = () =>
+    new AppError('INVALID_STATE', 'shift has assignments; it can be split only without them');
+  if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
+  const slots = await listSlots(deps.db, caller.tenantId, id);
+  const pieces: NewShift[] = boundaries.slice(1, -1).map((startsAt, index) => ({
+    tenant_id: caller.tenantId,
+    id: newId(),
+    event_id: shift.event_id,
+    name: shift.name,
+    location_id: shift.location_id,
+    starts_at: startsAt,
+    ends_at: boundaries[index + 2] as string,
+    published_at: shift.published_at,
+  }));
+  const pieceSlots: NewSlot[] = pieces.flatMap((piece) =>
+    slots.map((slot) => ({
+      tenant_id: caller.tenantId,
+      id: newId(),
+      shift_id: piece.id,
+      role_id: slot.role_id,
+      capacity: slot.capacity,
+    })),
+  );
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      // Shortening the original fails on the assignments' time key if someone claimed meanwhile.
+      await trx
+        .updateTable('shifts')
+        .set({ ends_at: boundaries[1] as string })
+        .where('tenant_id', '=', caller.tenantId)
+        .where('id', '=', id)
+        .execute();
+      await insertShifts(trx, pieces, pieceSlots);
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw hasAssignments();
+    throw error;
+  }
+  const filter = { tenantId: caller.tenantId, now: deps.clock.now(), onlyVisible: false };
+  const all = await Promise.all(
+    [id, ...pieces.map((piece) => piece.id)].map((shiftId) => findShift(deps.db, { ...filter, shiftId })),
+  );
+  return all.filter((s): s is Shift => s !== undefined);
+}
