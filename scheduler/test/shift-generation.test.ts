@@ -1,0 +1,347 @@
+import { describe, expect, it } from 'vitest';
+import { dailyWindows } from '../src/time/daily-windows.ts';
+import { splitBoundaries } from '../src/time/split.ts';
+import { type Caller, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { created, newEvent, newRole, newShift, qualify } from './support/scheduling.ts';
+
+const t = useRouteTests();
+
+const window = (w: { startsAt: string; endsAt: string }) => [w.startsAt, w.endsAt];
+
+describe('dailyWindows: one window per local day, through daylight-saving changes', () => {
+  it('Europe/Berlin in March: a start inside the gap moves forward by the gap', () => {
+    // 2030-03-31 02:00 CET jumps to 03:00 CEST.
+    const windows = dailyWindows(
+      '2030-03-29T23:00:00Z',
+      '2030-04-01T22:00:00Z',
+      'Europe/Berlin',
+      '02:30',
+      '10:00',
+    );
+    expect(windows.map((w) => [w.day, ...window(w)])).toEqual([
+      ['2030-03-30', '2030-03-30T01:30:00Z', '2030-03-30T09:00:00Z'],
+      ['2030-03-31', '2030-03-31T01:30:00Z', '2030-03-31T08:00:00Z'], // 03:30 CEST to 10:00 CEST
+      ['2030-04-01', '2030-04-01T00:30:00Z', '2030-04-01T08:00:00Z'],
+    ]);
+  });
+
+  it('Europe/Berlin in October: a repeated wall time is its first occurrence, and the night is 25 hours apart', () => {
+    // 2030-10-27 03:00 CEST falls back to 02:00 CET.
+    const windows = dailyWindows(
+      '2030-10-25T22:00:00Z',
+      '2030-10-27T23:00:00Z',
+      'Europe/Berlin',
+      '02:30',
+      '02:30',
+    );
+    expect(windows.map(window)).toEqual([
+      ['2030-10-26T00:30:00Z', '2030-10-27T00:30:00Z'], // 02:30 CEST to the first 02:30 (CEST)
+      ['2030-10-27T00:30:00Z', '2030-10-28T01:30:00Z'], // first 02:30 to 02:30 CET: 25 hours
+    ]);
+  });
+
+  it('leaves out a day whose window is empty once the gap is resolved', () => {
+    const windows = dailyWindows(
+      '2030-03-30T23:00:00Z',
+      '2030-03-31T22:00:00Z',
+      'Europe/Berlin',
+      '02:30',
+      '03:00',
+    );
+    expect(windows).toEqual([]);
+  });
+
+  it('America/New_York, with an overnight window across the November change', () => {
+    // 2030-11-03 02:00 EDT falls back to 01:00 EST.
+    const windows = dailyWindows(
+      '2030-11-02T04:00:00Z',
+      '2030-11-04T05:00:00Z',
+      'America/New_York',
+      '22:00',
+      '06:00',
+    );
+    expect(windows.map(window)).toEqual([
+      ['2030-11-03T02:00:00Z', '2030-11-03T11:00:00Z'], // 22:00 EDT to 06:00 EST: 9 hours
+      ['2030-11-04T03:00:00Z', '2030-11-04T11:00:00Z'],
+    ]);
+  });
+
+  it.each([
+    ['Asia/Kolkata', '+05:30', '2030-01-01T03:30:00Z', '2030-01-01T11:30:00Z'],
+    ['Pacific/Chatham', '+13:45', '2029-12-31T19:15:00Z', '2030-01-01T03:15:00Z'],
+  ])('%s (%s in January) keeps its odd offset', (zone, _offset, startsAt, endsAt) => {
+    // The event is the local calendar day 2030-01-01.
+    const local = dailyWindows(
+      startsAt.replace(/T.*/, 'T00:00:00Z'),
+      '2030-01-01T12:00:00Z',
+      zone,
+      '09:00',
+      '17:00',
+    );
+    expect(local.find((w) => w.day === '2030-01-01')).toEqual({ day: '2030-01-01', startsAt, endsAt });
+  });
+
+  it('counts the local days an event touches: ending at a local midnight does not reach into that day', () => {
+    const days = (from: string, until: string) =>
+      dailyWindows(from, until, 'Europe/Berlin', '09:00', '17:00').map((w) => w.day);
+    expect(days('2030-07-01T22:00:00Z', '2030-07-02T22:00:00Z')).toEqual(['2030-07-02']);
+    expect(days('2030-07-01T22:00:00Z', '2030-07-02T22:00:01Z')).toEqual(['2030-07-02', '2030-07-03']);
+    expect(days('2030-07-02T21:59:59Z', '2030-07-02T22:00:00Z')).toEqual(['2030-07-02']);
+  });
+
+  it('makes 366 windows for a leap year in UTC', () => {
+    const windows = dailyWindows('2028-01-01T00:00:00Z', '2029-01-01T00:00:00Z', 'UTC', '09:00', '17:00');
+    expect(windows).toHaveLength(366);
+    expect(windows.at(-1)?.day).toBe('2028-12-31');
+  });
+});
+
+describe('splitBoundaries', () => {
+  it.each([
+    [2, ['10:00', '11:00', '12:00']],
+    [3, ['10:00', '10:40', '11:20', '12:00']],
+    [7, ['10:00', '10:17', '10:34', '10:51', '11:08', '11:25', '11:42', '12:00']],
+  ])(
+    'cuts 120 minutes into %i pieces equal to the minute, the later ones taking the remainder',
+    (n, times) => {
+      const boundaries = splitBoundaries('2030-07-02T10:00:00.000Z', '2030-07-02T12:00:00.000Z', n);
+      expect(boundaries?.map((b) => b.slice(11, 16))).toEqual(times);
+    },
+  );
+
+  it('refuses pieces shorter than a minute', () => {
+    expect(splitBoundaries('2030-07-02T10:00:00Z', '2030-07-02T10:02:00Z', 3)).toBeNull();
+    expect(splitBoundaries('2030-07-02T10:00:00Z', '2030-07-02T10:03:00Z', 3)).toHaveLength(4);
+  });
+});
+
+async function setZone(admin: Caller, timezone: string) {
+  const response = await admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: false,
+    timezone,
+  });
+  expect(response.statusCode).toBe(200);
+}
+
+describe('POST /api/v1/events/{event_id}/shifts/bulk', () => {
+  it('makes one draft shift per local day in the tenant zone, with slots, in one call', async () => {
+    await setZone(t.admin, 'Europe/Berlin');
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-03-29T23:00:00Z',
+      ends_at: '2030-04-01T22:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '02:30',
+      end_time: '10:00',
+      slots: [{ role_id: roleId, capacity: 3 }],
+    });
+    expect(response.statusCode).toBe(201);
+    const shifts = response.json();
+    expect(shifts.map((s: { starts_at: string; ends_at: string }) => [s.starts_at, s.ends_at])).toEqual([
+      ['2030-03-30T01:30:00.000Z', '2030-03-30T09:00:00.000Z'],
+      ['2030-03-31T01:30:00.000Z', '2030-03-31T08:00:00.000Z'],
+      ['2030-04-01T00:30:00.000Z', '2030-04-01T08:00:00.000Z'],
+    ]);
+    expect(shifts[0]).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      tenant_id: t.admin.tenantId,
+      event_id: eventId,
+      name: 'Festival',
+      location_id: null,
+      starts_at: '2030-03-30T01:30:00.000Z',
+      ends_at: '2030-03-30T09:00:00.000Z',
+      status: 'draft',
+      published_at: null,
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const listed = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
+    expect(listed).toEqual(shifts);
+    for (const shift of shifts) {
+      const slots = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json();
+      expect(slots).toEqual([expect.objectContaining({ role_id: roleId, capacity: 3, filled_count: 0 })]);
+    }
+  });
+
+  it('lets the overnight shift of the last day end after the event', async () => {
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-02T00:00:00Z',
+    });
+    const shifts = (
+      await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+        start_time: '22:00',
+        end_time: '06:00',
+        name: 'Night',
+      })
+    ).json();
+    expect(
+      shifts.map((s: { name: string; starts_at: string; ends_at: string }) => [
+        s.name,
+        s.starts_at,
+        s.ends_at,
+      ]),
+    ).toEqual([['Night', '2030-07-01T22:00:00.000Z', '2030-07-02T06:00:00.000Z']]);
+  });
+
+  it('generates 366 shifts for a 366-day event, 3 slots each', async () => {
+    const roles = [await newRole(t.admin, 'A'), await newRole(t.admin, 'B'), await newRole(t.admin, 'C')];
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2028-01-01T00:00:00Z',
+      ends_at: '2029-01-01T00:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+      slots: roles.map((role_id) => ({ role_id, capacity: 2 })),
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toHaveLength(366);
+    expect(
+      (await t.admin.request('GET', `/api/v1/shifts?event_id=${eventId}&status=draft`)).json(),
+    ).toHaveLength(366);
+  });
+
+  it.each([
+    [
+      'a time that is no time',
+      { start_time: '24:00', end_time: '06:00' },
+      'start_time: must match pattern "^([01][0-9]|2[0-3]):[0-5][0-9]$"',
+    ],
+    [
+      'a time with seconds',
+      { start_time: '09:00:00', end_time: '17:00' },
+      'start_time: must match pattern "^([01][0-9]|2[0-3]):[0-5][0-9]$"',
+    ],
+    ['no end time', { start_time: '09:00' }, 'end_time: is required'],
+    [
+      'an unknown role',
+      {
+        start_time: '09:00',
+        end_time: '17:00',
+        slots: [{ role_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c', capacity: 1 }],
+      },
+      'slots[0].role_id: no such role in this tenant',
+    ],
+  ])('refuses %s with 422 and creates nothing', async (_label, body, message) => {
+    const eventId = await newEvent(t.admin);
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toEqual([]);
+  });
+
+  it('refuses an event of more than 731 days with 409 and creates nothing', async () => {
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-01-01T00:00:00Z',
+      ends_at: '2032-01-03T00:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'INVALID_STATE',
+        message: 'the event spans 732 days; bulk generation makes at most 731',
+      },
+    });
+  });
+
+  it('is 403 to an employee and 404 to another tenant', async () => {
+    const eventId = await newEvent(t.admin);
+    const body = { start_time: '09:00', end_time: '17:00' };
+    expect((await t.employee.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, body)).json()).toEqual(
+      FORBIDDEN_BODY,
+    );
+    const other = await t.otherAdmin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, body);
+    expect(other.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'event not found' } });
+    expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/shifts/{id}/split/{n}', () => {
+  it.each([
+    [2, 2],
+    [3, 3],
+    [7, 7],
+  ])('splits a 2-hour published shift into %i pieces with copied, empty slots', async (n, count) => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), {
+      roleId,
+      capacities: [2, 1],
+      starts_at: '2030-07-02T10:00:00Z',
+      ends_at: '2030-07-02T12:00:30Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`);
+    expect(response.statusCode).toBe(200);
+    const pieces = response.json();
+    expect(pieces).toHaveLength(count);
+    expect(pieces[0].id).toBe(shift.id);
+    expect(pieces[0].starts_at).toBe('2030-07-02T10:00:00.000Z');
+    expect(pieces.at(-1).ends_at).toBe('2030-07-02T12:00:30.000Z');
+    for (const [i, piece] of pieces.entries()) {
+      expect(piece).toMatchObject({ name: 'Bar', status: 'open', event_id: pieces[0].event_id });
+      if (i > 0) expect(piece.starts_at).toBe(pieces[i - 1].ends_at);
+      const minutes = (Date.parse(piece.ends_at) - Date.parse(piece.starts_at)) / 60_000;
+      expect(Math.floor(minutes)).toBeGreaterThanOrEqual(Math.floor(120 / n));
+      const slots = (await t.admin.request('GET', `/api/v1/shifts/${piece.id}/slots`)).json();
+      expect(
+        slots.map((s: { capacity: number; filled_count: number }) => [s.capacity, s.filled_count]),
+      ).toEqual([
+        [2, 0],
+        [1, 0],
+      ]);
+    }
+  });
+
+  it.each([['1'], ['97'], ['two'], ['2.5'], ['-3']])('refuses n = %s with 422', async (n) => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'n: must be an integer from 2 to 96' },
+    });
+  });
+
+  it('refuses a split into pieces under a minute (422)', async () => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), {
+      roleId,
+      starts_at: '2030-07-02T10:00:00Z',
+      ends_at: '2030-07-02T10:05:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/6`);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: 'n: the shift is too short for 6 pieces of at least a minute',
+      },
+    });
+  });
+
+  it('refuses a shift with assignments (409) and changes nothing', async () => {
+    const roleId = await newRole(t.admin);
+    await qualify(t.admin, t.employee, roleId);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId });
+    await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`);
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({
+      error: { code: 'INVALID_STATE', message: 'shift has assignments; it can be split only without them' },
+    });
+    expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toHaveLength(1);
+  });
+
+  it('is 403 to an employee and 404 to another tenant', async () => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId });
+    expect((await t.employee.request('POST', `/api/v1/shifts/${shift.id}/split/2`)).json()).toEqual(
+      FORBIDDEN_BODY,
+    );
+    expect((await t.otherAdmin.request('POST', `/api/v1/shifts/${shift.id}/split/2`)).statusCode).toBe(404);
+    expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toHaveLength(1);
+  });
+});
