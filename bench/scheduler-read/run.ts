@@ -88,9 +88,21 @@ async function load(port: number, token: string, seconds: number): Promise<Omit<
   };
 }
 
+/** The roles a server answers, in a form both servers agree on when they read the same rows. */
+async function answer(port: number, token: string): Promise<string[]> {
+  const response = await fetch(`http://127.0.0.1:${port}/api/v1/roles`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const roles = (await response.json()) as { id: string; name: string }[];
+  return roles.map((role) => `${role.id.replaceAll('-', '')} ${role.name}`);
+}
+
 async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: string): Promise<Figures> {
   const { port, child } = await startServer(mode, env);
   try {
+    // Both servers must do the same work: the 50 roles, not an empty list of another tenant.
+    const roles = await answer(port, token);
+    if (roles.length !== 50) throw new Error(`${mode} answered ${roles.length} roles, not 50`);
     await load(port, token, 2); // warm-up: JIT, pool connections, provisioning memo
     const cpuBefore = cpuSeconds(child.pid);
     const figures = await load(port, token, duration);
@@ -108,7 +120,10 @@ const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
   await migrateToLatest(handle.db);
-  const tenantId = claimToUuid(ISSUER, 'bench-tenant');
+  // A canonical (hyphenated, not version 5) UUID claim is kept as the tenant id by the
+  // scheduler, and the floor hands the same text to PostgreSQL: both read one tenant.
+  const tenantClaim = uuidv7();
+  const tenantId = tenantClaim.replaceAll('-', '');
   await new Provisioner({ db: handle.db }).ensure({
     tenantId,
     userId: claimToUuid(ISSUER, 'bench-admin'),
@@ -132,7 +147,7 @@ try {
 
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   // The floor reads tenant_id as the database uuid; the app maps it the same way itself.
-  const token = await new SignJWT({ tenant_id: tenantId, role: 'admin' })
+  const token = await new SignJWT({ tenant_id: tenantClaim, role: 'admin' })
     .setProtectedHeader({ alg: 'RS256' })
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Caller, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
-import { created, newEvent, newRole, newShift, qualify } from './support/scheduling.ts';
+import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();
@@ -57,7 +57,7 @@ describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/claim', () => {
 
   it('refuses a full slot with SLOT_FULL', async () => {
     const { roleId, shift } = await qualifiedSetup([1]);
-    const colleague = await t.ctx.caller('employee', (await tenantOf(t.admin)) ?? '', 'employee-2');
+    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), 'employee-2');
     await qualify(t.admin, colleague, roleId);
     await created(t.employee, claimUrl(shift), {});
     const response = await colleague.request('POST', claimUrl(shift));
@@ -134,12 +134,6 @@ describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/claim', () => {
   });
 });
 
-/** The tenant name behind a caller, recovered from its token (tests mint extra users with it). */
-async function tenantOf(caller: Caller): Promise<string | undefined> {
-  const payload = JSON.parse(Buffer.from(caller.token.split('.')[1] ?? '', 'base64url').toString());
-  return payload.tenant_id;
-}
-
 describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/assign', () => {
   it('places a qualified employee, also on a draft shift', async () => {
     const roleId = await newRole(t.admin);
@@ -184,7 +178,7 @@ describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/assign', () => {
 
   it('refuses a customer as the user, and answers 403 to an employee and 404 to another tenant', async () => {
     const { shift } = await qualifiedSetup();
-    const customer = await t.ctx.caller('customer', (await tenantOf(t.admin)) ?? '', 'customer-1');
+    const customer = await t.ctx.caller('customer', tenantOf(t.admin), 'customer-1');
     const url = `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`;
     expect((await t.admin.request('POST', url, { user_id: customer.userId })).statusCode).toBe(422);
     expect((await t.employee.request('POST', url, { user_id: t.employee.userId })).json()).toEqual(
@@ -250,7 +244,7 @@ describe('who is where', () => {
 describe('DELETE /api/v1/shifts/{shift_id}/assignments/{assignment_id}', () => {
   it("lets an employee withdraw an own claim before the start, and nobody else's", async () => {
     const { roleId, shift } = await qualifiedSetup();
-    const colleague = await t.ctx.caller('employee', (await tenantOf(t.admin)) ?? '', 'employee-2');
+    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), 'employee-2');
     await qualify(t.admin, colleague, roleId);
     const mine = (await t.employee.request('POST', claimUrl(shift))).json();
     const theirs = (await colleague.request('POST', claimUrl(shift))).json();
@@ -290,7 +284,7 @@ describe('DELETE /api/v1/shifts/{shift_id}/assignments/{assignment_id}', () => {
 describe('concurrent claims', () => {
   it('fills a slot of capacity 5 with exactly 5 of 200 parallel claims; every other answer is SLOT_FULL', async () => {
     const roleId = await newRole(t.admin);
-    const tenant = (await tenantOf(t.admin)) ?? '';
+    const tenant = tenantOf(t.admin);
     const staff = await Promise.all(
       Array.from({ length: 200 }, (_, i) => t.ctx.caller('employee', tenant, `crowd-${i}`)),
     );
@@ -339,7 +333,7 @@ describe('concurrent claims', () => {
 
   it('keeps the count exact while seats are withdrawn and claimed in parallel', async () => {
     const roleId = await newRole(t.admin);
-    const tenant = (await tenantOf(t.admin)) ?? '';
+    const tenant = tenantOf(t.admin);
     const staff = await Promise.all(
       Array.from({ length: 20 }, (_, i) => t.ctx.caller('employee', tenant, `mix-${i}`)),
     );

@@ -63,3 +63,9 @@ export async function newShift(
   const slots = (await admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json() as { id: string }[];
   return { id: shift.id, slots: slots.map((slot) => slot.id) };
 }
+
+/** The tenant name behind a caller, read from its token (to mint more users of that tenant). */
+export function tenantOf(caller: Caller): string {
+  const payload = JSON.parse(Buffer.from(caller.token.split('.')[1] ?? '', 'base64url').toString());
+  return String(payload.tenant_id);
+}

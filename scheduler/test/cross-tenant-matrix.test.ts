@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { uniqueName, useRouteTests } from './support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
+
+/**
+ * Every /api/v1 route that names a record in its path, as the app registered it, called
+ * by an admin of another tenant with the ids of real records: each answers 404, exactly
+ * like a missing record, and changes nothing. A new route with a path id joins the
+ * matrix by itself; one that needs a body fails here until a valid body is listed below.
+ */
+const t = useRouteTests();
+
+const bodies: Record<string, (world: World) => unknown> = {
+  'PATCH /api/v1/events/:id': () => ({ name: 'Taken over' }),
+  'POST /api/v1/events/:id/documents/upload': () => ({
+    filename: 'a.pdf',
+    content_type: 'application/pdf',
+    size_bytes: 10,
+  }),
+  'POST /api/v1/events/:event_id/shifts/bulk': () => ({ start_time: '09:00', end_time: '17:00' }),
+  'PATCH /api/v1/shifts/:id': () => ({ name: 'Taken over' }),
+  'POST /api/v1/shifts/:id/slots': (world) => ({ role_id: world.theirRole, capacity: 1 }),
+  'PATCH /api/v1/shifts/:id/slots/:slot_id': () => ({ capacity: 9 }),
+  'POST /api/v1/shifts/:shift_id/slots/:slot_id/assign': (world) => ({ user_id: world.theirUser }),
+};
+
+interface World {
+  role: string;
+  location: string;
+  event: string;
+  shift: string;
+  slot: string;
+  assignment: string;
+  user: string;
+  theirRole: string;
+  theirUser: string;
+}
+
+function idFor(route: string, param: string, world: World): string {
+  const resource = route.split('/')[3];
+  const byResource: Record<string, string> = {
+    events: world.event,
+    shifts: world.shift,
+    roles: world.role,
+    locations: world.location,
+    users: world.user,
+  };
+  const byName: Record<string, string> = {
+    event_id: world.event,
+    shift_id: world.shift,
+    slot_id: world.slot,
+    assignment_id: world.assignment,
+    role_id: world.role,
+    n: '2',
+  };
+  const id = param === 'id' ? byResource[resource ?? ''] : byName[param];
+  if (!id) throw new Error(`no id for :${param} in ${route}; add it to the matrix`);
+  return id;
+}
+
+describe('another tenant, on every route with a path id', () => {
+  it('gets 404 NOT_FOUND and changes nothing', async () => {
+    const role = await newRole(t.admin);
+    // A subject only this tenant has: ids derive from issuer and subject, not tenant.
+    const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('worker'));
+    await qualify(t.admin, worker, role);
+    const location = (await created(t.admin, '/api/v1/locations', { name: 'Hall' })).id;
+    const event = await newEvent(t.admin);
+    const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
+    const slot = shift.slots[0] ?? '';
+    const assignment = (await created(worker, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
+    const world: World = {
+      role,
+      location,
+      event,
+      shift: shift.id,
+      slot,
+      assignment,
+      user: worker.userId,
+      theirRole: await newRole(t.otherAdmin),
+      theirUser: t.otherAdmin.userId,
+    };
+    const snapshot = async () =>
+      Promise.all(
+        [
+          `/api/v1/events/${event}`,
+          `/api/v1/shifts/${shift.id}`,
+          `/api/v1/shifts/${shift.id}/slots`,
+          `/api/v1/shifts/${shift.id}/assignments`,
+          `/api/v1/users/${worker.userId}`,
+          '/api/v1/roles',
+          '/api/v1/locations',
+          `/api/v1/events/${event}/shifts`,
+        ].map(async (url) => (await t.admin.request('GET', url)).json()),
+      );
+    const before = await snapshot();
+
+    const routes = t.ctx.routes.filter((r) => r.url.startsWith('/api/v1/') && r.url.includes(':'));
+    expect(routes.length).toBeGreaterThan(20);
+    for (const route of routes) {
+      const key = `${route.method} ${route.url}`;
+      const url = route.url.replace(/:([a-z_]+)/g, (_m, param: string) => idFor(route.url, param, world));
+      const body = bodies[key]?.(world);
+      const response = await t.otherAdmin.request(route.method, url, body);
+      expect(response.statusCode, `${key}: ${response.body}`).toBe(404);
+      expect(response.json().error.code, key).toBe('NOT_FOUND');
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+});
