@@ -5,9 +5,6 @@
  *
  *   npm run bench:scheduler-read     (DURATION=10 CONNECTIONS=32 ROUNDS=5 POOL_SIZE=10 to change)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
@@ -16,42 +13,13 @@ import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
+import { cpuSeconds, median as medianOf, startServer, stopServer } from '../support/harness.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const rounds = Number(process.env.ROUNDS ?? 5);
 const ISSUER = 'https://idp.bench.example';
 const AUDIENCE = 'scheduler-api';
-
-async function startServer(
-  mode: 'app' | 'floor',
-  env: NodeJS.ProcessEnv,
-): Promise<{ port: number; child: ChildProcess }> {
-  // PROFILE_DIR=dir writes a V8 CPU profile of each server for a closer look.
-  // HEAP_PROFILE_DIR=dir does the same for allocations (sampling heap profile).
-  const profile = [
-    ...(process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : []),
-    ...(process.env.HEAP_PROFILE_DIR
-      ? ['--heap-prof', `--heap-prof-dir=${process.env.HEAP_PROFILE_DIR}`]
-      : []),
-  ];
-  const child = spawn(
-    process.execPath,
-    [...profile, '--import', 'tsx', path.join(import.meta.dirname, 'server.ts'), mode],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /listening (\d+)/.exec(chunk.toString());
-      if (match) resolve(Number(match[1]));
-    });
-  });
-  return { port, child };
-}
 
 interface Figures {
   rps: number;
@@ -60,17 +28,6 @@ interface Figures {
   non2xx: number;
   /** Server CPU time (user + system) per request, in microseconds. */
   cpuMicros: number;
-}
-
-/** CPU seconds a process has used so far (Linux /proc; NaN elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime are fields 14 and 15 of stat; after the ") " split they sit at 11 and 12.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 async function load(port: number, token: string, seconds: number): Promise<Omit<Figures, 'cpuMicros'>> {
@@ -98,7 +55,8 @@ async function answer(port: number, token: string): Promise<string[]> {
 }
 
 async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: string): Promise<Figures> {
-  const { port, child } = await startServer(mode, env);
+  const server = await startServer(mode === 'app' ? 'app' : 'floor-roles', env);
+  const { port, child } = server;
   try {
     // Both servers must do the same work: the 50 roles, not an empty list of another tenant.
     const roles = await answer(port, token);
@@ -111,8 +69,7 @@ async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: str
       throw new Error(`${mode}: ${figures.errors} errors, ${figures.non2xx} non-2xx`);
     return { ...figures, cpuMicros };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopServer(server);
   }
 }
 
@@ -171,8 +128,7 @@ try {
     const app = await measure('app', env, token);
     rows.push({ round, floor, app });
   }
-  const ratios = rows.map((r) => r.app.rps / r.floor.rps).sort((a, b) => a - b);
-  const median = ratios[Math.floor(ratios.length / 2)] as number;
+  const median = medianOf(rows.map((r) => r.app.rps / r.floor.rps));
   console.log(
     `\nGET /api/v1/roles, 50 roles, ${connections} connections, ${duration} s per run, ${rounds} rounds`,
   );

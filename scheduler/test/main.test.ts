@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { migrations } from '../src/db/migrations/index.ts';
 import { freePort } from './support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
@@ -176,7 +177,7 @@ describe('npm run migrate', () => {
   it('applies the migrations once, then reports the schema up to date', async () => {
     const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'migrate-')) };
     const first = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
-    expect(first.stdout.trim()).toBe('applied: 0001_schema');
+    expect(first.stdout.trim()).toBe(`applied: ${Object.keys(migrations).join(', ')}`);
     const second = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
     expect(second.stdout.trim()).toBe('schema is up to date');
   });

@@ -1,0 +1,57 @@
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { v7 as uuidv7 } from 'uuid';
+import type { Db } from '../../scheduler/src/db/database.ts';
+
+export const ISSUER = 'https://idp.bench.example';
+export const AUDIENCE = 'scheduler-api';
+
+/**
+ * Benchmark identities use canonical UUIDs (hyphenated, not version 5) for tenant and
+ * subject: the scheduler keeps such a claim as the id, and a floor server hands the same
+ * text to PostgreSQL, so both read and write the same rows.
+ */
+export function canonicalId(): { claim: string; id: string } {
+  const claim = uuidv7();
+  return { claim, id: claim.replaceAll('-', '') };
+}
+
+export interface Signer {
+  publicKeyPem: string;
+  sign(claims: { tenant: string; subject: string; role: string }): Promise<string>;
+}
+
+export async function createSigner(): Promise<Signer> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  return {
+    publicKeyPem: await exportSPKI(publicKey),
+    sign: ({ tenant, subject, role }) =>
+      new SignJWT({ tenant_id: tenant, role })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setSubject(subject)
+        .setExpirationTime('2h')
+        .sign(privateKey),
+  };
+}
+
+/** The environment both servers of a benchmark read. */
+export function serverEnv(databaseUrl: string, signer: Signer): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PUBLIC_KEY_PEM: signer.publicKeyPem,
+    ISSUER,
+    AUDIENCE,
+    POOL_SIZE: process.env.POOL_SIZE ?? '10',
+  };
+}
+
+/** A tenant row with its settings, as provisioning would write it. */
+export async function insertTenant(db: Db, tenantId: string): Promise<void> {
+  await db
+    .insertInto('tenants')
+    .values({ id: tenantId, vapid_public_key: 'bench', vapid_private_key: 'bench' })
+    .execute();
+  await db.insertInto('tenant_settings').values({ tenant_id: tenantId }).execute();
+}
