@@ -3,7 +3,8 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { locationExists } from '../locations/repository.ts';
+import { optionalText, requiredText } from '../input/text.ts';
+import { checkLocationReference } from '../locations/service.ts';
 import { checkWindow } from '../time/window.ts';
 import {
   deleteEvent,
@@ -17,20 +18,6 @@ import {
 import type { CreateEventRequest, Event, UpdateEventRequest } from './schemas.ts';
 import { seesDraftEvents } from './visibility.ts';
 
-function requiredName(value: string): string {
-  const name = value.trim();
-  if (name === '') throw validationFailed('name', 'must not be blank');
-  return name;
-}
-
-const optionalText = (value: string | null | undefined) => value?.trim() || null;
-
-async function checkLocation(deps: Deps, caller: Identity, locationId: string | null | undefined) {
-  if (locationId && !(await locationExists(deps.db, caller.tenantId, locationId))) {
-    throw validationFailed('location_id', 'no such location in this tenant');
-  }
-}
-
 export async function getEvents(deps: Deps, caller: Identity): Promise<Event[]> {
   return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller));
 }
@@ -43,9 +30,9 @@ export async function getEvent(deps: Deps, caller: Identity, id: string): Promis
 }
 
 export async function createEvent(deps: Deps, caller: Identity, input: CreateEventRequest): Promise<Event> {
-  const name = requiredName(input.name);
+  const name = requiredText('name', input.name);
   checkWindow(input.starts_at, input.ends_at);
-  await checkLocation(deps, caller, input.location_id);
+  await checkLocationReference(deps, caller, input.location_id);
   try {
     return await insertEvent(deps.db, {
       tenant_id: caller.tenantId,
@@ -72,14 +59,14 @@ export async function changeEvent(
 ): Promise<Event> {
   const current = await getEvent(deps, caller, id);
   const changes = {
-    ...(input.name !== undefined ? { name: requiredName(input.name) } : {}),
+    ...(input.name !== undefined ? { name: requiredText('name', input.name) } : {}),
     ...(input.description !== undefined ? { description: optionalText(input.description) } : {}),
     ...(input.location_id !== undefined ? { location_id: input.location_id } : {}),
     ...(input.starts_at !== undefined ? { starts_at: input.starts_at } : {}),
     ...(input.ends_at !== undefined ? { ends_at: input.ends_at } : {}),
   };
   checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
-  await checkLocation(deps, caller, changes.location_id);
+  await checkLocationReference(deps, caller, changes.location_id);
   try {
     const updated = await updateEvent(deps.db, caller.tenantId, id, changes);
     if (!updated) throw notFound('event');

@@ -2,10 +2,9 @@ import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { deleteLocation, insertLocation, listLocations } from './repository.ts';
+import { optionalText, requiredText } from '../input/text.ts';
+import { deleteLocation, insertLocation, listLocations, locationExists } from './repository.ts';
 import type { CreateLocationRequest, Location } from './schemas.ts';
-
-const clean = (value: string | null | undefined): string | null => value?.trim() || null;
 
 export async function getLocations(deps: Deps, caller: Identity): Promise<Location[]> {
   return listLocations(deps.db, caller.tenantId);
@@ -16,12 +15,11 @@ export async function createLocation(
   caller: Identity,
   body: CreateLocationRequest,
 ): Promise<Location> {
-  const name = body.name.trim();
-  if (name === '') throw validationFailed('name', 'must not be blank');
-  const street = clean(body.street);
-  const city = clean(body.city);
-  const postalCode = clean(body.postal_code);
-  const country = clean(body.country);
+  const name = requiredText('name', body.name);
+  const street = optionalText(body.street);
+  const city = optionalText(body.city);
+  const postalCode = optionalText(body.postal_code);
+  const country = optionalText(body.country);
   // Geocode before the insert: no transaction is held open while a remote service answers.
   const coordinates =
     street && city ? await deps.geocoder.geocode({ street, city, postalCode, country }) : null;
@@ -41,4 +39,15 @@ export async function createLocation(
 export async function removeLocation(deps: Deps, caller: Identity, id: string): Promise<void> {
   // Events and shifts at this location keep existing, with no location.
   if (!(await deleteLocation(deps.db, caller.tenantId, id))) throw notFound('location');
+}
+
+/** Refuses (422) a location_id in a body that names no location of the caller's tenant. */
+export async function checkLocationReference(
+  deps: Deps,
+  caller: Identity,
+  locationId: string | null | undefined,
+): Promise<void> {
+  if (locationId && !(await locationExists(deps.db, caller.tenantId, locationId))) {
+    throw validationFailed('location_id', 'no such location in this tenant');
+  }
 }

@@ -1,8 +1,9 @@
 import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, notFound, validationFailed } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { optionalText, requiredText } from '../input/text.ts';
 import { deleteRole, insertRole, listRoles, roleInUseBySlots } from './repository.ts';
 import type { CreateRoleRequest, RoleDefinition } from './schemas.ts';
 
@@ -15,14 +16,13 @@ export async function createRole(
   caller: Identity,
   input: CreateRoleRequest,
 ): Promise<RoleDefinition> {
-  const name = input.name.trim();
-  if (name === '') throw validationFailed('name', 'must not be blank');
+  const name = requiredText('name', input.name);
   try {
     return await insertRole(deps.db, {
       tenant_id: caller.tenantId,
       id: newId(),
       name,
-      description: input.description?.trim() || null,
+      description: optionalText(input.description),
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('DUPLICATE', `a role named "${name}" already exists`);

@@ -4,7 +4,8 @@ import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent } from '../events/repository.ts';
 import { newId, parseId } from '../ids.ts';
-import { locationExists } from '../locations/repository.ts';
+import { requiredText } from '../input/text.ts';
+import { checkLocationReference } from '../locations/service.ts';
 import { roleExists } from '../roles/repository.ts';
 import { checkWindow } from '../time/window.ts';
 import {
@@ -31,12 +32,6 @@ import type {
   UpdateSlotRequest,
 } from './schemas.ts';
 import { seesUnpublishedShifts } from './visibility.ts';
-
-function requiredName(value: string): string {
-  const name = value.trim();
-  if (name === '') throw validationFailed('name', 'must not be blank');
-  return name;
-}
 
 const shiftFilter = (deps: Deps, caller: Identity) => ({
   tenantId: caller.tenantId,
@@ -69,12 +64,6 @@ export async function getSlots(deps: Deps, caller: Identity, shiftId: string): P
   return listSlots(deps.db, caller.tenantId, shiftId);
 }
 
-async function checkLocation(deps: Deps, caller: Identity, locationId: string | null | undefined) {
-  if (locationId && !(await locationExists(deps.db, caller.tenantId, locationId))) {
-    throw validationFailed('location_id', 'no such location in this tenant');
-  }
-}
-
 export async function checkRoles(
   deps: Deps,
   caller: Identity,
@@ -92,12 +81,12 @@ export async function checkRoles(
 const referenceGone = () => validationFailed('body', 'a referenced event, location or role no longer exists');
 
 export async function createShift(deps: Deps, caller: Identity, input: CreateShiftRequest): Promise<Shift> {
-  const name = requiredName(input.name);
+  const name = requiredText('name', input.name);
   checkWindow(input.starts_at, input.ends_at);
   if (!(await findEvent(deps.db, caller.tenantId, input.event_id, false))) {
     throw validationFailed('event_id', 'no such event in this tenant');
   }
-  await checkLocation(deps, caller, input.location_id);
+  await checkLocationReference(deps, caller, input.location_id);
   const slots = input.slots ?? [];
   await checkRoles(deps, caller, slots);
   const id = newId();
@@ -141,14 +130,14 @@ export async function changeShift(
 ): Promise<Shift> {
   const current = await getShift(deps, caller, id);
   const changes = {
-    ...(input.name !== undefined ? { name: requiredName(input.name) } : {}),
+    ...(input.name !== undefined ? { name: requiredText('name', input.name) } : {}),
     ...(input.location_id !== undefined ? { location_id: input.location_id } : {}),
     ...(input.starts_at !== undefined ? { starts_at: input.starts_at } : {}),
     ...(input.ends_at !== undefined ? { ends_at: input.ends_at } : {}),
   };
   const movesTimes = changes.starts_at !== undefined || changes.ends_at !== undefined;
   checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
-  await checkLocation(deps, caller, changes.location_id);
+  await checkLocationReference(deps, caller, changes.location_id);
   if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
     throw hasAssignments('its times change');
   }
