@@ -124,28 +124,38 @@ try {
     let sent = 0;
     const cpuBefore = cpuSeconds(pid);
     const started = performance.now();
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}`,
-      connections,
-      amount: count,
-      requests: [
+    let finished = started;
+    const result = await new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
         {
-          method: 'POST',
-          setupRequest: (request) => {
-            const who = sent % employees;
-            sent += 1;
-            const target = slots[Math.floor(next() * slotCount)] ?? slots[0];
-            return {
-              ...request,
-              path: `/api/v1/shifts/${target?.shift}/slots/${target?.slot}/claim`,
-              headers: { authorization: `Bearer ${tokens[who]}` },
-            };
-          },
+          url: `http://127.0.0.1:${port}`,
+          connections,
+          amount: count,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (request) => {
+                const who = sent % employees;
+                sent += 1;
+                const target = slots[Math.floor(next() * slotCount)] ?? slots[0];
+                return {
+                  ...request,
+                  path: `/api/v1/shifts/${target?.shift}/slots/${target?.slot}/claim`,
+                  headers: { authorization: `Bearer ${tokens[who]}` },
+                };
+              },
+            },
+          ],
         },
-      ],
+        (error, done) => (error ? reject(error) : resolve(done)),
+      );
+      // The storm ends with its last answer; autocannon itself settles on its next tick.
+      instance.on('response', () => {
+        finished = performance.now();
+      });
     });
-    // autocannon reports whole seconds; a storm lasts a few, so time it here.
-    const seconds = (performance.now() - started) / 1000;
+    // autocannon reports whole seconds, and a storm lasts a few: time it here.
+    const seconds = (finished - started) / 1000;
     const cpu = cpuSeconds(pid) - cpuBefore;
     if (result.errors || result['5xx'] || result['2xx'] + result['4xx'] !== count) {
       throw new Error(`storm: ${result.errors} errors, ${result['5xx']} 5xx of ${count}`);
