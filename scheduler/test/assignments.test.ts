@@ -106,6 +106,14 @@ describe('POST /api/v1/shifts/{shift_id}/slots/{slot_id}/claim', () => {
     expect((await t.employee.request('POST', claimUrl(touching))).statusCode).toBe(201);
   });
 
+  it('refuses an admin claiming a draft shift with INVALID_STATE (assign is the way)', async () => {
+    const { roleId, eventId } = await qualifiedSetup();
+    await qualify(t.admin, t.admin, roleId);
+    const draft = await newShift(t.admin, eventId, { roleId, publish: false });
+    const response = await t.admin.request('POST', claimUrl(draft));
+    expect(response.json()).toEqual(conflict('INVALID_STATE', 'shift is not published'));
+  });
+
   it('refuses an ended shift with INVALID_STATE', async () => {
     const { roleId, eventId } = await qualifiedSetup();
     const past = await newShift(t.admin, eventId, {

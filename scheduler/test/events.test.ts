@@ -155,6 +155,24 @@ describe('PATCH /api/v1/events/{id}', () => {
     expect(response.json()).toEqual({ ...event, name: 'Renamed', description: null });
   });
 
+  it('moves the end and the location, and clears the location with null', async () => {
+    const location = (await t.admin.request('POST', '/api/v1/locations', { name: 'Hall' })).json();
+    const event = await createEvent(t.admin);
+    const moved = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, {
+      ends_at: '2030-07-06T00:00:00Z',
+      location_id: location.id,
+    });
+    expect(moved.json()).toEqual({ ...event, ends_at: '2030-07-06T00:00:00.000Z', location_id: location.id });
+    const cleared = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, { location_id: null });
+    expect(cleared.json()).toEqual({ ...event, ends_at: '2030-07-06T00:00:00.000Z', location_id: null });
+    const unknown = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, {
+      location_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c',
+    });
+    expect(unknown.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'location_id: no such location in this tenant' },
+    });
+  });
+
   it('checks the window against the stored other end', async () => {
     const event = await createEvent(t.admin);
     const response = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, {

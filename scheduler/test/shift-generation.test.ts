@@ -231,6 +231,37 @@ describe('POST /api/v1/events/{event_id}/shifts/bulk', () => {
     expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toEqual([]);
   });
 
+  it('trims the name it is given and refuses a blank one', async () => {
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-02T00:00:00Z',
+    });
+    const url = `/api/v1/events/${eventId}/shifts/bulk`;
+    const blank = await t.admin.request('POST', url, { start_time: '09:00', end_time: '17:00', name: '  ' });
+    expect(blank.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'name: must not be blank' },
+    });
+    const named = await t.admin.request('POST', url, {
+      start_time: '09:00',
+      end_time: '17:00',
+      name: ' Early ',
+    });
+    expect(named.json().map((s: { name: string }) => s.name)).toEqual(['Early']);
+  });
+
+  it('generates exactly 731 days, the most it makes', async () => {
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-01-01T00:00:00Z',
+      ends_at: '2032-01-02T00:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toHaveLength(731);
+  });
+
   it('refuses an event of more than 731 days with 409 and creates nothing', async () => {
     const eventId = await newEvent(t.admin, {
       starts_at: '2030-01-01T00:00:00Z',
@@ -296,7 +327,15 @@ describe('POST /api/v1/shifts/{id}/split/{n}', () => {
     }
   });
 
-  it.each([['1'], ['97'], ['two'], ['2.5'], ['-3']])('refuses n = %s with 422', async (n) => {
+  it.each([['12'], ['96']])('accepts n = %s', async (n) => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId, capacities: [] });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toHaveLength(Number(n));
+  });
+
+  it.each([['1'], ['97'], ['two'], ['2.5'], ['-3'], ['0002']])('refuses n = %s with 422', async (n) => {
     const roleId = await newRole(t.admin);
     const shift = await newShift(t.admin, await newEvent(t.admin), { roleId });
     const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`);

@@ -377,6 +377,18 @@ describe('slots', () => {
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
   });
 
+  it('refuses a new slot whose role the tenant does not have (422)', async () => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/slots`, {
+      role_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c',
+      capacity: 1,
+    });
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'role_id: no such role in this tenant' },
+    });
+  });
+
   it('answers 404 for a slot of another shift and 403 to an employee', async () => {
     const roleId = await newRole(t.admin);
     const eventId = await newEvent(t.admin);
