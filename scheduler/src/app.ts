@@ -24,6 +24,7 @@ import { shiftsRoutes } from './shifts/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 import { featureEnabled } from './tenants/service.ts';
+import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 
 /** Connection limits; see the README's configuration table. */
@@ -109,5 +110,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await eventsRoutes(app, deps);
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
+  await timeTrackingRoutes(app, deps);
   return app;
 }

@@ -32,6 +32,10 @@ beforeAll(async () => {
   });
   const valid = await ctx.token({ role: 'admin' });
   bad['bad signature'] = `${valid.slice(0, valid.lastIndexOf('.') + 1)}${'A'.repeat(86)}`;
+  // Gated routes answer 404 while their feature is off; switched on, the role check shows.
+  const admin = await ctx.caller('admin');
+  const enabled = await admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+  if (enabled.statusCode !== 200) throw new Error(`enabling time tracking: ${enabled.body}`);
 });
 afterAll(async () => ctx?.close());
 
@@ -80,6 +84,14 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/shifts/:shift_id/assignments',
       'DELETE /api/v1/shifts/:shift_id/assignments/:assignment_id',
       'GET /api/v1/me/assignments',
+      'GET /api/v1/time-tracking/balance',
+      'GET /api/v1/time-tracking/balances',
+      'GET /api/v1/time-tracking/balance/:user_id',
+      'POST /api/v1/time-tracking/entries',
+      'POST /api/v1/time-tracking/payouts',
+      'GET /api/v1/time-tracking/payouts/me',
+      'GET /api/v1/time-tracking/payouts/:user_id',
+      'GET /api/v1/time-tracking/ledger/:user_id',
     ]) {
       expect(listed).toContain(expected);
     }

@@ -51,6 +51,7 @@ function idFor(route: string, param: string, world: World): string {
     slot_id: world.slot,
     assignment_id: world.assignment,
     role_id: world.role,
+    user_id: world.user,
     n: '2',
   };
   const id = param === 'id' ? byResource[resource ?? ''] : byName[param];
@@ -69,6 +70,15 @@ describe('another tenant, on every route with a path id', () => {
     const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
     const slot = shift.slots[0] ?? '';
     const assignment = (await created(worker, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
+    // Time tracking on in both tenants, so its 404s come from the data, not the gate.
+    for (const admin of [t.admin, t.otherAdmin]) {
+      await admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+    }
+    await created(t.admin, '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assignment,
+      started_at: '2030-01-01T10:00:00Z',
+      ended_at: '2030-01-01T12:00:00Z',
+    });
     const world: World = {
       role,
       location,
@@ -91,6 +101,8 @@ describe('another tenant, on every route with a path id', () => {
           '/api/v1/roles',
           '/api/v1/locations',
           `/api/v1/events/${event}/shifts`,
+          `/api/v1/time-tracking/ledger/${worker.userId}`,
+          `/api/v1/time-tracking/payouts/${worker.userId}`,
         ].map(async (url) => (await t.admin.request('GET', url)).json()),
       );
     const before = await snapshot();

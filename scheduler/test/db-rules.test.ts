@@ -107,16 +107,23 @@ async function filled(slotId: string): Promise<number> {
   return (result.rows[0] as { filled_count: number }).filled_count;
 }
 
-async function timeEntry(assignmentId: string, userId: string) {
+/** A time entry from 10:00 on the first of January 2030, `worked` minutes long, planned 120. */
+async function timeEntry(assignmentId: string, userId: string, worked = 120): Promise<string> {
+  const id = randomUUID();
   await run(
     `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
        worked_minutes, scheduled_minutes, overtime_minutes)
-     VALUES (?, ?, ?, ?, '2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z', 120, 120, 0)`,
+     VALUES (?, ?, ?, ?, '2030-01-01T10:00:00Z', timestamptz '2030-01-01T10:00:00Z' + make_interval(mins => ?),
+       ?, 120, ? - 120)`,
     w.tenant,
-    randomUUID(),
+    id,
     assignmentId,
     userId,
+    worked,
+    worked,
+    worked,
   );
+  return id;
 }
 
 beforeEach(async () => {
@@ -286,19 +293,18 @@ describe('recorded minutes', () => {
   it('never lets a cascade or a delete take a time entry or a payout away', async () => {
     const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
     const assignment = await assign(s, await slot(s, 2), w.alice);
-    await timeEntry(assignment, w.alice);
+    await timeEntry(assignment, w.alice, 180);
     await run(
       'INSERT INTO payouts (tenant_id, id, user_id, minutes) VALUES (?, ?, ?, 30)',
       w.tenant,
       randomUUID(),
-      w.bob,
+      w.alice,
     );
     // RESTRICT answers 23001 on PostgreSQL 17+ and PGlite, 23503 on PostgreSQL 15.
     const refused = ['23001', '23503'];
     for (const attempt of [
       () => run('DELETE FROM shift_assignments WHERE tenant_id = ? AND id = ?', w.tenant, assignment),
       () => run('DELETE FROM users WHERE tenant_id = ? AND id = ?', w.tenant, w.alice),
-      () => run('DELETE FROM users WHERE tenant_id = ? AND id = ?', w.tenant, w.bob),
       () => run('DELETE FROM tenants WHERE id = ?', w.tenant),
     ]) {
       expect(refused).toContain((await refusal(attempt())).code);
@@ -309,5 +315,200 @@ describe('recorded minutes', () => {
       w.tenant,
     );
     expect(kept.rows).toEqual([{ entries: 1, payouts: 1 }]);
+  });
+});
+
+describe('the overtime ledger', () => {
+  /** The user's balance, and the sum and kinds of the ledger rows the database wrote. */
+  async function books(userId: string) {
+    const balance = await run(
+      'SELECT balance_minutes FROM overtime_balances WHERE tenant_id = ? AND user_id = ?',
+      w.tenant,
+      userId,
+    );
+    const ledger = await run(
+      'SELECT kind, delta_minutes FROM overtime_ledger WHERE tenant_id = ? AND user_id = ? ORDER BY seq',
+      w.tenant,
+      userId,
+    );
+    return {
+      balance: (balance.rows[0] as { balance_minutes: number } | undefined)?.balance_minutes ?? 0,
+      rows: ledger.rows as { kind: string; delta_minutes: number }[],
+    };
+  }
+
+  async function entryFor(user: string, worked: number): Promise<string> {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    return timeEntry(await assign(s, await slot(s, 1), user), user, worked);
+  }
+
+  const payout = (user: string, minutes: number, id = randomUUID()) =>
+    run(
+      'INSERT INTO payouts (tenant_id, id, user_id, minutes) VALUES (?, ?, ?, ?)',
+      w.tenant,
+      id,
+      user,
+      minutes,
+    );
+
+  it('books an entry, a change of its overtime and a payout, and the balance is their sum', async () => {
+    const entry = await entryFor(w.alice, 150);
+    expect(await books(w.alice)).toEqual({ balance: 30, rows: [{ kind: 'entry', delta_minutes: 30 }] });
+    await run(
+      `UPDATE time_entries SET ended_at = timestamptz '2030-01-01T13:00:00Z', worked_minutes = 180, overtime_minutes = 60
+        WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      entry,
+    );
+    // A write that leaves the overtime as it was books nothing.
+    await run(
+      'UPDATE time_entries SET recorded_by = ? WHERE tenant_id = ? AND id = ?',
+      w.bob,
+      w.tenant,
+      entry,
+    );
+    await payout(w.alice, 45);
+    expect(await books(w.alice)).toEqual({
+      balance: 15,
+      rows: [
+        { kind: 'entry', delta_minutes: 30 },
+        { kind: 'correction', delta_minutes: 30 },
+        { kind: 'payout', delta_minutes: -45 },
+      ],
+    });
+    expect((await books(w.bob)).rows).toEqual([]);
+  });
+
+  it('keeps negative overtime and refuses a payout beyond the balance, writing nothing', async () => {
+    await entryFor(w.alice, 90);
+    expect((await books(w.alice)).balance).toBe(-30);
+    expect(await refusal(payout(w.alice, 1))).toEqual({
+      code: '23514',
+      constraint: 'overtime_payout_within_balance',
+    });
+    await entryFor(w.bob, 160);
+    expect(await refusal(payout(w.bob, 41))).toEqual({
+      code: '23514',
+      constraint: 'overtime_payout_within_balance',
+    });
+    await payout(w.bob, 40);
+    expect(await books(w.bob)).toEqual({
+      balance: 0,
+      rows: [
+        { kind: 'entry', delta_minutes: 40 },
+        { kind: 'payout', delta_minutes: -40 },
+      ],
+    });
+    const payouts = await run('SELECT minutes FROM payouts WHERE tenant_id = ? ORDER BY minutes', w.tenant);
+    expect(payouts.rows).toEqual([{ minutes: 40 }]);
+  });
+
+  it('refuses any write of a balance that does not come from a ledger row', async () => {
+    await entryFor(w.alice, 150);
+    const derived = { code: '23514', constraint: 'overtime_balances_derived' };
+    expect(
+      await refusal(
+        run(
+          'UPDATE overtime_balances SET balance_minutes = 999 WHERE tenant_id = ? AND user_id = ?',
+          w.tenant,
+          w.alice,
+        ),
+      ),
+    ).toEqual(derived);
+    expect(
+      await refusal(
+        run(
+          'INSERT INTO overtime_balances (tenant_id, user_id, balance_minutes) VALUES (?, ?, 5)',
+          w.tenant,
+          w.bob,
+        ),
+      ),
+    ).toEqual(derived);
+    expect(
+      await refusal(
+        run('DELETE FROM overtime_balances WHERE tenant_id = ? AND user_id = ?', w.tenant, w.alice),
+      ),
+    ).toEqual(derived);
+    expect((await refusal(run('TRUNCATE overtime_balances'))).code).toBe('23514');
+    expect((await books(w.alice)).balance).toBe(30);
+  });
+
+  it('refuses ledger rows written by hand, and any change or removal of one', async () => {
+    const entry = await entryFor(w.alice, 150);
+    expect(
+      await refusal(
+        run(
+          "INSERT INTO overtime_ledger (tenant_id, user_id, kind, delta_minutes, time_entry_id) VALUES (?, ?, 'correction', 500, ?)",
+          w.tenant,
+          w.alice,
+          entry,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'overtime_ledger_derived' });
+    const appendOnly = { code: '23514', constraint: 'overtime_ledger_append_only' };
+    expect(
+      await refusal(run('UPDATE overtime_ledger SET delta_minutes = 500 WHERE tenant_id = ?', w.tenant)),
+    ).toEqual(appendOnly);
+    expect(await refusal(run('DELETE FROM overtime_ledger WHERE tenant_id = ?', w.tenant))).toEqual(
+      appendOnly,
+    );
+    expect((await refusal(run('TRUNCATE overtime_ledger CASCADE'))).code).toBe('23514');
+    expect(await books(w.alice)).toEqual({ balance: 30, rows: [{ kind: 'entry', delta_minutes: 30 }] });
+  });
+
+  it('never removes or rewrites a booked entry or payout', async () => {
+    const entry = await entryFor(w.alice, 150);
+    const paid = randomUUID();
+    await payout(w.alice, 10, paid);
+    const restricted = ['23001', '23503'];
+    expect(restricted).toContain(
+      (await refusal(run('DELETE FROM time_entries WHERE tenant_id = ? AND id = ?', w.tenant, entry))).code,
+    );
+    expect(restricted).toContain(
+      (await refusal(run('DELETE FROM payouts WHERE tenant_id = ? AND id = ?', w.tenant, paid))).code,
+    );
+    expect(
+      await refusal(run('UPDATE payouts SET minutes = 1 WHERE tenant_id = ? AND id = ?', w.tenant, paid)),
+    ).toEqual({ code: '23514', constraint: 'payouts_append_only' });
+    // Another assignment of another user: the entry's minutes would stay on Alice's books.
+    const s = await shift('2030-02-01T10:00:00Z', '2030-02-01T12:00:00Z');
+    const bobs = await assign(s, await slot(s, 1), w.bob);
+    expect(
+      await refusal(
+        run(
+          'UPDATE time_entries SET user_id = ?, shift_assignment_id = ? WHERE tenant_id = ? AND id = ?',
+          w.bob,
+          bobs,
+          w.tenant,
+          entry,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_owner_fixed' });
+    expect((await books(w.alice)).balance).toBe(20);
+  });
+
+  it('refuses an entry whose arithmetic does not add up', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const assignment = await assign(s, await slot(s, 1), w.alice);
+    const entry = (worked: number, breakMinutes: number, overtime: number) =>
+      run(
+        `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+           break_minutes, worked_minutes, scheduled_minutes, overtime_minutes)
+         VALUES (?, ?, ?, ?, '2030-01-01T10:00:00Z', '2030-01-01T12:00:59.999Z', ?, ?, 120, ?)`,
+        w.tenant,
+        randomUUID(),
+        assignment,
+        w.alice,
+        breakMinutes,
+        worked,
+        overtime,
+      );
+    // 120 whole minutes elapsed (the started 121st does not count).
+    expect((await refusal(entry(121, 0, 1))).constraint).toBe('time_entries_worked_minutes');
+    expect((await refusal(entry(100, 30, -20))).constraint).toBe('time_entries_worked_minutes');
+    expect((await refusal(entry(-10, 130, -130))).constraint).toBe('time_entries_break_within_span');
+    expect((await refusal(entry(90, 30, 0))).constraint).toBe('time_entries_overtime_minutes');
+    await entry(90, 30, -30);
+    expect((await books(w.alice)).balance).toBe(-30);
   });
 });

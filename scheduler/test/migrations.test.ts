@@ -40,8 +40,8 @@ afterAll(async () => {
   await dropDatabase();
 });
 
-describe('0002_scheduling_rules on a database written under 0001', () => {
-  it('keeps what the status columns said, recounts filled_count and then enforces the rules', async () => {
+describe('each migration on a database written under the one before', () => {
+  it('0002 keeps what the status columns said and recounts filled_count; 0003 books earlier minutes into the ledger', async () => {
     const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
     const first = await migrator.migrateTo('0001_schema');
     expect(first.error).toBeUndefined();
@@ -72,7 +72,7 @@ describe('0002_scheduling_rules on a database written under 0001', () => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations).slice(1));
+    expect((await migrator.migrateTo('0002_scheduling_rules')).error).toBeUndefined();
 
     const events = await sql<{ name: string; published_at: string | null }>`
       SELECT name, published_at FROM events WHERE tenant_id = ${tenant} ORDER BY name`.execute(db);
@@ -94,5 +94,36 @@ describe('0002_scheduling_rules on a database written under 0001', () => {
         db,
       );
     await expect(overfill).rejects.toMatchObject({ code: expect.stringMatching(/^23/) });
+
+    // 0003_overtime_ledger: minutes recorded before the ledger existed, and a stored
+    // balance that drifted from them, become ledger rows and a recomputed balance.
+    const assignment = (
+      await sql<{ id: string }>`SELECT id FROM shift_assignments WHERE slot_id = ${slot}`.execute(db)
+    ).rows[0]?.id;
+    await sql`INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+        worked_minutes, scheduled_minutes, overtime_minutes, created_at)
+      VALUES (${tenant}, ${randomUUID()}, ${assignment}, ${user}, '2030-01-01T10:00:00Z', '2030-01-01T13:30:00Z',
+        210, 120, 90, '2030-01-02T00:00:00Z')`.execute(db);
+    await sql`INSERT INTO payouts (tenant_id, id, user_id, minutes, created_at)
+      VALUES (${tenant}, ${randomUUID()}, ${user}, 60, '2030-01-03T00:00:00Z')`.execute(db);
+    await sql`INSERT INTO overtime_balances (tenant_id, user_id, balance_minutes) VALUES (${tenant}, ${user}, 999)`.execute(
+      db,
+    );
+
+    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations).slice(2));
+
+    const ledger = await sql<{ kind: string; delta_minutes: number }>`
+      SELECT kind, delta_minutes FROM overtime_ledger WHERE tenant_id = ${tenant} ORDER BY seq`.execute(db);
+    expect(ledger.rows).toEqual([
+      { kind: 'entry', delta_minutes: 90 },
+      { kind: 'payout', delta_minutes: -60 },
+    ]);
+    const balances = await sql<{ balance_minutes: number; updated_at: string }>`
+      SELECT balance_minutes, updated_at FROM overtime_balances WHERE tenant_id = ${tenant}`.execute(db);
+    expect(balances.rows).toEqual([{ balance_minutes: 30, updated_at: '2030-01-03T00:00:00.000Z' }]);
+    const drift = sql`UPDATE overtime_balances SET balance_minutes = 999 WHERE tenant_id = ${tenant}`.execute(
+      db,
+    );
+    await expect(drift).rejects.toMatchObject({ code: '23514' });
   });
 });

@@ -24,3 +24,8 @@ export function isForeignKeyViolation(error: unknown): boolean {
   const state = sqlState(error);
   return state === '23503' || state === '23001';
 }
+
+/** A CHECK constraint, or a trigger raising check_violation under that constraint's name. */
+export function isCheckViolation(error: unknown, constraint?: string): boolean {
+  return sqlState(error) === '23514' && (constraint === undefined || constraintOf(error) === constraint);
+}

@@ -187,6 +187,19 @@ export interface PayoutsTable {
   created_at: CreatedAt;
 }
 
+/** Written only by the database's triggers (migration 0003); read-only to the app. */
+export interface OvertimeLedgerTable {
+  tenant_id: string;
+  id: ColumnType<string, never, never>;
+  seq: ColumnType<number, never, never>;
+  user_id: string;
+  kind: 'entry' | 'correction' | 'payout';
+  delta_minutes: BigIntColumn;
+  time_entry_id: string | null;
+  payout_id: string | null;
+  created_at: CreatedAt;
+}
+
 export interface NotificationsTable {
   tenant_id: string;
   id: string;
@@ -226,6 +239,7 @@ export interface Database {
   time_entries: TimeEntriesTable;
   overtime_balances: OvertimeBalancesTable;
   payouts: PayoutsTable;
+  overtime_ledger: OvertimeLedgerTable;
   notifications: NotificationsTable;
   push_subscriptions: PushSubscriptionsTable;
 }

@@ -1,0 +1,199 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { LedgerRow, OvertimeBalance, PayoutRecord, TimeEntry } from './schemas.ts';
+
+const entryColumns = [
+  'id',
+  'tenant_id',
+  'shift_assignment_id',
+  'user_id',
+  'started_at',
+  'ended_at',
+  'break_minutes',
+  'worked_minutes',
+  'scheduled_minutes',
+  'overtime_minutes',
+  'recorded_by',
+  'created_at',
+  'updated_at',
+] as const;
+const payoutColumns = ['id', 'tenant_id', 'user_id', 'minutes', 'note', 'paid_by', 'created_at'] as const;
+
+/** The assignment an entry is recorded for: its user and the shift times it was planned for. */
+export function findAssignmentTimes(db: Db, tenantId: string, assignmentId: string) {
+  return db
+    .selectFrom('shift_assignments')
+    .select(['user_id', 'starts_at', 'ends_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', assignmentId)
+    .executeTakeFirst();
+}
+
+export interface EntryValues {
+  tenant_id: string;
+  shift_assignment_id: string;
+  user_id: string;
+  started_at: string;
+  ended_at: string;
+  break_minutes: number;
+  worked_minutes: number;
+  scheduled_minutes: number;
+  overtime_minutes: number;
+  recorded_by: string;
+}
+
+/**
+ * The first entry of an assignment, or undefined when it has one already (the unique key
+ * makes concurrent first posts wait for each other; exactly one inserts). The database's
+ * trigger credits the balance in the same statement.
+ */
+export function insertEntry(db: Db, id: string, values: EntryValues): Promise<TimeEntry | undefined> {
+  return db
+    .insertInto('time_entries')
+    .values({ id, ...values })
+    .onConflict((oc) => oc.columns(['tenant_id', 'shift_assignment_id']).doNothing())
+    .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+/**
+ * Rewrites an assignment's entry when the recorded times differ; undefined when they are
+ * the same (then nothing is written). The row lock orders concurrent edits, and the
+ * trigger books the difference of each against the version it replaced.
+ */
+export function updateEntryIfChanged(db: Db, values: EntryValues): Promise<TimeEntry | undefined> {
+  return db
+    .updateTable('time_entries')
+    .set({
+      started_at: values.started_at,
+      ended_at: values.ended_at,
+      break_minutes: values.break_minutes,
+      worked_minutes: values.worked_minutes,
+      scheduled_minutes: values.scheduled_minutes,
+      overtime_minutes: values.overtime_minutes,
+      recorded_by: values.recorded_by,
+      updated_at: sql<string>`now()`,
+    })
+    .where('tenant_id', '=', values.tenant_id)
+    .where('shift_assignment_id', '=', values.shift_assignment_id)
+    .where(
+      sql<boolean>`(started_at, ended_at, break_minutes) IS DISTINCT FROM
+        (${values.started_at}::timestamptz, ${values.ended_at}::timestamptz, ${values.break_minutes}::integer)`,
+    )
+    .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+export function findEntry(db: Db, tenantId: string, assignmentId: string): Promise<TimeEntry | undefined> {
+  return db
+    .selectFrom('time_entries')
+    .select(entryColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('shift_assignment_id', '=', assignmentId)
+    .executeTakeFirst();
+}
+
+/** A balance with no row yet is 0, never changed. */
+export async function findBalance(db: Db, tenantId: string, userId: string): Promise<OvertimeBalance> {
+  const row = await db
+    .selectFrom('overtime_balances')
+    .select(['balance_minutes', 'updated_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return {
+    tenant_id: tenantId,
+    user_id: userId,
+    balance_minutes: row?.balance_minutes ?? 0,
+    updated_at: row?.updated_at ?? null,
+  };
+}
+
+/** Every admin and employee of the tenant with their balance, 0 for those without activity. */
+export function listBalances(db: Db, tenantId: string): Promise<OvertimeBalance[]> {
+  return db
+    .selectFrom('users as u')
+    .leftJoin('overtime_balances as b', (join) =>
+      join.onRef('b.tenant_id', '=', 'u.tenant_id').onRef('b.user_id', '=', 'u.id'),
+    )
+    .select((eb) => [
+      'u.tenant_id',
+      'u.id as user_id',
+      eb.fn.coalesce('b.balance_minutes', sql<number>`0`).as('balance_minutes'),
+      'b.updated_at',
+    ])
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.role', 'in', ['admin', 'employee'])
+    .orderBy('u.display_name')
+    .orderBy('u.id')
+    .execute();
+}
+
+export interface PayoutValues {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  minutes: number;
+  note: string | null;
+  paid_by: string;
+}
+
+/**
+ * Pays out under the balance row's lock: concurrent payouts of one user queue here, so
+ * each sees the balance the previous one left. Undefined (nothing written) when the
+ * balance does not cover the minutes; the ledger trigger refuses that case too.
+ */
+export function payOut(
+  db: Db,
+  values: PayoutValues,
+): Promise<{ paid: PayoutRecord } | { refused: { balance: number } }> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await trx
+      .selectFrom('overtime_balances')
+      .select('balance_minutes')
+      .where('tenant_id', '=', values.tenant_id)
+      .where('user_id', '=', values.user_id)
+      .forUpdate()
+      .executeTakeFirst();
+    const balance = locked?.balance_minutes ?? 0;
+    if (values.minutes > balance) return { refused: { balance } };
+    const paid = await trx
+      .insertInto('payouts')
+      .values(values)
+      .returning(payoutColumns)
+      .executeTakeFirstOrThrow();
+    return { paid };
+  });
+}
+
+/** Newest first. */
+export function listPayouts(db: Db, tenantId: string, userId: string): Promise<PayoutRecord[]> {
+  return db
+    .selectFrom('payouts')
+    .select(payoutColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** In the order the rows were written, so the running sum reads top to bottom. */
+export function listLedger(db: Db, tenantId: string, userId: string): Promise<LedgerRow[]> {
+  return db
+    .selectFrom('overtime_ledger')
+    .select([
+      'id',
+      'tenant_id',
+      'user_id',
+      'kind',
+      'delta_minutes',
+      'time_entry_id',
+      'payout_id',
+      'created_at',
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .orderBy('seq')
+    .execute();
+}

@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import { expect } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import { type Caller, uniqueName } from './context.ts';
+import { created, newEvent, newRole, newShift, qualify } from './scheduling.ts';
+
+/** Switches time tracking on (or off) for the admin's tenant; the time zone goes with it. */
+export async function setTimeTracking(admin: Caller, enabled: boolean, timezone = 'UTC'): Promise<void> {
+  const response = await admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: enabled,
+    timezone,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+/**
+ * An admin assignment of `worker` to a new shift (10:00 to 14:00 UTC on 2 July 2030
+ * unless told otherwise): what a time entry is recorded for.
+ */
+export async function assignedShift(
+  admin: Caller,
+  worker: Caller,
+  times: { starts_at?: string; ends_at?: string } = {},
+): Promise<string> {
+  const role = await newRole(admin, uniqueName('Cook'));
+  await qualify(admin, worker, role);
+  const event = await newEvent(admin, { starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-12-31T00:00:00Z' });
+  const shift = await newShift(admin, event, { roleId: role, capacities: [1], ...times });
+  return (
+    await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: worker.userId,
+    })
+  ).id;
+}
+
+/**
+ * Every balance of the database next to the sum of its ledger rows, and every user with
+ * ledger rows but no balance: the rows where the two disagree. Empty when the books hold.
+ */
+export async function ledgerMismatches(db: Db): Promise<unknown[]> {
+  const result = await sql`
+    SELECT coalesce(b.tenant_id, l.tenant_id) AS tenant_id, coalesce(b.user_id, l.user_id) AS user_id,
+           b.balance_minutes, l.total
+      FROM overtime_balances b
+      FULL JOIN (SELECT tenant_id, user_id, sum(delta_minutes)::bigint AS total
+                   FROM overtime_ledger GROUP BY tenant_id, user_id) l
+        ON l.tenant_id = b.tenant_id AND l.user_id = b.user_id
+     WHERE b.balance_minutes IS DISTINCT FROM l.total`.execute(db);
+  return result.rows;
+}

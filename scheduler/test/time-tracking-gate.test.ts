@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Caller, FORBIDDEN_BODY, type RouteInfo, useRouteTests } from './support/context.ts';
+import { tenantOf } from './support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
+
+/**
+ * The feature gate over the whole time-tracking surface, as the app registered it: every
+ * route x every role with the flag off and on, and a flag switched off while minutes are
+ * on the books (hidden, never lost).
+ */
+const t = useRouteTests();
+afterEach(async () => {
+  expect(await ledgerMismatches(t.ctx.db.db)).toEqual([]);
+});
+
+const NOT_FOUND_BODY = { error: { code: 'NOT_FOUND', message: 'resource not found' } };
+
+function timeRoutes(): RouteInfo[] {
+  const routes = t.ctx.routes.filter((r) => r.url.startsWith('/api/v1/time-tracking/'));
+  expect(routes.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+    'GET /api/v1/time-tracking/balance',
+    'GET /api/v1/time-tracking/balance/:user_id',
+    'GET /api/v1/time-tracking/balances',
+    'GET /api/v1/time-tracking/ledger/:user_id',
+    'GET /api/v1/time-tracking/payouts/:user_id',
+    'GET /api/v1/time-tracking/payouts/me',
+    'POST /api/v1/time-tracking/entries',
+    'POST /api/v1/time-tracking/payouts',
+  ]);
+  return routes;
+}
+
+/** A valid call of each route: the user is the employee, the entry gives 60 minutes overtime. */
+function call(caller: Caller, route: RouteInfo, assignment: string) {
+  const url = route.url.replace(':user_id', t.employee.userId);
+  const bodies: Record<string, unknown> = {
+    '/api/v1/time-tracking/entries': {
+      shift_assignment_id: assignment,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T15:00:00Z',
+    },
+    '/api/v1/time-tracking/payouts': { user_id: t.employee.userId, minutes: 1 },
+  };
+  return caller.request(route.method, url, bodies[route.url]);
+}
+
+describe('time tracking behind time_tracking_enabled', () => {
+  it('answers every route 404 for every role while off, and by role once on', async () => {
+    const routes = timeRoutes();
+    await setTimeTracking(t.admin, true);
+    const assignment = await assignedShift(t.admin, t.employee);
+    await setTimeTracking(t.admin, false);
+    const callers = { admin: t.admin, employee: t.employee };
+    for (const route of routes) {
+      for (const [role, caller] of Object.entries(callers)) {
+        const response = await call(caller, route, assignment);
+        expect(response.statusCode, `off: ${role} ${route.method} ${route.url}`).toBe(404);
+        expect(response.json()).toEqual(NOT_FOUND_BODY);
+      }
+    }
+    // A customer of the tenant: the gate is the tenant's, so it answers first too.
+    const tenantCustomer = await t.ctx.caller('customer', tenantOf(t.admin), 'customer-1', {
+      customer: 'c-1',
+    });
+    for (const route of routes) {
+      const response = await call(tenantCustomer, route, assignment);
+      expect(response.statusCode, `off: customer ${route.method} ${route.url}`).toBe(404);
+    }
+
+    await setTimeTracking(t.admin, true);
+    // Entries before payouts, so the payout has minutes to take.
+    const ordered = [...routes].sort((a, b) =>
+      a.url.endsWith('/entries') ? -1 : b.url.endsWith('/entries') ? 1 : 0,
+    );
+    for (const route of ordered) {
+      const name = `${route.method} ${route.url}`;
+      const asAdmin = await call(t.admin, route, assignment);
+      expect(asAdmin.statusCode, `on: admin ${name}: ${asAdmin.body}`).toBe(
+        route.method === 'POST' ? 201 : 200,
+      );
+      const asEmployee = await call(t.employee, route, assignment);
+      if (route.access === 'admin') {
+        expect(asEmployee.statusCode, `on: employee ${name}`).toBe(403);
+        expect(asEmployee.json()).toEqual(FORBIDDEN_BODY);
+      } else {
+        expect(route.access, name).toBe('member');
+        expect(asEmployee.statusCode, `on: employee ${name}`).toBe(200);
+      }
+      const asCustomer = await call(tenantCustomer, route, assignment);
+      expect(asCustomer.statusCode, `on: customer ${name}`).toBe(403);
+      expect(asCustomer.json()).toEqual(FORBIDDEN_BODY);
+    }
+  });
+
+  it('still answers 401 without a token, on and off', async () => {
+    for (const enabled of [false, true]) {
+      await setTimeTracking(t.admin, enabled);
+      for (const route of timeRoutes()) {
+        const response = await t.ctx.request(route.method, route.url.replace(':user_id', t.employee.userId));
+        expect(response.statusCode, `${enabled} ${route.url}`).toBe(401);
+      }
+    }
+  });
+
+  it('hides the books while off and shows the same books once on again', async () => {
+    await setTimeTracking(t.admin, true);
+    const assignment = await assignedShift(t.admin, t.employee);
+    const routes = timeRoutes();
+    const entries = routes.find((r) => r.url.endsWith('/entries'));
+    const payouts = routes.find((r) => r.method === 'POST' && r.url.endsWith('/payouts'));
+    if (!entries || !payouts) throw new Error('routes missing');
+    expect((await call(t.admin, entries, assignment)).statusCode).toBe(201);
+    expect((await call(t.admin, payouts, assignment)).statusCode).toBe(201);
+    const reads = routes.filter((r) => r.method === 'GET');
+    const snapshot = async () =>
+      Promise.all(reads.map(async (route) => (await call(t.admin, route, assignment)).json()));
+    const before = await snapshot();
+    expect(
+      before.find((body) => body.balance_minutes !== undefined && body.user_id === t.employee.userId),
+    ).toMatchObject({
+      balance_minutes: 59,
+    });
+
+    await setTimeTracking(t.admin, false);
+    for (const route of routes) {
+      const response = await call(t.admin, route, assignment);
+      expect(response.statusCode, `${route.method} ${route.url}`).toBe(404);
+    }
+    await setTimeTracking(t.admin, true);
+    expect(await snapshot()).toEqual(before);
+  });
+});
