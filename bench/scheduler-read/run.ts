@@ -86,6 +86,8 @@ try {
     userId: claimToUuid(ISSUER, 'bench-admin'),
     role: 'admin',
     customerId: null,
+    customerClaim: null,
+    issuer: ISSUER,
     name: null,
     email: null,
   });

@@ -9,6 +9,8 @@ import type { Db } from './db/database.ts';
 import { type Clock, type Deps, systemClock } from './deps.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { eventsRoutes } from './events/routes.ts';
+import { formsRoutes } from './forms/routes.ts';
+import { SlidingWindowLimiter, type SubmitLimit } from './forms/submit-limit.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -37,6 +39,8 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
+export const defaultSubmitLimit: SubmitLimit = { max: 10, windowMs: 60 * 60 * 1000 };
+
 export const defaultTimeouts: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 };
 
 export interface AppOptions {
@@ -50,6 +54,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
   timeouts?: HttpTimeouts;
+  /** Form submissions per client address and slug; 10 an hour by default. */
+  formSubmitLimit?: SubmitLimit;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -89,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     clock: options.clock ?? systemClock,
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
+    submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
   };
 
   registerErrorHandling(app);
@@ -111,5 +118,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
   await timeTrackingRoutes(app, deps);
+  await formsRoutes(app, deps);
   return app;
 }

@@ -39,6 +39,8 @@ export interface Config {
   bodyLimitBytes: number;
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
   geocoder: { url: URL | undefined; timeoutMs: number; userAgent: string };
+  /** Form submissions per client address and slug within the window. */
+  formSubmitLimit: { max: number; windowMs: number };
 }
 
 export class ConfigError extends Error {
@@ -229,6 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
       url: url(env, 'GEOCODER_URL', ['https:', 'http:']),
       timeoutMs: integer(env, 'GEOCODER_TIMEOUT_MS', 3000, 100, 60000),
       userAgent: text(env, 'GEOCODER_USER_AGENT') ?? 'shift-scheduler/0.1 (self-hosted)',
+    },
+    formSubmitLimit: {
+      max: integer(env, 'FORM_SUBMIT_LIMIT', 10, 1, 1_000_000),
+      windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
   };
 }

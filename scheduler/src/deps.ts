@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.ts';
+import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 
 /** The time source; tests may pin it. */
@@ -19,4 +20,6 @@ export interface Deps {
   clock: Clock;
   geocoder: Geocoder;
   log: FastifyBaseLogger;
+  /** Form submissions per client address and slug (kept in this process). */
+  submitLimiter: SlidingWindowLimiter;
 }

@@ -109,6 +109,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     timeouts: config.timeouts,
+    formSubmitLimit: config.formSubmitLimit,
     geocoder: config.geocoder.url
       ? createNominatimGeocoder({
           baseUrl: config.geocoder.url,

@@ -317,6 +317,8 @@ describe('just-in-time provisioning', () => {
       userId: claimToUuid(TEST_ISSUER, 'memo-user'),
       role: 'employee' as const,
       customerId: null,
+      customerClaim: null,
+      issuer: TEST_ISSUER,
       name: 'Before',
       email: null,
     };
@@ -373,6 +375,8 @@ describe('just-in-time provisioning', () => {
       userId: claimToUuid(TEST_ISSUER, 'ttl-user'),
       role: 'employee' as const,
       customerId: null,
+      customerClaim: null,
+      issuer: TEST_ISSUER,
       name: null,
       email: null,
     };

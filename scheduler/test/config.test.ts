@@ -31,6 +31,7 @@ describe('configuration', () => {
       trustProxy: false,
       bodyLimitBytes: 1048576,
       timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 },
+      formSubmitLimit: { max: 10, windowMs: 3_600_000 },
       auth: {
         mode: 'external',
         issuer: 'https://idp.example',
@@ -54,10 +55,18 @@ describe('configuration', () => {
     [{ REQUEST_TIMEOUT_MS: 'soon' }, 'REQUEST_TIMEOUT_MS'],
     [{ HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '30000' }, 'HEADERS_TIMEOUT_MS'],
     [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KEEP_ALIVE_TIMEOUT_MS'],
+    [{ FORM_SUBMIT_LIMIT: '0' }, 'FORM_SUBMIT_LIMIT'],
+    [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
   ])('stops on %j naming %s', (env, variable) => {
     const error = failure({ ...base, ...env });
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  it('reads the form submit limit', () => {
+    expect(
+      loadConfig({ ...base, FORM_SUBMIT_LIMIT: '3', FORM_SUBMIT_WINDOW_SECONDS: '60' }).formSubmitLimit,
+    ).toEqual({ max: 3, windowMs: 60_000 });
   });
 
   it('requires an issuer unless the development issuer is asked for', () => {

@@ -172,6 +172,8 @@ describe('access hook', () => {
       userId: tenantWireId('cust-9'),
       role: 'customer',
       customerId: tenantWireId('c-9'),
+      customerClaim: 'c-9',
+      issuer: TEST_ISSUER,
       name: 'Cy',
       email: 'cy@example.test',
     });

@@ -67,6 +67,8 @@ describe('identityFromClaims', () => {
       userId: claimToUuid(ISSUER, 'alice'),
       role: 'employee',
       customerId: claimToUuid(ISSUER, 'c-7'),
+      customerClaim: 'c-7',
+      issuer: ISSUER,
       name: 'Alice A.',
       email: 'alice@acme.test',
     });

@@ -27,6 +27,8 @@ function identityIn(tenant: string, user = 'user-1', extra: Partial<Identity> = 
     userId: claimToUuid(TEST_ISSUER, user),
     role: 'employee',
     customerId: null,
+    customerClaim: null,
+    issuer: TEST_ISSUER,
     name: null,
     email: null,
     ...extra,

@@ -15,6 +15,10 @@ export interface Identity {
   userId: string;
   role: AccessRole;
   customerId: string | null;
+  /** The customer claim exactly as the token carries it (forms echo it back). */
+  customerClaim: string | null;
+  /** The issuer that vouched for the token: claim values map to ids per issuer. */
+  issuer: string;
   name: string | null;
   email: string | null;
 }
@@ -131,6 +135,8 @@ export function identityFromClaims(
     userId: claimToUuid(issuer, subject),
     role,
     customerId: customer ? claimToUuid(issuer, customer) : null,
+    customerClaim: customer || null,
+    issuer,
     name: optionalString(claimAt(payload, names.name)),
     email: optionalString(claimAt(payload, names.email)),
   };

@@ -69,8 +69,10 @@ export interface LocationsTable {
 export interface FormField {
   name: string;
   label: string;
-  type: string;
+  type: 'text' | 'email' | 'tel' | 'date' | 'number' | 'textarea' | 'select';
   required: boolean;
+  /** Select fields only: the values a customer may choose. */
+  options?: string[];
 }
 
 export interface CustomerFormsTable {
@@ -80,7 +82,9 @@ export interface CustomerFormsTable {
   title: string;
   fields: Json<FormField[]>;
   customer_id: string | null;
+  customer_claim: string | null;
   created_at: CreatedAt;
+  updated_at: UpdatedAt;
 }
 
 export interface FormSubmissionsTable {
@@ -90,6 +94,7 @@ export interface FormSubmissionsTable {
   data: Json<Record<string, unknown>>;
   submitted_by: string | null;
   customer_id: string | null;
+  customer_claim: string | null;
   created_at: CreatedAt;
 }
 

@@ -44,7 +44,7 @@ export async function findEvent(
 
 export async function insertEvent(
   db: Db,
-  row: Omit<Insertable<EventsTable>, 'created_at' | 'published_at' | 'submission_id'>,
+  row: Omit<Insertable<EventsTable>, 'created_at' | 'published_at'>,
 ): Promise<Event> {
   return withStatus(await db.insertInto('events').values(row).returning(columns).executeTakeFirstOrThrow());
 }

@@ -29,7 +29,13 @@ export async function getEvent(deps: Deps, caller: Identity, id: string): Promis
   return event;
 }
 
-export async function createEvent(deps: Deps, caller: Identity, input: CreateEventRequest): Promise<Event> {
+/** A new draft event; `submissionId` names the form submission it is converted from. */
+export async function createEvent(
+  deps: Deps,
+  caller: Identity,
+  input: CreateEventRequest,
+  submissionId: string | null = null,
+): Promise<Event> {
   const name = requiredText('name', input.name);
   checkWindow(input.starts_at, input.ends_at);
   await checkLocationReference(deps, caller, input.location_id);
@@ -42,6 +48,7 @@ export async function createEvent(deps: Deps, caller: Identity, input: CreateEve
       location_id: input.location_id ?? null,
       starts_at: input.starts_at,
       ends_at: input.ends_at,
+      submission_id: submissionId,
     });
   } catch (error) {
     // The location was deleted between the check and the insert.

@@ -5,6 +5,8 @@ import { buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { Db } from '../../src/db/database.ts';
+import type { Clock } from '../../src/deps.ts';
+import type { SubmitLimit } from '../../src/forms/submit-limit.ts';
 import type { Geocoder } from '../../src/geocoding/geocoder.ts';
 import type { App } from '../../src/http/types.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
@@ -85,6 +87,9 @@ export async function createTestContext(
     timeouts?: HttpTimeouts;
     /** The database as the app sees it (e.g. through test/support/db-hooks.ts). */
     viewDb?: (db: Db) => Db;
+    clock?: Clock;
+    formSubmitLimit?: SubmitLimit;
+    trustProxy?: boolean;
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -101,6 +106,9 @@ export async function createTestContext(
     geocoder: options.geocoder ?? noGeocoder,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {

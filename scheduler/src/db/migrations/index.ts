@@ -2,10 +2,12 @@ import type { Migration } from 'kysely/migration';
 import * as schema from './0001_schema.ts';
 import * as schedulingRules from './0002_scheduling_rules.ts';
 import * as overtimeLedger from './0003_overtime_ledger.ts';
+import * as forms from './0004_forms.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
   '0001_schema': schema,
   '0002_scheduling_rules': schedulingRules,
   '0003_overtime_ledger': overtimeLedger,
+  '0004_forms': forms,
 };
