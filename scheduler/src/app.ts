@@ -21,6 +21,10 @@ import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
 import { locationsRoutes } from './locations/routes.ts';
+import { Notifier } from './notifications/fan-out.ts';
+import { notificationsRoutes } from './notifications/routes.ts';
+import { pushRoutes } from './push/routes.ts';
+import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { shiftsRoutes } from './shifts/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
@@ -54,6 +58,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
   timeouts?: HttpTimeouts;
+  /** Web Push delivery; `allowLoopbackHttp` lets tests register http://127.0.0.1 endpoints. */
+  push?: Partial<PushOptions> & { allowLoopbackHttp?: boolean };
   /** Form submissions per client address and slug; 10 an hour by default. */
   formSubmitLimit?: SubmitLimit;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
@@ -89,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerRawRequestErrors(app, newRequestId);
 
+  const { allowLoopbackHttp, ...pushOptions } = options.push ?? {};
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,
@@ -96,7 +103,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
     submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
+    notifier: new Notifier(options.db, new PushSender({ ...defaultPushOptions, ...pushOptions }), app.log),
+    push: { allowLoopbackHttp: allowLoopbackHttp ?? false },
   };
+  // A graceful stop lets the pushes already queued go out; tests wait on the same.
+  app.decorate('notificationsIdle', () => deps.notifier.idle());
+  app.addHook('onClose', () => deps.notifier.idle());
 
   registerErrorHandling(app);
   registerJsonParser(app);
@@ -119,5 +131,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await assignmentsRoutes(app, deps);
   await timeTrackingRoutes(app, deps);
   await formsRoutes(app, deps);
+  await notificationsRoutes(app, deps);
+  await pushRoutes(app, deps);
   return app;
 }

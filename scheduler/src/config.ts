@@ -41,6 +41,8 @@ export interface Config {
   geocoder: { url: URL | undefined; timeoutMs: number; userAgent: string };
   /** Form submissions per client address and slug within the window. */
   formSubmitLimit: { max: number; windowMs: number };
+  /** The contact push services see in every VAPID token (mailto: or https:). */
+  vapidSubject: string;
 }
 
 export class ConfigError extends Error {
@@ -198,6 +200,14 @@ function timeouts(env: Env): Config['timeouts'] {
   };
 }
 
+function vapidSubject(env: Env): string {
+  const value = text(env, 'VAPID_SUBJECT') ?? 'mailto:scheduler@localhost';
+  if (!/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/.test(value)) {
+    throw new ConfigError('VAPID_SUBJECT', 'expected a mailto: address or an https: URL');
+  }
+  return value;
+}
+
 const loopbackHosts = new Set(['localhost', '[::1]']);
 const loopbackIPv4 = /^127(\.\d{1,3}){3}$/;
 
@@ -236,5 +246,6 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'FORM_SUBMIT_LIMIT', 10, 1, 1_000_000),
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
+    vapidSubject: vapidSubject(env),
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.ts';
 import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
+import type { Notifier } from './notifications/fan-out.ts';
 
 /** The time source; tests may pin it. */
 export interface Clock {
@@ -22,4 +23,7 @@ export interface Deps {
   log: FastifyBaseLogger;
   /** Form submissions per client address and slug (kept in this process). */
   submitLimiter: SlidingWindowLimiter;
+  /** The notification fan-out (row + Web Push). */
+  notifier: Notifier;
+  push: { allowLoopbackHttp: boolean };
 }

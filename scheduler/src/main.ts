@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
+    push: { subject: config.vapidSubject },
     geocoder: config.geocoder.url
       ? createNominatimGeocoder({
           baseUrl: config.geocoder.url,

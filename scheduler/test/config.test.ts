@@ -32,6 +32,7 @@ describe('configuration', () => {
       bodyLimitBytes: 1048576,
       timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 },
       formSubmitLimit: { max: 10, windowMs: 3_600_000 },
+      vapidSubject: 'mailto:scheduler@localhost',
       auth: {
         mode: 'external',
         issuer: 'https://idp.example',
@@ -56,6 +57,8 @@ describe('configuration', () => {
     [{ HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '30000' }, 'HEADERS_TIMEOUT_MS'],
     [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KEEP_ALIVE_TIMEOUT_MS'],
     [{ FORM_SUBMIT_LIMIT: '0' }, 'FORM_SUBMIT_LIMIT'],
+    [{ VAPID_SUBJECT: 'ops@example.com' }, 'VAPID_SUBJECT'],
+    [{ VAPID_SUBJECT: 'http://example.com' }, 'VAPID_SUBJECT'],
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
   ])('stops on %j naming %s', (env, variable) => {
     const error = failure({ ...base, ...env });

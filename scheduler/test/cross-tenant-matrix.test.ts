@@ -42,6 +42,8 @@ interface World {
   theirUser: string;
   form: string;
   submission: string;
+  notification: string;
+  pushSubscription: string;
 }
 
 function idFor(route: string, param: string, world: World): string {
@@ -53,6 +55,8 @@ function idFor(route: string, param: string, world: World): string {
     locations: world.location,
     users: world.user,
     forms: world.form,
+    notifications: world.notification,
+    'push-subscriptions': world.pushSubscription,
   };
   const byName: Record<string, string> = {
     event_id: world.event,
@@ -83,8 +87,24 @@ describe('another tenant, on every route with a path id', () => {
     const assignment = (await created(worker, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
     // Time tracking on in both tenants, so its 404s come from the data, not the gate.
     for (const admin of [t.admin, t.otherAdmin]) {
-      await admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+      await admin.request('PATCH', '/api/v1/tenant/settings', {
+        time_tracking_enabled: true,
+        notify_on_assignment: true,
+      });
     }
+    // The worker is told of a change to their shift: a notification only they own.
+    await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar' });
+    const notification = (await worker.request('GET', '/api/v1/notifications')).json()[0].id as string;
+    // Registered after the notification, so nothing is sent to this made-up push service.
+    const pushSubscription = (
+      await created(worker, '/api/v1/push-subscriptions', {
+        endpoint: 'https://push.example.net/wpush/matrix',
+        keys: {
+          p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+          auth: 'tBHItJI5svbpez7KI4CCXg',
+        },
+      })
+    ).id;
     await created(t.admin, '/api/v1/time-tracking/entries', {
       shift_assignment_id: assignment,
       started_at: '2030-01-01T10:00:00Z',
@@ -107,6 +127,8 @@ describe('another tenant, on every route with a path id', () => {
       theirUser: t.otherAdmin.userId,
       form: form.id,
       submission: submission.id,
+      notification,
+      pushSubscription,
     };
     const snapshot = async () =>
       Promise.all(
@@ -141,5 +163,13 @@ describe('another tenant, on every route with a path id', () => {
       expect(response.json().error.code, key).toBe('NOT_FOUND');
     }
     expect(await snapshot()).toEqual(before);
+    // The worker's notification is still unread and the subscription still theirs.
+    expect((await worker.request('GET', '/api/v1/notifications')).json()[0]).toMatchObject({
+      id: notification,
+      read_at: null,
+    });
+    expect(
+      (await worker.request('DELETE', `/api/v1/push-subscriptions/${pushSubscription}`)).statusCode,
+    ).toBe(204);
   });
 });

@@ -16,6 +16,7 @@ describe('GET /api/v1/tenant/settings', () => {
       tenant_id: t.admin.tenantId,
       time_tracking_enabled: false,
       timezone: 'UTC',
+      notify_on_assignment: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
@@ -40,10 +41,19 @@ describe('PATCH /api/v1/tenant/settings', () => {
     });
   });
 
-  it('resets an omitted time zone to UTC (full replace, not merge)', async () => {
-    await t.admin.request('PATCH', url, { time_tracking_enabled: true, timezone: 'America/New_York' });
+  it('resets an omitted time zone to UTC and notifications to off (full replace, not merge)', async () => {
+    await t.admin.request('PATCH', url, {
+      time_tracking_enabled: true,
+      timezone: 'America/New_York',
+      notify_on_assignment: true,
+    });
+    expect((await t.admin.request('GET', url)).json().notify_on_assignment).toBe(true);
     const response = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
-    expect(response.json()).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
+    expect(response.json()).toMatchObject({
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+      notify_on_assignment: false,
+    });
   });
 
   it('accepts a record read with GET and sent back (read-only fields ignored)', async () => {

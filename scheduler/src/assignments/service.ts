@@ -3,6 +3,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { notifyAssignmentChange } from '../notifications/service.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift } from '../shifts/service.ts';
 import { findStaff } from '../users/repository.ts';
@@ -74,7 +75,15 @@ export async function assignSlot(
   if (!(await findStaff(deps.db, caller.tenantId, input.user_id))) {
     throw validationFailed('user_id', 'no such admin or employee in this tenant');
   }
-  return seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
+  const assignment = await seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
+  const shift = await getShift(deps, caller, shiftId);
+  await notifyAssignmentChange(deps, caller, [assignment.user_id], {
+    type: 'assignment.created',
+    title: `You are on ${shift.name}`,
+    body: `${shift.starts_at} to ${shift.ends_at}`,
+    data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
+  });
+  return assignment;
 }
 
 export async function getShiftAssignments(
@@ -101,7 +110,7 @@ export async function unassign(
   shiftId: string,
   assignmentId: string,
 ): Promise<void> {
-  await getShift(deps, caller, shiftId);
+  const shift = await getShift(deps, caller, shiftId);
   const assignment = await findAssignment(deps.db, caller.tenantId, shiftId, assignmentId);
   const admin = caller.role === 'admin';
   if (!assignment || (!admin && assignment.user_id !== caller.userId)) throw notFound('assignment');
@@ -121,4 +130,10 @@ export async function unassign(
       throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
     throw error;
   }
+  await notifyAssignmentChange(deps, caller, [assignment.user_id], {
+    type: 'assignment.removed',
+    title: `You are no longer on ${shift.name}`,
+    body: `${shift.starts_at} to ${shift.ends_at}`,
+    data: { shift_id: shiftId, assignment_id: assignmentId },
+  });
 }

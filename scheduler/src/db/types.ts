@@ -23,6 +23,7 @@ export interface TenantSettingsTable {
   tenant_id: string;
   time_tracking_enabled: Generated<boolean>;
   timezone: Generated<string>;
+  notify_on_assignment: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -225,6 +226,14 @@ export interface PushSubscriptionsTable {
   p256dh: string;
   auth: string;
   created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface CalendarTokensTable {
+  tenant_id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: CreatedAt;
 }
 
 export interface Database {
@@ -247,4 +256,5 @@ export interface Database {
   overtime_ledger: OvertimeLedgerTable;
   notifications: NotificationsTable;
   push_subscriptions: PushSubscriptionsTable;
+  calendar_tokens: CalendarTokensTable;
 }

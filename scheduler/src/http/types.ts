@@ -26,6 +26,10 @@ export type RouteAccess = 'public' | 'authenticated' | 'member' | 'admin';
 export type FeatureGate = 'time_tracking';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Resolves when every notification delivery started so far has finished. */
+    notificationsIdle(): Promise<void>;
+  }
   interface FastifyContextConfig {
     access?: RouteAccess;
     /** A tenant feature that must be switched on; checked before the role (404 otherwise). */

@@ -196,6 +196,17 @@ export async function shiftHasAssignments(db: Db, tenantId: string, shiftId: str
   return row !== undefined;
 }
 
+/** Who is on the shift (the people a change of it concerns). */
+export async function assigneesOf(db: Db, tenantId: string, shiftId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('shift_assignments')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('shift_id', '=', shiftId)
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
 export function insertSlot(db: Db, slot: Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>) {
   return db.insertInto('shift_slots').values(slot).returning(slotColumns).executeTakeFirstOrThrow();
 }

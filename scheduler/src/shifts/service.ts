@@ -6,9 +6,11 @@ import { findEvent } from '../events/repository.ts';
 import { newId, parseId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
 import { checkLocationReference } from '../locations/service.ts';
+import { notifyAssignmentChange } from '../notifications/service.ts';
 import { roleExists } from '../roles/repository.ts';
 import { checkWindow } from '../time/window.ts';
 import {
+  assigneesOf,
   deleteShift,
   deleteSlot,
   findShift,
@@ -153,7 +155,17 @@ export async function changeShift(
     }
     throw error;
   }
-  return getShift(deps, caller, id);
+  const shift = await getShift(deps, caller, id);
+  // Times never change under assignments, so what the assignees hear of is name or place.
+  if (changes.name !== undefined || changes.location_id !== undefined) {
+    await notifyAssignmentChange(deps, caller, await assigneesOf(deps.db, caller.tenantId, id), {
+      type: 'shift.changed',
+      title: `${shift.name} has changed`,
+      body: `${shift.name}, ${shift.starts_at} to ${shift.ends_at}`,
+      data: { shift_id: shift.id },
+    });
+  }
+  return shift;
 }
 
 export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {

@@ -6,6 +6,7 @@ const settingsColumns = [
   'tenant_id',
   'time_tracking_enabled',
   'timezone',
+  'notify_on_assignment',
   'created_at',
   'updated_at',
 ] as const;
@@ -49,7 +50,7 @@ export function findSettings(db: Db, tenantId: string) {
 export function updateSettings(
   db: Db,
   tenantId: string,
-  values: { time_tracking_enabled: boolean; timezone: string },
+  values: { time_tracking_enabled: boolean; timezone: string; notify_on_assignment: boolean },
 ) {
   return db
     .updateTable('tenant_settings')
@@ -66,4 +67,23 @@ export async function timeTrackingEnabled(db: Db, tenantId: string): Promise<boo
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   return row?.time_tracking_enabled === true;
+}
+
+/** Whether assignment changes notify people in this tenant (off by default). */
+export async function notifiesOnAssignment(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('notify_on_assignment')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.notify_on_assignment === true;
+}
+
+/** The tenant's VAPID key pair: Web Push messages to its users are signed with it. */
+export function vapidKeys(db: Db, tenantId: string) {
+  return db
+    .selectFrom('tenants')
+    .select(['vapid_public_key', 'vapid_private_key'])
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
 }

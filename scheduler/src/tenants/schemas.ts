@@ -7,6 +7,10 @@ export const TenantSettings = Type.Object(
     tenant_id: ReadOnlyId,
     time_tracking_enabled: Type.Boolean({ description: 'When false, the time-tracking routes answer 404' }),
     timezone: Type.String({ description: 'IANA time zone used by bulk shift generation' }),
+    notify_on_assignment: Type.Boolean({
+      description:
+        'When true, assignments, unassignments and shift changes notify the people concerned (stored and sent by Web Push)',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -19,6 +23,7 @@ export const exampleSettings: TenantSettings = {
   tenant_id: examples.tenantId,
   time_tracking_enabled: true,
   timezone: 'Europe/Berlin',
+  notify_on_assignment: false,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -45,6 +50,9 @@ export const ReplaceTenantSettings = Type.Object(
         default: 'UTC',
         description: 'IANA time zone; omitted: UTC',
       }),
+    ),
+    notify_on_assignment: Type.Optional(
+      Type.Boolean({ default: false, description: 'Notify on assignment changes; omitted: false' }),
     ),
     id: ignored(),
     tenant_id: ignored(),

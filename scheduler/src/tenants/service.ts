@@ -31,6 +31,7 @@ export async function replaceSettings(
   const row = await updateSettings(deps.db, caller.tenantId, {
     time_tracking_enabled: input.time_tracking_enabled,
     timezone,
+    notify_on_assignment: input.notify_on_assignment ?? false,
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { buildApp, type HttpTimeouts } from '../../src/app.ts';
+import { type AppOptions, buildApp, type HttpTimeouts } from '../../src/app.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { Db } from '../../src/db/database.ts';
@@ -90,6 +90,7 @@ export async function createTestContext(
     clock?: Clock;
     formSubmitLimit?: SubmitLimit;
     trustProxy?: boolean;
+    push?: AppOptions['push'];
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -109,6 +110,7 @@ export async function createTestContext(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    ...(options.push ? { push: options.push } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {

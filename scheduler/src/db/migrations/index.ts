@@ -3,6 +3,7 @@ import * as schema from './0001_schema.ts';
 import * as schedulingRules from './0002_scheduling_rules.ts';
 import * as overtimeLedger from './0003_overtime_ledger.ts';
 import * as forms from './0004_forms.ts';
+import * as notifications from './0005_notifications.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_scheduling_rules': schedulingRules,
   '0003_overtime_ledger': overtimeLedger,
   '0004_forms': forms,
+  '0005_notifications': notifications,
 };

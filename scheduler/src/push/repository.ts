@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { PushSubscription } from './schemas.ts';
+
+const columns = ['id', 'tenant_id', 'user_id', 'endpoint', 'created_at', 'updated_at'] as const;
+
+export interface SubscriptionValues {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+}
+
+/**
+ * Registers an endpoint for a user: new (created) or moved and refreshed (an endpoint
+ * is one browser, and belongs to whoever registered it last). `xmax = 0` tells a fresh
+ * insert from an update in PostgreSQL's upsert.
+ */
+export async function upsertSubscription(
+  db: Db,
+  values: SubscriptionValues,
+): Promise<{ subscription: PushSubscription; created: boolean }> {
+  const row = await db
+    .insertInto('push_subscriptions')
+    .values(values)
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'endpoint']).doUpdateSet({
+        user_id: values.user_id,
+        p256dh: values.p256dh,
+        auth: values.auth,
+        updated_at: sql<string>`now()`,
+      }),
+    )
+    .returning([...columns, sql<boolean>`xmax = 0`.as('created')])
+    .executeTakeFirstOrThrow();
+  const { created, ...subscription } = row;
+  return { subscription, created };
+}
+
+export async function deleteOwnSubscription(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('push_subscriptions')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Where a user's messages go. */
+export function subscriptionsOf(db: Db, tenantId: string, userId: string) {
+  return db
+    .selectFrom('push_subscriptions')
+    .select(['id', 'endpoint', 'p256dh', 'auth'])
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** The push service said the subscription is gone (404/410). */
+export async function dropSubscription(db: Db, tenantId: string, id: string): Promise<void> {
+  await db.deleteFrom('push_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}

@@ -1,0 +1,64 @@
+import { createECDH } from 'node:crypto';
+import type { Identity } from '../auth/identity.ts';
+import type { Deps } from '../deps.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { vapidKeys } from '../tenants/repository.ts';
+import { deleteOwnSubscription, upsertSubscription } from './repository.ts';
+import type { PushSubscription, RegisterPushRequest, VapidPublicKey } from './schemas.ts';
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** https only; plain http to this machine only when the deployment allows it (tests). */
+function checkEndpoint(deps: Deps, endpoint: string): void {
+  const url = new URL(endpoint);
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && deps.push.allowLoopbackHttp && loopbackHosts.has(url.hostname)) return;
+  throw validationFailed('endpoint', 'must be an https URL');
+}
+
+/** The keys must be usable for aes128gcm encryption (RFC 8291): a P-256 point and 16 bytes. */
+function checkKeys(keys: RegisterPushRequest['keys']): void {
+  const p256dh = Buffer.from(keys.p256dh, 'base64url');
+  try {
+    if (p256dh.length !== 65 || p256dh[0] !== 4) throw new Error('not an uncompressed point');
+    // Throws unless the bytes are a point on the curve.
+    const probe = createECDH('prime256v1');
+    probe.generateKeys();
+    probe.computeSecret(p256dh);
+  } catch {
+    throw validationFailed('keys.p256dh', 'must be an uncompressed P-256 public key (65 bytes, base64url)');
+  }
+  if (Buffer.from(keys.auth, 'base64url').length !== 16) {
+    throw validationFailed('keys.auth', 'must be 16 bytes, base64url');
+  }
+}
+
+export async function registerSubscription(
+  deps: Deps,
+  caller: Identity,
+  input: RegisterPushRequest,
+): Promise<{ subscription: PushSubscription; created: boolean }> {
+  checkEndpoint(deps, input.endpoint);
+  checkKeys(input.keys);
+  return upsertSubscription(deps.db, {
+    tenant_id: caller.tenantId,
+    id: newId(),
+    user_id: caller.userId,
+    endpoint: input.endpoint,
+    p256dh: input.keys.p256dh,
+    auth: input.keys.auth,
+  });
+}
+
+export async function removeSubscription(deps: Deps, caller: Identity, id: string): Promise<void> {
+  if (!(await deleteOwnSubscription(deps.db, caller.tenantId, caller.userId, id))) {
+    throw notFound('push subscription');
+  }
+}
+
+export async function getVapidPublicKey(deps: Deps, caller: Identity): Promise<VapidPublicKey> {
+  const keys = await vapidKeys(deps.db, caller.tenantId);
+  if (!keys) throw notFound('tenant');
+  return { public_key: keys.vapid_public_key };
+}
