@@ -6,8 +6,9 @@ import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
-import { type Clock, type Deps, systemClock } from './deps.ts';
+import { type Clock, type Deps, type DocumentStorage, systemClock } from './deps.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { documentsRoutes } from './documents/routes.ts';
 import { eventsRoutes } from './events/routes.ts';
 import { formsRoutes } from './forms/routes.ts';
 import { SlidingWindowLimiter, type SubmitLimit } from './forms/submit-limit.ts';
@@ -60,6 +61,8 @@ export interface AppOptions {
   timeouts?: HttpTimeouts;
   /** Web Push delivery; `allowLoopbackHttp` lets tests register http://127.0.0.1 endpoints. */
   push?: Partial<PushOptions> & { allowLoopbackHttp?: boolean };
+  /** Object storage for event documents; absent: the document routes answer 503. */
+  documents?: DocumentStorage;
   /** Form submissions per client address and slug; 10 an hour by default. */
   formSubmitLimit?: SubmitLimit;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
@@ -105,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
     notifier: new Notifier(options.db, new PushSender({ ...defaultPushOptions, ...pushOptions }), app.log),
     push: { allowLoopbackHttp: allowLoopbackHttp ?? false },
+    documents: options.documents ?? null,
   };
   // A graceful stop lets the pushes already queued go out; tests wait on the same.
   app.decorate('notificationsIdle', () => deps.notifier.idle());
@@ -127,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await locationsRoutes(app, deps);
   await usersRoutes(app, deps);
   await eventsRoutes(app, deps);
+  await documentsRoutes(app, deps);
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
   await timeTrackingRoutes(app, deps);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ClaimNames } from './auth/identity.ts';
+import type { ObjectStorageConfig } from './storage/object-storage.ts';
 
 /**
  * Everything the scheduler reads from its environment, checked once at boot.
@@ -43,6 +44,9 @@ export interface Config {
   formSubmitLimit: { max: number; windowMs: number };
   /** The contact push services see in every VAPID token (mailto: or https:). */
   vapidSubject: string;
+  /** Object storage for event documents; undefined when not configured. */
+  objectStorage: ObjectStorageConfig | undefined;
+  uploads: { urlTtlSeconds: number; maxBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -200,6 +204,28 @@ function timeouts(env: Env): Config['timeouts'] {
   };
 }
 
+/** S3-compatible storage: all three of bucket and keys, or none of them. */
+function objectStorage(env: Env): ObjectStorageConfig | undefined {
+  const required = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+  const given = required.filter((name) => text(env, name) !== undefined);
+  const endpoint = url(env, 'S3_ENDPOINT', ['https:', 'http:']);
+  if (given.length === 0) {
+    if (endpoint)
+      throw new ConfigError('S3_BUCKET', 'S3_ENDPOINT is set; S3_BUCKET and the keys are needed too');
+    return undefined;
+  }
+  const missing = required.find((name) => text(env, name) === undefined);
+  if (missing) throw new ConfigError(missing, `needed with ${given.join(' and ')}`);
+  return {
+    endpoint: endpoint?.toString(),
+    region: text(env, 'S3_REGION') ?? 'us-east-1',
+    bucket: text(env, 'S3_BUCKET') ?? '',
+    accessKeyId: text(env, 'S3_ACCESS_KEY_ID') ?? '',
+    secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY') ?? '',
+    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE'),
+  };
+}
+
 function vapidSubject(env: Env): string {
   const value = text(env, 'VAPID_SUBJECT') ?? 'mailto:scheduler@localhost';
   if (!/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/.test(value)) {
@@ -247,5 +273,10 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
     vapidSubject: vapidSubject(env),
+    objectStorage: objectStorage(env),
+    uploads: {
+      urlTtlSeconds: integer(env, 'UPLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
+      maxBytes: integer(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1, 5 * 1024 ** 3),
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { Db } from './db/database.ts';
 import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import type { Notifier } from './notifications/fan-out.ts';
+import type { ObjectStorage } from './storage/object-storage.ts';
 
 /** The time source; tests may pin it. */
 export interface Clock {
@@ -26,4 +27,14 @@ export interface Deps {
   /** The notification fan-out (row + Web Push). */
   notifier: Notifier;
   push: { allowLoopbackHttp: boolean };
+  /** Event documents; null while no object storage is configured (the routes answer 503). */
+  documents: DocumentStorage | null;
+}
+
+export interface DocumentStorage {
+  store: ObjectStorage;
+  /** How long a presigned URL works. */
+  urlTtlSeconds: number;
+  /** The largest file an upload URL is made for. */
+  maxBytes: number;
 }

@@ -9,6 +9,7 @@ import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from './geocoding/nominatim.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
+import { createS3Storage } from './storage/object-storage.ts';
 
 /** Start-up failed for a reason the operator must fix; exit code 2 for configuration. */
 class StartupError extends Error {
@@ -111,6 +112,9 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     push: { subject: config.vapidSubject },
+    ...(config.objectStorage
+      ? { documents: { store: createS3Storage(config.objectStorage), ...config.uploads } }
+      : {}),
     geocoder: config.geocoder.url
       ? createNominatimGeocoder({
           baseUrl: config.geocoder.url,

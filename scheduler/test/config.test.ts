@@ -33,6 +33,8 @@ describe('configuration', () => {
       timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 },
       formSubmitLimit: { max: 10, windowMs: 3_600_000 },
       vapidSubject: 'mailto:scheduler@localhost',
+      objectStorage: undefined,
+      uploads: { urlTtlSeconds: 900, maxBytes: 104857600 },
       auth: {
         mode: 'external',
         issuer: 'https://idp.example',
@@ -58,12 +60,40 @@ describe('configuration', () => {
     [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KEEP_ALIVE_TIMEOUT_MS'],
     [{ FORM_SUBMIT_LIMIT: '0' }, 'FORM_SUBMIT_LIMIT'],
     [{ VAPID_SUBJECT: 'ops@example.com' }, 'VAPID_SUBJECT'],
+    [{ S3_BUCKET: 'docs' }, 'S3_ACCESS_KEY_ID'],
+    [{ S3_BUCKET: 'docs', S3_ACCESS_KEY_ID: 'k' }, 'S3_SECRET_ACCESS_KEY'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, 'S3_BUCKET'],
+    [
+      { S3_ENDPOINT: 'minio:9000', S3_BUCKET: 'd', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' },
+      'S3_ENDPOINT',
+    ],
+    [{ UPLOAD_URL_TTL_SECONDS: '0' }, 'UPLOAD_URL_TTL_SECONDS'],
     [{ VAPID_SUBJECT: 'http://example.com' }, 'VAPID_SUBJECT'],
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
   ])('stops on %j naming %s', (env, variable) => {
     const error = failure({ ...base, ...env });
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  it('reads S3-compatible storage when bucket and keys are set', () => {
+    expect(
+      loadConfig({
+        ...base,
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_BUCKET: 'docs',
+        S3_ACCESS_KEY_ID: 'key',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_FORCE_PATH_STYLE: 'true',
+      }).objectStorage,
+    ).toEqual({
+      endpoint: 'http://127.0.0.1:9000/',
+      region: 'us-east-1',
+      bucket: 'docs',
+      accessKeyId: 'key',
+      secretAccessKey: 'secret',
+      forcePathStyle: true,
+    });
   });
 
   it('reads the form submit limit', () => {

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
 import {
   bearerSecurity,
   bodyCodes,
@@ -12,7 +11,6 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { exampleUpload, RequestUploadRequest, UploadUrlResponse } from './documents.ts';
 import { CreateEventRequest, Event, exampleEvent, UpdateEventRequest } from './schemas.ts';
 import { changeEvent, createEvent, getEvent, getEvents, publishEvent, removeEvent } from './service.ts';
 
@@ -154,36 +152,5 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
       },
     },
     async (request) => publishEvent(deps, identityOf(request), pathId(request.params.id, 'event')),
-  );
-
-  app.post(
-    '/api/v1/events/:id/documents/upload',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['events'],
-        operationId: 'requestEventDocumentUpload',
-        summary: 'A presigned URL to upload a document of the event (503 until storage is configured)',
-        description:
-          'Admins only. Validates the request and the event; object storage arrives in a later release, so a valid request answers 503 SERVICE_UNAVAILABLE today.',
-        security: bearerSecurity,
-        params: IdParams,
-        body: RequestUploadRequest,
-        response: {
-          201: ok(
-            UploadUrlResponse,
-            'Where and how to upload (once object storage is configured)',
-            exampleUpload,
-          ),
-          ...errorResponses([...pathIdCodes, ...bodyCodes], {
-            messages: { ...eventMissing.messages, SERVICE_UNAVAILABLE: 'object storage is not configured' },
-          }),
-        },
-      },
-    },
-    async (request) => {
-      await getEvent(deps, identityOf(request), pathId(request.params.id, 'event'));
-      throw new AppError('SERVICE_UNAVAILABLE', 'object storage is not configured');
-    },
   );
 }

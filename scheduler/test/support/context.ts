@@ -91,6 +91,7 @@ export async function createTestContext(
     formSubmitLimit?: SubmitLimit;
     trustProxy?: boolean;
     push?: AppOptions['push'];
+    documents?: AppOptions['documents'];
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -111,6 +112,7 @@ export async function createTestContext(
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
+    ...(options.documents ? { documents: options.documents } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
