@@ -228,4 +228,3 @@ describe('DELETE /api/v1/events/{id}', () => {
     expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).statusCode).toBe(200);
   });
 });
-
