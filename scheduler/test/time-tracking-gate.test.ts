@@ -65,6 +65,7 @@ describe('time tracking behind time_tracking_enabled', () => {
     for (const route of routes) {
       const response = await call(tenantCustomer, route, assignment);
       expect(response.statusCode, `off: customer ${route.method} ${route.url}`).toBe(404);
+      expect(response.json()).toEqual(NOT_FOUND_BODY);
     }
 
     await setTimeTracking(t.admin, true);

@@ -223,6 +223,26 @@ describe('POST /time-tracking/entries', () => {
     expect(await w.ledger()).toEqual([]);
   });
 
+  it('refuses instants the database or the arithmetic cannot hold with 422, writing nothing', async () => {
+    const w = await world();
+    // Each passes a lenient RFC 3339 check: a leap second (Date cannot represent it), year 0
+    // (PostgreSQL has none) and a local time that is year 10000 in UTC.
+    for (const started_at of [
+      '2030-06-30T23:59:60Z',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:00:00-23:59',
+      '2030-07-02 10:00:00Z',
+      '2030-02-30T10:00:00Z',
+    ]) {
+      const response = await w.record({ started_at, ended_at: at('14:00') });
+      expect(response.statusCode, started_at).toBe(422);
+      expect(response.json(), started_at).toEqual({
+        error: { code: 'VALIDATION_FAILED', message: 'started_at: must match format "date-time"' },
+      });
+    }
+    expect(await w.ledger()).toEqual([]);
+  });
+
   it('answers 404 for an unknown assignment and for another tenant’s', async () => {
     const w = await world();
     const unknown = await w.record({

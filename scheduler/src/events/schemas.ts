@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  Instant,
+  Nullable,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+  Timestamp,
+} from '../http/schemas.ts';
 
 export const EventStatus = Type.Enum(['draft', 'published'], {
   type: 'string',
@@ -46,11 +54,6 @@ const Description = Nullable(
   Type.String({ maxLength: 5000, description: 'Trimmed; blank is stored as null' }),
 );
 const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant (32 hex digits)' }));
-const Instant = (description: string) =>
-  Type.String({
-    format: 'date-time',
-    description: `${description}; RFC 3339 with any offset, stored in UTC`,
-  });
 
 export const CreateEventRequest = Type.Object(
   {

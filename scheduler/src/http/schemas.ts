@@ -10,6 +10,13 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 33
 export const ReadOnlyId = Type.String({ ...Id, readOnly: true });
 export const ReadOnlyTimestamp = Type.String({ ...Timestamp, readOnly: true });
 
+/** A time a client sends: any offset, stored in UTC (the strict reading of time/instant.ts). */
+export const Instant = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    description: `${description}; RFC 3339 with any offset, stored in UTC`,
+  });
+
 /**
  * `T | null`. For a primitive this is `type: [T, "null"]` rather than `anyOf`: same
  * meaning in JSON Schema and OpenAPI 3.1, and the response serializer handles it

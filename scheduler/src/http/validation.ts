@@ -1,4 +1,5 @@
 import type { FastifyError } from 'fastify';
+import { isInstant } from '../time/instant.ts';
 
 /**
  * Validator settings. Bodies are checked exactly: no type coercion (a number sent as a
@@ -7,7 +8,12 @@ import type { FastifyError } from 'fastify';
  */
 export const ajvOptions = {
   customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
-} as const;
+  // Every `date-time` field takes the one strict reading of time/instant.ts, which replaces
+  // ajv-formats' lenient one (it accepts leap seconds and years the database refuses).
+  onCreate: (ajv: { addFormat(name: string, test: (text: string) => boolean): unknown }) => {
+    ajv.addFormat('date-time', isInstant);
+  },
+};
 
 interface AjvIssue {
   instancePath?: string;

@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  Instant,
+  Nullable,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+  Timestamp,
+} from '../http/schemas.ts';
 
 export const ShiftStatus = Type.Enum(['draft', 'open', 'filled', 'completed'], {
   type: 'string',
@@ -82,11 +90,6 @@ export const UpdateSlotRequest = Type.Object(
 export type UpdateSlotRequest = Static<typeof UpdateSlotRequest>;
 
 const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank' });
-const Instant = (description: string) =>
-  Type.String({
-    format: 'date-time',
-    description: `${description}; RFC 3339 with any offset, stored in UTC`,
-  });
 const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant' }));
 
 export const CreateShiftRequest = Type.Object(

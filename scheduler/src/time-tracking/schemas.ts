@@ -1,13 +1,16 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  Instant,
+  Nullable,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+  Timestamp,
+} from '../http/schemas.ts';
 import { MAX_ENTRY_MINUTES } from './overtime.ts';
 
 const Minutes = (description: string) => Type.Integer({ readOnly: true, description });
-const Instant = (description: string) =>
-  Type.String({
-    format: 'date-time',
-    description: `${description}; RFC 3339 with any offset, stored in UTC`,
-  });
 
 export const RecordTimeRequest = Type.Object(
   {
