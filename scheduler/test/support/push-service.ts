@@ -32,6 +32,8 @@ export interface PushService {
   origin: string;
   /** Trusts the service's certificate; give it to the app's push options. */
   agent: Agent;
+  /** The service's self-signed certificate (PEM), for an agent in another process. */
+  ca: string;
   received: Received[];
   /** Requests refused (bad VAPID, undecryptable), with why. */
   refused: string[];
@@ -130,6 +132,7 @@ export async function startPushService(): Promise<PushService> {
   return {
     origin,
     agent: new Agent({ ca: pems.cert, keepAlive: true }),
+    ca: pems.cert,
     received,
     refused,
     attempts,
