@@ -40,7 +40,7 @@ async function notifier(): Promise<() => Promise<void>> {
   const sender = new PushSender({ ...defaultPushOptions, subject: 'mailto:bench@example.com', agent });
   const fanOut = new Notifier(handle.db, sender, pino({ level: 'warn' }));
   return async () => {
-    await Promise.all(targets.users.map((user) => fanOut.notify(targets.tenantId, user.id, message)));
+    await Promise.all(targets.users.map((user) => fanOut.notify(targets.tenantId, [user.id], message)));
     await fanOut.idle();
     await handle.close();
   };

@@ -6,6 +6,7 @@ import {
   type TestContext,
   uniqueName,
 } from './support/context.ts';
+import { on, withDbHooks } from './support/db-hooks.ts';
 import { type PushService, startPushService } from './support/push-service.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
 
@@ -206,16 +207,35 @@ describe('push subscriptions', () => {
     expect(response.json().error.message).toContain(message);
   });
 
-  it('accepts a plain-http loopback endpoint only where the deployment allows it', async () => {
+  it('accepts a plain-http loopback endpoint only where the deployment allows it, and delivers there', async () => {
+    const plain = await startPushService({ plain: true });
     const loose = await createTestContext({ push: { allowLoopbackHttp: true } });
     try {
-      const { employee: someone } = await loose.freshTenant();
-      const body = { ...push.subscribe().body, endpoint: 'http://127.0.0.1:9/push/x' };
-      expect((await someone.request('POST', '/api/v1/push-subscriptions', body)).statusCode).toBe(201);
-      const remote = { ...body, endpoint: 'http://push.example.net/x' };
+      const { admin: boss, employee: someone } = await loose.freshTenant();
+      const subscription = plain.subscribe();
+      expect(subscription.body.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:/);
+      const registered = await someone.request('POST', '/api/v1/push-subscriptions', subscription.body);
+      expect(registered.statusCode).toBe(201);
+      const remote = { ...subscription.body, endpoint: 'http://push.example.net/x' };
       expect((await someone.request('POST', '/api/v1/push-subscriptions', remote)).statusCode).toBe(422);
+
+      await boss.request('PATCH', '/api/v1/tenant/settings', {
+        time_tracking_enabled: false,
+        notify_on_assignment: true,
+      });
+      const role = await newRole(boss, uniqueName('Cook'));
+      await qualify(boss, someone, role);
+      const shift = await newShift(boss, await newEvent(boss), { roleId: role });
+      await created(boss, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: someone.userId,
+      });
+      await loose.app.notificationsIdle();
+      const [stored] = (await someone.request('GET', '/api/v1/notifications')).json();
+      expect(plain.refused).toEqual([]);
+      expect(plain.received.map((r) => r.payload)).toEqual([stored]);
     } finally {
       await loose.close();
+      await plain.close();
     }
   });
 
@@ -309,6 +329,36 @@ describe('Web Push fan-out', () => {
     }
     await settle();
     expect(push.received.filter((r) => r.subscription === slow.id)).toHaveLength(1);
+  });
+
+  it('never fails an operation that has committed, whatever fails after it', async () => {
+    let hooks = withDbHooks(ctx.db.db);
+    const fragile = await createTestContext({
+      push: { agent: push.agent, backoffMs: 5 },
+      viewDb: (db) => {
+        hooks = withDbHooks(db);
+        return hooks.db;
+      },
+    });
+    try {
+      ({ admin, employee } = await fragile.freshTenant());
+      await notifyOn();
+      const { shift, assign } = await shiftFor(employee);
+      // The notification's row cannot be written: the assignment stands all the same.
+      hooks.failNext(on('insert', 'notifications'), new Error('disk full'));
+      const assignment = await assign();
+      // Reading who is on the renamed shift fails: the rename stands all the same.
+      hooks.failNext(on('select', 'shift_assignments'), new Error('connection lost'));
+      const renamed = await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar, late' });
+      expect(renamed.statusCode).toBe(200);
+      expect(renamed.json().name).toBe('Bar, late');
+      await fragile.app.notificationsIdle();
+      expect(await notificationsOf(employee)).toEqual([]);
+      const staff = (await admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json();
+      expect(staff.map((a: { id: string }) => a.id)).toEqual([assignment.id]);
+    } finally {
+      await fragile.close();
+    }
   });
 
   it('keeps the notification and the operation when the push service cannot be reached', async () => {

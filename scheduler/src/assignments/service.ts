@@ -76,12 +76,17 @@ export async function assignSlot(
     throw validationFailed('user_id', 'no such admin or employee in this tenant');
   }
   const assignment = await seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
-  const shift = await getShift(deps, caller, shiftId);
-  await notifyAssignmentChange(deps, caller, [assignment.user_id], {
-    type: 'assignment.created',
-    title: `You are on ${shift.name}`,
-    body: `${shift.starts_at} to ${shift.ends_at}`,
-    data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
+  await notifyAssignmentChange(deps, caller, async () => {
+    const shift = await getShift(deps, caller, shiftId);
+    return {
+      userIds: [assignment.user_id],
+      message: {
+        type: 'assignment.created',
+        title: `You are on ${shift.name}`,
+        body: `${shift.starts_at} to ${shift.ends_at}`,
+        data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
+      },
+    };
   });
   return assignment;
 }
@@ -130,10 +135,13 @@ export async function unassign(
       throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
     throw error;
   }
-  await notifyAssignmentChange(deps, caller, [assignment.user_id], {
-    type: 'assignment.removed',
-    title: `You are no longer on ${shift.name}`,
-    body: `${shift.starts_at} to ${shift.ends_at}`,
-    data: { shift_id: shiftId, assignment_id: assignmentId },
-  });
+  await notifyAssignmentChange(deps, caller, async () => ({
+    userIds: [assignment.user_id],
+    message: {
+      type: 'assignment.removed',
+      title: `You are no longer on ${shift.name}`,
+      body: `${shift.starts_at} to ${shift.ends_at}`,
+      data: { shift_id: shiftId, assignment_id: assignmentId },
+    },
+  }));
 }

@@ -4,7 +4,7 @@ import { newId } from '../ids.ts';
 import { dropSubscription, subscriptionsOf } from '../push/repository.ts';
 import type { PushSender } from '../push/sender.ts';
 import { vapidKeys } from '../tenants/repository.ts';
-import { insertNotification } from './repository.ts';
+import { insertNotifications } from './repository.ts';
 import type { Notification, NotificationMessage } from './schemas.ts';
 
 /**
@@ -25,27 +25,37 @@ export class Notifier {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  async notify(tenantId: string, userId: string, message: NotificationMessage): Promise<void> {
-    let notification: Notification;
+  /** Stores one row per user (one statement), then sends each off the caller's path. */
+  async notify(tenantId: string, userIds: readonly string[], message: NotificationMessage): Promise<void> {
+    if (userIds.length === 0) return;
+    let notifications: Notification[];
     try {
-      notification = await insertNotification(this.db, {
-        tenant_id: tenantId,
-        id: newId(),
-        user_id: userId,
-        type: message.type,
-        title: message.title,
-        body: message.body ?? null,
-        data: message.data ?? null,
-      });
+      notifications = await insertNotifications(
+        this.db,
+        userIds.map((userId) => ({
+          tenant_id: tenantId,
+          id: newId(),
+          user_id: userId,
+          type: message.type,
+          title: message.title,
+          body: message.body ?? null,
+          data: message.data ?? null,
+        })),
+      );
     } catch (error) {
-      this.log.error({ err: error, tenantId, userId, type: message.type }, 'notification not stored');
+      this.log.error(
+        { err: error, tenantId, users: userIds.length, type: message.type },
+        'notification not stored',
+      );
       return;
     }
-    const delivery = this.deliver(notification).catch((error: unknown) => {
-      this.log.error({ err: error, notification: notification.id }, 'push delivery failed');
-    });
-    this.deliveries.add(delivery);
-    void delivery.finally(() => this.deliveries.delete(delivery));
+    for (const notification of notifications) {
+      const delivery = this.deliver(notification).catch((error: unknown) => {
+        this.log.error({ err: error, notification: notification.id }, 'push delivery failed');
+      });
+      this.deliveries.add(delivery);
+      void delivery.finally(() => this.deliveries.delete(delivery));
+    }
   }
 
   /** Resolves when every delivery started so far has finished (tests, graceful stop). */

@@ -24,12 +24,13 @@ export interface NotificationValues {
   data: Record<string, unknown> | null;
 }
 
-export function insertNotification(db: Db, values: NotificationValues): Promise<Notification> {
+/** One statement for every recipient of the same message. */
+export function insertNotifications(db: Db, rows: readonly NotificationValues[]): Promise<Notification[]> {
   return db
     .insertInto('notifications')
-    .values({ ...values, data: values.data === null ? null : JSON.stringify(values.data) })
+    .values(rows.map((row) => ({ ...row, data: row.data === null ? null : JSON.stringify(row.data) })))
     .returning(columns)
-    .executeTakeFirstOrThrow();
+    .execute();
 }
 
 /** Newest first; at most `limit` (a list is not paginated, so it is bounded instead). */

@@ -21,24 +21,29 @@ export async function readAllNotifications(deps: Deps, caller: Identity): Promis
   return { marked: await markAllRead(deps.db, caller.tenantId, caller.userId) };
 }
 
+/** Who is told of a change, and what: read only once the tenant wants to be told. */
+export interface AssignmentChange {
+  userIds: readonly string[];
+  message: NotificationMessage;
+}
+
 /**
- * Tells each of `userIds` (but not `caller`, who did it) about an assignment change,
- * when the tenant asked for that (`notify_on_assignment`, off by default). Never throws:
- * the change it reports has happened already.
+ * Tells the people a change concerns (never `caller`, who made it), when the tenant asked
+ * for that (`notify_on_assignment`, off by default). `compose` reads what the message
+ * needs; it runs only when the setting is on. Never throws: the change it reports has
+ * committed already, so a failed read or write here is logged, not answered.
  */
 export async function notifyAssignmentChange(
   deps: Deps,
   caller: Identity,
-  userIds: readonly string[],
-  message: NotificationMessage,
+  compose: () => Promise<AssignmentChange>,
 ): Promise<void> {
-  const recipients = userIds.filter((id) => id !== caller.userId);
-  if (recipients.length === 0) return;
   try {
     if (!(await notifiesOnAssignment(deps.db, caller.tenantId))) return;
+    const { userIds, message } = await compose();
+    const recipients = [...new Set(userIds)].filter((id) => id !== caller.userId);
+    await deps.notifier.notify(caller.tenantId, recipients, message);
   } catch (error) {
-    deps.log.error({ err: error }, 'notification setting not read');
-    return;
+    deps.log.error({ err: error }, 'assignment change not notified');
   }
-  for (const userId of recipients) await deps.notifier.notify(caller.tenantId, userId, message);
 }

@@ -1,6 +1,7 @@
-import type { Agent } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { type Agent, request as httpsRequest } from 'node:https';
 import PQueue from 'p-queue';
-import webpush, { WebPushError } from 'web-push';
+import webpush from 'web-push';
 
 /** How Web Push messages leave the process; tests point `agent` at a local push service. */
 export interface PushOptions {
@@ -16,6 +17,11 @@ export interface PushOptions {
   backoffMs: number;
   /** Socket timeout of one send. */
   timeoutMs: number;
+  /**
+   * Messages waiting for a send slot at most; beyond it a message fails at once (and is
+   * logged) rather than growing the process without bound while push services are down.
+   */
+  maxQueued: number;
 }
 
 export const defaultPushOptions: PushOptions = {
@@ -24,6 +30,7 @@ export const defaultPushOptions: PushOptions = {
   attempts: 3,
   backoffMs: 1000,
   timeoutMs: 10_000,
+  maxQueued: 100_000,
 };
 
 export interface PushTarget {
@@ -40,13 +47,21 @@ export interface VapidKeys {
 /** What became of one message: delivered, gone (404/410: drop the subscription) or failed. */
 export type PushOutcome = 'delivered' | 'gone' | 'failed';
 
-const transient = (status: number) => status === 429 || status >= 500;
+/** An HTTP status; 0 stands for no answer at all (refused, reset, timed out). */
+type Status = number;
+/** The request could not even be built (unusable keys): failed, never retried. */
+const UNSENDABLE: Status = -1;
+
+const transient = (status: Status) => status === 0 || status === 429 || status >= 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends Web Push messages (RFC 8030, aes128gcm payloads, VAPID-signed per tenant) on a
- * bounded queue. A send never throws: the outcome says what happened, and transient
- * failures are retried a bounded number of times with a doubling wait.
+ * bounded queue. web-push builds each request (encryption, VAPID JWT); this class sends
+ * it, over https (or plain http where registration allowed a loopback endpoint). A send
+ * never throws: the outcome says what happened. Transient failures are retried a bounded
+ * number of times with a doubling wait, spent outside the queue, so one failing push
+ * service does not hold the send slots of everyone else.
  */
 export class PushSender {
   private readonly queue: PQueue;
@@ -55,8 +70,16 @@ export class PushSender {
     this.queue = new PQueue({ concurrency: options.concurrency });
   }
 
-  send(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushOutcome> {
-    return this.queue.add(() => this.attempt(target, payload, keys), { throwOnTimeout: true });
+  async send(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.queue.size >= this.options.maxQueued) return 'failed';
+      const status = await this.queue.add(() => this.post(target, payload, keys), { throwOnTimeout: true });
+      if (status >= 200 && status < 300) return 'delivered';
+      if (status === 404 || status === 410) return 'gone';
+      // A 4xx other than 429 will not improve by waiting.
+      if (!transient(status) || attempt >= this.options.attempts) return 'failed';
+      await sleep(this.options.backoffMs * 2 ** (attempt - 1));
+    }
   }
 
   /** Resolves once every queued message has had its outcome. */
@@ -68,29 +91,43 @@ export class PushSender {
     return this.queue.size + this.queue.pending;
   }
 
-  private async attempt(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushOutcome> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await webpush.sendNotification(
-          { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
-          payload,
-          {
-            vapidDetails: { subject: this.options.subject, ...keys },
-            contentEncoding: 'aes128gcm',
-            TTL: 24 * 60 * 60,
-            timeout: this.options.timeoutMs,
-            ...(this.options.agent ? { agent: this.options.agent } : {}),
-          },
-        );
-        return 'delivered';
-      } catch (error) {
-        const status = error instanceof WebPushError ? error.statusCode : 0;
-        if (status === 404 || status === 410) return 'gone';
-        // Network errors have no status; a 4xx other than 429 will not improve by waiting.
-        const retry = status === 0 || transient(status);
-        if (!retry || attempt >= this.options.attempts) return 'failed';
-        await sleep(this.options.backoffMs * 2 ** (attempt - 1));
-      }
+  /** One POST to the push service; its status, or 0 when there was no answer. */
+  private post(target: PushTarget, payload: string, keys: VapidKeys): Promise<Status> {
+    let details: ReturnType<typeof webpush.generateRequestDetails>;
+    try {
+      details = webpush.generateRequestDetails(
+        { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
+        payload,
+        {
+          vapidDetails: { subject: this.options.subject, ...keys },
+          contentEncoding: 'aes128gcm',
+          TTL: 24 * 60 * 60,
+        },
+      );
+    } catch {
+      // Keys or payload web-push cannot use: no attempt can succeed.
+      return Promise.resolve(UNSENDABLE);
     }
+    const url = new URL(details.endpoint);
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve) => {
+      const request = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: details.method,
+          headers: details.headers,
+          timeout: this.options.timeoutMs,
+          ...(secure && this.options.agent ? { agent: this.options.agent } : {}),
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+          response.on('error', () => resolve(0));
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error('push service timed out')));
+      request.on('error', () => resolve(0));
+      request.end(details.body ?? undefined);
+    });
   }
 }

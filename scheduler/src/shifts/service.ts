@@ -158,12 +158,15 @@ export async function changeShift(
   const shift = await getShift(deps, caller, id);
   // Times never change under assignments, so what the assignees hear of is name or place.
   if (changes.name !== undefined || changes.location_id !== undefined) {
-    await notifyAssignmentChange(deps, caller, await assigneesOf(deps.db, caller.tenantId, id), {
-      type: 'shift.changed',
-      title: `${shift.name} has changed`,
-      body: `${shift.name}, ${shift.starts_at} to ${shift.ends_at}`,
-      data: { shift_id: shift.id },
-    });
+    await notifyAssignmentChange(deps, caller, async () => ({
+      userIds: await assigneesOf(deps.db, caller.tenantId, id),
+      message: {
+        type: 'shift.changed',
+        title: `${shift.name} has changed`,
+        body: `${shift.name}, ${shift.starts_at} to ${shift.ends_at}`,
+        data: { shift_id: shift.id },
+      },
+    }));
   }
   return shift;
 }

@@ -1,4 +1,5 @@
 import { createECDH, type ECDH, randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
@@ -75,7 +76,8 @@ async function verifyVapid(
   return { key: match[2], claims: payload };
 }
 
-export async function startPushService(): Promise<PushService> {
+/** `plain`: serve http instead of https (for a deployment that allows loopback http endpoints). */
+export async function startPushService(options: { plain?: boolean } = {}): Promise<PushService> {
   const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -90,7 +92,7 @@ export async function startPushService(): Promise<PushService> {
   let held: Promise<void> | null = null;
   let origin = '';
 
-  const server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
@@ -125,9 +127,12 @@ export async function startPushService(): Promise<PushService> {
         response.writeHead(400).end();
       }
     });
-  });
+  };
+  const server = options.plain
+    ? createHttpServer(handle)
+    : createServer({ key: pems.private, cert: pems.cert }, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `${options.plain ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     origin,

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import webpush from 'web-push';
+import { defaultPushOptions, type PushOptions, PushSender, type PushTarget } from '../src/push/sender.ts';
+import { type PushService, startPushService } from './support/push-service.ts';
+
+/** The push queue on its own, against the local push service that checks and decrypts. */
+let push: PushService;
+const keys = webpush.generateVAPIDKeys();
+
+beforeAll(async () => {
+  push = await startPushService();
+});
+afterAll(async () => push?.close());
+
+const sender = (options: Partial<PushOptions>) =>
+  new PushSender({ ...defaultPushOptions, agent: push.agent, backoffMs: 5, ...options });
+
+function target(): { id: string; target: PushTarget } {
+  const subscription = push.subscribe();
+  return {
+    id: subscription.id,
+    target: {
+      endpoint: subscription.body.endpoint,
+      p256dh: subscription.body.keys.p256dh,
+      auth: subscription.body.keys.auth,
+    },
+  };
+}
+
+describe('PushSender', () => {
+  it('delivers, reports gone for 404 and 410, and failed for other refusals without retrying them', async () => {
+    const queue = sender({});
+    const [ok, gone, missing, refused] = [target(), target(), target(), target()];
+    push.answer(gone.id, 410);
+    push.answer(missing.id, 404);
+    push.answer(refused.id, 400);
+    const outcomes = await Promise.all(
+      [ok, gone, missing, refused].map((t) => queue.send(t.target, '{"n":1}', keys)),
+    );
+    expect(outcomes).toEqual(['delivered', 'gone', 'gone', 'failed']);
+    expect([gone, missing, refused].map((t) => push.attempts.get(t.id))).toEqual([1, 1, 1]);
+    expect(push.received.filter((r) => r.subscription === ok.id).map((r) => r.payload)).toEqual([{ n: 1 }]);
+  });
+
+  it('waits out a retry outside the queue: others are sent meanwhile', async () => {
+    const queue = sender({ concurrency: 1, backoffMs: 300 });
+    const [flaky, steady] = [target(), target()];
+    push.answer(flaky.id, 503);
+    const first = queue.send(flaky.target, '"flaky"', keys);
+    // Queued behind the flaky message's first try, sent while it waits to retry.
+    const second = queue.send(steady.target, '"steady"', keys);
+    expect(await Promise.all([first, second])).toEqual(['delivered', 'delivered']);
+    const order = push.received
+      .filter((r) => r.subscription === flaky.id || r.subscription === steady.id)
+      .map((r) => r.payload);
+    expect(order).toEqual(['steady', 'flaky']);
+    expect(push.attempts.get(flaky.id)).toBe(2);
+  });
+
+  it('fails a message at once while the backlog is full, instead of growing without bound', async () => {
+    const queue = sender({ concurrency: 1, maxQueued: 1 });
+    const release = push.hold();
+    const [a, b, c] = [target(), target(), target()];
+    const sending = queue.send(a.target, '"a"', keys); // in the one slot, held
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = queue.send(b.target, '"b"', keys); // the one place in the backlog
+    expect(await queue.send(c.target, '"c"', keys)).toBe('failed');
+    release();
+    expect(await Promise.all([sending, waiting])).toEqual(['delivered', 'delivered']);
+    expect(push.attempts.get(c.id)).toBeUndefined();
+  });
+
+  it('fails a message it cannot encrypt without sending anything', async () => {
+    const queue = sender({});
+    const bad = target();
+    const outcome = await queue.send({ ...bad.target, p256dh: 'AAAA' }, '"x"', keys);
+    expect(outcome).toBe('failed');
+    expect(push.attempts.get(bad.id)).toBeUndefined();
+  });
+});
