@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import { assignmentsRoutes } from './assignments/routes.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
+import { calendarRoutes } from './calendar/routes.ts';
 import { defaultClaimNames } from './config.ts';
 import type { Db } from './db/database.ts';
 import { type Clock, type Deps, type DocumentStorage, systemClock } from './deps.ts';
@@ -65,6 +66,8 @@ export interface AppOptions {
   documents?: DocumentStorage;
   /** Form submissions per client address and slug; 10 an hour by default. */
   formSubmitLimit?: SubmitLimit;
+  /** Where clients reach the API, for links it hands out; absent: from each request. */
+  publicBaseUrl?: string;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -109,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     notifier: new Notifier(options.db, new PushSender({ ...defaultPushOptions, ...pushOptions }), app.log),
     push: { allowLoopbackHttp: allowLoopbackHttp ?? false },
     documents: options.documents ?? null,
+    publicBaseUrl: options.publicBaseUrl ?? null,
   };
   // A graceful stop lets the pushes already queued go out; tests wait on the same.
   app.decorate('notificationsIdle', () => deps.notifier.idle());
@@ -138,5 +142,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await formsRoutes(app, deps);
   await notificationsRoutes(app, deps);
   await pushRoutes(app, deps);
+  await calendarRoutes(app, deps);
   return app;
 }

@@ -47,6 +47,11 @@ export interface Config {
   /** Object storage for event documents; undefined when not configured. */
   objectStorage: ObjectStorageConfig | undefined;
   uploads: { urlTtlSeconds: number; maxBytes: number };
+  /**
+   * Where clients reach this API (scheme, host, optional path), for the links it hands
+   * out (calendar feeds); undefined: taken from each request (honouring TRUST_PROXY).
+   */
+  publicBaseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -226,6 +231,15 @@ function objectStorage(env: Env): ObjectStorageConfig | undefined {
   };
 }
 
+function publicBaseUrl(env: Env): string | undefined {
+  const parsed = url(env, 'PUBLIC_BASE_URL', ['https:', 'http:']);
+  if (!parsed) return undefined;
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'expected scheme, host and an optional path only');
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
+
 function vapidSubject(env: Env): string {
   const value = text(env, 'VAPID_SUBJECT') ?? 'mailto:scheduler@localhost';
   if (!/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/.test(value)) {
@@ -278,5 +292,6 @@ export function loadConfig(env: Env = process.env): Config {
       urlTtlSeconds: integer(env, 'UPLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
       maxBytes: integer(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1, 5 * 1024 ** 3),
     },
+    publicBaseUrl: publicBaseUrl(env),
   };
 }

@@ -29,6 +29,8 @@ export interface Deps {
   push: { allowLoopbackHttp: boolean };
   /** Event documents; null while no object storage is configured (the routes answer 503). */
   documents: DocumentStorage | null;
+  /** Where clients reach the API (PUBLIC_BASE_URL); null: taken from each request. */
+  publicBaseUrl: string | null;
 }
 
 export interface DocumentStorage {

@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     push: { subject: config.vapidSubject },
+    ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(config.objectStorage
       ? { documents: { store: createS3Storage(config.objectStorage), ...config.uploads } }
       : {}),

@@ -70,10 +70,24 @@ describe('configuration', () => {
     [{ UPLOAD_URL_TTL_SECONDS: '0' }, 'UPLOAD_URL_TTL_SECONDS'],
     [{ VAPID_SUBJECT: 'http://example.com' }, 'VAPID_SUBJECT'],
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
+    [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'ftp://shifts.example.org' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'https://shifts.example.org/?x=1' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'https://user:pw@shifts.example.org' }, 'PUBLIC_BASE_URL'],
   ])('stops on %j naming %s', (env, variable) => {
     const error = failure({ ...base, ...env });
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  it('reads PUBLIC_BASE_URL without its trailing slashes; absent, links come from each request', () => {
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://shifts.example.org/api//' }).publicBaseUrl).toBe(
+      'https://shifts.example.org/api',
+    );
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).publicBaseUrl).toBe(
+      'http://127.0.0.1:8080',
+    );
+    expect(loadConfig(base).publicBaseUrl).toBeUndefined();
   });
 
   it('reads S3-compatible storage when bucket and keys are set', () => {

@@ -109,7 +109,7 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.description, `${key} ${status}`).not.toBe('Default Response');
         expect(response.description.length, `${key} ${status}`).toBeGreaterThan(3);
-        const media = response.content?.['application/json'];
+        const media = response.content?.['application/json'] ?? response.content?.['text/calendar'];
         if (status === '204') {
           expect(media, `${key} 204 has no body`).toBeUndefined();
           continue;

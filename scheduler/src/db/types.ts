@@ -233,7 +233,8 @@ export interface CalendarTokensTable {
   tenant_id: string;
   user_id: string;
   token_hash: string;
-  created_at: CreatedAt;
+  /** When the current token was made (a new token replaces the row's). */
+  created_at: UpdatedAt;
 }
 
 export interface Database {

@@ -10,10 +10,7 @@ import {
   RequestUploadRequest,
   UploadUrlResponse,
 } from './schemas.ts';
-import { getDocuments, requestUpload } from './service.ts';
-
-const unconfigured =
-  'document storage is not configured: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY';
+import { getDocuments, requestUpload, STORAGE_UNCONFIGURED } from './service.ts';
 
 export async function documentsRoutes(app: App, deps: Deps): Promise<void> {
   app.post(
@@ -32,7 +29,7 @@ export async function documentsRoutes(app: App, deps: Deps): Promise<void> {
         response: {
           201: ok(UploadUrlResponse, 'Where and how to upload', exampleUpload),
           ...errorResponses([...pathIdCodes, ...bodyCodes], {
-            messages: { NOT_FOUND: 'event not found', SERVICE_UNAVAILABLE: unconfigured },
+            messages: { NOT_FOUND: 'event not found', SERVICE_UNAVAILABLE: STORAGE_UNCONFIGURED },
           }),
         },
       },
@@ -60,7 +57,7 @@ export async function documentsRoutes(app: App, deps: Deps): Promise<void> {
         response: {
           200: ok(Type.Array(EventDocument), 'The documents, oldest first', [exampleDocument]),
           ...errorResponses(pathIdCodes, {
-            messages: { NOT_FOUND: 'event not found', SERVICE_UNAVAILABLE: unconfigured },
+            messages: { NOT_FOUND: 'event not found', SERVICE_UNAVAILABLE: STORAGE_UNCONFIGURED },
           }),
         },
       },

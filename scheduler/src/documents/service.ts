@@ -7,13 +7,12 @@ import { newId } from '../ids.ts';
 import { insertDocument, listDocuments } from './repository.ts';
 import type { EventDocument, RequestUploadRequest, UploadUrlResponse } from './schemas.ts';
 
+/** The 503 message while no object storage is configured (also the OpenAPI example). */
+export const STORAGE_UNCONFIGURED =
+  'document storage is not configured: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (and S3_ENDPOINT for a store other than AWS)';
+
 function configured(deps: Deps): DocumentStorage {
-  if (!deps.documents) {
-    throw new AppError(
-      'SERVICE_UNAVAILABLE',
-      'document storage is not configured: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (and S3_ENDPOINT for a store other than AWS)',
-    );
-  }
+  if (!deps.documents) throw new AppError('SERVICE_UNAVAILABLE', STORAGE_UNCONFIGURED);
   return deps.documents;
 }
 

@@ -92,6 +92,7 @@ export async function createTestContext(
     trustProxy?: boolean;
     push?: AppOptions['push'];
     documents?: AppOptions['documents'];
+    publicBaseUrl?: string;
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -113,6 +114,7 @@ export async function createTestContext(
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
     ...(options.documents ? { documents: options.documents } : {}),
+    ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {

@@ -1,0 +1,40 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Identity } from '../auth/identity.ts';
+import type { Deps } from '../deps.ts';
+import { notFound } from '../errors.ts';
+import { shiftsCalendar } from './ics.ts';
+import { deleteToken, feedEntries, findFeedOwner, saveToken } from './repository.ts';
+import type { CalendarToken } from './schemas.ts';
+
+/** How far back a feed reaches; older shifts stay in the calendars that fetched them. */
+const FEED_HISTORY_DAYS = 90;
+/** 32 random bytes, base64url: 43 characters. */
+const tokenFormat = /^[A-Za-z0-9_-]{43}$/;
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** A new secret feed address for the caller; the previous one stops working at once. */
+export async function createCalendarToken(
+  deps: Deps,
+  caller: Identity,
+  baseUrl: string,
+): Promise<CalendarToken> {
+  const token = randomBytes(32).toString('base64url');
+  await saveToken(deps.db, caller.tenantId, caller.userId, hashOf(token));
+  return { token, url: `${baseUrl}/cal/${token}.ics` };
+}
+
+export function revokeCalendarToken(deps: Deps, caller: Identity): Promise<void> {
+  return deleteToken(deps.db, caller.tenantId, caller.userId);
+}
+
+/** The feed a token opens; an unknown, revoked or malformed token is 404 alike. */
+export async function calendarFeed(deps: Deps, token: string): Promise<string> {
+  if (!tokenFormat.test(token)) throw notFound('calendar');
+  const owner = await findFeedOwner(deps.db, hashOf(token));
+  if (!owner) throw notFound('calendar');
+  const since = new Date(deps.clock.now().getTime() - FEED_HISTORY_DAYS * 24 * 60 * 60 * 1000);
+  const entries = await feedEntries(deps.db, owner.tenant_id, owner.user_id, since, owner.role !== 'admin');
+  const name = owner.display_name ? `Shifts of ${owner.display_name}` : 'Shifts';
+  return shiftsCalendar(name, owner.timezone, entries);
+}

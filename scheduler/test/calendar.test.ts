@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import ICAL from 'ical.js';
+import { describe, expect, it } from 'vitest';
+import { createTestContext, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
+
+/** The secret calendar feed, read back with an iCalendar parser (ical.js). */
+const t = useRouteTests();
+
+interface ParsedEvent {
+  uid: string;
+  summary: string;
+  location: string;
+  description: string;
+  start: string;
+  end: string;
+  tzid: string | null;
+}
+
+function parse(text: string): { name: string; zones: string[]; events: ParsedEvent[] } {
+  const calendar = new ICAL.Component(ICAL.parse(text));
+  const zones = calendar.getAllSubcomponents('vtimezone');
+  for (const zone of zones) ICAL.TimezoneService.register(zone);
+  return {
+    name: String(calendar.getFirstPropertyValue('name') ?? calendar.getFirstPropertyValue('x-wr-calname')),
+    zones: zones.map((zone) => String(zone.getFirstPropertyValue('tzid'))),
+    events: calendar.getAllSubcomponents('vevent').map((component) => {
+      const event = new ICAL.Event(component);
+      return {
+        uid: event.uid,
+        summary: event.summary,
+        location: event.location,
+        description: event.description,
+        start: event.startDate.toJSDate().toISOString(),
+        end: event.endDate.toJSDate().toISOString(),
+        tzid: component.getFirstProperty('dtstart')?.getParameter('tzid') as string | null,
+      };
+    }),
+  };
+}
+
+async function feedUrl() {
+  const response = await t.employee.request('POST', '/api/v1/me/calendar-token');
+  expect(response.statusCode).toBe(201);
+  return response.json() as { token: string; url: string };
+}
+const fetchFeed = (url: string) => t.ctx.request('GET', new URL(url).pathname);
+
+/** The employee on a shift at a place, in a tenant on Berlin time. */
+async function scheduled(options: { publish?: boolean; timezone?: string } = {}) {
+  await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: false,
+    timezone: options.timezone ?? 'Europe/Berlin',
+  });
+  const role = await newRole(t.admin, 'Bartender');
+  await qualify(t.admin, t.employee, role);
+  const location = (
+    await created(t.admin, '/api/v1/locations', {
+      name: 'Hall 3',
+      street: 'Messedamm 22',
+      postal_code: '14055',
+      city: 'Berlin',
+    })
+  ).id;
+  const event = await newEvent(t.admin, { publish: options.publish ?? true });
+  const shift = await created(t.admin, '/api/v1/shifts', {
+    event_id: event,
+    name: 'Bar, early',
+    location_id: location,
+    starts_at: '2030-07-02T06:00:00Z',
+    ends_at: '2030-07-02T12:00:00Z',
+    slots: [{ role_id: role, capacity: 2 }],
+  });
+  if (options.publish ?? true) await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`);
+  const slot = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()[0].id;
+  return created(t.admin, `/api/v1/shifts/${shift.id}/slots/${slot}/assign`, { user_id: t.employee.userId });
+}
+
+describe('calendar feed', () => {
+  it('serves the caller’s shifts as iCalendar with stable UIDs, the tenant zone and the place', async () => {
+    const assignment = await scheduled();
+    const { token, url } = await feedUrl();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url).toMatch(new RegExp(`^http://[^/]+/cal/${token}\\.ics$`));
+    const response = await fetchFeed(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    // No cache may keep serving a feed after its address is revoked.
+    expect(response.headers['cache-control']).toBe('private, no-store');
+    const feed = parse(response.body);
+    expect(feed.zones).toEqual(['Europe/Berlin']);
+    expect(feed.events).toEqual([
+      {
+        uid: `${assignment.id}@shift-scheduler`,
+        summary: 'Bar, early (Festival)',
+        location: 'Hall 3, Messedamm 22, 14055 Berlin',
+        description: 'Bartender at Festival',
+        start: '2030-07-02T06:00:00.000Z',
+        end: '2030-07-02T12:00:00.000Z',
+        tzid: 'Europe/Berlin',
+      },
+    ]);
+    expect(response.body).toContain('DTSTART;TZID=Europe/Berlin:20300702T080000');
+    // The same UIDs on every fetch: calendars update events instead of adding copies.
+    expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
+      `${assignment.id}@shift-scheduler`,
+    ]);
+  });
+
+  it('writes a UTC tenant’s times in UTC and every DTSTAMP in UTC, as RFC 5545 requires', async () => {
+    const assignment = await scheduled({ timezone: 'UTC' });
+    const { url } = await feedUrl();
+    const body = (await fetchFeed(url)).body;
+    expect(body).toContain('DTSTART:20300702T060000Z');
+    expect(body).toContain('DTEND:20300702T120000Z');
+    expect(body).not.toContain('VTIMEZONE');
+    expect(body).not.toContain('TZID');
+    expect(body).toMatch(/\r\nDTSTAMP:\d{8}T\d{6}Z\r\n/);
+    const feed = parse(body);
+    expect(feed.events.map((e) => [e.uid, e.start, e.end])).toEqual([
+      [`${assignment.id}@shift-scheduler`, '2030-07-02T06:00:00.000Z', '2030-07-02T12:00:00.000Z'],
+    ]);
+    // In a zoned feed too, and every TZID used has its VTIMEZONE.
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: 'America/New_York',
+    });
+    const zoned = (await fetchFeed(url)).body;
+    expect(zoned).toMatch(/\r\nDTSTAMP:\d{8}T\d{6}Z\r\n/);
+    expect(zoned).toContain('DTSTART;TZID=America/New_York:20300702T020000');
+    expect(parse(zoned).zones).toEqual(['America/New_York']);
+    expect(zoned.endsWith('END:VCALENDAR\r\n')).toBe(true);
+  });
+
+  it('holds only the owner’s own shifts, with and without a place', async () => {
+    const mine = await scheduled();
+    // A colleague on another shift, without a location: not in my feed, in theirs.
+    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), 'colleague');
+    const role = await newRole(t.admin, 'Runner');
+    await qualify(t.admin, colleague, role);
+    const event = await newEvent(t.admin);
+    const shift = await newShift(t.admin, event, { roleId: role });
+    const theirs = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: colleague.userId,
+    });
+    const { url } = await feedUrl();
+    expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
+      `${mine.id}@shift-scheduler`,
+    ]);
+    const theirUrl = (await colleague.request('POST', '/api/v1/me/calendar-token')).json().url;
+    const [event2] = parse((await fetchFeed(theirUrl)).body).events;
+    expect(event2?.uid).toBe(`${theirs.id}@shift-scheduler`);
+    expect(event2?.location).toBeNull();
+  });
+
+  it('hands out addresses under PUBLIC_BASE_URL when one is configured', async () => {
+    const behindProxy = await createTestContext({ publicBaseUrl: 'https://shifts.example.org/scheduler' });
+    try {
+      const { employee } = await behindProxy.freshTenant();
+      const { token, url } = (await employee.request('POST', '/api/v1/me/calendar-token')).json();
+      expect(url).toBe(`https://shifts.example.org/scheduler/cal/${token}.ics`);
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
+  it('stores only a hash; a new token replaces the old, and revoking ends access at once', async () => {
+    await scheduled();
+    const first = await feedUrl();
+    const row = await t.ctx.db.db
+      .selectFrom('calendar_tokens')
+      .select('token_hash')
+      .where('user_id', '=', t.employee.userId)
+      .where('tenant_id', '=', t.employee.tenantId)
+      .executeTakeFirstOrThrow();
+    expect(row.token_hash).toBe(createHash('sha256').update(first.token).digest('hex'));
+    const second = await feedUrl();
+    expect(second.token).not.toBe(first.token);
+    expect((await fetchFeed(first.url)).statusCode).toBe(404);
+    expect((await fetchFeed(second.url)).statusCode).toBe(200);
+    expect((await t.employee.request('DELETE', '/api/v1/me/calendar-token')).statusCode).toBe(204);
+    const revoked = await fetchFeed(second.url);
+    expect(revoked.statusCode).toBe(404);
+    expect(revoked.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'calendar not found' } });
+    expect((await t.employee.request('DELETE', '/api/v1/me/calendar-token')).statusCode).toBe(204);
+  });
+
+  it('answers 404 for malformed and unknown tokens, without a bearer token either way', async () => {
+    for (const path of [
+      '/cal/abc.ics',
+      `/cal/${'A'.repeat(43)}.ics`,
+      `/cal/${'A'.repeat(43)}`,
+      '/cal/%00.ics',
+    ]) {
+      const response = await t.ctx.request('GET', path);
+      expect(response.statusCode, path).toBe(404);
+    }
+  });
+
+  it('shows employees only published shifts of published events', async () => {
+    await scheduled({ publish: false });
+    const { url } = await feedUrl();
+    expect(parse((await fetchFeed(url)).body).events).toEqual([]);
+  });
+
+  it('is for admins and employees: a customer gets the fixed 403', async () => {
+    const customer = await t.ctx.caller('customer', tenantOf(t.admin), 'cust-1', { customer: 'c-1' });
+    const response = await customer.request('POST', '/api/v1/me/calendar-token');
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+  });
+});
