@@ -30,5 +30,5 @@ if (fresh) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/run.ts');
+  await import('../src/cli/advisory-feed.ts');
 }

@@ -1,2 +1,2 @@
-untrusted comment: verify with f3f016832a878a4c.pub
-RWTz8BaDKoeKTM5WLuwbMB4JjLayZri7Fbj/e/DdYeAGAiXaOTE/UOZIk4xOMdpxe9BhGz6v1I+b0m1Lghz6vi1/BdTojCjq4Aw=
+untrusted comment: verify with 3c415f4846b8b0c4.pub
+RWQ8QV9IRriwxAhJwjyc2MnTwAifh1MLJVnHjESPszDvugG140gddNt2iMYexqA3nRaXeHsg4ohKK5jlIccedYOHm9DN+ag7UQE=

@@ -29,7 +29,7 @@ describe('checkAdvisory: a valid advisory', () => {
         advisory({
           verdict: undefined,
           recommended_version: undefined,
-          reminder: { from: 'last_restore_test', every: '90d', task: 'restore a backup' },
+          reminder: { from: 'last_restore_test', every: 'P90D', task: 'restore a backup' },
           cves: [cve(1, { cvss: 10 }), cve(2, { cvss: 0 })],
           requires: [{ product: 'php', version: '>=8.2.0', reason: 'needs PHP 8.2' }],
         }),
@@ -88,7 +88,7 @@ describe('checkAdvisory: the document as a whole', () => {
           title: '',
           product: 'Widget',
           references: 'https://example.org',
-          reminder: { from: 'last_backup', every: '3q', task: 'check' },
+          reminder: { from: 'last_backup', every: 'P3Q', task: 'check' },
         }),
       ),
     ).toEqual([
@@ -101,7 +101,7 @@ describe('checkAdvisory: the document as a whole', () => {
       {
         rule: 'schema',
         field: 'reminder.every',
-        message: 'reminder.every: must match pattern "^[0-9]{1,4}[dwmy]$"',
+        message: 'reminder.every: must match pattern "^P[0-9YMWD]{2,16}$"',
       },
       { rule: 'schema', field: 'references', message: 'references: must be array' },
     ]);
@@ -180,11 +180,36 @@ describe('checkAdvisory: meaning', () => {
     };
     expect(checkAdvisory(advisory({ verdict: undefined }))).toEqual([problem]);
     expect(
-      checkAdvisory(advisory({ reminder: { from: 'last_backup', every: '1y', task: 'check the backup' } })),
+      checkAdvisory(advisory({ reminder: { from: 'last_backup', every: 'P1Y', task: 'check the backup' } })),
     ).toEqual([problem]);
   });
 
+  it('reminder periods are ISO 8601 periods: 3m (minutes or months?) is refused', () => {
+    const reminder = (every: string) =>
+      checkAdvisory(
+        advisory({ verdict: undefined, reminder: { from: 'last_backup', every, task: 'check' } }),
+      );
+    expect(reminder('P3M')).toEqual([]);
+    expect(reminder('3m')).toEqual([
+      {
+        rule: 'schema',
+        field: 'reminder.every',
+        message: 'reminder.every: must match pattern "^P[0-9YMWD]{2,16}$"',
+      },
+    ]);
+    expect(reminder('P3M1Y')).toEqual([
+      {
+        rule: 'reminder-period',
+        field: 'reminder.every',
+        message: 'reminder.every: "P3M1Y" is not an ISO 8601 period such as P90D, P12W, P3M or P1Y',
+      },
+    ]);
+  });
+
   it('dates that are not dates', () => {
+    expect(
+      checkAdvisory(advisory({ effective: '2027-02-30', expires: '2026-12-31' })).map((p) => p.message),
+    ).toEqual(['effective: not a date (YYYY-MM-DD or RFC 3339): "2027-02-30"']);
     expect(checkAdvisory(advisory({ effective: '2027-13-45', expires: 'next year!' }))).toEqual([
       {
         rule: 'window',

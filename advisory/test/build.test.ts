@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildFeed, isFeedVersion } from '../src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE, sha256 } from '../src/feed/files.ts';
+import { sha256 } from '../src/crypto/digest.ts';
+import { buildFeed } from '../src/feed/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/rules.ts';
 import { advisoryYaml, NOW } from './support/feed.ts';
 
 function feedWith(files: Record<string, string>): string {
@@ -17,32 +18,6 @@ function feedWith(files: Record<string, string>): string {
 
 const DAY = 86_400_000;
 
-describe('feed versions', () => {
-  it.each([['2026.11.21'], ['2024.02.29'], ['1999.12.31'], ['2026.01.01']])(
-    '%s is a feed version',
-    (text) => {
-      expect(isFeedVersion(text)).toBe(true);
-    },
-  );
-
-  it.each([
-    ['2026.13.01'],
-    ['2026.00.10'],
-    ['2026.02.30'],
-    ['2025.02.29'],
-    ['2026.04.31'],
-    ['2026.11.1'],
-    ['2026-11-21'],
-    ['26.11.21'],
-    ['x2026.11.21'],
-    ['2026.11.21x'],
-    ['2026.11.21.1'],
-    [''],
-  ])('%j is not a feed version', (text) => {
-    expect(isFeedVersion(text)).toBe(false);
-  });
-});
-
 describe('buildFeed', () => {
   const one = advisoryYaml({});
   const two = advisoryYaml({ id: 'TEST-2', product: 'gadget' });
@@ -52,10 +27,18 @@ describe('buildFeed', () => {
     const result = buildFeed({ feedDir: dir, feedVersion: '2026.11.21', expiresInMs: 14 * DAY, now: NOW });
     expect(result).toEqual({
       ok: true,
-      findings: [],
+      findings: [
+        {
+          severity: 'warning',
+          rule: 'layout',
+          file: 'gadgets/notes.txt',
+          line: 1,
+          message: 'not an advisory file (.yaml or .yml): not listed in the manifest',
+        },
+      ],
       removedSignature: false,
       manifest: {
-        schema_version: '1.0',
+        schema_version: '2.0',
         feed_version: '2026.11.21',
         published_at: '2026-11-21T12:00:00Z',
         expires_at: '2026-12-05T12:00:00Z',
@@ -72,20 +55,20 @@ describe('buildFeed', () => {
     expect(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')).toBe(
       [
         '# Advisory feed manifest: written by `advisory-feed build`, signed by `advisory-feed sign`.',
-        'schema_version: "1.0"',
+        'schema_version: "2.0"',
         'feed_version: "2026.11.21"',
         'published_at: "2026-11-21T12:00:00Z"',
         'expires_at: "2026-12-05T12:00:00Z"',
         'modules:',
         '  gadgets:',
         '    files:',
-        '      - path: gadgets/sub/two.yaml',
-        `        sha256: ${sha256(Buffer.from(two))}`,
+        '      - path: "gadgets/sub/two.yaml"',
+        `        sha256: "${sha256(Buffer.from(two))}"`,
         `        size: ${two.length}`,
         '  widgets:',
         '    files:',
-        '      - path: widgets/one.yaml',
-        `        sha256: ${sha256(Buffer.from(one))}`,
+        '      - path: "widgets/one.yaml"',
+        `        sha256: "${sha256(Buffer.from(one))}"`,
         `        size: ${one.length}`,
         '',
       ].join('\n'),
@@ -106,16 +89,13 @@ describe('buildFeed', () => {
     ]);
   });
 
-  it('uses the clock when no time is given', () => {
+  it('uses the clock when no time is given, and today’s UTC date as the version', () => {
     const before = Math.floor(Date.now() / 1000) * 1000;
-    const result = buildFeed({
-      feedDir: feedWith({ 'widgets/one.yaml': one }),
-      feedVersion: '2026.11.21',
-      expiresInMs: DAY,
-    });
+    const result = buildFeed({ feedDir: feedWith({ 'widgets/one.yaml': one }), expiresInMs: DAY });
     const after = Date.now();
     if (!result.ok) throw new Error('expected a manifest');
     const published = Date.parse(result.manifest.published_at);
+    expect(result.manifest.feed_version).toBe(result.manifest.published_at.slice(0, 10).replaceAll('-', '.'));
     expect(published).toBeGreaterThanOrEqual(before);
     expect(published).toBeLessThanOrEqual(after);
   });
@@ -125,7 +105,7 @@ describe('buildFeed', () => {
     const first = buildFeed({ feedDir: dir, feedVersion: '2026.11.21', expiresInMs: DAY, now: NOW });
     expect(first).toMatchObject({ ok: true, removedSignature: true });
     expect(existsSync(path.join(dir, SIGNATURE_FILE))).toBe(false);
-    const again = buildFeed({ feedDir: dir, feedVersion: '2026.11.22', expiresInMs: DAY, now: NOW });
+    const again = buildFeed({ feedDir: dir, expiresInMs: DAY, now: NOW });
     expect(again).toMatchObject({ ok: true, removedSignature: false });
   });
 
@@ -146,5 +126,41 @@ describe('buildFeed', () => {
     });
     expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(false);
     expect(readFileSync(path.join(dir, SIGNATURE_FILE), 'utf8')).toBe('old');
+  });
+
+  it('refuses what verify would read otherwise: a version that is not the publication date, a validity over 366 days', () => {
+    const dir = feedWith({ 'widgets/one.yaml': one });
+    const wrongDay = buildFeed({ feedDir: dir, feedVersion: '2062.11.21', expiresInMs: DAY, now: NOW });
+    expect(wrongDay.ok).toBe(false);
+    expect(wrongDay.findings.map((f) => f.message)).toEqual([
+      'feed_version 2062.11.21 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+    ]);
+    for (const expiresInMs of [999_999 * 7 * DAY, 367 * DAY, 0, -DAY]) {
+      const result = buildFeed({ feedDir: dir, expiresInMs, now: NOW });
+      expect(result.ok, String(expiresInMs)).toBe(false);
+      expect(result.findings.map((f) => f.message)).toEqual([
+        'the feed must expire more than 0 and at most 366 days after it is published',
+      ]);
+    }
+    expect(buildFeed({ feedDir: dir, expiresInMs: 366 * DAY, now: NOW }).ok).toBe(true);
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(true);
+  });
+
+  it('refuses a feed with anything it cannot publish as it is, writing no manifest', () => {
+    for (const bad of [
+      'Platform/a.yaml',
+      'widgets/one #2.yaml',
+      'widgets/ümlaut.yaml',
+      'widgets/dir.yaml/x.yaml',
+    ]) {
+      const dir = feedWith({ 'widgets/one.yaml': one, [bad]: two });
+      const result = buildFeed({ feedDir: dir, expiresInMs: DAY, now: NOW });
+      expect(result.ok, bad).toBe(false);
+      expect(
+        result.findings.filter((f) => f.severity === 'error').map((f) => f.rule),
+        bad,
+      ).toEqual(['layout']);
+      expect(existsSync(path.join(dir, MANIFEST_FILE)), bad).toBe(false);
+    }
   });
 });

@@ -1,24 +1,51 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.ts';
-import { SIGNATURE_FILE } from '../src/feed/files.ts';
-import { parseSignatures } from '../src/feed/signify.ts';
-import { advisoryYaml, makeFeed, NOW } from './support/feed.ts';
+import { runFeedCli } from '../src/cli/feed/main.ts';
+import { sha256 } from '../src/crypto/digest.ts';
+import { parseSignatures } from '../src/crypto/signify.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/rules.ts';
+import { advisoryYaml, makeFeed, NOW, type TestFeed } from './support/feed.ts';
 
+/** The feed builder's command line: exit codes 0 ok, 1 refused, 2 usage or unreadable input. */
 function capture() {
   const out: string[] = [];
   const err: string[] = [];
   return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
 }
 
+async function run(argv: string[]) {
+  const c = capture();
+  const code = await runFeedCli(argv, c.io, NOW);
+  const err = c.err.join('\n');
+  // Never a stack trace, whatever went wrong.
+  expect(err, argv.join(' ')).not.toMatch(/^\s+at .*(\(.*:\d+:\d+\)|\.[cm]?[jt]s:\d+)/m);
+  return { code, out: c.out.join('\n'), err };
+}
+
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'cli-'));
 
-describe('advisory-feed CLI', () => {
-  it('prints help for the tool and each command (exit 0), usage errors exit 2', () => {
+function withPublicKey(feed: TestFeed): string {
+  const file = path.join(tmp(), 'k.pub');
+  writeFileSync(file, feed.key.publicText);
+  return file;
+}
+
+describe('advisory-feed: help and usage', () => {
+  it('prints help for the tool and each command (exit 0); usage errors exit 2', async () => {
     for (const argv of [
       ['--help'],
       ['build', '--help'],
@@ -26,9 +53,9 @@ describe('advisory-feed CLI', () => {
       ['sign', '--help'],
       ['keygen', '--help'],
     ]) {
-      const c = capture();
-      expect(runCli(argv, c.io)).toBe(0);
-      expect(c.out.join('\n')).toMatch(/Usage: advisory-feed/);
+      const result = await run(argv);
+      expect(result.code).toBe(0);
+      expect(result.out).toMatch(/Usage: advisory-feed/);
     }
     for (const argv of [
       [],
@@ -37,134 +64,337 @@ describe('advisory-feed CLI', () => {
       ['build', '--feed', 'x', '--feed-version', '2026.13.40'],
       ['verify', '--feed', 'x'],
       ['sign', '--bogus'],
+      ['verify', 'positional'],
     ]) {
-      const c = capture();
-      expect(runCli(argv, c.io), argv.join(' ')).toBe(2);
+      expect((await run(argv)).code, argv.join(' ')).toBe(2);
     }
   });
+});
 
-  it('keygen writes a 0600 secret key and refuses to overwrite either file', () => {
+describe('advisory-feed keygen', () => {
+  it('writes a 0600 secret key and refuses to overwrite either file', async () => {
     const dir = tmp();
-    const c = capture();
-    expect(runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], c.io)).toBe(0);
+    expect((await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`])).code).toBe(
+      0,
+    );
     expect(statSync(`${dir}/k.sec`).mode & 0o777).toBe(0o600);
     const before = readFileSync(`${dir}/k.sec`, 'utf8');
-    const again = capture();
-    expect(
-      runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/other.pub`], again.io),
-    ).toBe(1);
-    expect(again.err.join()).toMatch(/refusing to overwrite/);
+    const again = await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/other.pub`]);
+    expect(again).toMatchObject({ code: 2, err: expect.stringMatching(/refusing to overwrite/) });
     expect(readFileSync(`${dir}/k.sec`, 'utf8')).toBe(before);
+    expect(existsSync(`${dir}/other.pub`)).toBe(false);
     expect(
-      runCli(['keygen', '--secret-key', `${dir}/new.sec`, '--public-key', `${dir}/k.pub`], capture().io),
-    ).toBe(1);
+      (await run(['keygen', '--secret-key', `${dir}/new.sec`, '--public-key', `${dir}/k.pub`])).code,
+    ).toBe(2);
+    expect(existsSync(`${dir}/new.sec`)).toBe(false);
   });
 
-  it('build lints, prints findings with file:line, and exits 1 on errors', () => {
+  it('refuses a comment that is not one line', async () => {
+    const dir = tmp();
+    for (const comment of ['two\nlines', 'carriage\rreturn', 'x'.repeat(201)]) {
+      const result = await run([
+        'keygen',
+        '--secret-key',
+        `${dir}/k.sec`,
+        '--public-key',
+        `${dir}/k.pub`,
+        '--comment',
+        comment,
+      ]);
+      expect(result).toMatchObject({ code: 2, err: expect.stringMatching(/--comment must be one line/) });
+    }
+    expect(existsSync(`${dir}/k.sec`)).toBe(false);
+  });
+
+  it('never leaves half a pair: when the public key cannot be written, the secret key goes too', async () => {
+    const dir = tmp();
+    const result = await run([
+      'keygen',
+      '--secret-key',
+      `${dir}/k.sec`,
+      '--public-key',
+      `${dir}/missing/k.pub`,
+    ]);
+    expect(result).toMatchObject({ code: 2, err: expect.stringMatching(/no key was made/) });
+    expect(existsSync(`${dir}/k.sec`)).toBe(false);
+  });
+});
+
+describe('advisory-feed build', () => {
+  it('lints, prints findings with file:line, and exits 1 on errors', async () => {
     const feed = makeFeed();
     writeFileSync(path.join(feed.dir, 'widgets/bad.yaml'), advisoryYaml({ id: 'BAD-1', verdict: 'maybe' }));
-    const c = capture();
-    expect(runCli(['build', '--feed', feed.dir, '--feed-version', '2026.11.22'], c.io, NOW)).toBe(1);
-    expect(c.err.join('\n')).toMatch(/^widgets\/bad\.yaml:5: error \[unknown-verdict\]/m);
+    const result = await run(['build', '--feed', feed.dir]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^widgets\/bad\.yaml:5: error \[unknown-verdict\]/m);
   });
 
-  it('build, sign twice with two keys (rotation), verify with either key', () => {
-    const dir = tmp();
+  it('refuses what it cannot publish as it is: a link, a FIFO, a socket, names verify would refuse (exit 1)', async () => {
     const feed = makeFeed();
-    for (const name of ['old', 'new']) {
-      runCli(
-        ['keygen', '--secret-key', `${dir}/${name}.sec`, '--public-key', `${dir}/${name}.pub`],
-        capture().io,
-      );
+    symlinkSync(path.join(feed.dir, 'widgets/one.yaml'), path.join(feed.dir, 'widgets/link.yaml'));
+    execFileSync('mkfifo', [path.join(feed.dir, 'widgets/fifo.yaml')]);
+    mkdirSync(path.join(feed.dir, 'Platform'));
+    writeFileSync(path.join(feed.dir, 'widgets/one #2.yaml'), advisoryYaml({ id: 'TEST-2' }));
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(path.join(feed.dir, 'widgets/sock.yaml'), resolve));
+    try {
+      const result = await run(['build', '--feed', feed.dir]);
+      expect(result.code).toBe(1);
+      for (const file of [
+        'Platform',
+        'widgets/fifo.yaml',
+        'widgets/link.yaml',
+        'widgets/one #2.yaml',
+        'widgets/sock.yaml',
+      ])
+        expect(result.err).toContain(`${file}:1: error [layout]`);
+    } finally {
+      socket.close();
     }
-    expect(
-      runCli(
-        ['build', '--feed', feed.dir, '--feed-version', '2026.11.21', '--expires-in', '7d'],
-        capture().io,
-        NOW,
-      ),
-    ).toBe(0);
-    expect(existsSync(path.join(feed.dir, SIGNATURE_FILE))).toBe(false);
-    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/old.sec`], capture().io)).toBe(0);
-    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/new.sec`], capture().io)).toBe(0);
-    // Signing again with the same key replaces its block instead of adding a third.
-    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/new.sec`], capture().io)).toBe(0);
-    expect(parseSignatures(readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8'))).toHaveLength(2);
-    for (const key of ['old', 'new']) {
-      const c = capture();
-      expect(
-        runCli(['verify', '--feed', feed.dir, '--public-key', `${dir}/${key}.pub`], c.io, NOW),
-        key,
-      ).toBe(0);
-      expect(c.out.join('\n')).toMatch(/feed 2026\.11\.21 OK/);
-    }
-    const both = capture();
-    expect(
-      runCli(
-        ['verify', '--feed', feed.dir, '--public-key', `${dir}/old.pub`, '--public-key', `${dir}/new.pub`],
-        both.io,
-        NOW,
-      ),
-    ).toBe(0);
-    expect(both.out.find((l) => l.startsWith('signed by:'))?.split(',')).toHaveLength(2);
   });
 
-  it('verify prints the reason and exits 1 for a bad feed', () => {
+  it('takes today as the version, refuses another day and a validity beyond 366 days (exit 2)', async () => {
+    const feed = makeFeed();
+    const wrongDay = await run(['build', '--feed', feed.dir, '--feed-version', '2062.11.21']);
+    expect(wrongDay).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/not today's UTC date 2026\.11\.21/),
+    });
+    for (const expires of ['999999w', '367d', '0d', '6mo', '14']) {
+      const result = await run(['build', '--feed', feed.dir, '--expires-in', expires]);
+      expect(result.code, expires).toBe(2);
+      expect(result.err, expires).toMatch(/^--expires-in: /);
+    }
+    expect((await run(['build', '--feed', feed.dir, '--expires-in', '366d'])).code).toBe(0);
+  });
+
+  it('--feed must be a directory (exit 2)', async () => {
+    const feed = makeFeed();
+    expect(await run(['build', '--feed', path.join(feed.dir, 'widgets/one.yaml')])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--feed .*one\.yaml: not a directory/),
+    });
+    expect(await run(['build', '--feed', path.join(feed.dir, 'nowhere')])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/no such directory/),
+    });
+  });
+});
+
+describe('advisory-feed verify', () => {
+  it('a signature present but not verifying is a rejection (exit 1)', async () => {
     const feed = makeFeed();
     writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), 'tampered: true\n');
-    const dir = tmp();
-    writeFileSync(`${dir}/k.pub`, feed.key.publicText);
-    const c = capture();
-    expect(runCli(['verify', '--feed', feed.dir, '--public-key', `${dir}/k.pub`], c.io, NOW)).toBe(1);
-    expect(c.err.join('\n')).toMatch(/^REJECTED \(file-size-mismatch|^REJECTED \(file-hash-mismatch/);
+    const result = await run(['verify', '--feed', feed.dir, '--public-key', withPublicKey(feed)]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^REJECTED \(file-(size|hash)-mismatch\)/);
+    const other = makeFeed();
+    const wrongKey = await run(['verify', '--feed', other.dir, '--public-key', withPublicKey(feed)]);
+    expect(wrongKey).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^REJECTED \(signature-unknown-key\)/),
+    });
   });
 
-  /** `verify --last-accepted` on a fresh signed feed, with the given state file text. */
-  function verifyWithState(stateText: string) {
+  it('a feed without a signature yet: everything else is checked, it says so, exit 0 (build, verify, sign)', async () => {
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const key = withPublicKey(feed);
+    const result = await run(['verify', '--feed', feed.dir, '--public-key', key]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^feed 2026\.11\.21 NOT SIGNED YET/);
+    expect(result.out).not.toMatch(/signed by/);
+    // Everything but the signature still counts.
+    writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), 'tampered: true\n');
+    expect((await run(['verify', '--feed', feed.dir, '--public-key', key])).code).toBe(1);
+  });
+
+  it('checks rollback against a remembered state, read strictly (hash in any case)', async () => {
     const feed = makeFeed();
     const dir = tmp();
-    writeFileSync(`${dir}/k.pub`, feed.key.publicText);
-    writeFileSync(`${dir}/state.json`, stateText);
-    const c = capture();
-    const argv = [
+    const key = withPublicKey(feed);
+    const verifyWith = (text: string) => {
+      writeFileSync(`${dir}/state.json`, text);
+      return run(['verify', '--feed', feed.dir, '--public-key', key, '--last-accepted', `${dir}/state.json`]);
+    };
+    const newer = {
+      feed_version: '2026.12.01',
+      published_at: '2026-12-01T00:00:00Z',
+      manifest_sha256: 'a'.repeat(64),
+    };
+    expect(await verifyWith(JSON.stringify(newer))).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/REJECTED \(rollback\)/),
+    });
+    const same = {
+      feed_version: '2026.11.21',
+      published_at: '2026-11-21T12:00:00Z',
+      manifest_sha256: sha256(readFileSync(path.join(feed.dir, MANIFEST_FILE))).toUpperCase(),
+    };
+    expect((await verifyWith(JSON.stringify(same))).code).toBe(0);
+    for (const [text, message] of [
+      ['', /empty/],
+      ['   \n', /empty/],
+      ['{not json', /not JSON/],
+      ['[]', /expected a JSON object/],
+      ['{}', /feed_version must be a real date/],
+      [JSON.stringify({ ...newer, feed_version: '2026.02.30' }), /feed_version must be a real date/],
+      [JSON.stringify({ ...newer, published_at: '' }), /published_at must be an RFC 3339 time/],
+      [JSON.stringify({ ...newer, manifest_sha256: 'x' }), /manifest_sha256 must be 64 hex digits/],
+    ] as const) {
+      const result = await verifyWith(text);
+      expect(result.code, text).toBe(2);
+      expect(result.err, text).toMatch(message);
+    }
+  });
+
+  it('refuses unusable inputs before looking at the feed (exit 2): a directory as key or state, a FIFO, a file as feed', async () => {
+    const feed = makeFeed();
+    const dir = tmp();
+    const key = withPublicKey(feed);
+    execFileSync('mkfifo', [`${dir}/fifo`]);
+    writeFileSync(`${dir}/bad.pub`, 'not a key\n');
+    const cases: [string[], RegExp][] = [
+      [['verify', '--feed', feed.dir, '--public-key', dir], /public key .*: is a directory/],
+      [
+        ['verify', '--feed', feed.dir, '--public-key', `${dir}/bad.pub`],
+        /public key .*bad\.pub: public key:/,
+      ],
+      [['verify', '--feed', feed.dir, '--public-key', `${dir}/fifo`], /not a regular file/],
+      [['verify', '--feed', feed.dir, '--public-key', `${dir}/none.pub`], /no such file/],
+      [['verify', '--feed', feed.dir, '--public-key', key, '--last-accepted', dir], /is a directory/],
+      [
+        ['verify', '--feed', feed.dir, '--public-key', key, '--last-accepted', `${dir}/fifo`],
+        /not a regular file/,
+      ],
+      [['verify', '--feed', path.join(feed.dir, MANIFEST_FILE), '--public-key', key], /not a directory/],
+      [['verify', '--feed', feed.dir, '--public-key', key, '--inventory', dir], /is a directory/],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.err, argv.join(' ')).toMatch(message);
+    }
+  });
+
+  it('a socket planted in the feed in place of a listed file is a rejection (exit 1), never a crash', async () => {
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, 'widgets/one.yaml'));
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(path.join(feed.dir, 'widgets/one.yaml'), resolve));
+    try {
+      const result = await run(['verify', '--feed', feed.dir, '--public-key', withPublicKey(feed)]);
+      expect(result).toMatchObject({
+        code: 1,
+        err: expect.stringMatching(/REJECTED \(unsafe-path\).*not a regular file/),
+      });
+    } finally {
+      socket.close();
+    }
+  });
+});
+
+describe('advisory-feed sign', () => {
+  it('build, sign twice with two keys (rotation), verify with either key', async () => {
+    const dir = tmp();
+    const feed = makeFeed();
+    for (const name of ['old', 'new'])
+      await run(['keygen', '--secret-key', `${dir}/${name}.sec`, '--public-key', `${dir}/${name}.pub`]);
+    expect((await run(['build', '--feed', feed.dir, '--expires-in', '7d'])).code).toBe(0);
+    expect(existsSync(path.join(feed.dir, SIGNATURE_FILE))).toBe(false);
+    expect((await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/old.sec`])).code).toBe(0);
+    expect((await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/new.sec`])).code).toBe(0);
+    // Signing again with the same key replaces its block instead of adding a third.
+    expect((await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/new.sec`])).code).toBe(0);
+    expect(parseSignatures(readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8'))).toHaveLength(2);
+    for (const key of ['old', 'new']) {
+      const result = await run(['verify', '--feed', feed.dir, '--public-key', `${dir}/${key}.pub`]);
+      expect(result.code, key).toBe(0);
+      expect(result.out).toMatch(/feed 2026\.11\.21 OK/);
+    }
+    const both = await run([
       'verify',
       '--feed',
       feed.dir,
       '--public-key',
-      `${dir}/k.pub`,
-      '--last-accepted',
-      `${dir}/state.json`,
-    ];
-    return { code: runCli(argv, c.io, NOW), err: c.err.join('\n') };
-  }
-
-  it('verify checks rollback against a remembered state', () => {
-    const state = { feed_version: '2026.12.01', published_at: '2026-12-01T00:00:00Z', manifest_sha256: 'x' };
-    const { code, err } = verifyWithState(JSON.stringify(state));
-    expect(code).toBe(1);
-    expect(err).toMatch(/REJECTED \(rollback\)/);
+      `${dir}/old.pub`,
+      '--public-key',
+      `${dir}/new.pub`,
+    ]);
+    expect(
+      both.out
+        .split('\n')
+        .find((l) => l.startsWith('signed by:'))
+        ?.split(','),
+    ).toHaveLength(2);
   });
 
-  it('a remembered state that is not JSON is a usage error, not a crash', () => {
-    const { code, err } = verifyWithState('{not json');
-    expect(code).toBe(2);
-    expect(err).toMatch(/state\.json: not JSON/);
+  it('refuses a manifest that no longer describes the files (exit 1), writing no signature', async () => {
+    const dir = tmp();
+    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), advisoryYaml({ title: 'edited after build' }));
+    const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
+    expect(result).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/refusing to sign: .*run build again/),
+    });
+    expect(existsSync(path.join(feed.dir, SIGNATURE_FILE))).toBe(false);
+    const empty = tmp();
+    expect(await run(['sign', '--feed', empty, '--secret-key', `${dir}/k.sec`])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/manifest\.yaml is missing: run build first/),
+    });
   });
 
-  it('a bad public key file is exit 1 with its name', () => {
+  it('never writes through a symbolic link at the signature’s name', async () => {
+    const dir = tmp();
+    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    writeFileSync(`${dir}/victim`, 'do not touch');
+    symlinkSync(`${dir}/victim`, path.join(feed.dir, SIGNATURE_FILE));
+    const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
+    expect(result).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/manifest\.yaml\.sig is a symbolic link/),
+    });
+    expect(readFileSync(`${dir}/victim`, 'utf8')).toBe('do not touch');
+  });
+
+  it('a secret key that is a directory, missing or not a key is exit 2', async () => {
     const feed = makeFeed();
     const dir = tmp();
-    writeFileSync(`${dir}/bad.pub`, 'not a key\n');
-    const c = capture();
-    expect(runCli(['verify', '--feed', feed.dir, '--public-key', `${dir}/bad.pub`], c.io, NOW)).toBe(1);
-    expect(c.err.join()).toMatch(/bad\.pub/);
+    writeFileSync(`${dir}/bad.sec`, 'nope\n');
+    for (const key of [dir, `${dir}/none.sec`, `${dir}/bad.sec`]) {
+      expect((await run(['sign', '--feed', feed.dir, '--secret-key', key])).code, key).toBe(2);
+    }
   });
+});
+
+describe('the advisory-feed process', () => {
+  const bin = path.resolve(import.meta.dirname, '../../node_modules/.bin/advisory-feed');
 
   it('runs as `npx advisory-feed` (the workspace bin)', async () => {
-    const bin = path.resolve(import.meta.dirname, '../../node_modules/.bin/advisory-feed');
     const { stdout } = await promisify(execFile)(bin, ['--help']);
     expect(stdout).toMatch(/Commands \(publishing order/);
     const failure = await promisify(execFile)(bin, ['nope']).catch((e) => e);
     expect(failure.code).toBe(2);
+  });
+
+  it('ends quietly when its reader goes away (| head -1): no EPIPE crash, the exit code it would have had', () => {
+    const feed = makeFeed(undefined, { now: new Date(), expiresInMs: 86_400_000, feedVersion: undefined });
+    const key = withPublicKey(feed);
+    const result = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -o pipefail; "${bin}" verify --feed "${feed.dir}" --public-key "${key}" | head -c 1 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('0');
   });
 });

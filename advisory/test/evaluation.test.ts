@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Inventory } from '../src/evaluation/inventory.ts';
-import { InventoryError, parseInventory } from '../src/evaluation/inventory.ts';
-import { evaluate, windowHolds } from '../src/evaluation/verdicts.ts';
+import { evaluate, needsAction, windowHolds } from '../src/evaluation/verdicts.ts';
 import type { Advisory } from '../src/feed/schema.ts';
 import type { VerifiedAdvisory } from '../src/feed/verify.ts';
+import type { Asset } from '../src/inventory/asset.ts';
+import { InventoryError, parseInventoryFile } from '../src/inventory/config.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 
@@ -25,9 +25,9 @@ function advisory(
   };
 }
 
-const host = (products: Record<string, string>, facts?: Record<string, string>): Inventory => ({
-  assets: [{ name: 'host', products, ...(facts ? { facts } : {}) }],
-});
+const host = (products: Record<string, string>, facts: Record<string, string> = {}): Asset[] => [
+  { name: 'host', source: 'inventory', products, facts, status: 'ok' },
+];
 
 describe('verdicts', () => {
   it('the most severe verdict wins: blocked > eol > wait-for-patch > hold > install', () => {
@@ -109,7 +109,10 @@ describe('verdicts', () => {
     expect(evaluate([a], host({ debian: '12.15' }), NOW)[0]?.verdict).toBeNull();
     const php = advisory({ id: 'PHP', product: 'php', affects: '<8.2.0', verdict: 'eol' });
     expect(evaluate([php], host({ php: '8.1.2-1ubuntu2.14' }), NOW)[0]?.verdict).toBe('eol');
-    expect(evaluate([php], host({ php: 'unknown' }), NOW)[0]?.verdict).toBeNull();
+    expect(evaluate([php], host({ php: 'unknown' }), NOW)[0]).toMatchObject({
+      verdict: null,
+      unreadable: [{ product: 'php', version: 'unknown' }],
+    });
   });
 
   it('service reminders: due from the asset fact, due when the fact is missing, never a verdict', () => {
@@ -118,7 +121,7 @@ describe('verdicts', () => {
       product: 'p',
       affects: '>=1.0.0',
       verdict: undefined,
-      reminder: { from: 'last_restore_test', every: '3m', task: 'restore a backup' },
+      reminder: { from: 'last_restore_test', every: 'P3M', task: 'restore a backup' },
     });
     const [done] = evaluate([reminder], host({ p: '1.0' }, { last_restore_test: '2026-10-01' }), NOW);
     expect(done).toMatchObject({
@@ -129,13 +132,6 @@ describe('verdicts', () => {
     expect(overdue?.reminders[0]).toMatchObject({ due: true, dueAt: '2026-08-01T00:00:00.000Z' });
     const [never] = evaluate([reminder], host({ p: '1.0' }), NOW);
     expect(never?.reminders[0]).toMatchObject({ due: true, dueAt: null });
-  });
-});
-
-describe('inventory file', () => {
-  it('parses the generic format and refuses a wrong one with the field', () => {
-    expect(parseInventory('assets:\n  - name: a\n    products: { p: "1.0" }\n').assets).toHaveLength(1);
-    expect(() => parseInventory('assets:\n  - products: { p: 1 }\n')).toThrow(/inventory/);
   });
 });
 
@@ -178,9 +174,20 @@ describe('verdicts: details', () => {
       recommended_version: '16.4',
       cves: [{ id: 'CVE-2024-7348', cvss: 8.8 }, { id: 'CVE-2024-0001' }],
     });
-    expect(evaluate([a], { assets: [{ name: 'db-1', products: { postgresql: '16.2' } }] }, NOW)).toEqual([
+    const db: Asset = {
+      name: 'db-1',
+      source: 'inventory',
+      products: { postgresql: '16.2' },
+      facts: {},
+      status: 'ok',
+    };
+    expect(evaluate([a], [db], NOW)).toEqual([
       {
         asset: 'db-1',
+        source: 'inventory',
+        status: 'ok',
+        products: { postgresql: '16.2' },
+        unreadable: [],
         verdict: 'install',
         matches: [
           {
@@ -192,8 +199,8 @@ describe('verdicts: details', () => {
             recommendedVersion: '16.4',
             unmet: [],
             cves: [
-              { id: 'CVE-2024-7348', cvss: 8.8 },
-              { id: 'CVE-2024-0001', cvss: null },
+              { id: 'CVE-2024-7348', cvss: 8.8, summary: null },
+              { id: 'CVE-2024-0001', cvss: null, summary: null },
             ],
           },
         ],
@@ -210,13 +217,14 @@ describe('verdicts: details', () => {
 
   it('every asset gets its own evaluation, in inventory order', () => {
     const a = advisory({ id: 'A', product: 'p', affects: '<2', verdict: 'eol' });
-    const inventory: Inventory = {
-      assets: [
-        { name: 'old', products: { p: '1.0' } },
-        { name: 'new', products: { p: '2.0' } },
-        { name: 'other', products: { q: '1.0' } },
-      ],
-    };
+    const asset = (name: string, products: Record<string, string>): Asset => ({
+      name,
+      source: 'inventory',
+      products,
+      facts: {},
+      status: 'ok',
+    });
+    const inventory = [asset('old', { p: '1.0' }), asset('new', { p: '2.0' }), asset('other', { q: '1.0' })];
     expect(evaluate([a], inventory, NOW).map((e) => [e.asset, e.verdict, e.matches.length])).toEqual([
       ['old', 'eol', 1],
       ['new', null, 0],
@@ -286,18 +294,27 @@ describe('verdicts: details', () => {
       host({ p: '1.0' }),
       NOW,
     );
-    expect(result).toEqual({ asset: 'host', verdict: null, matches: [], reminders: [] });
+    expect(result).toEqual({
+      asset: 'host',
+      source: 'inventory',
+      status: 'ok',
+      products: { p: '1.0' },
+      verdict: null,
+      matches: [],
+      reminders: [],
+      unreadable: [],
+    });
   });
 
   it.each([
-    ['90d', '2026-04-01T00:00:00.000Z'],
-    ['12d', '2026-01-13T00:00:00.000Z'],
-    ['2w', '2026-01-15T00:00:00.000Z'],
-    ['10w', '2026-03-12T00:00:00.000Z'],
-    ['1m', '2026-02-01T00:00:00.000Z'],
-    ['14m', '2027-03-01T00:00:00.000Z'],
-    ['1y', '2027-01-01T00:00:00.000Z'],
-    ['10y', '2036-01-01T00:00:00.000Z'],
+    ['P90D', '2026-04-01T00:00:00.000Z'],
+    ['P12D', '2026-01-13T00:00:00.000Z'],
+    ['P2W', '2026-01-15T00:00:00.000Z'],
+    ['P10W', '2026-03-12T00:00:00.000Z'],
+    ['P1M', '2026-02-01T00:00:00.000Z'],
+    ['P14M', '2027-03-01T00:00:00.000Z'],
+    ['P1Y', '2027-01-01T00:00:00.000Z'],
+    ['P10Y', '2036-01-01T00:00:00.000Z'],
   ])('a reminder every %s from 2026-01-01 is due at %s', (every, dueAt) => {
     const reminder = advisory({
       id: 'R',
@@ -318,7 +335,7 @@ describe('verdicts: details', () => {
       product: 'p',
       affects: '*',
       verdict: undefined,
-      reminder: { from: 'last_check', every: '1d', task: 'check it' },
+      reminder: { from: 'last_check', every: 'P1D', task: 'check it' },
     });
     const due = (fact: string) =>
       evaluate([reminder], host({ p: '1.0' }, { last_check: fact }), NOW)[0]?.reminders[0];
@@ -328,10 +345,46 @@ describe('verdicts: details', () => {
   });
 });
 
+describe('what needs action', () => {
+  it('every verdict but hold, a due reminder, an unknown asset; not hold, nothing, or a reminder not due', () => {
+    const a = (verdict: 'install' | 'hold' | 'eol' | 'wait-for-patch' | 'blocked') =>
+      advisory({ id: verdict, product: 'p', affects: '<2', verdict, recommended_version: '2.0' });
+    for (const verdict of ['install', 'eol', 'wait-for-patch', 'blocked'] as const) {
+      expect(needsAction(evaluate([a(verdict)], host({ p: '1.0' }), NOW)[0] as never), verdict).toBe(true);
+    }
+    expect(needsAction(evaluate([a('hold')], host({ p: '1.0' }), NOW)[0] as never)).toBe(false);
+    expect(needsAction(evaluate([a('install')], host({ p: '2.0' }), NOW)[0] as never)).toBe(false);
+    const unknown: Asset = {
+      name: 'x',
+      source: 'pve',
+      products: {},
+      facts: {},
+      status: 'unknown',
+      error: 'timed out',
+    };
+    const [gone] = evaluate([a('install')], [unknown], NOW);
+    expect(gone).toMatchObject({ status: 'unknown', error: 'timed out', verdict: null });
+    expect(needsAction(gone as never)).toBe(true);
+    const reminder = advisory({
+      id: 'R',
+      product: 'p',
+      affects: '*',
+      verdict: undefined,
+      reminder: { from: 'last_check', every: 'P1M', task: 'check it' },
+    });
+    expect(
+      needsAction(evaluate([reminder], host({ p: '1.0' }, { last_check: '2026-11-01' }), NOW)[0] as never),
+    ).toBe(false);
+    expect(
+      needsAction(evaluate([reminder], host({ p: '1.0' }, { last_check: '2026-10-01' }), NOW)[0] as never),
+    ).toBe(true);
+  });
+});
+
 describe('inventory file: errors', () => {
   function inventoryError(text: string): { name: string; message: string } {
     try {
-      parseInventory(text);
+      parseInventoryFile(text);
     } catch (error) {
       expect(error).toBeInstanceOf(InventoryError);
       const { name, message } = error as InventoryError;
@@ -357,9 +410,20 @@ describe('inventory file: errors', () => {
 
   it('reads names, products and facts', () => {
     expect(
-      parseInventory(
+      parseInventoryFile(
         'assets:\n  - name: a\n    products: { p: "1.0" }\n    facts: { last_check: "2026-01-01" }\n',
       ),
     ).toEqual({ assets: [{ name: 'a', products: { p: '1.0' }, facts: { last_check: '2026-01-01' } }] });
+  });
+
+  it('refuses a fact that looks like a date but is none: a typo must not read as "never done"', () => {
+    expect(
+      inventoryError(
+        'assets:\n  - name: a\n    products: { p: "1" }\n    facts: { last_check: "2026-02-30" }\n',
+      ).message,
+    ).toBe('inventory: /assets/0: fact last_check "2026-02-30" is not a real date (YYYY-MM-DD or RFC 3339)');
+    expect(
+      inventoryError('assets:\n  - { name: a, products: {} }\n  - { name: a, products: {} }\n').message,
+    ).toBe('inventory: asset a is listed twice');
   });
 });

@@ -7,6 +7,8 @@ import { type Finding, lineOf, lintFeed } from '../src/feed/lint.ts';
 import { Verdicts } from '../src/feed/schema.ts';
 import { advisoryYaml, NOW } from './support/feed.ts';
 
+const lintFindings = (dir: string, now: Date) => lintFeed(dir, now).findings;
+
 function feedWith(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'lint-'));
   for (const [file, text] of Object.entries(files)) {
@@ -17,7 +19,7 @@ function feedWith(files: Record<string, string>): string {
 }
 
 function lintOne(fields: Record<string, string | undefined>, extra: Record<string, string> = {}): Finding[] {
-  return lintFeed(feedWith({ 'widgets/one.yaml': advisoryYaml(fields), ...extra }), NOW);
+  return lintFindings(feedWith({ 'widgets/one.yaml': advisoryYaml(fields), ...extra }), NOW);
 }
 
 /** The single finding of a rule, with its file and line. */
@@ -133,7 +135,7 @@ describe('lint: one test per finding, each with file and line', () => {
   });
 
   it('a YAML syntax error, at its line', () => {
-    const findings = lintFeed(
+    const findings = lintFindings(
       feedWith({ 'widgets/one.yaml': 'id: X-1\ntitle: [unclosed\nproduct: widget\n' }),
       NOW,
     );
@@ -141,7 +143,7 @@ describe('lint: one test per finding, each with file and line', () => {
   });
 
   it('YAML anchors are refused at authoring time too', () => {
-    const findings = lintFeed(
+    const findings = lintFindings(
       feedWith({ 'widgets/one.yaml': `${advisoryYaml({})}base: &b {a: 1}\nother: *b\n` }),
       NOW,
     );
@@ -262,7 +264,7 @@ describe('lineOf: the line of a field in block YAML', () => {
 
 describe('lint: exact findings', () => {
   it('a document that is not a mapping: one schema finding at line 1', () => {
-    expect(lintFeed(feedWith({ 'widgets/one.yaml': '- a\n- list\n' }), NOW)).toEqual([
+    expect(lintFindings(feedWith({ 'widgets/one.yaml': '- a\n- list\n' }), NOW)).toEqual([
       {
         severity: 'error',
         rule: 'schema',
@@ -274,7 +276,7 @@ describe('lint: exact findings', () => {
   });
 
   it('a YAML error names its line; one over the size cap has none and is put at line 1', () => {
-    const findings = lintFeed(
+    const findings = lintFindings(
       feedWith({
         'widgets/one.yaml': 'id: X-1\ntitle: [unclosed\n',
         'widgets/two.yaml': `summary: "${'x'.repeat(1024 * 1024)}"\n`,
@@ -345,8 +347,8 @@ describe('lint: exact findings', () => {
 
   it('an advisory expires at the first instant of its expires date', () => {
     const dir = feedWith({ 'widgets/one.yaml': advisoryYaml({ expires: '2027-12-31' }) });
-    expect(lintFeed(dir, new Date('2027-12-30T23:59:59.999Z'))).toEqual([]);
-    expect(lintFeed(dir, new Date('2027-12-31T00:00:00Z'))).toEqual([
+    expect(lintFindings(dir, new Date('2027-12-30T23:59:59.999Z'))).toEqual([]);
+    expect(lintFindings(dir, new Date('2027-12-31T00:00:00Z'))).toEqual([
       {
         severity: 'error',
         rule: 'expired',
@@ -358,7 +360,7 @@ describe('lint: exact findings', () => {
   });
 
   it('a duplicate id is reported on the later file, at the line of its id', () => {
-    const findings = lintFeed(
+    const findings = lintFindings(
       feedWith({
         'alpha/one.yaml': advisoryYaml({}),
         'beta/two.yaml': `# the same advisory again\n${advisoryYaml({ product: 'gadget' })}`,
@@ -418,9 +420,18 @@ describe('lint: exact findings', () => {
       line: 1,
       message: 'no advisory files found under any module folder',
     };
-    expect(lintFeed(feedWith({}), NOW)).toEqual([empty]);
-    expect(lintFeed(feedWith({ 'widgets/README.md': 'no advisories yet', 'top.yaml': '' }), NOW)).toEqual([
-      empty,
-    ]);
+    expect(lintFindings(feedWith({}), NOW)).toEqual([empty]);
+    expect(lintFindings(feedWith({ 'widgets/README.md': 'no advisories yet', 'top.yaml': '' }), NOW)).toEqual(
+      [
+        empty,
+        {
+          severity: 'warning',
+          rule: 'layout',
+          file: 'widgets/README.md',
+          line: 1,
+          message: 'not an advisory file (.yaml or .yml): not listed in the manifest',
+        },
+      ],
+    );
   });
 });

@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/files.ts';
-import { parsePublicKey } from '../src/feed/signify.ts';
-import { verifyFeed } from '../src/feed/verify.ts';
-import { makeFeed, NOW } from './support/feed.ts';
+import { runFeedCli } from '../src/cli/feed/main.ts';
+import { parsePublicKey } from '../src/crypto/signify.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/rules.ts';
+import { makeFeed, NOW, verifyDir } from './support/feed.ts';
 
 /**
  * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
@@ -26,11 +25,19 @@ if (!signify)
 const quiet = { out: () => {}, err: () => {} };
 
 describe.skipIf(!signify)('signify interoperability', () => {
-  it('a signature made by `sign` verifies with signify -V', () => {
+  it('a signature made by `sign` verifies with signify -V', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();
-    expect(runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet)).toBe(0);
-    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet)).toBe(0);
+    expect(
+      await runFeedCli(
+        ['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`],
+        quiet,
+        NOW,
+      ),
+    ).toBe(0);
+    expect(await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet, NOW)).toBe(
+      0,
+    );
     // sign added our block after the test key's block; signify checks the first, so check ours alone too.
     const blocks = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8').trim().split('\n');
     writeFileSync(`${dir}/only-ours.sig`, `${blocks.slice(2).join('\n')}\n`);
@@ -46,7 +53,7 @@ describe.skipIf(!signify)('signify interoperability', () => {
     expect(output.toString()).toMatch(/Signature Verified/);
   });
 
-  it('a key and signature made by signify verify with `verify`', () => {
+  it('a key and signature made by signify verify with `verify`', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();
     execFileSync(signify as string, [
@@ -68,14 +75,12 @@ describe.skipIf(!signify)('signify interoperability', () => {
       '-x',
       path.join(feed.dir, SIGNATURE_FILE),
     ]);
-    const result = verifyFeed({
-      feedDir: feed.dir,
+    const result = await verifyDir(feed.dir, {
       trustedKeys: [parsePublicKey(readFileSync(`${dir}/s.pub`, 'utf8'))],
-      now: NOW,
     });
     expect(result.ok, JSON.stringify(result)).toBe(true);
     const out: string[] = [];
-    const code = runCli(
+    const code = await runFeedCli(
       ['verify', '--feed', feed.dir, '--public-key', `${dir}/s.pub`],
       { out: (l) => out.push(l), err: (l) => out.push(l) },
       NOW,
@@ -84,12 +89,14 @@ describe.skipIf(!signify)('signify interoperability', () => {
     expect(out.join('\n')).toMatch(/feed 2026\.11\.21 OK/);
   });
 
-  it('`sign` accepts a secret key made by signify -G -n', () => {
+  it('`sign` accepts a secret key made by signify -G -n', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();
     execFileSync(signify as string, ['-G', '-n', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
     writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
-    expect(runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/s.sec`], quiet)).toBe(0);
+    expect(await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/s.sec`], quiet, NOW)).toBe(
+      0,
+    );
     const output = execFileSync(signify as string, [
       '-V',
       '-p',
@@ -100,12 +107,12 @@ describe.skipIf(!signify)('signify interoperability', () => {
     expect(output.toString()).toMatch(/Signature Verified/);
   });
 
-  it('signify refuses a feed manifest changed after `sign`, like `verify` does', () => {
+  it('signify refuses a feed manifest changed after `sign`, like `verify` does', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();
-    runCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet);
+    await runFeedCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet, NOW);
     writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
-    runCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet);
+    await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet, NOW);
     writeFileSync(
       path.join(feed.dir, MANIFEST_FILE),
       `${readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')}# tampered\n`,

@@ -9,7 +9,7 @@ import {
   parseSignatures,
   SignifyFormatError,
   signMessage,
-} from '../src/feed/signify.ts';
+} from '../src/crypto/signify.ts';
 import { makeKey } from './support/feed.ts';
 
 const message = Buffer.from('schema_version: "1.0"\n');

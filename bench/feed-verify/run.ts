@@ -10,15 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildFeed } from '../../advisory/src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/files.ts';
 import {
   generateKeyPair,
   parsePublicKey,
   parseSecretKey,
   signMessage,
-} from '../../advisory/src/feed/signify.ts';
-import { verifyFeed } from '../../advisory/src/feed/verify.ts';
+} from '../../advisory/src/crypto/signify.ts';
+import { buildFeed } from '../../advisory/src/feed/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/rules.ts';
+import { DirectorySource } from '../../advisory/src/feed/sources/directory.ts';
+import { verifyFeed } from '../../advisory/src/feed/verify-feed.ts';
 
 const advisories = Number(process.env.ADVISORIES ?? 20_000);
 const runs = Number(process.env.RUNS ?? 5);
@@ -76,7 +77,7 @@ try {
   for (let i = 0; i < advisories; i++) {
     writeFileSync(path.join(feed, modules[i % 4] as string, `adv-${i}.yaml`), advisoryText(i));
   }
-  const built = buildFeed({ feedDir: feed, feedVersion: '2026.11.21', expiresInMs: 14 * 86_400_000 });
+  const built = buildFeed({ feedDir: feed, expiresInMs: 14 * 86_400_000 });
   if (!built.ok)
     throw new Error(`generated feed does not build: ${JSON.stringify(built.findings.slice(0, 3))}`);
   const keys = generateKeyPair('bench');
@@ -111,13 +112,13 @@ try {
 
   // The library alone, in this (warm) process: what the appliance's refresh costs.
   const trusted = [parsePublicKey(keys.publicKey)];
-  verifyFeed({ feedDir: feed, trustedKeys: trusted });
+  await verifyFeed(new DirectorySource(feed), { trustedKeys: trusted });
   const libraryMs: number[] = [];
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
-    const result = verifyFeed({ feedDir: feed, trustedKeys: trusted });
+    const result = await verifyFeed(new DirectorySource(feed), { trustedKeys: trusted });
     libraryMs.push(performance.now() - started);
-    if (!result.ok) throw new Error(result.rejection.message);
+    if (!result.ok) throw new Error(JSON.stringify(result));
   }
   const startup = timed(cli, ['--help'], dir);
 

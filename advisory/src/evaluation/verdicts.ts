@@ -1,7 +1,9 @@
-import type { Verdict } from '../feed/schema.ts';
+import type { Advisory, Verdict } from '../feed/schema.ts';
 import type { VerifiedAdvisory } from '../feed/verify.ts';
-import { inRange, parseInstant } from '../feed/versions.ts';
-import type { Asset, Inventory } from './inventory.ts';
+import { inRange, parseVersion } from '../feed/versions.ts';
+import type { Asset } from '../inventory/asset.ts';
+import { parseInstant } from '../time/instants.ts';
+import { addPeriod, parsePeriod } from '../time/periods.ts';
 
 /** Most severe first: per asset, the first of these that applies wins. */
 export const severity: Verdict[] = ['blocked', 'eol', 'wait-for-patch', 'hold', 'install'];
@@ -11,7 +13,7 @@ export interface UnmetRequirement {
   required: string;
   installed: string | null;
   reason: string;
-  /** "upgrade php to >=8.2.0 before nextcloud" */
+  /** "upgrade php to >=8.2.0 before nextcloud 33.0.8" */
   ordering: string;
 }
 
@@ -24,7 +26,7 @@ export interface AdvisoryMatch {
   verdict: Verdict;
   recommendedVersion: string | null;
   unmet: UnmetRequirement[];
-  cves: { id: string; cvss: number | null }[];
+  cves: { id: string; cvss: number | null; summary: string | null }[];
 }
 
 export interface ReminderState {
@@ -38,13 +40,20 @@ export interface ReminderState {
 
 export interface AssetEvaluation {
   asset: string;
+  source: string;
+  /** `unknown`: the asset's source failed; it has no verdict this time. */
+  status: 'ok' | 'unknown';
+  error?: string;
+  products: Record<string, string>;
   /** The most severe verdict of all matching advisories; null when none matches. */
   verdict: Verdict | null;
   matches: AdvisoryMatch[];
   reminders: ReminderState[];
+  /** Versions that cannot be read as versions: shown as they are, never guessed at. */
+  unreadable: { product: string; version: string }[];
 }
 
-export function windowHolds(advisory: VerifiedAdvisory['advisory'], now: Date): boolean {
+export function windowHolds(advisory: Advisory, now: Date): boolean {
   const effective = parseInstant(advisory.effective);
   const expires = parseInstant(advisory.expires);
   return (
@@ -55,79 +64,145 @@ export function windowHolds(advisory: VerifiedAdvisory['advisory'], now: Date): 
   );
 }
 
-function addInterval(start: Date, every: string): Date {
-  const amount = Number(every.slice(0, -1));
-  const date = new Date(start.getTime());
-  switch (every.slice(-1)) {
-    case 'd':
-      date.setUTCDate(date.getUTCDate() + amount);
-      break;
-    case 'w':
-      date.setUTCDate(date.getUTCDate() + 7 * amount);
-      break;
-    case 'm':
-      date.setUTCMonth(date.getUTCMonth() + amount);
-      break;
-    default:
-      date.setUTCFullYear(date.getUTCFullYear() + amount);
+/**
+ * The advisories in force, grouped by product, with a memo of which of them affect a
+ * given version: thousands of assets mostly run the same few versions, so each
+ * (product, version) is matched against the feed's ranges once.
+ */
+class AdvisoryIndex {
+  private readonly byProduct = new Map<string, Advisory[]>();
+  private readonly affecting = new Map<string, Advisory[]>();
+
+  constructor(advisories: readonly VerifiedAdvisory[], now: Date) {
+    for (const { advisory } of advisories) {
+      if (!windowHolds(advisory, now)) continue;
+      const list = this.byProduct.get(advisory.product);
+      if (list) list.push(advisory);
+      else this.byProduct.set(advisory.product, [advisory]);
+    }
   }
-  return date;
+
+  affects(product: string, version: string): Advisory[] {
+    const key = `${product}\u0000${version}`;
+    let found = this.affecting.get(key);
+    if (!found) {
+      found = (this.byProduct.get(product) ?? []).filter((advisory) => inRange(version, advisory.affects));
+      this.affecting.set(key, found);
+    }
+    return found;
+  }
 }
 
-function evaluateAsset(asset: Asset, advisories: VerifiedAdvisory[], now: Date): AssetEvaluation {
+function reminderState(asset: Asset, advisory: Advisory, now: Date): ReminderState | null {
+  const reminder = advisory.reminder;
+  if (!reminder) return null;
+  const period = parsePeriod(reminder.every);
+  const fact = asset.facts[reminder.from];
+  const start = fact === undefined ? null : parseInstant(fact);
+  const dueAt = start && period ? addPeriod(start, period) : null;
+  return {
+    advisoryId: advisory.id,
+    product: advisory.product,
+    task: reminder.task,
+    dueAt: dueAt ? dueAt.toISOString() : null,
+    // Unknown when it was last done: treat as due, so it gets done and recorded.
+    due: dueAt === null || dueAt.getTime() <= now.getTime(),
+  };
+}
+
+function matchOf(asset: Asset, advisory: Advisory, installed: string): AdvisoryMatch | null {
+  if (!advisory.verdict) return null;
+  const unmet: UnmetRequirement[] = [];
+  for (const requirement of advisory.requires ?? []) {
+    const have = asset.products[requirement.product] ?? null;
+    if (have !== null && inRange(have, requirement.version)) continue;
+    unmet.push({
+      product: requirement.product,
+      required: requirement.version,
+      installed: have,
+      reason: requirement.reason,
+      ordering: `upgrade ${requirement.product} to ${requirement.version} before ${advisory.product}${advisory.recommended_version ? ` ${advisory.recommended_version}` : ''}`,
+    });
+  }
+  return {
+    advisoryId: advisory.id,
+    title: advisory.title,
+    product: advisory.product,
+    installed,
+    verdict: advisory.verdict === 'install' && unmet.length > 0 ? 'blocked' : advisory.verdict,
+    recommendedVersion: advisory.recommended_version ?? null,
+    unmet: advisory.verdict === 'install' ? unmet : [],
+    cves: (advisory.cves ?? []).map((cve) => ({
+      id: cve.id,
+      cvss: cve.cvss ?? null,
+      summary: cve.summary ?? null,
+    })),
+  };
+}
+
+function evaluateAsset(asset: Asset, index: AdvisoryIndex, now: Date): AssetEvaluation {
+  const base = {
+    asset: asset.name,
+    source: asset.source,
+    status: asset.status,
+    ...(asset.error ? { error: asset.error } : {}),
+    products: asset.products,
+  };
   const matches: AdvisoryMatch[] = [];
   const reminders: ReminderState[] = [];
-  for (const { advisory } of advisories) {
-    const installed = asset.products[advisory.product];
-    if (installed === undefined || !inRange(installed, advisory.affects)) continue;
-    if (advisory.reminder) {
-      const fact = asset.facts?.[advisory.reminder.from];
-      const start = fact === undefined ? null : parseInstant(fact);
-      const dueAt = start ? addInterval(start, advisory.reminder.every) : null;
-      reminders.push({
-        advisoryId: advisory.id,
-        product: advisory.product,
-        task: advisory.reminder.task,
-        dueAt: dueAt ? dueAt.toISOString() : null,
-        // Unknown when it was last done: treat as due, so it gets done and recorded.
-        due: dueAt === null || dueAt.getTime() <= now.getTime(),
-      });
+  const unreadable: { product: string; version: string }[] = [];
+  for (const [product, installed] of Object.entries(asset.products)) {
+    if (!parseVersion(installed)) {
+      unreadable.push({ product, version: installed });
       continue;
     }
-    if (!advisory.verdict) continue;
-    const unmet: UnmetRequirement[] = [];
-    for (const requirement of advisory.requires ?? []) {
-      const have = asset.products[requirement.product] ?? null;
-      if (have !== null && inRange(have, requirement.version)) continue;
-      unmet.push({
-        product: requirement.product,
-        required: requirement.version,
-        installed: have,
-        reason: requirement.reason,
-        ordering: `upgrade ${requirement.product} to ${requirement.version} before ${advisory.product}${advisory.recommended_version ? ` ${advisory.recommended_version}` : ''}`,
-      });
+    for (const advisory of index.affects(product, installed)) {
+      const reminder = reminderState(asset, advisory, now);
+      if (reminder) reminders.push(reminder);
+      const match = matchOf(asset, advisory, installed);
+      if (match) matches.push(match);
     }
-    matches.push({
-      advisoryId: advisory.id,
-      title: advisory.title,
-      product: advisory.product,
-      installed,
-      verdict: advisory.verdict === 'install' && unmet.length > 0 ? 'blocked' : advisory.verdict,
-      recommendedVersion: advisory.recommended_version ?? null,
-      unmet: advisory.verdict === 'install' ? unmet : [],
-      cves: (advisory.cves ?? []).map((cve) => ({ id: cve.id, cvss: cve.cvss ?? null })),
-    });
   }
   const verdict = severity.find((v) => matches.some((m) => m.verdict === v)) ?? null;
   matches.sort(
     (a, b) =>
       severity.indexOf(a.verdict) - severity.indexOf(b.verdict) || a.advisoryId.localeCompare(b.advisoryId),
   );
-  return { asset: asset.name, verdict, matches, reminders };
+  reminders.sort((a, b) => a.advisoryId.localeCompare(b.advisoryId));
+  return { ...base, verdict, matches, reminders, unreadable };
 }
 
 /** Verdicts for every asset, from the advisories whose window holds at `now`. */
-export function evaluate(advisories: VerifiedAdvisory[], inventory: Inventory, now: Date): AssetEvaluation[] {
-  const current = advisories.filter(({ advisory }) => windowHolds(advisory, now));
-  return inventory.assets.map((asset) => evaluateAsset(asset, current, now));
+export function evaluate(
+  advisories: readonly VerifiedAdvisory[],
+  assets: readonly Asset[],
+  now: Date,
+): AssetEvaluation[] {
+  const index = new AdvisoryIndex(advisories, now);
+  return assets.map((asset) =>
+    asset.status === 'unknown'
+      ? {
+          asset: asset.name,
+          source: asset.source,
+          status: 'unknown',
+          ...(asset.error ? { error: asset.error } : {}),
+          products: asset.products,
+          verdict: null,
+          matches: [],
+          reminders: [],
+          unreadable: [],
+        }
+      : evaluateAsset(asset, index, now),
+  );
+}
+
+/**
+ * Whether an asset asks for someone's attention: a verdict other than `hold` (install,
+ * wait-for-patch, eol, blocked), a due reminder, or an unknown state (its source failed).
+ */
+export function needsAction(evaluation: AssetEvaluation): boolean {
+  if (evaluation.status === 'unknown') return true;
+  return (
+    (evaluation.verdict !== null && evaluation.verdict !== 'hold') || evaluation.reminders.some((r) => r.due)
+  );
 }

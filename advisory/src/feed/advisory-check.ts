@@ -1,6 +1,8 @@
 import { Compile } from 'typebox/compile';
+import { parseInstant } from '../time/instants.ts';
+import { parsePeriod } from '../time/periods.ts';
 import { Advisory, CveId, Verdicts } from './schema.ts';
-import { parseInstant, parseRange, parseVersion } from './versions.ts';
+import { parseRange, parseVersion } from './versions.ts';
 
 /**
  * Every rule an advisory file must satisfy on its own. The appliance refuses a feed on
@@ -12,7 +14,8 @@ export type AdvisoryRule =
   | 'cve-id'
   | 'window'
   | 'version-range'
-  | 'recommended-version';
+  | 'recommended-version'
+  | 'reminder-period';
 
 export interface AdvisoryProblem {
   rule: AdvisoryRule;
@@ -106,6 +109,14 @@ export function checkAdvisory(value: unknown): AdvisoryProblem[] {
       rule: 'window',
       field: 'expires',
       message: `the window is ${expires.getTime() === effective.getTime() ? 'empty' : 'reversed'}: expires ${advisory.expires} is not after effective ${advisory.effective}`,
+    });
+  }
+
+  if (advisory.reminder && !parsePeriod(advisory.reminder.every)) {
+    problems.push({
+      rule: 'reminder-period',
+      field: 'reminder.every',
+      message: `reminder.every: "${advisory.reminder.every}" is not an ISO 8601 period such as P90D, P12W, P3M or P1Y`,
     });
   }
 

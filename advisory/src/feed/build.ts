@@ -1,12 +1,16 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { listModuleFiles, MANIFEST_FILE, SIGNATURE_FILE, sha256 } from './files.ts';
+import yaml from 'js-yaml';
+import { sha256 } from '../crypto/digest.ts';
+import { feedVersionOf, formatInstant } from '../time/instants.ts';
 import { type Finding, lintFeed } from './lint.ts';
+import { MANIFEST_FILE, MAX_VALIDITY_MS, manifestDateProblems, SIGNATURE_FILE } from './rules.ts';
 import { CURRENT_SCHEMA_VERSION, type Manifest } from './schema.ts';
 
 export interface BuildOptions {
   feedDir: string;
-  feedVersion: string;
+  /** The publication date, YYYY.MM.DD: today's UTC date (the default). */
+  feedVersion?: string;
   expiresInMs: number;
   now?: Date;
 }
@@ -15,23 +19,35 @@ export type BuildResult =
   | { ok: true; manifest: Manifest; findings: Finding[]; removedSignature: boolean }
   | { ok: false; findings: Finding[] };
 
-export function isFeedVersion(text: string): boolean {
-  const match = /^(\d{4})\.(\d{2})\.(\d{2})$/.exec(text);
-  if (!match) return false;
-  const date = new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`);
-  return (
-    !Number.isNaN(date.getTime()) && date.toISOString().startsWith(`${match[1]}-${match[2]}-${match[3]}`)
-  );
-}
+const HEADER =
+  '# Advisory feed manifest: written by `advisory-feed build`, signed by `advisory-feed sign`.\n';
 
-/** Lints every advisory; only a clean feed gets a manifest (and any old signature goes). */
+/**
+ * Lints the feed; only a clean feed gets a manifest (and any old signature goes). The
+ * manifest obeys the rules `verify` applies (feed/rules.ts): its version is the UTC date
+ * it is published on, it is valid for at most 366 days, and it lists only what `verify`
+ * can read back, written by the YAML library's own serializer.
+ */
 export function buildFeed(options: BuildOptions): BuildResult {
   const now = options.now ?? new Date();
-  const findings = lintFeed(options.feedDir, now);
+  const { findings, modules: layout } = lintFeed(options.feedDir, now);
+  const manifestError = (message: string) =>
+    findings.push({ severity: 'error', rule: 'manifest', file: MANIFEST_FILE, line: 1, message });
+  if (!(options.expiresInMs > 0 && options.expiresInMs <= MAX_VALIDITY_MS)) {
+    manifestError('the feed must expire more than 0 and at most 366 days after it is published');
+    return { ok: false, findings };
+  }
+  const publishedAt = formatInstant(now);
+  const dates = {
+    feed_version: options.feedVersion ?? feedVersionOf(now),
+    published_at: publishedAt,
+    expires_at: formatInstant(new Date(now.getTime() + options.expiresInMs)),
+  };
+  for (const problem of manifestDateProblems(dates)) manifestError(problem);
   if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
 
   const modules: Manifest['modules'] = {};
-  for (const [module, files] of listModuleFiles(options.feedDir)) {
+  for (const [module, files] of layout) {
     modules[module] = {
       files: files.map((file) => {
         const data = readFileSync(path.join(options.feedDir, file));
@@ -39,21 +55,12 @@ export function buildFeed(options: BuildOptions): BuildResult {
       }),
     };
   }
-  const manifest: Manifest = {
-    schema_version: CURRENT_SCHEMA_VERSION,
-    feed_version: options.feedVersion,
-    published_at: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
-    expires_at: new Date(Math.floor((now.getTime() + options.expiresInMs) / 1000) * 1000)
-      .toISOString()
-      .replace('.000Z', 'Z'),
-    modules,
-  };
-  writeFileSync(path.join(options.feedDir, MANIFEST_FILE), dumpManifest(manifest));
+  const manifest: Manifest = { schema_version: CURRENT_SCHEMA_VERSION, ...dates, modules };
+  writeFileSync(path.join(options.feedDir, MANIFEST_FILE), HEADER + dumpManifest(manifest));
   // A signature over the previous manifest would only mislead: signing comes next.
-  const signaturePath = path.join(options.feedDir, SIGNATURE_FILE);
   let removedSignature = false;
   try {
-    rmSync(signaturePath);
+    rmSync(path.join(options.feedDir, SIGNATURE_FILE));
     removedSignature = true;
   } catch {
     // there was none
@@ -61,24 +68,7 @@ export function buildFeed(options: BuildOptions): BuildResult {
   return { ok: true, manifest, findings, removedSignature };
 }
 
-function dumpManifest(manifest: Manifest): string {
-  const lines = [
-    '# Advisory feed manifest: written by `advisory-feed build`, signed by `advisory-feed sign`.',
-    `schema_version: "${manifest.schema_version}"`,
-    `feed_version: "${manifest.feed_version}"`,
-    `published_at: "${manifest.published_at}"`,
-    `expires_at: "${manifest.expires_at}"`,
-    'modules:',
-  ];
-  for (const [module, { files }] of Object.entries(manifest.modules)) {
-    lines.push(`  ${module}:`, '    files:');
-    for (const file of files) {
-      lines.push(
-        `      - path: ${file.path}`,
-        `        sha256: ${file.sha256}`,
-        `        size: ${file.size}`,
-      );
-    }
-  }
-  return `${lines.join('\n')}\n`;
+/** The manifest as YAML: every string quoted, so no other YAML reader takes one for a number or date. */
+export function dumpManifest(manifest: Manifest): string {
+  return yaml.dump(manifest, { lineWidth: -1, noRefs: true, quotingType: '"', forceQuotes: true });
 }

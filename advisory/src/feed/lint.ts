@@ -1,15 +1,23 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseInstant } from '../time/instants.ts';
 import { type AdvisoryRule, checkAdvisory } from './advisory-check.ts';
-import { listModuleFiles } from './files.ts';
+import { scanFeed } from './layout.ts';
 import type { Advisory } from './schema.ts';
-import { parseInstant } from './versions.ts';
 import { parseYaml, YamlError } from './yaml.ts';
 
 /** One authoring mistake, located for the author. */
 export interface Finding {
   severity: 'error' | 'warning';
-  rule: AdvisoryRule | 'yaml' | 'expired' | 'duplicate-id' | 'unknown-product' | 'empty-feed';
+  rule:
+    | AdvisoryRule
+    | 'yaml'
+    | 'expired'
+    | 'duplicate-id'
+    | 'unknown-product'
+    | 'empty-feed'
+    | 'layout'
+    | 'manifest';
   file: string;
   line: number;
   message: string;
@@ -94,11 +102,26 @@ export function lineOf(text: string, field: string): number {
   return found + 1;
 }
 
-/** Every finding of every advisory file under the feed's module folders. */
-export function lintFeed(feedDir: string, now: Date): Finding[] {
-  const findings: Finding[] = [];
+export interface LintResult {
+  findings: Finding[];
+  /** Module -> the advisory files a manifest would list. */
+  modules: Map<string, string[]>;
+}
+
+/**
+ * Every finding of the feed's layout (feed/layout.ts) and of every advisory file under
+ * its module folders, sorted by file and line.
+ */
+export function lintFeed(feedDir: string, now: Date): LintResult {
   const parsed: { file: string; text: string; advisory: Advisory }[] = [];
-  const modules = listModuleFiles(feedDir);
+  const { modules, problems } = scanFeed(feedDir);
+  const findings: Finding[] = problems.map((problem) => ({
+    severity: problem.severity,
+    rule: 'layout',
+    file: problem.file,
+    line: 1,
+    message: problem.message,
+  }));
   let count = 0;
   for (const files of modules.values()) {
     for (const file of files) {
@@ -180,5 +203,6 @@ export function lintFeed(feedDir: string, now: Date): Finding[] {
       }
     });
   }
-  return findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return { findings, modules };
 }

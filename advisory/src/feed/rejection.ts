@@ -18,6 +18,7 @@ export type RejectionReason =
   | 'file-size-mismatch'
   | 'file-hash-mismatch'
   | 'advisory-malformed'
+  | 'published-in-future'
   | 'expired'
   | 'rollback'
   | 'version-conflict';

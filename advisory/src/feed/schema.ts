@@ -1,18 +1,22 @@
 import { type Static, Type } from 'typebox';
 
 /**
- * Feed schema, version 1.x. Unknown fields are allowed everywhere (forward compatibility:
- * a 1.1 feed adds fields a 1.0 client ignores); a breaking change bumps the major.
+ * Feed schema, version 2.x. Unknown fields are allowed everywhere (forward compatibility:
+ * a 2.1 feed adds fields a 2.0 client ignores); a breaking change bumps the major.
+ *
+ * 2.0 (from client 0.2): reminder periods are ISO 8601 periods (`P3M`); 1.0 wrote `3m`,
+ * which read as minutes anywhere durations are written. A 1.x feed is refused by this
+ * client with a message saying so; rebuild it with this release's `advisory-feed build`.
  */
-export const SUPPORTED_SCHEMA_MAJOR = 1;
-export const CURRENT_SCHEMA_VERSION = '1.0';
+export const SUPPORTED_SCHEMA_MAJOR = 2;
+export const CURRENT_SCHEMA_VERSION = '2.0';
 
 export const Verdicts = ['blocked', 'eol', 'wait-for-patch', 'hold', 'install'] as const;
 export type Verdict = (typeof Verdicts)[number];
 
 export const ManifestFile = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 255 }),
-  sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
   size: Type.Integer({ minimum: 0 }),
 });
 export type ManifestFile = Static<typeof ManifestFile>;
@@ -70,11 +74,14 @@ export const Advisory = Type.Object({
       }),
     ),
   ),
-  /** A service reminder: due `every` (e.g. 90d, 12w, 6m, 1y) after the asset fact `from`. */
+  /**
+   * A service reminder: due `every` (an ISO 8601 calendar period: P90D, P12W, P3M, P1Y)
+   * after the date in the asset fact `from`.
+   */
   reminder: Type.Optional(
     Type.Object({
       from: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
-      every: Type.String({ pattern: '^[0-9]{1,4}[dwmy]$' }),
+      every: Type.String({ pattern: '^P[0-9YMWD]{2,16}$' }),
       task: Type.String({ minLength: 1, maxLength: 500 }),
     }),
   ),

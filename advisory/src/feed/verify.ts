@@ -1,20 +1,42 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import path from 'node:path';
 import { Compile } from 'typebox/compile';
-import { type AdvisoryProblem, checkAdvisory } from './advisory-check.ts';
-import { isAdvisoryFile, isSafeRelativePath, MANIFEST_FILE, SIGNATURE_FILE, sha256 } from './files.ts';
-import { defaultLimits, type FeedLimits } from './limits.ts';
-import { FeedRejectedError, type Rejection, reject } from './rejection.ts';
-import { type Advisory, Manifest, type ManifestFile, SUPPORTED_SCHEMA_MAJOR } from './schema.ts';
-import { checkSignatures, keyId, type PublicKey, parseSignatures, SignifyFormatError } from './signify.ts';
-import { parseInstant } from './versions.ts';
+import { sha256 } from '../crypto/digest.ts';
+import {
+  checkSignatures,
+  keyId,
+  type PublicKey,
+  parseSignatures,
+  SignifyFormatError,
+} from '../crypto/signify.ts';
+import { parseInstant } from '../time/instants.ts';
+import { checkAdvisory } from './advisory-check.ts';
+import type { FeedLimits } from './limits.ts';
+import { FeedRejectedError, reject } from './rejection.ts';
+import {
+  isAdvisoryFile,
+  listedPathProblem,
+  listedSizeProblem,
+  MANIFEST_FILE,
+  manifestDateProblems,
+  moduleNameProblem,
+  SIGNATURE_FILE,
+} from './rules.ts';
+import { type Advisory, Manifest, SUPPORTED_SCHEMA_MAJOR } from './schema.ts';
+import type { AcceptedState } from './state.ts';
 import { parseYaml, YamlError } from './yaml.ts';
 
-/** What the client remembers of the last feed it accepted (rollback and freeze protection). */
-export interface AcceptedState {
-  feed_version: string;
-  published_at: string;
-  manifest_sha256: string;
+/**
+ * Feed verification as pure steps over bytes, fail closed: first the manifest (its
+ * signature over the exact bytes, then its content, dates, freshness and rollback), then
+ * each file it lists (size, hash, and for advisories parsing and validation). Readers
+ * (feed/sources/) fetch the bytes; feed/verify-feed.ts puts the two together.
+ */
+
+/** A file the manifest lists; `module` is null for files outside the modules. */
+export interface ListedFile {
+  module: string | null;
+  path: string;
+  sha256: string;
+  size: number;
 }
 
 export interface VerifiedAdvisory {
@@ -23,98 +45,34 @@ export interface VerifiedAdvisory {
   advisory: Advisory;
 }
 
-export interface VerifiedFeed {
+/**
+ * How the signature is treated: `required` (the appliance: no signature, no feed),
+ * `optional` (the operator's dry run before signing: a missing signature is reported,
+ * a present one must verify), `ignored` (`sign` checking what it is about to sign).
+ */
+export type SignaturePolicy = 'required' | 'optional' | 'ignored';
+
+export interface ManifestCheckOptions {
+  trustedKeys: readonly PublicKey[];
+  lastAccepted?: AcceptedState | null;
+  now: Date;
+  limits: FeedLimits;
+  signature?: SignaturePolicy;
+}
+
+export interface CheckedManifest {
   manifest: Manifest;
   manifestSha256: string;
-  /** Key numbers (hex) of the trusted keys whose signature verified. */
+  /** Key numbers (hex) of the trusted keys whose signature verified; empty when unsigned. */
   signedBy: string[];
-  advisories: VerifiedAdvisory[];
+  /** No signature file (allowed only by the `optional` and `ignored` policies). */
+  unsigned: boolean;
+  listed: ListedFile[];
   /** The state to remember once this feed is accepted. */
   state: AcceptedState;
 }
 
-export type VerifyResult = { ok: true; feed: VerifiedFeed } | { ok: false; rejection: Rejection };
-
-export interface VerifyOptions {
-  feedDir: string;
-  trustedKeys: PublicKey[];
-  lastAccepted?: AcceptedState | null;
-  now?: Date;
-  limits?: Partial<FeedLimits>;
-}
-
 const manifestValidator = Compile(Manifest);
-// No following a link at the last component; no blocking on a FIFO planted in the feed
-// directory (its fstat then shows it is not a regular file).
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-/**
- * Reads a file of at most `cap` bytes without following a link at its last component,
- * and refuses anything that is not a regular file. `null` when it does not exist.
- */
-function readCapped(
-  file: string,
-  cap: number,
-  onTooLarge: (size: number) => never,
-  display: string,
-): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(file, OPEN_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP')
-      reject('unsafe-path', `${display} is a symbolic link; feed files must be regular files`, display);
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) reject('unsafe-path', `${display} is not a regular file`, display);
-    const size = stat.size;
-    if (size > cap) onTooLarge(size);
-    const buffer = Buffer.allocUnsafe(size);
-    let offset = 0;
-    while (offset < size) {
-      const read = readSync(fd, buffer, offset, size - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return buffer.subarray(0, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Refuses a listed path that is unsafe as text or passes through a link or non-directory. */
-function checkPath(feedDir: string, listed: string, checkedDirs: Set<string>): string {
-  if (!isSafeRelativePath(listed)) {
-    reject(
-      'unsafe-path',
-      `the manifest lists "${listed}": absolute paths, ".." and unusual characters are refused`,
-      listed,
-    );
-  }
-  const segments = listed.split('/');
-  let relative = '';
-  for (const segment of segments.slice(0, -1)) {
-    relative = relative ? `${relative}/${segment}` : segment;
-    if (checkedDirs.has(relative)) continue;
-    let isDirectory = false;
-    try {
-      const stat = lstatSync(path.join(feedDir, relative));
-      if (stat.isSymbolicLink())
-        reject('unsafe-path', `${relative} is a symbolic link; links are refused`, listed);
-      isDirectory = stat.isDirectory();
-    } catch (error) {
-      if (error instanceof FeedRejectedError) throw error;
-      reject('file-missing', `${listed} is listed in the manifest but missing`, listed);
-    }
-    if (!isDirectory) reject('unsafe-path', `${relative} is not a directory`, listed);
-    checkedDirs.add(relative);
-  }
-  return path.join(feedDir, listed);
-}
 
 /** Hardened YAML parse of a feed file; a parse failure rejects the feed, naming file and line. */
 function parseOrReject(
@@ -132,11 +90,33 @@ function parseOrReject(
   }
 }
 
-function describeProblem(file: string, problem: AdvisoryProblem): string {
-  return `${file}: ${problem.message}`;
+function checkSignature(manifest: Buffer, signature: Buffer, trustedKeys: readonly PublicKey[]): string[] {
+  let blocks: ReturnType<typeof parseSignatures>;
+  try {
+    blocks = parseSignatures(signature.toString('utf8'));
+  } catch (error) {
+    if (error instanceof SignifyFormatError)
+      reject('signature-malformed', `manifest.yaml.sig: ${error.message}`, SIGNATURE_FILE);
+    throw error;
+  }
+  const check = checkSignatures(manifest, blocks, [...trustedKeys]);
+  if (check.ok) return check.signedBy;
+  if (check.problem === 'unknown-key') {
+    const signers = blocks.map((b) => keyId(b.keynum)).join(', ');
+    reject(
+      'signature-unknown-key',
+      `the feed is signed by key ${signers}, which is not among the trusted keys`,
+      SIGNATURE_FILE,
+    );
+  }
+  reject(
+    'signature-invalid',
+    'the manifest signature does not verify: the manifest or its signature was altered',
+    SIGNATURE_FILE,
+  );
 }
 
-function compareVersions(incoming: Manifest, manifestSha256: string, last: AcceptedState): void {
+function checkRollback(incoming: Manifest, manifestSha256: string, last: AcceptedState): void {
   if (incoming.feed_version < last.feed_version) {
     reject(
       'rollback',
@@ -144,7 +124,7 @@ function compareVersions(incoming: Manifest, manifestSha256: string, last: Accep
     );
   }
   if (incoming.feed_version === last.feed_version) {
-    if (manifestSha256 === last.manifest_sha256) return;
+    if (manifestSha256 === last.manifest_sha256.toLowerCase()) return;
     reject(
       'version-conflict',
       `feed ${incoming.feed_version} differs from the feed of the same version accepted before; this should never happen and is refused`,
@@ -160,91 +140,94 @@ function compareVersions(incoming: Manifest, manifestSha256: string, last: Accep
   }
 }
 
-/**
- * Verifies a feed directory, fail closed, in this order: size caps, the signature over
- * the exact manifest bytes, manifest parsing and schema major, each listed file (path
- * safety, size, SHA-256), each advisory (parse and validate), expiry, rollback. Returns
- * the whole verified feed or one rejection; never a partial feed.
- */
-export function verifyFeed(options: VerifyOptions): VerifyResult {
-  try {
-    return { ok: true, feed: verifyOrThrow(options) };
-  } catch (error) {
-    if (error instanceof FeedRejectedError) return { ok: false, rejection: error.rejection };
-    throw error;
+/** The files a manifest lists, checked against the layout rules and the caps. */
+function listedFiles(manifest: Manifest, limits: FeedLimits): ListedFile[] {
+  const listed: ListedFile[] = [];
+  for (const [module, { files }] of Object.entries(manifest.modules)) {
+    const problem = moduleNameProblem(module);
+    if (problem) reject('manifest-malformed', `manifest.yaml: ${problem}`, MANIFEST_FILE);
+    for (const entry of files) listed.push({ module, ...entry, sha256: entry.sha256 });
   }
+  for (const entry of manifest.files ?? []) listed.push({ module: null, ...entry });
+  if (listed.length > limits.files)
+    reject(
+      'manifest-malformed',
+      `manifest.yaml lists ${listed.length} files, above the cap of ${limits.files}`,
+      MANIFEST_FILE,
+    );
+  const seen = new Set<string>();
+  let total = 0;
+  for (const file of listed) {
+    const pathProblem = listedPathProblem(file.path, file.module);
+    if (pathProblem) reject('unsafe-path', `the manifest lists ${pathProblem}`, file.path);
+    if (file.path === MANIFEST_FILE || file.path === SIGNATURE_FILE)
+      reject('unsafe-path', `the manifest lists ${file.path} as a file of the feed`, file.path);
+    if (seen.has(file.path))
+      reject('manifest-malformed', `manifest.yaml lists ${file.path} twice`, MANIFEST_FILE);
+    seen.add(file.path);
+    const sizeProblem = listedSizeProblem(file.path, file.size, limits);
+    if (sizeProblem) reject('file-too-large', sizeProblem, file.path);
+    total += file.size;
+  }
+  if (total > limits.totalBytes)
+    reject(
+      'file-too-large',
+      `the listed files add up to ${total} bytes, above the ${limits.totalBytes}-byte cap`,
+    );
+  return listed;
 }
 
-function verifyOrThrow(options: VerifyOptions): VerifiedFeed {
-  const limits = { ...defaultLimits, ...options.limits };
-  const now = options.now ?? new Date();
-  const feedDir = path.resolve(options.feedDir);
-
-  // 1. Size caps on what is read before the signature is known to be good.
-  const manifestBytes = readCapped(
-    path.join(feedDir, MANIFEST_FILE),
-    limits.manifestBytes,
-    (size) =>
-      reject(
-        'manifest-too-large',
-        `manifest.yaml is ${size} bytes, above the ${limits.manifestBytes}-byte cap`,
-        MANIFEST_FILE,
-      ),
-    MANIFEST_FILE,
-  );
-  if (!manifestBytes) reject('manifest-missing', 'manifest.yaml is missing', MANIFEST_FILE);
-  const signatureBytes = readCapped(
-    path.join(feedDir, SIGNATURE_FILE),
-    limits.signatureBytes,
-    (size) =>
-      reject(
-        'signature-too-large',
-        `manifest.yaml.sig is ${size} bytes, above the ${limits.signatureBytes}-byte cap`,
-        SIGNATURE_FILE,
-      ),
-    SIGNATURE_FILE,
-  );
-  if (!signatureBytes)
-    reject('signature-missing', 'manifest.yaml.sig is missing: the feed is not signed', SIGNATURE_FILE);
-
-  // 2. The signature, over the exact bytes, before any parsing.
-  let blocks: ReturnType<typeof parseSignatures>;
-  try {
-    blocks = parseSignatures(signatureBytes.toString('utf8'));
-  } catch (error) {
-    if (error instanceof SignifyFormatError)
-      reject('signature-malformed', `manifest.yaml.sig: ${error.message}`, SIGNATURE_FILE);
-    throw error;
-  }
-  const check = checkSignatures(manifestBytes, blocks, options.trustedKeys);
-  if (!check.ok) {
-    if (check.problem === 'unknown-key') {
-      const signers = blocks.map((b) => keyId(b.keynum)).join(', ');
-      reject(
-        'signature-unknown-key',
-        `the feed is signed by key ${signers}, which is not among the trusted keys`,
-        SIGNATURE_FILE,
-      );
-    }
+/**
+ * Checks the manifest and its signature, in this order: size caps, the signature over the
+ * exact bytes (before anything is parsed), the schema major, the schema, the listed files
+ * (names, sizes, caps), the dates (a real feed version equal to the UTC date of
+ * publication, not published in the future), expiry, rollback. Throws FeedRejectedError.
+ */
+export function checkManifest(
+  manifestBytes: Buffer,
+  signatureBytes: Buffer | null,
+  options: ManifestCheckOptions,
+): CheckedManifest {
+  const { limits, now } = options;
+  const policy = options.signature ?? 'required';
+  if (manifestBytes.length > limits.manifestBytes)
     reject(
-      'signature-invalid',
-      'the manifest signature does not verify: the manifest or its signature was altered',
-      SIGNATURE_FILE,
+      'manifest-too-large',
+      `manifest.yaml is ${manifestBytes.length} bytes, above the ${limits.manifestBytes}-byte cap`,
+      MANIFEST_FILE,
     );
+  let signedBy: string[] = [];
+  if (policy !== 'ignored') {
+    if (signatureBytes === null) {
+      if (policy === 'required')
+        reject('signature-missing', 'manifest.yaml.sig is missing: the feed is not signed', SIGNATURE_FILE);
+    } else {
+      if (signatureBytes.length > limits.signatureBytes)
+        reject(
+          'signature-too-large',
+          `manifest.yaml.sig is ${signatureBytes.length} bytes, above the ${limits.signatureBytes}-byte cap`,
+          SIGNATURE_FILE,
+        );
+      signedBy = checkSignature(manifestBytes, signatureBytes, options.trustedKeys);
+    }
   }
   const manifestSha256 = sha256(manifestBytes);
 
-  // 3. Parse the manifest; its schema major decides whether we can read the rest.
+  // The schema major decides whether the rest can be read at all.
   const raw = parseOrReject(manifestBytes, limits.manifestBytes, 'manifest-malformed', MANIFEST_FILE);
   const declared =
     raw && typeof raw === 'object' ? (raw as Record<string, unknown>).schema_version : undefined;
-  const major = typeof declared === 'string' ? Number(declared.split('.')[0]) : Number.NaN;
-  if (typeof declared === 'string' && /^\d+\.\d+$/.test(declared) && major !== SUPPORTED_SCHEMA_MAJOR) {
-    reject(
-      'schema-unsupported',
-      `the feed uses schema ${declared}; this client reads schema ${SUPPORTED_SCHEMA_MAJOR}.x: update the appliance`,
-      MANIFEST_FILE,
-    );
+  if (typeof declared === 'string' && /^\d+\.\d+$/.test(declared)) {
+    const major = Number(declared.split('.')[0]);
+    if (major !== SUPPORTED_SCHEMA_MAJOR) {
+      reject(
+        'schema-unsupported',
+        major > SUPPORTED_SCHEMA_MAJOR
+          ? `the feed uses schema ${declared}; this client reads schema ${SUPPORTED_SCHEMA_MAJOR}.x: update the appliance`
+          : `the feed uses schema ${declared}, older than the ${SUPPORTED_SCHEMA_MAJOR}.x this client reads: rebuild it with a current advisory-feed`,
+        MANIFEST_FILE,
+      );
+    }
   }
   if (!manifestValidator.Check(raw)) {
     const first = manifestValidator.Errors(raw)[0];
@@ -255,111 +238,34 @@ function verifyOrThrow(options: VerifyOptions): VerifiedFeed {
     );
   }
   const manifest = raw;
-  const publishedAt = parseInstant(manifest.published_at);
-  const expiresAt = parseInstant(manifest.expires_at);
-  if (!publishedAt || !expiresAt)
+  const listed = listedFiles(manifest, limits);
+
+  const published = parseInstant(manifest.published_at);
+  const [dateProblem] = manifestDateProblems(manifest, now);
+  if (dateProblem || !published) {
+    const future = published && published.getTime() > now.getTime();
     reject(
-      'manifest-malformed',
-      'manifest.yaml: published_at and expires_at must be RFC 3339 times',
+      future ? 'published-in-future' : 'manifest-malformed',
+      `manifest.yaml: ${dateProblem}`,
       MANIFEST_FILE,
     );
-
-  // 4. Every listed file: path safety, size, hash; advisories parsed and validated.
-  const listed: { module: string | null; entry: ManifestFile }[] = [];
-  for (const [module, { files }] of Object.entries(manifest.modules)) {
-    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(module))
-      reject('manifest-malformed', `manifest.yaml: bad module name "${module}"`, MANIFEST_FILE);
-    for (const entry of files) listed.push({ module, entry });
   }
-  for (const entry of manifest.files ?? []) listed.push({ module: null, entry });
-  if (listed.length > limits.files)
-    reject(
-      'manifest-malformed',
-      `manifest.yaml lists ${listed.length} files, above the cap of ${limits.files}`,
-      MANIFEST_FILE,
-    );
-  const seen = new Set<string>();
-  let total = 0;
-  for (const { entry } of listed) {
-    if (seen.has(entry.path))
-      reject('manifest-malformed', `manifest.yaml lists ${entry.path} twice`, MANIFEST_FILE);
-    seen.add(entry.path);
-    if (entry.size > limits.fileBytes)
-      reject(
-        'file-too-large',
-        `${entry.path} is listed at ${entry.size} bytes, above the ${limits.fileBytes}-byte cap`,
-        entry.path,
-      );
-    total += entry.size;
-  }
-  if (total > limits.totalBytes)
-    reject(
-      'file-too-large',
-      `the listed files add up to ${total} bytes, above the ${limits.totalBytes}-byte cap`,
-    );
-
-  const checkedDirs = new Set<string>();
-  const advisories: VerifiedAdvisory[] = [];
-  const ids = new Map<string, string>();
-  for (const { module, entry } of listed) {
-    const file = checkPath(feedDir, entry.path, checkedDirs);
-    // Read at most one byte more than listed: a longer file is caught without reading it all.
-    const data = readCapped(
-      file,
-      entry.size,
-      (size) =>
-        reject(
-          'file-size-mismatch',
-          `${entry.path} is ${size} bytes, the manifest says ${entry.size}`,
-          entry.path,
-        ),
-      entry.path,
-    );
-    if (!data) reject('file-missing', `${entry.path} is listed in the manifest but missing`, entry.path);
-    if (data.length !== entry.size)
-      reject(
-        'file-size-mismatch',
-        `${entry.path} is ${data.length} bytes, the manifest says ${entry.size}`,
-        entry.path,
-      );
-    if (sha256(data) !== entry.sha256)
-      reject('file-hash-mismatch', `${entry.path} does not match its SHA-256 in the manifest`, entry.path);
-    // Verified files that are not advisories of a module are known-good but unused.
-    if (module === null || !isAdvisoryFile(entry.path)) continue;
-
-    const document = parseOrReject(data, limits.fileBytes, 'advisory-malformed', entry.path);
-    const problems = checkAdvisory(document);
-    const first = problems[0];
-    if (first) reject('advisory-malformed', describeProblem(entry.path, first), entry.path);
-    const advisory = document as Advisory;
-    const clash = ids.get(advisory.id);
-    if (clash)
-      reject(
-        'advisory-malformed',
-        `${entry.path}: advisory id ${advisory.id} is also used by ${clash}`,
-        entry.path,
-      );
-    ids.set(advisory.id, entry.path);
-    advisories.push({ module, file: entry.path, advisory });
-  }
-
-  // 5. Freshness: an expired manifest is refused (a frozen mirror must not look current).
-  if (expiresAt.getTime() <= now.getTime()) {
+  const expires = parseInstant(manifest.expires_at) as Date;
+  if (expires.getTime() <= now.getTime()) {
     reject(
       'expired',
       `the feed expired at ${manifest.expires_at}; the mirror or feed host is not delivering fresh feeds`,
       MANIFEST_FILE,
     );
   }
-
-  // 6. Rollback against what was accepted before.
-  if (options.lastAccepted) compareVersions(manifest, manifestSha256, options.lastAccepted);
+  if (options.lastAccepted) checkRollback(manifest, manifestSha256, options.lastAccepted);
 
   return {
     manifest,
     manifestSha256,
-    signedBy: check.signedBy,
-    advisories,
+    signedBy,
+    unsigned: signatureBytes === null,
+    listed,
     state: {
       feed_version: manifest.feed_version,
       published_at: manifest.published_at,
@@ -367,3 +273,48 @@ function verifyOrThrow(options: VerifyOptions): VerifiedFeed {
     },
   };
 }
+
+/**
+ * Checks one listed file's bytes (null: missing) against its size and hash; an advisory
+ * of a module is parsed and validated too. Throws FeedRejectedError.
+ */
+export function checkListedFile(
+  file: ListedFile,
+  data: Buffer | null,
+  limits: FeedLimits,
+): VerifiedAdvisory | null {
+  if (!data) reject('file-missing', `${file.path} is listed in the manifest but missing`, file.path);
+  // Readers stop one byte past the listed size: a longer file's true size is not known.
+  if (data.length > file.size)
+    reject(
+      'file-size-mismatch',
+      `${file.path} is larger than the ${file.size} bytes the manifest says`,
+      file.path,
+    );
+  if (data.length < file.size)
+    reject(
+      'file-size-mismatch',
+      `${file.path} is ${data.length} bytes, the manifest says ${file.size}`,
+      file.path,
+    );
+  if (sha256(data) !== file.sha256.toLowerCase())
+    reject('file-hash-mismatch', `${file.path} does not match its SHA-256 in the manifest`, file.path);
+  // Verified files that are not advisories of a module are known-good but unused.
+  if (file.module === null || !isAdvisoryFile(file.path)) return null;
+  const document = parseOrReject(data, limits.fileBytes, 'advisory-malformed', file.path);
+  const [problem] = checkAdvisory(document);
+  if (problem) reject('advisory-malformed', `${file.path}: ${problem.message}`, file.path);
+  return { module: file.module, file: file.path, advisory: document as Advisory };
+}
+
+/** Advisory ids are unique across the feed; the first clash rejects it. */
+export function checkUniqueIds(advisories: readonly { id: string; file: string }[]): void {
+  const ids = new Map<string, string>();
+  for (const { id, file } of advisories) {
+    const clash = ids.get(id);
+    if (clash) reject('advisory-malformed', `${file}: advisory id ${id} is also used by ${clash}`, file);
+    ids.set(id, file);
+  }
+}
+
+export { FeedRejectedError };

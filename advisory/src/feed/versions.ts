@@ -6,9 +6,17 @@ import semver from 'semver';
  * semver syntax, so ">=16.0.0 <16.15.0", "<32" and "16.x" all work.
  */
 export function parseVersion(text: string): semver.SemVer | null {
-  if (!/^\d+(\.\d+){0,3}([-+~][0-9A-Za-z.+~-]*)?$/.test(text.trim())) return null;
-  return semver.coerce(text.trim());
+  let version = versions.get(text);
+  if (version !== undefined) return version;
+  const trimmed = text.trim();
+  version = /^\d+(\.\d+){0,3}([-+~][0-9A-Za-z.+~-]*)?$/.test(trimmed) ? semver.coerce(trimmed) : null;
+  if (versions.size > 100_000) versions.clear();
+  versions.set(text, version);
+  return version;
 }
+
+/** Coerced once per distinct text: an estate runs the same few versions many times. */
+const versions = new Map<string, semver.SemVer | null>();
 
 const ranges = new Map<string, semver.Range | null>();
 
@@ -27,18 +35,9 @@ export function parseRange(text: string): semver.Range | null {
   return range;
 }
 
+/** Whether `version` (coerced) lies in `range`; false for an unreadable version or range. */
 export function inRange(version: string, range: string): boolean {
   const parsed = parseVersion(version);
   const parsedRange = parseRange(range);
   return parsed !== null && (parsedRange?.test(parsed) ?? false);
-}
-
-/** YYYY-MM-DD (UTC midnight) or RFC 3339 with an offset; null otherwise. */
-export function parseInstant(text: string): Date | null {
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(text)
-    ? new Date(`${text}T00:00:00Z`)
-    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text)
-      ? new Date(text)
-      : null;
-  return date && !Number.isNaN(date.getTime()) ? date : null;
 }

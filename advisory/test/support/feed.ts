@@ -1,15 +1,17 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildFeed } from '../../src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/files.ts';
 import {
   generateKeyPair,
   type PublicKey,
   parsePublicKey,
   parseSecretKey,
   signMessage,
-} from '../../src/feed/signify.ts';
+} from '../../src/crypto/signify.ts';
+import { buildFeed } from '../../src/feed/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/rules.ts';
+import { DirectorySource } from '../../src/feed/sources/directory.ts';
+import { type VerifyOptions, verifyFeed } from '../../src/feed/verify-feed.ts';
 
 /** A fixed clock for feeds built in tests. */
 export const NOW = new Date('2026-11-21T12:00:00Z');
@@ -65,11 +67,15 @@ export function makeFeed(
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), text);
   }
+  // A feed's version is the date it is published: noon of that day unless a time is given.
+  const now =
+    options.now ??
+    (options.feedVersion ? new Date(`${options.feedVersion.replaceAll('.', '-')}T12:00:00Z`) : NOW);
   const result = buildFeed({
     feedDir: dir,
-    feedVersion: options.feedVersion ?? '2026.11.21',
+    ...(options.feedVersion ? { feedVersion: options.feedVersion } : {}),
     expiresInMs: options.expiresInMs ?? 14 * 86_400_000,
-    now: options.now ?? NOW,
+    now,
   });
   if (!result.ok) throw new Error(`test feed does not build: ${JSON.stringify(result.findings)}`);
   const key = options.key ?? makeKey();
@@ -83,4 +89,9 @@ export function signFeed(dir: string, key: TestKey): void {
     path.join(dir, SIGNATURE_FILE),
     signMessage(parseSecretKey(key.secretText), manifest, 'verify with test.pub'),
   );
+}
+
+/** Verifies a feed directory as the appliance does, at NOW unless told otherwise. */
+export function verifyDir(dir: string, options: Partial<VerifyOptions> & Pick<VerifyOptions, 'trustedKeys'>) {
+  return verifyFeed(new DirectorySource(dir), { now: NOW, ...options });
 }

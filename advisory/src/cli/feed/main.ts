@@ -1,10 +1,10 @@
+import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
 import { build, buildHelp } from './build.ts';
-import { EXIT_BAD_FEED, EXIT_USAGE, FeedError, type Io, UsageError } from './errors.ts';
 import { keygen, keygenHelp } from './keygen.ts';
 import { sign, signHelp } from './sign.ts';
 import { verify, verifyHelp } from './verify.ts';
 
-export const mainHelp = `Usage: advisory-feed <command> [options]
+export const feedHelp = `Usage: advisory-feed <command> [options]
 
 Commands (publishing order: author, build, verify, sign, publish):
   keygen   create an Ed25519 signing key pair (signify format)
@@ -13,25 +13,27 @@ Commands (publishing order: author, build, verify, sign, publish):
   sign     write manifest.yaml.sig
 
 advisory-feed <command> --help shows a command's options.
-Exit codes: 0 success, 1 the feed (or a key) is bad, 2 usage.`;
+Exit codes: 0 success, 1 the feed is refused, 2 usage or unreadable input.`;
 
-const commands: Record<string, { help: string; run: (argv: string[], io: Io, now: Date) => number }> = {
+type Command = (argv: string[], io: Io, now: Date) => Promise<number>;
+
+const commands: Record<string, { help: string; run: Command }> = {
   keygen: { help: keygenHelp, run: keygen },
   build: { help: buildHelp, run: build },
   verify: { help: verifyHelp, run: verify },
   sign: { help: signHelp, run: sign },
 };
 
-/** The whole CLI as a function of argv: testable without a process. */
-export function runCli(argv: string[], io: Io, now = new Date()): number {
+/** The whole feed builder as a function of argv: testable without a process. */
+export async function runFeedCli(argv: string[], io: Io, now = new Date()): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.out(mainHelp);
+    io.out(feedHelp);
     return name ? 0 : EXIT_USAGE;
   }
   const command = commands[name];
   if (!command) {
-    io.err(`unknown command "${name}"\n\n${mainHelp}`);
+    io.err(`unknown command "${name}"\n\n${feedHelp}`);
     return EXIT_USAGE;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -39,20 +41,8 @@ export function runCli(argv: string[], io: Io, now = new Date()): number {
     return 0;
   }
   try {
-    return command.run(rest, io, now);
+    return await command.run(rest, io, now);
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`${(error as Error).message}\n\n${command.help}`);
-      return EXIT_USAGE;
-    }
-    if (error instanceof FeedError) {
-      io.err(`error: ${error.message}`);
-      return EXIT_BAD_FEED;
-    }
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      io.err(`error: ${(error as Error).message}`);
-      return EXIT_BAD_FEED;
-    }
-    throw error;
+    return exitCodeOf(error, io, command.help);
   }
 }

@@ -1,0 +1,63 @@
+import { parseArgs } from 'node:util';
+import { buildFeed } from '../../feed/build.ts';
+import { MAX_VALIDITY_MS } from '../../feed/rules.ts';
+import { DurationError, parseDuration } from '../../time/durations.ts';
+import { feedVersionOf, parseFeedVersion } from '../../time/instants.ts';
+import { requireDirectory } from '../inputs.ts';
+import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+
+export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD] [--expires-in 14d]
+
+Lints every advisory under the feed's module folders, prints each finding with file and
+line, and fails (exit 1) on errors: also on a file that cannot be published as it is (a
+link, a FIFO, a name a client would refuse). A clean feed gets manifest.yaml with every
+file's size and SHA-256; a signature of an earlier manifest is removed (sign next).
+--feed-version: the publication date, which is today's UTC date (the default).
+--expires-in:   how long clients accept this feed: a number and s, m (minutes), h, d or w;
+                at most 366 days; default 14d.`;
+
+export async function build(argv: string[], io: Io, now: Date): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      feed: { type: 'string' },
+      'feed-version': { type: 'string' },
+      'expires-in': { type: 'string', default: '14d' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.feed) throw new UsageError('build needs --feed <dir>');
+  const today = feedVersionOf(now);
+  const feedVersion = values['feed-version'] ?? today;
+  if (!parseFeedVersion(feedVersion))
+    throw new UsageError('--feed-version must be a real date written YYYY.MM.DD');
+  if (feedVersion !== today)
+    throw new UsageError(
+      `--feed-version ${feedVersion} is not today's UTC date ${today}: a feed's version is the date it is published`,
+    );
+  let expiresInMs: number;
+  try {
+    expiresInMs = parseDuration(values['expires-in'] ?? '14d', { min: 60_000, max: MAX_VALIDITY_MS });
+  } catch (error) {
+    if (error instanceof DurationError) throw new UsageError(`--expires-in: ${error.message}`);
+    throw error;
+  }
+  await requireDirectory('--feed', values.feed);
+
+  const result = buildFeed({ feedDir: values.feed, feedVersion, expiresInMs, now });
+  for (const finding of result.findings) {
+    io.err(`${finding.file}:${finding.line}: ${finding.severity} [${finding.rule}] ${finding.message}`);
+  }
+  if (!result.ok) {
+    const errors = result.findings.filter((f) => f.severity === 'error').length;
+    io.err(`build failed: ${errors} error${errors === 1 ? '' : 's'}; no manifest written`);
+    return EXIT_REJECTED;
+  }
+  const counts = Object.entries(result.manifest.modules).map(([m, { files }]) => `${m} ${files.length}`);
+  io.out(
+    `wrote manifest.yaml: feed ${feedVersion}, expires ${result.manifest.expires_at}; ${counts.join(', ')}`,
+  );
+  if (result.removedSignature) io.out('removed the old manifest.yaml.sig: sign the new manifest');
+  return 0;
+}

@@ -1,0 +1,59 @@
+import { lstat, rm, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { generateKeyPair } from '../../crypto/signify.ts';
+import { type Io, UsageError } from '../io.ts';
+
+export const keygenHelp = `Usage: advisory-feed keygen --secret-key <file> --public-key <file> [--comment <text>]
+
+Creates an Ed25519 key pair in signify's format. The secret key is written with mode
+0600; existing files are never overwritten, and a failure leaves neither file behind.
+Keep the secret key offline; ship the public key with the appliance.`;
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function keygen(argv: string[], io: Io): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'secret-key': { type: 'string' },
+      'public-key': { type: 'string' },
+      comment: { type: 'string', default: 'advisory feed' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const secretFile = values['secret-key'];
+  const publicFile = values['public-key'];
+  const comment = values.comment ?? 'advisory feed';
+  if (!secretFile || !publicFile) throw new UsageError('keygen needs --secret-key and --public-key');
+  if (secretFile === publicFile)
+    throw new UsageError('--secret-key and --public-key must be different files');
+  // The comment is written on the key's first line: it must stay one line of text.
+  if (![...comment].every((c) => c >= ' ' && c !== '\u007f') || comment.length > 200)
+    throw new UsageError('--comment must be one line of at most 200 printable characters');
+  for (const file of [secretFile, publicFile]) {
+    if (await exists(file)) throw new UsageError(`${file} exists; refusing to overwrite a key`);
+  }
+  const pair = generateKeyPair(comment);
+  // 'wx' refuses a file that appeared meanwhile; a failure takes the secret key back.
+  try {
+    await writeFile(secretFile, pair.secretKey, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    throw new UsageError(`${secretFile}: ${(error as Error).message}`);
+  }
+  try {
+    await writeFile(publicFile, pair.publicKey, { mode: 0o644, flag: 'wx' });
+  } catch (error) {
+    await rm(secretFile, { force: true });
+    throw new UsageError(`${publicFile}: ${(error as Error).message}; no key was made`);
+  }
+  io.out(`wrote secret key ${secretFile} (mode 0600) and public key ${publicFile}`);
+  return 0;
+}

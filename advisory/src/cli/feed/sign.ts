@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sha256 } from '../../crypto/digest.ts';
+import { keyId, parseSignatures, SignifyFormatError, signMessage } from '../../crypto/signify.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../feed/rules.ts';
+import { DirectorySource } from '../../feed/sources/directory.ts';
+import { verifyFeed } from '../../feed/verify-feed.ts';
+import { requireDirectory } from '../inputs.ts';
+import { type Io, RejectedError, UsageError } from '../io.ts';
+import { readSecretKey } from './keys.ts';
+
+export const signHelp = `Usage: advisory-feed sign --feed <dir> --secret-key <key>
+
+Signs manifest.yaml (Ed25519, signify format) into manifest.yaml.sig, after checking
+that the manifest still describes the files (sizes, hashes, advisories, dates): a feed
+edited after build is refused (exit 1), never signed. Signing again with another key
+adds a block (key rotation: old and new key both sign during the overlap; signify -V
+checks the first block, the appliance accepts any trusted one). Signing again with the
+same key replaces its block. Accepts keys made by keygen or by signify -G -n.`;
+
+/** The other keys' blocks of an existing signature file, in their order. */
+async function otherBlocks(signaturePath: string, keynum: Buffer): Promise<string> {
+  let previous: string;
+  try {
+    const info = await lstat(signaturePath);
+    if (info.isSymbolicLink())
+      throw new UsageError(`${signaturePath} is a symbolic link; refusing to write through it`);
+    if (!info.isFile()) throw new UsageError(`${signaturePath} is not a regular file`);
+    previous = await readFile(signaturePath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+  if (previous.trim() === '') return '';
+  try {
+    const lines = previous.split('\n');
+    return parseSignatures(previous)
+      .map((block, index) => ({ block, text: `${lines[index * 2]}\n${lines[index * 2 + 1]}\n` }))
+      .filter(({ block }) => !block.keynum.equals(keynum))
+      .map(({ text }) => text)
+      .join('');
+  } catch (error) {
+    if (error instanceof SignifyFormatError)
+      throw new RejectedError(`${signaturePath} is damaged (${error.message}); remove it and sign again`);
+    throw error;
+  }
+}
+
+export async function sign(argv: string[], io: Io, now: Date): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { feed: { type: 'string' }, 'secret-key': { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.feed || !values['secret-key'])
+    throw new UsageError('sign needs --feed <dir> and --secret-key <key>');
+  await requireDirectory('--feed', values.feed);
+  const secret = await readSecretKey(values['secret-key']);
+
+  // What is signed must be what `verify` accepts, signature aside.
+  const checked = await verifyFeed(new DirectorySource(values.feed), {
+    trustedKeys: [],
+    now,
+    signature: 'ignored',
+    keepAdvisories: false,
+  });
+  if (!checked.ok) {
+    if ('rejection' in checked) {
+      const hint =
+        checked.rejection.reason === 'manifest-missing' ? ': run build first' : '; run build again';
+      throw new RejectedError(`refusing to sign: ${checked.rejection.message}${hint}`);
+    }
+    throw new UsageError(`--feed ${values.feed}: ${checked.unreachable}`);
+  }
+  const manifestPath = path.join(values.feed, MANIFEST_FILE);
+  const manifest = await readFile(manifestPath);
+  if (checked.feed.manifestSha256 !== sha256(manifest))
+    throw new RejectedError('manifest.yaml changed while it was being checked; sign again');
+  const signaturePath = path.join(values.feed, SIGNATURE_FILE);
+  const kept = await otherBlocks(signaturePath, secret.keynum);
+  const text = kept + signMessage(secret, manifest, `verify with ${keyId(secret.keynum)}.pub`);
+  // Written beside it and renamed over it: a reader sees the old or the new file, and a
+  // link planted at the signature's name is replaced, never written through.
+  const temporary = `${signaturePath}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, text, { flag: 'wx', mode: 0o644 });
+    await rename(temporary, signaturePath);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new UsageError(`${signaturePath}: ${(error as Error).message}`);
+  }
+  const blocks = parseSignatures(text).length;
+  io.out(
+    `signed ${manifestPath} with key ${keyId(secret.keynum)} (${blocks} signature block${blocks === 1 ? '' : 's'})`,
+  );
+  return 0;
+}

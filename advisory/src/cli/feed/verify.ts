@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import { DirectorySource } from '../../feed/sources/directory.ts';
+import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/state.ts';
+import { verifyFeed } from '../../feed/verify-feed.ts';
+import type { InventoryFile } from '../../inventory/config.ts';
+import { readInputFile, requireDirectory } from '../inputs.ts';
+import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { readPublicKey } from './keys.ts';
+
+export const verifyHelp = `Usage: advisory-feed verify --feed <dir> --public-key <pub> [--public-key <pub2>]
+                            [--inventory <file>] [--last-accepted <state.json>]
+
+The operator's dry run, with the same verification the appliance uses: signature (any
+trusted key), sizes and hashes, path safety, every advisory, dates, expiry, and rollback
+against a remembered state when given. Prints the feed version, the keys that signed it,
+the advisory count per module and, with --inventory, the verdicts the inventory's assets
+would get. A feed without manifest.yaml.sig yet (build, verify, sign) is checked in full
+but the signature and reported as not signed yet (exit 0); a signature that does not
+verify is a rejection. Exit 1 with the reason when the feed is refused.`;
+
+async function readState(file: string): Promise<AcceptedState> {
+  const text = await readInputFile('--last-accepted', file, 64 * 1024);
+  try {
+    return parseAcceptedState(text);
+  } catch (error) {
+    if (error instanceof StateError) throw new UsageError(`--last-accepted ${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The inventory (loaded only when asked for: the verification alone needs none of it). */
+async function readInventory(file: string): Promise<InventoryFile> {
+  await readInputFile('--inventory', file);
+  const { InventoryError } = await import('../../inventory/config.ts');
+  const { loadInventory } = await import('../../inventory/collect.ts');
+  try {
+    return await loadInventory(file);
+  } catch (error) {
+    if (error instanceof InventoryError) throw new UsageError(`--inventory: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function verify(argv: string[], io: Io, now: Date): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      feed: { type: 'string' },
+      'public-key': { type: 'string', multiple: true },
+      inventory: { type: 'string' },
+      'last-accepted': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.feed) throw new UsageError('verify needs --feed <dir>');
+  const keyFiles = values['public-key'] ?? [];
+  if (keyFiles.length === 0) throw new UsageError('verify needs at least one --public-key <pub>');
+  // Every input is read and checked before the feed is looked at.
+  await requireDirectory('--feed', values.feed);
+  const trustedKeys = await Promise.all(keyFiles.map(readPublicKey));
+  const lastAccepted = values['last-accepted'] ? await readState(values['last-accepted']) : null;
+  const inventory = values.inventory ? await readInventory(values.inventory) : null;
+
+  const result = await verifyFeed(new DirectorySource(values.feed), {
+    trustedKeys,
+    now,
+    lastAccepted,
+    signature: 'optional',
+    keepAdvisories: inventory !== null,
+    blockingShare: true,
+  });
+  if (!result.ok) {
+    if ('rejection' in result) {
+      io.err(`REJECTED (${result.rejection.reason}): ${result.rejection.message}`);
+      return EXIT_REJECTED;
+    }
+    throw new UsageError(`--feed ${values.feed}: ${result.unreachable}`);
+  }
+  const { feed } = result;
+  if (feed.unsigned) {
+    io.out(`feed ${feed.manifest.feed_version} NOT SIGNED YET (schema ${feed.manifest.schema_version})`);
+    io.out('everything but the signature checks out: sign it next (advisory-feed sign)');
+  } else {
+    io.out(`feed ${feed.manifest.feed_version} OK (schema ${feed.manifest.schema_version})`);
+  }
+  io.out(`published ${feed.manifest.published_at}, expires ${feed.manifest.expires_at}`);
+  if (!feed.unsigned) io.out(`signed by: ${feed.signedBy.join(', ')}`);
+  io.out(`manifest sha256: ${feed.manifestSha256}`);
+  for (const [module, count] of Object.entries(feed.counts)) {
+    io.out(`  ${module}: ${count} advisor${count === 1 ? 'y' : 'ies'}`);
+  }
+
+  if (inventory && values.inventory) {
+    const { printVerdicts } = await import('./print-verdicts.ts');
+    await printVerdicts(io, values.inventory, inventory, feed.advisories, now);
+  }
+  return 0;
+}

@@ -1,0 +1,61 @@
+import { constants, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { UsageError } from './io.ts';
+
+/**
+ * Inputs named on the command line, read and checked before any work starts: a file must
+ * be a regular file (a FIFO, socket or directory is refused at once, never waited on), of
+ * a sane size; a directory must be one. Problems are UsageErrors (exit 2) naming the input.
+ */
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+function describeFailure(what: string, file: string, error: unknown): UsageError {
+  switch (codeOf(error)) {
+    case 'ENOENT':
+      return new UsageError(`${what} ${file}: no such file`);
+    case 'EACCES':
+    case 'EPERM':
+      return new UsageError(`${what} ${file}: permission denied`);
+    case 'EISDIR':
+      return new UsageError(`${what} ${file}: is a directory, expected a file`);
+    default:
+      return new UsageError(`${what} ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The text of a regular file of at most `maxBytes`. */
+export async function readInputFile(what: string, file: string, maxBytes = 4 * 1024 * 1024): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw describeFailure(what, file, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new UsageError(`${what} ${file}: is a directory, expected a file`);
+    if (!info.isFile()) throw new UsageError(`${what} ${file}: not a regular file`);
+    if (info.size > maxBytes) throw new UsageError(`${what} ${file}: larger than ${maxBytes} bytes`);
+    const text = await handle.readFile('utf8');
+    return text;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw describeFailure(what, file, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Refuses anything but an existing directory. */
+export async function requireDirectory(what: string, dir: string): Promise<void> {
+  let info: Stats;
+  try {
+    info = await stat(dir);
+  } catch (error) {
+    throw codeOf(error) === 'ENOENT'
+      ? new UsageError(`${what} ${dir}: no such directory`)
+      : describeFailure(what, dir, error);
+  }
+  if (!info.isDirectory()) throw new UsageError(`${what} ${dir}: not a directory`);
+}

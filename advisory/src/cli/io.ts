@@ -1,0 +1,59 @@
+/**
+ * One exit-code policy for every command of both tools:
+ *   0  success (and for `advisory check`: nothing needs action)
+ *   1  the feed is rejected (or `advisory check`: something needs action)
+ *   2  usage, configuration or unreadable input: nothing was done
+ *   3  `advisory check` only: no verified feed is available
+ * Errors are one line for a person, never a stack trace.
+ */
+export const EXIT_OK = 0;
+export const EXIT_REJECTED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_NO_FEED = 3;
+
+/** A command line that cannot be run as given, or an input that cannot be used: exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The feed (or what was about to be signed) is refused: exit 1. */
+export class RejectedError extends Error {
+  override name = 'RejectedError';
+}
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/**
+ * The process's standard streams as an Io. A reader that goes away (`| head -1`) ends
+ * the process quietly with the code it would have had, instead of an EPIPE crash.
+ */
+export function processIo(): Io {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+      throw error;
+    });
+  }
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  };
+}
+
+/** Maps what a command threw to its exit code and one line on stderr. */
+export function exitCodeOf(error: unknown, io: Io, help?: string): number {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    io.err(`${(error as Error).message}${help ? `\n\n${help}` : ''}`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof RejectedError) {
+    io.err(`error: ${error.message}`);
+    return EXIT_REJECTED;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.err(`error: ${message}`);
+  return EXIT_USAGE;
+}

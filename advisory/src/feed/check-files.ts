@@ -1,0 +1,52 @@
+import path from 'node:path';
+import type { FeedLimits } from './limits.ts';
+import { FeedRejectedError, type Rejection } from './rejection.ts';
+import { checkFoldersSync, readCappedSync } from './sources/directory.ts';
+import { SourceError } from './sources/source.ts';
+import { checkListedFile, type ListedFile, type VerifiedAdvisory } from './verify.ts';
+
+/**
+ * One share of a feed's files checked in one go (on a worker thread, or inline): read
+ * from the directory when no bytes are given, then size, hash, parse and validate.
+ */
+export interface CheckTask {
+  directory: string | null;
+  files: ListedFile[];
+  /** The bytes of `files`, in order, when they were fetched already (HTTP). */
+  contents?: (Buffer | null)[];
+  limits: FeedLimits;
+  /** Return the advisories themselves, or only their ids (enough for a dry run). */
+  keep: boolean;
+}
+
+export type CheckOutcome =
+  | { ok: true; advisories: VerifiedAdvisory[]; ids: { id: string; file: string }[] }
+  | { ok: false; rejection: Rejection; index: number }
+  | { ok: false; sourceError: string; index: number };
+
+export function checkFiles(task: CheckTask): CheckOutcome {
+  const advisories: VerifiedAdvisory[] = [];
+  const ids: { id: string; file: string }[] = [];
+  const folders = new Set<string>();
+  for (let index = 0; index < task.files.length; index++) {
+    const file = task.files[index] as ListedFile;
+    try {
+      let data: Buffer | null;
+      if (task.contents) data = task.contents[index] ?? null;
+      else if (task.directory === null) throw new SourceError('no bytes and no directory to read them from');
+      else
+        data = checkFoldersSync(task.directory, file.path, folders)
+          ? readCappedSync(path.join(task.directory, file.path), file.size, file.path)
+          : null;
+      const advisory = checkListedFile(file, data, task.limits);
+      if (!advisory) continue;
+      ids.push({ id: advisory.advisory.id, file: advisory.file });
+      if (task.keep) advisories.push(advisory);
+    } catch (error) {
+      if (error instanceof FeedRejectedError) return { ok: false, rejection: error.rejection, index };
+      if (error instanceof SourceError) return { ok: false, sourceError: error.message, index };
+      throw error;
+    }
+  }
+  return { ok: true, advisories, ids };
+}

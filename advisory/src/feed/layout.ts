@@ -1,0 +1,81 @@
+import { type Dirent, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { isAdvisoryFile, listedPathProblem, moduleNameProblem } from './rules.ts';
+
+/**
+ * What a feed directory holds, as `lint` and `build` see it: the module folders and their
+ * advisory files, and every entry that cannot be published as it is. Nothing is left out
+ * silently: a link, a FIFO, a socket, a folder named like an advisory file or a name
+ * `verify` would refuse is an error; a file that is not an advisory, or is hidden, a
+ * warning (it is not listed in the manifest).
+ */
+export interface LayoutProblem {
+  severity: 'error' | 'warning';
+  /** Relative to the feed directory. */
+  file: string;
+  message: string;
+}
+
+export interface FeedLayout {
+  /** Module -> its advisory files (relative paths), both sorted. */
+  modules: Map<string, string[]>;
+  problems: LayoutProblem[];
+}
+
+function kindOf(entry: Dirent): string {
+  if (entry.isSymbolicLink()) return 'a symbolic link';
+  if (entry.isFIFO()) return 'a FIFO';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isBlockDevice() || entry.isCharacterDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export function scanFeed(feedDir: string): FeedLayout {
+  const modules = new Map<string, string[]>();
+  const problems: LayoutProblem[] = [];
+  const error = (file: string, message: string) => problems.push({ severity: 'error', file, message });
+  const warning = (file: string, message: string) => problems.push({ severity: 'warning', file, message });
+
+  const walk = (module: string, relative: string, files: string[]) => {
+    for (const child of readdirSync(path.join(feedDir, relative), { withFileTypes: true }).sort(byName)) {
+      const childPath = `${relative}/${child.name}`;
+      if (child.name.startsWith('.')) {
+        if (isAdvisoryFile(child.name)) warning(childPath, 'a hidden file is not published');
+        continue;
+      }
+      if (child.isDirectory()) {
+        if (isAdvisoryFile(child.name)) error(childPath, 'a folder named like an advisory file');
+        else walk(module, childPath, files);
+      } else if (!child.isFile()) {
+        error(childPath, `${kindOf(child)}: feed files must be regular files`);
+      } else if (!isAdvisoryFile(child.name)) {
+        warning(childPath, 'not an advisory file (.yaml or .yml): not listed in the manifest');
+      } else {
+        const problem = listedPathProblem(childPath, module);
+        if (problem) error(childPath, `cannot be published: ${problem}`);
+        else files.push(childPath);
+      }
+    }
+  };
+
+  for (const entry of readdirSync(feedDir, { withFileTypes: true }).sort(byName)) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isSymbolicLink()) {
+      error(entry.name, 'a symbolic link at the top of the feed: modules must be real folders');
+      continue;
+    }
+    // Files beside the manifest (a README) are the publisher's, not the feed's.
+    if (!entry.isDirectory()) continue;
+    const problem = moduleNameProblem(entry.name);
+    if (problem) {
+      error(entry.name, problem);
+      continue;
+    }
+    const files: string[] = [];
+    walk(entry.name, entry.name, files);
+    modules.set(entry.name, files.sort());
+  }
+  return { modules, problems };
+}

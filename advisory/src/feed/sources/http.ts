@@ -1,0 +1,150 @@
+import PQueue from 'p-queue';
+import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import type { FeedLimits } from '../limits.ts';
+import { reject } from '../rejection.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../rules.ts';
+import type { ListedFile } from '../verify.ts';
+import { type FeedHead, type FeedSource, SourceError, type Validators } from './source.ts';
+
+export interface HttpLimits {
+  /** Time to open the TCP (and TLS) connection. */
+  connectMs: number;
+  /** Time for one whole request, body included. */
+  totalMs: number;
+  /** Redirects followed per request at most. */
+  maxRedirects: number;
+  /** Files fetched at once. */
+  concurrency: number;
+}
+
+export const defaultHttpLimits: HttpLimits = {
+  connectMs: 10_000,
+  totalMs: 60_000,
+  maxRedirects: 5,
+  concurrency: 8,
+};
+
+/**
+ * A feed on an HTTP(S) server or mirror. Plain http is allowed: the signature carries the
+ * trust, not the transport. Every request has a connect and a total deadline, follows at
+ * most a few redirects, and stops reading a body one byte past what may be accepted.
+ * The manifest is fetched conditionally (If-None-Match, If-Modified-Since), so an
+ * unchanged feed costs one small request and nothing is parsed again.
+ */
+export class HttpSource implements FeedSource {
+  readonly directory = null;
+  readonly location: string;
+  private readonly base: URL;
+  private readonly dispatcher: Dispatcher;
+  private readonly queue: PQueue;
+
+  constructor(
+    baseUrl: string,
+    private readonly limits: HttpLimits = defaultHttpLimits,
+    /** Extra CA certificates (PEM) to trust, e.g. of a mirror on the LAN. */
+    ca?: string,
+  ) {
+    this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    this.location = this.base.href;
+    this.dispatcher = new Agent({
+      connect: { timeout: limits.connectMs, ...(ca ? { ca } : {}) },
+      keepAliveTimeout: 10_000,
+    }).compose(interceptors.redirect({ maxRedirections: limits.maxRedirects }));
+    this.queue = new PQueue({ concurrency: limits.concurrency });
+  }
+
+  async readHead(limits: FeedLimits, previous?: Validators | null): Promise<FeedHead | 'unchanged'> {
+    const headers: Record<string, string> = {};
+    if (previous?.etag) headers['if-none-match'] = previous.etag;
+    if (previous?.lastModified) headers['if-modified-since'] = previous.lastModified;
+    const manifest = await this.get(MANIFEST_FILE, limits.manifestBytes, headers);
+    if (manifest === 'unchanged') return 'unchanged';
+    if (!manifest) reject('manifest-missing', `manifest.yaml is missing at ${this.location}`, MANIFEST_FILE);
+    const signature = await this.get(SIGNATURE_FILE, limits.signatureBytes);
+    if (signature === 'unchanged') throw new SourceError(`${SIGNATURE_FILE}: unexpected 304`);
+    const validators: Validators = {};
+    if (manifest.etag) validators.etag = manifest.etag;
+    if (manifest.lastModified) validators.lastModified = manifest.lastModified;
+    return { manifest: manifest.body, signature: signature?.body ?? null, validators };
+  }
+
+  readFile(file: ListedFile): Promise<Buffer | null> {
+    return this.queue.add(
+      async () => {
+        const result = await this.get(file.path, file.size);
+        if (result === 'unchanged') throw new SourceError(`${file.path}: unexpected 304`);
+        return result?.body ?? null;
+      },
+      { throwOnTimeout: true },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  /** GET of one feed file: its body (at most cap + 1 bytes), null for 404/410, or `unchanged` for 304. */
+  private async get(
+    relative: string,
+    cap: number,
+    headers: Record<string, string> = {},
+  ): Promise<{ body: Buffer; etag?: string; lastModified?: string } | null | 'unchanged'> {
+    const url = new URL(relative.split('/').map(encodeURIComponent).join('/'), this.base);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        dispatcher: this.dispatcher,
+        headers: { 'user-agent': 'advisory-appliance', ...headers },
+        signal: AbortSignal.timeout(this.limits.totalMs),
+      });
+    } catch (error) {
+      throw new SourceError(`${url.href}: ${describe(error)}`);
+    }
+    const { statusCode, body } = response;
+    if (statusCode === 304) {
+      await body.dump();
+      return 'unchanged';
+    }
+    if (statusCode === 404 || statusCode === 410) {
+      await body.dump();
+      return null;
+    }
+    if (statusCode < 200 || statusCode > 299) {
+      await body.dump();
+      throw new SourceError(`${url.href}: HTTP ${statusCode}`);
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    try {
+      for await (const chunk of body) {
+        const bytes = chunk as Buffer;
+        chunks.push(bytes);
+        length += bytes.length;
+        // One byte past the cap is enough to know the file is too large.
+        if (length > cap) {
+          body.destroy();
+          break;
+        }
+      }
+    } catch (error) {
+      throw new SourceError(`${url.href}: ${describe(error)}`);
+    }
+    const all = Buffer.concat(chunks, length);
+    const etag = header(response.headers.etag);
+    const lastModified = header(response.headers['last-modified']);
+    return {
+      body: all.length > cap + 1 ? all.subarray(0, cap + 1) : all,
+      ...(etag ? { etag } : {}),
+      ...(lastModified ? { lastModified } : {}),
+    };
+  }
+}
+
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const name = (error as Error).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}

@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises';
+import { collectFile } from './adapters/file.ts';
+import { collectHttp } from './adapters/http.ts';
+import { timeoutOf } from './adapters/limits.ts';
+import { collectNextcloud } from './adapters/nextcloud.ts';
+import { collectProxmox } from './adapters/proxmox.ts';
+import type { Asset } from './asset.ts';
+import {
+  assetsOf,
+  InventoryError,
+  type InventoryFile,
+  parseInventoryFile,
+  type SourceConfig,
+} from './config.ts';
+
+/** How each source fared in one collection (the dashboard's inventory status). */
+export interface SourceStatus {
+  name: string;
+  type: SourceConfig['type'] | 'inventory';
+  ok: boolean;
+  error?: string;
+  assets: number;
+  ms: number;
+}
+
+export interface Collection {
+  assets: Asset[];
+  sources: SourceStatus[];
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Reads and checks the inventory file; InventoryError names the problem's place. */
+export async function loadInventory(file: string): Promise<InventoryFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InventoryError(`${file}: ${(error as Error).message}`);
+  }
+  return parseInventoryFile(text, file);
+}
+
+function run(source: SourceConfig, inventoryFile: string): Promise<Asset[]> {
+  const timeoutMs = timeoutOf(source, DEFAULT_TIMEOUT_MS);
+  const work = (() => {
+    switch (source.type) {
+      case 'proxmox':
+        return collectProxmox(source, inventoryFile, timeoutMs);
+      case 'nextcloud':
+        return collectNextcloud(source, timeoutMs);
+      case 'file':
+        return collectFile(source, inventoryFile);
+      case 'http':
+        return collectHttp(source, inventoryFile, timeoutMs);
+    }
+  })();
+  // The adapters keep their own deadlines; this one holds even if one of them does not.
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs + 5000} ms`)), timeoutMs + 5000);
+  });
+  return Promise.race([work, guard]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Asks every source at once. A source that fails never stops the others: its assets are
+ * reported `unknown` with the reason, under the names it reported last time (`known`),
+ * or as one asset named after the source when it never answered.
+ */
+export async function collectInventory(
+  inventoryFile: string,
+  inventory: InventoryFile,
+  known: ReadonlyMap<string, readonly string[]> = new Map(),
+): Promise<Collection> {
+  const inline = assetsOf(inventory.assets ?? [], 'inventory', inventoryFile);
+  const statuses: SourceStatus[] = [];
+  if (inline.length > 0)
+    statuses.push({ name: 'inventory', type: 'inventory', ok: true, assets: inline.length, ms: 0 });
+  const results = await Promise.all(
+    (inventory.sources ?? []).map(async (source): Promise<Asset[]> => {
+      const started = performance.now();
+      try {
+        const assets = await run(source, inventoryFile);
+        statuses.push({
+          name: source.name,
+          type: source.type,
+          ok: true,
+          assets: assets.length,
+          ms: performance.now() - started,
+        });
+        return assets;
+      } catch (error) {
+        const message = (error as Error).message || String(error);
+        const names = known.get(source.name) ?? [source.name];
+        statuses.push({
+          name: source.name,
+          type: source.type,
+          ok: false,
+          error: message,
+          assets: names.length,
+          ms: performance.now() - started,
+        });
+        return names.map((name) => ({
+          name,
+          source: source.name,
+          products: {},
+          facts: {},
+          status: 'unknown',
+          error: message,
+        }));
+      }
+    }),
+  );
+  const assets: Asset[] = [...inline];
+  const seen = new Set(inline.map((a) => a.name));
+  for (const asset of results.flat()) {
+    // Two sources reporting one name: the second is told apart by its source.
+    const name = seen.has(asset.name) ? `${asset.source}:${asset.name}` : asset.name;
+    seen.add(name);
+    assets.push({ ...asset, name });
+  }
+  statuses.sort((a, b) => a.name.localeCompare(b.name));
+  return { assets, sources: statuses };
+}
