@@ -112,6 +112,13 @@ export class InventoryError extends Error {
 }
 
 const fileValidator = Compile(InventoryFile);
+/** Per type, so a mistake in a source is named in that source's terms, not the union's. */
+const sourceValidators = {
+  proxmox: Compile(ProxmoxSource),
+  nextcloud: Compile(NextcloudSource),
+  file: Compile(FileSource),
+  http: Compile(HttpSourceConfig),
+} as const;
 const assetsValidator = Compile(
   Type.Object({ assets: Type.Array(AssetEntry) }, { additionalProperties: false }),
 );
@@ -165,6 +172,15 @@ export function assetsOf(entries: Static<typeof AssetEntry>[], source: string, w
 /** The inventory file (YAML or JSON), checked whole: a mistake names its place. */
 export function parseInventoryFile(text: string, what = 'inventory'): InventoryFile {
   const value = parseDocument(text, what);
+  const sources = (value as { sources?: unknown } | null)?.sources;
+  if (Array.isArray(sources)) {
+    sources.forEach((source: unknown, index) => {
+      const type = (source as { type?: unknown } | null)?.type;
+      const validator =
+        typeof type === 'string' ? sourceValidators[type as keyof typeof sourceValidators] : undefined;
+      if (validator && !validator.Check(source)) firstError(validator, source, `${what}: /sources/${index}`);
+    });
+  }
   if (!fileValidator.Check(value)) firstError(fileValidator, value, what);
   const names = new Set<string>();
   value.sources?.forEach((source, index) => {
