@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// `advisory-feed`. Runs the bundled CLI (dist/, made by `npm run build -w advisory`) when
-// it is at least as new as every source file, so the command starts in ~0.1 s; otherwise
-// runs the TypeScript sources through tsx, which is slower to start but always current.
+// `advisory-feed` (and `advisory`, bin/advisory.mjs): runs the bundle (dist/, made by
+// `npm run build -w advisory`) when it is at least as new as every source file, so the
+// command starts fast; otherwise runs the TypeScript sources through tsx, which is slower
+// to start but always current. The entry tells the two tools apart by this file's name.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const bundle = path.join(root, 'dist', 'advisory-feed.mjs');
+const bundle = path.join(root, 'dist', 'advisory.mjs');
 
 function newestSource(dir) {
   let newest = 0;
@@ -30,5 +31,5 @@ if (fresh) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/advisory-feed.ts');
+  await import('../src/cli/advisory.ts');
 }

@@ -1,3 +1,4 @@
+import { versionText } from '../../version.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
 import { build, buildHelp } from './build.ts';
 import { keygen, keygenHelp } from './keygen.ts';
@@ -27,6 +28,10 @@ const commands: Record<string, { help: string; run: Command }> = {
 /** The whole feed builder as a function of argv: testable without a process. */
 export async function runFeedCli(argv: string[], io: Io, now = new Date()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    io.out(versionText('advisory-feed'));
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(feedHelp);
     return name ? 0 : EXIT_USAGE;

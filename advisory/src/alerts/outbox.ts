@@ -1,0 +1,155 @@
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ensureDir, writeAtomic } from '../appliance/files.ts';
+import type { Alert } from './alert.ts';
+
+/**
+ * The persistent outbox: one file per alert and channel, written before any delivery is
+ * tried, removed once the channel took it. A restart finds what was not delivered and
+ * goes on; each failure waits twice as long as the one before (from `retryBaseMs`, at
+ * most six hours), and after `maxAttempts` the delivery is given up and kept apart, in
+ * `failed/`, for the dashboard to show.
+ */
+export type Channel = 'webhook' | 'email';
+
+export interface Delivery {
+  file: string;
+  channel: Channel;
+  alert: Alert;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+}
+
+export interface OutboxOptions {
+  retryBaseMs: number;
+  maxAttempts: number;
+  now?: () => Date;
+}
+
+const MAX_WAIT_MS = 6 * 3_600_000;
+
+export class Outbox {
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly dir: string,
+    private readonly senders: Partial<Record<Channel, (alert: Alert) => Promise<void>>>,
+    private readonly options: OutboxOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get channels(): Channel[] {
+    return (Object.keys(this.senders) as Channel[]).filter((c) => this.senders[c]);
+  }
+
+  /** One file per configured channel; nothing to do without channels. */
+  async enqueue(alert: Alert): Promise<void> {
+    await ensureDir(this.dir);
+    for (const channel of this.channels) {
+      const delivery: Omit<Delivery, 'file'> = {
+        channel,
+        alert,
+        attempts: 0,
+        nextAttemptAt: alert.at,
+        lastError: null,
+      };
+      const file = `${Date.parse(alert.at)}-${alert.id}-${channel}.json`;
+      await writeAtomic(path.join(this.dir, file), JSON.stringify(delivery));
+    }
+  }
+
+  async pending(): Promise<Delivery[]> {
+    return this.read(this.dir);
+  }
+
+  async failed(): Promise<Delivery[]> {
+    return this.read(path.join(this.dir, 'failed'));
+  }
+
+  /** Tries every delivery that is due, in the order they were queued; one flush at a time. */
+  flush(): Promise<void> {
+    this.flushing ??= this.deliverDue().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Keeps flushing whenever the next delivery is due, until stop(). */
+  start(): void {
+    const tick = async () => {
+      this.timer = null;
+      await this.flush().catch(() => undefined);
+      const next = (await this.pending().catch(() => []))
+        .map((d) => Date.parse(d.nextAttemptAt))
+        .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+      const wait = Number.isFinite(next) ? Math.max(100, next - this.now().getTime()) : 60_000;
+      if (this.timer === null && !this.stopped) this.timer = setTimeout(tick, Math.min(wait, 60_000));
+    };
+    this.stopped = false;
+    void tick();
+  }
+
+  private stopped = true;
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flushing;
+  }
+
+  private async read(dir: string): Promise<Delivery[]> {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const deliveries: Delivery[] = [];
+    for (const name of names) {
+      try {
+        deliveries.push({
+          ...(JSON.parse(await readFile(path.join(dir, name), 'utf8')) as Delivery),
+          file: name,
+        });
+      } catch {
+        // A file being replaced this instant, or damaged: the next pass reads it again.
+      }
+    }
+    return deliveries;
+  }
+
+  private async deliverDue(): Promise<void> {
+    for (const delivery of await this.pending()) {
+      const now = this.now();
+      if (Date.parse(delivery.nextAttemptAt) > now.getTime()) continue;
+      const send = this.senders[delivery.channel];
+      const file = path.join(this.dir, delivery.file);
+      if (!send) continue;
+      try {
+        await send(delivery.alert);
+        await rm(file, { force: true });
+      } catch (error) {
+        const attempts = delivery.attempts + 1;
+        const wait = Math.min(this.options.retryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
+        const next: Omit<Delivery, 'file'> = {
+          channel: delivery.channel,
+          alert: delivery.alert,
+          attempts,
+          nextAttemptAt: new Date(now.getTime() + wait).toISOString(),
+          lastError: (error as Error).message || String(error),
+        };
+        await writeAtomic(file, JSON.stringify(next));
+        if (attempts >= this.options.maxAttempts) {
+          await ensureDir(path.join(this.dir, 'failed'));
+          await rename(file, path.join(this.dir, 'failed', delivery.file));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,466 @@
+import type { Logger } from 'pino';
+import lockfile from 'proper-lockfile';
+import { type Alert, changesAlert, initialAlert } from '../alerts/alert.ts';
+import { mailSender } from '../alerts/email.ts';
+import { Outbox } from '../alerts/outbox.ts';
+import { postWebhook } from '../alerts/webhook.ts';
+import { sha256 } from '../crypto/digest.ts';
+import type { PublicKey } from '../crypto/signify.ts';
+import type { DecisionKind } from '../decisions/chain.ts';
+import type { Checkpoint } from '../decisions/checkpoints.ts';
+import { DecisionStore } from '../decisions/store.ts';
+import type { LogVerification } from '../decisions/verify.ts';
+import { changesSince, type Snapshot, snapshotOf } from '../evaluation/diff.ts';
+import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
+import { defaultLimits } from '../feed/limits.ts';
+import { FeedRejectedError, type Rejection } from '../feed/rejection.ts';
+import { DirectorySource } from '../feed/sources/directory.ts';
+import { HttpSource } from '../feed/sources/http.ts';
+import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
+import type { AcceptedState } from '../feed/state.ts';
+import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
+import { collectInventory, type SourceStatus } from '../inventory/collect.ts';
+import type { InventoryFile } from '../inventory/config.ts';
+import { FeedCache } from './cache.ts';
+import type { ApplianceConfig } from './config.ts';
+import { ensureDir } from './files.ts';
+import { type EvaluationState, StateStore } from './state.ts';
+
+/** The feed the appliance evaluates with, and where it came from. */
+export interface FeedInUse {
+  feed: VerifiedFeed;
+  /** `live`: pulled and verified from ADVISORY_FEED_URL; `cache`: re-verified from the cache. */
+  from: 'live' | 'cache';
+  since: string;
+}
+
+export interface PullOutcome {
+  at: string;
+  outcome: 'accepted' | 'unchanged' | 'rejected' | 'unreachable';
+  message: string;
+  rejection?: Rejection;
+}
+
+export interface ApplianceStatus {
+  startedAt: string;
+  feedLocation: string;
+  feed: FeedInUse | null;
+  /** Why no live feed is in use (the last pull's problem), while that holds. */
+  problem: PullOutcome | null;
+  lastPull: PullOutcome | null;
+  lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
+  inventory: SourceStatus[];
+  evaluations: AssetEvaluation[];
+  evaluatedAt: string | null;
+  log: LogVerification | null;
+  outbox: { channels: string[]; pending: number; failed: number };
+  readOnly: boolean;
+}
+
+export interface ApplianceOptions {
+  trustedKeys: PublicKey[];
+  inventory: InventoryFile;
+  logger: Logger;
+  now?: () => Date;
+  /** Another process holds the state directory: evaluate from the cache, write nothing. */
+  readOnly?: boolean;
+}
+
+/**
+ * The appliance: pull, verify, cache, evaluate, log, alert, in one refresh at a time.
+ * A refresh never leaves the appliance without a feed it had: a live feed that cannot be
+ * reached or is refused leaves the one in use (from the last pull, or the cache at start)
+ * serving, and the status says why.
+ */
+export class Appliance {
+  readonly status: ApplianceStatus;
+  private readonly now: () => Date;
+  private readonly source: FeedSource;
+  private readonly cache: FeedCache;
+  private refreshing: Promise<ApplianceStatus> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  private constructor(
+    readonly config: ApplianceConfig,
+    private readonly options: ApplianceOptions,
+    private readonly state: StateStore,
+    readonly decisions: DecisionStore | null,
+    readonly outbox: Outbox,
+    private accepted: AcceptedState | null,
+    private evaluation: EvaluationState | null,
+    private readonly release: (() => Promise<void>) | null,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.source =
+      config.feed.kind === 'http' ? new HttpSource(config.feed.url) : new DirectorySource(config.feed.path);
+    this.cache = new FeedCache(config.feedCache);
+    this.status = {
+      startedAt: this.now().toISOString(),
+      feedLocation: this.source.location,
+      feed: null,
+      problem: null,
+      lastPull: null,
+      lastRefresh: null,
+      inventory: [],
+      evaluations: [],
+      evaluatedAt: null,
+      log: null,
+      outbox: { channels: outbox.channels, pending: 0, failed: 0 },
+      readOnly: !!options.readOnly,
+    };
+  }
+
+  /**
+   * Opens the state directory (locked for this process unless read-only), the decision
+   * log, the outbox, and re-verifies the cache, which serves until a live pull succeeds.
+   * A damaged remembered state is an error (StateError), never a silent fresh start.
+   */
+  static async open(config: ApplianceConfig, options: ApplianceOptions): Promise<Appliance> {
+    await ensureDir(config.stateDir);
+    const release = options.readOnly
+      ? null
+      : await lockfile.lock(config.stateDir, { stale: 30_000, update: 10_000, realpath: false });
+    try {
+      const state = new StateStore(config.stateDir);
+      const accepted = await state.accepted();
+      const evaluation = await state.evaluation();
+      const decisions = options.readOnly ? null : await DecisionStore.open(config.stateDir);
+      const senders: ConstructorParameters<typeof Outbox>[1] = {};
+      const webhook = config.webhookUrl;
+      if (webhook) senders.webhook = (alert: Alert) => postWebhook(webhook, alert);
+      if (config.smtp) senders.email = mailSender(config.smtp);
+      const outbox = new Outbox(`${config.stateDir}/outbox`, senders, {
+        ...config.alerts,
+        ...(options.now ? { now: options.now } : {}),
+      });
+      const appliance = new Appliance(
+        config,
+        options,
+        state,
+        decisions,
+        outbox,
+        accepted,
+        evaluation,
+        release,
+      );
+      await appliance.loadCache();
+      await appliance.refreshLogStatus();
+      return appliance;
+    } catch (error) {
+      await release?.();
+      throw error;
+    }
+  }
+
+  private get log(): Logger {
+    return this.options.logger;
+  }
+
+  /** The cache, re-verified against the remembered state before it is used. */
+  private async loadCache(): Promise<void> {
+    if (!this.options.readOnly) await this.cache.recover();
+    const copy = await this.cache.current();
+    if (!copy) return;
+    const result = await verifyFeed(new DirectorySource(this.config.feedCache), {
+      trustedKeys: this.options.trustedKeys,
+      lastAccepted: this.accepted,
+      now: this.now(),
+    });
+    const at = this.now().toISOString();
+    if (result.ok) {
+      this.status.feed = { feed: result.feed, from: 'cache', since: at };
+      this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
+      // The cache is written before the state: after a crash between the two, catch up.
+      if (!this.options.readOnly && result.feed.manifestSha256 !== this.accepted?.manifest_sha256) {
+        this.accepted = result.feed.state;
+        await this.state.saveAccepted(result.feed.state);
+      }
+    } else {
+      const message = 'rejection' in result ? result.rejection.message : result.unreachable;
+      this.status.problem = {
+        at,
+        outcome: 'rejected',
+        message: `the cached feed does not verify: ${message}`,
+      };
+      this.log.warn({ problem: message }, 'cached feed refused');
+    }
+  }
+
+  /** One refresh: pull, verify, evaluate, log, alert. Concurrent calls share one. */
+  refresh(): Promise<ApplianceStatus> {
+    this.refreshing ??= this.refreshOnce().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshOnce(): Promise<ApplianceStatus> {
+    const started = this.now();
+    if (!this.options.readOnly) await this.pull();
+    this.expireFeed();
+    const known = new Map(Object.entries(this.evaluation?.known ?? {}));
+    const collection = await collectInventory(this.config.inventoryFile, this.options.inventory, known);
+    this.status.inventory = collection.sources;
+    const feed = this.status.feed?.feed ?? null;
+    if (feed) {
+      const now = this.now();
+      const evaluations = evaluate(feed.advisories, collection.assets, now);
+      this.status.evaluations = evaluations;
+      this.status.evaluatedAt = now.toISOString();
+      if (!this.options.readOnly) await this.record(evaluations, collection.assets, feed, now);
+    }
+    await this.refreshLogStatus();
+    if (!this.options.readOnly) await this.outbox.flush();
+    await this.refreshOutboxStatus();
+    const finished = this.now();
+    this.status.lastRefresh = {
+      startedAt: started.toISOString(),
+      finishedAt: finished.toISOString(),
+      ms: finished.getTime() - started.getTime(),
+    };
+    return this.status;
+  }
+
+  /** Fetches the live feed; accepts it when it verifies, keeps the feed in use when not. */
+  private async pull(): Promise<void> {
+    const at = this.now();
+    const pullState = await this.state.pull();
+    const inUse = this.status.feed;
+    // Ask "changed since?" only while the feed in use is the accepted one.
+    const conditional = inUse !== null && inUse.feed.manifestSha256 === this.accepted?.manifest_sha256;
+    let outcome: PullOutcome;
+    try {
+      const head = await this.source.readHead(defaultLimits, conditional ? pullState.validators : null);
+      if (head === 'unchanged' || (inUse && sha256(head.manifest) === inUse.feed.manifestSha256)) {
+        outcome = { at: at.toISOString(), outcome: 'unchanged', message: 'the feed has not changed' };
+        if (inUse) inUse.from = 'live';
+        if (head !== 'unchanged') await this.state.savePull({ ...pullState, validators: head.validators });
+      } else {
+        outcome = await this.verifyLive(head, at, pullState);
+      }
+    } catch (error) {
+      if (error instanceof FeedRejectedError) {
+        outcome = await this.rejected(error.rejection, null, at, pullState);
+      } else if (error instanceof SourceError) {
+        outcome = { at: at.toISOString(), outcome: 'unreachable', message: error.message };
+        this.log.warn({ problem: error.message }, 'feed unreachable');
+      } else {
+        throw error;
+      }
+    }
+    this.status.lastPull = outcome;
+    this.status.problem =
+      outcome.outcome === 'rejected' || outcome.outcome === 'unreachable' ? outcome : null;
+  }
+
+  private async verifyLive(
+    head: FeedHead,
+    at: Date,
+    pullState: Awaited<ReturnType<StateStore['pull']>>,
+  ): Promise<PullOutcome> {
+    const result = await verifyHead(this.source, head, {
+      trustedKeys: this.options.trustedKeys,
+      lastAccepted: this.accepted,
+      now: at,
+      signature: 'required',
+      keepBytes: true,
+      limits: defaultLimits,
+    });
+    if (!result.ok) {
+      if ('rejection' in result) return this.rejected(result.rejection, sha256(head.manifest), at, pullState);
+      this.log.warn({ problem: result.unreachable }, 'feed unreachable');
+      return { at: at.toISOString(), outcome: 'unreachable', message: result.unreachable };
+    }
+    const feed = result.feed;
+    // Cache first, then the remembered state: a crash between leaves a cache that is newer.
+    await this.cache.replace(feed);
+    await this.state.saveAccepted(feed.state);
+    this.accepted = feed.state;
+    delete feed.bytes;
+    this.status.feed = { feed, from: 'live', since: at.toISOString() };
+    await this.state.savePull({ validators: head.validators, lastRejection: null });
+    await this.logDecisions(
+      [
+        {
+          kind: 'feed-accepted',
+          data: {
+            feed_version: feed.manifest.feed_version,
+            published_at: feed.manifest.published_at,
+            expires_at: feed.manifest.expires_at,
+            manifest_sha256: feed.manifestSha256,
+            signed_by: feed.signedBy,
+            advisories: feed.advisoryCount,
+            source: this.source.location,
+          },
+        },
+      ],
+      at,
+    );
+    this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
+    return {
+      at: at.toISOString(),
+      outcome: 'accepted',
+      message: `feed ${feed.manifest.feed_version} accepted`,
+    };
+  }
+
+  private async rejected(
+    rejection: Rejection,
+    manifestSha256: string | null,
+    at: Date,
+    pullState: Awaited<ReturnType<StateStore['pull']>>,
+  ): Promise<PullOutcome> {
+    this.log.warn({ reason: rejection.reason, problem: rejection.message }, 'feed rejected');
+    const key = { reason: rejection.reason, manifestSha256: manifestSha256 ?? '' };
+    const repeat =
+      pullState.lastRejection?.reason === key.reason &&
+      pullState.lastRejection.manifestSha256 === key.manifestSha256;
+    if (!repeat) {
+      await this.logDecisions(
+        [
+          {
+            kind: 'feed-rejected',
+            data: {
+              reason: rejection.reason,
+              message: rejection.message,
+              ...(rejection.file ? { file: rejection.file } : {}),
+              ...(manifestSha256 ? { manifest_sha256: manifestSha256 } : {}),
+              source: this.source.location,
+            },
+          },
+        ],
+        at,
+      );
+      await this.state.savePull({ ...pullState, lastRejection: key });
+    }
+    return { at: at.toISOString(), outcome: 'rejected', message: rejection.message, rejection };
+  }
+
+  /** A feed past its expiry is no longer verified: it stops serving, and the status says so. */
+  private expireFeed(): void {
+    const feed = this.status.feed;
+    if (!feed) return;
+    if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
+    this.status.feed = null;
+    this.status.problem = {
+      at: this.now().toISOString(),
+      outcome: 'rejected',
+      message: `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`,
+    };
+  }
+
+  /** Logs what changed since the last evaluation, alerts on it, and remembers this one. */
+  private async record(
+    evaluations: AssetEvaluation[],
+    assets: { name: string; source: string; status: string }[],
+    feed: VerifiedFeed,
+    now: Date,
+  ): Promise<void> {
+    const previous: Snapshot | null = this.evaluation?.snapshot ?? null;
+    const feedVersion = feed.manifest.feed_version;
+    const entries: { kind: DecisionKind; data: Record<string, unknown> }[] = [];
+    let alert: ((checkpoint: Checkpoint | null) => Alert) | null = null;
+    if (previous === null) {
+      const due = evaluations.flatMap((e) =>
+        e.reminders
+          .filter((r) => r.due)
+          .map((r) => ({ asset: e.asset, advisoryId: r.advisoryId, task: r.task, dueAt: r.dueAt })),
+      );
+      const verdicts = evaluations
+        .filter((e) => e.status === 'ok')
+        .map((e) => ({ asset: e.asset, verdict: e.verdict }));
+      entries.push({
+        kind: 'initial-evaluation',
+        data: {
+          feed_version: feedVersion,
+          verdicts: Object.fromEntries(verdicts.map((v) => [v.asset, v.verdict])),
+          due_reminders: due.map((d) => ({ asset: d.asset, advisory: d.advisoryId })),
+        },
+      });
+      alert = (checkpoint) => initialAlert(verdicts, due, feedVersion, checkpoint, now);
+    } else {
+      const changes = changesSince(previous, evaluations);
+      for (const change of changes.verdicts) {
+        entries.push({
+          kind: 'verdict-changed',
+          data: {
+            asset: change.asset,
+            from: change.from,
+            to: change.to,
+            advisories: change.advisories.map((a) => a.id),
+            feed_version: feedVersion,
+          },
+        });
+      }
+      for (const reminder of changes.reminders) {
+        entries.push({
+          kind: 'reminder-due',
+          data: {
+            asset: reminder.asset,
+            advisory: reminder.advisoryId,
+            task: reminder.task,
+            due_at: reminder.dueAt,
+          },
+        });
+      }
+      if (entries.length > 0) alert = (checkpoint) => changesAlert(changes, feedVersion, checkpoint, now);
+    }
+    await this.logDecisions(entries, now);
+    if (alert) await this.outbox.enqueue(alert(this.decisions?.latestCheckpoint ?? null));
+    const known: Record<string, string[]> = { ...this.evaluation?.known };
+    for (const source of new Set(assets.map((a) => a.source))) {
+      if (assets.some((a) => a.source === source && a.status === 'ok'))
+        known[source] = assets.filter((a) => a.source === source).map((a) => a.name);
+    }
+    this.evaluation = { snapshot: snapshotOf(evaluations, previous, now, feedVersion), known };
+    await this.state.saveEvaluation(this.evaluation);
+  }
+
+  private async logDecisions(
+    entries: { kind: DecisionKind; data: Record<string, unknown> }[],
+    at: Date,
+  ): Promise<void> {
+    if (!this.decisions || entries.length === 0) return;
+    await this.decisions.append(entries, at);
+  }
+
+  private async refreshLogStatus(): Promise<void> {
+    if (this.decisions) this.status.log = await this.decisions.verify();
+  }
+
+  private async refreshOutboxStatus(): Promise<void> {
+    this.status.outbox = {
+      channels: this.outbox.channels,
+      pending: (await this.outbox.pending()).length,
+      failed: (await this.outbox.failed()).length,
+    };
+  }
+
+  /** Refreshes now and every ADVISORY_REFRESH_INTERVAL after the previous one ends; delivers alerts. */
+  start(): void {
+    this.stopped = false;
+    this.outbox.start();
+    const cycle = async () => {
+      this.timer = null;
+      try {
+        await this.refresh();
+      } catch (error) {
+        this.log.error({ err: error }, 'refresh failed');
+      }
+      if (!this.stopped) this.timer = setTimeout(cycle, this.config.refreshIntervalMs);
+    };
+    void cycle();
+  }
+
+  /** Stops refreshing and delivering, waits for work under way, releases the state directory. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.refreshing?.catch(() => undefined);
+    await this.outbox.stop();
+    if (this.source instanceof HttpSource) await this.source.close();
+    await this.release?.();
+  }
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../feed/rules.ts';
+import type { VerifiedFeed } from '../feed/verify-feed.ts';
+
+/**
+ * ADVISORY_FEED_CACHE: the last accepted feed, exactly as it was pulled, as a feed
+ * directory that `advisory-feed verify` accepts as it stands. The path is a symbolic
+ * link to a complete copy beside it (`<cache>.<hash>.<random>`); a new copy is written
+ * whole, then the link is replaced in one rename. A process killed at any moment leaves
+ * the link naming the old copy or the new one, never a mix; half-written copies are
+ * cleared at the next start.
+ */
+export class FeedCache {
+  constructor(readonly path: string) {}
+
+  private get parent(): string {
+    return path.dirname(this.path);
+  }
+
+  private get prefix(): string {
+    return `${path.basename(this.path)}.`;
+  }
+
+  /** The copy the link names, or null when there is none. */
+  async current(): Promise<string | null> {
+    try {
+      const info = await lstat(this.path);
+      if (info.isSymbolicLink()) return path.resolve(this.parent, await readlink(this.path));
+      // A directory put there by hand (an air-gapped first install): used as it is.
+      if (info.isDirectory()) return this.path;
+      return null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Clears what a kill may have left: copies and links no longer named by the cache path.
+   * A cache path that is an empty directory (made by a service manager) is removed, so the
+   * link can take its place.
+   */
+  async recover(): Promise<void> {
+    await mkdir(this.parent, { recursive: true });
+    const info = await lstat(this.path).catch(() => null);
+    if (info?.isDirectory() && (await readdir(this.path)).length === 0) await rmdir(this.path);
+    const keep = await this.current();
+    for (const name of await readdir(this.parent)) {
+      if (!name.startsWith(this.prefix)) continue;
+      const full = path.join(this.parent, name);
+      if (full !== keep) await rm(full, { recursive: true, force: true });
+    }
+  }
+
+  /** Writes the feed's bytes as a new copy, then points the cache at it. */
+  async replace(feed: VerifiedFeed): Promise<void> {
+    if (!feed.bytes) throw new Error('the feed was verified without keeping its bytes');
+    const previous = await this.current();
+    const copy = path.join(
+      this.parent,
+      `${this.prefix}${feed.manifestSha256.slice(0, 12)}.${randomBytes(4).toString('hex')}`,
+    );
+    await mkdir(copy, { recursive: true, mode: 0o755 });
+    const folders = new Set<string>();
+    for (const [file, data] of feed.bytes.files) {
+      const folder = path.dirname(path.join(copy, file));
+      if (!folders.has(folder)) {
+        await mkdir(folder, { recursive: true });
+        folders.add(folder);
+      }
+      await writeFile(path.join(copy, file), data, { flag: 'wx' });
+    }
+    // The manifest and its signature last: a copy without them is no feed at all.
+    if (feed.bytes.head.signature)
+      await writeFile(path.join(copy, SIGNATURE_FILE), feed.bytes.head.signature);
+    await writeFile(path.join(copy, MANIFEST_FILE), feed.bytes.head.manifest);
+    if (previous === this.path) {
+      // A hand-made directory: set it aside so the link can be made (once).
+      await rename(
+        this.path,
+        path.join(this.parent, `${this.prefix}manual.${randomBytes(4).toString('hex')}`),
+      );
+    }
+    const link = path.join(this.parent, `${this.prefix}link.${randomBytes(4).toString('hex')}`);
+    await symlink(path.basename(copy), link);
+    await rename(link, this.path);
+    await this.recover();
+  }
+}

@@ -1,0 +1,235 @@
+import path from 'node:path';
+import { DurationError, parseDuration } from '../time/durations.ts';
+
+/**
+ * The appliance's settings, from the environment, checked once at start: a bad value
+ * stops start-up with the variable's name (exit 2). Files named here (keys, inventory,
+ * CA) are read and checked by the appliance itself right after (appliance/open.ts).
+ */
+export interface ApplianceConfig {
+  /** `https:`/`http:` URL of the feed, or a local directory (also given as `file://`). */
+  feed: { kind: 'http'; url: string } | { kind: 'directory'; path: string };
+  publicKeyFiles: string[];
+  feedCache: string;
+  stateDir: string;
+  refreshIntervalMs: number;
+  inventoryFile: string;
+  listen: { host: string; port: number };
+  dashboard: { user: string; password: string } | null;
+  webhookUrl: string | null;
+  smtp: SmtpConfig | null;
+  alerts: { retryBaseMs: number; maxAttempts: number };
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface SmtpConfig {
+  url: string;
+  /** smtps:// (TLS from the first byte) rather than smtp:// with STARTTLS. */
+  implicitTls: boolean;
+  host: string;
+  port: number;
+  user: string | null;
+  password: string | null;
+  from: string;
+  to: string[];
+  caFile: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const text = (env: Env, name: string) => {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+};
+
+function required(env: Env, name: string, what: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(name, `required: ${what}`);
+  return value;
+}
+
+function duration(env: Env, name: string, fallback: string, bounds: { min: number; max: number }): number {
+  try {
+    return parseDuration(text(env, name) ?? fallback, bounds);
+  } catch (error) {
+    if (error instanceof DurationError) throw new ConfigError(name, error.message);
+    throw error;
+  }
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new ConfigError(name, `expected a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+function feed(env: Env): ApplianceConfig['feed'] {
+  const raw = required(
+    env,
+    'ADVISORY_FEED_URL',
+    'the feed: an https or http URL, file:// URL or a directory',
+  );
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) && !/^[a-z]:[\\/]/i.test(raw)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError('ADVISORY_FEED_URL', `not a valid URL: "${raw}"`);
+    }
+    if (url.protocol === 'file:') {
+      if (url.host !== '' && url.host !== 'localhost')
+        throw new ConfigError('ADVISORY_FEED_URL', 'a file:// URL names a local directory (file:///path)');
+      return { kind: 'directory', path: decodeURIComponent(url.pathname) };
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new ConfigError(
+        'ADVISORY_FEED_URL',
+        `use https, http, file:// or a directory, not ${url.protocol}`,
+      );
+    if (url.username || url.password)
+      throw new ConfigError('ADVISORY_FEED_URL', 'credentials in the URL are not used');
+    if (url.search || url.hash)
+      throw new ConfigError('ADVISORY_FEED_URL', 'the feed URL takes no query or fragment');
+    return { kind: 'http', url: url.href };
+  }
+  return { kind: 'directory', path: path.resolve(raw) };
+}
+
+function listen(env: Env): ApplianceConfig['listen'] {
+  const raw = text(env, 'ADVISORY_LISTEN') ?? '127.0.0.1:8090';
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[2]);
+  if (!match || port > 65535)
+    throw new ConfigError(
+      'ADVISORY_LISTEN',
+      `expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "${raw}"`,
+    );
+  return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+function dashboard(env: Env): ApplianceConfig['dashboard'] {
+  const user = text(env, 'ADVISORY_DASHBOARD_USER');
+  const password = env.ADVISORY_DASHBOARD_PASSWORD;
+  if (user === undefined && (password === undefined || password === '')) return null;
+  if (user === undefined)
+    throw new ConfigError('ADVISORY_DASHBOARD_USER', 'set it together with ADVISORY_DASHBOARD_PASSWORD');
+  if (password === undefined || password === '')
+    throw new ConfigError('ADVISORY_DASHBOARD_PASSWORD', 'set it together with ADVISORY_DASHBOARD_USER');
+  if (user.includes(':'))
+    throw new ConfigError('ADVISORY_DASHBOARD_USER', 'HTTP Basic user names cannot contain ":"');
+  if (password.length < 12)
+    throw new ConfigError('ADVISORY_DASHBOARD_PASSWORD', 'use at least 12 characters');
+  return { user, password };
+}
+
+function webhook(env: Env): string | null {
+  const raw = text(env, 'ADVISORY_NOTIFY_WEBHOOK_URL');
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('ADVISORY_NOTIFY_WEBHOOK_URL', `not a valid URL: "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError('ADVISORY_NOTIFY_WEBHOOK_URL', 'expected an https or http URL');
+  return url.href;
+}
+
+const address = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/;
+
+function smtp(env: Env): SmtpConfig | null {
+  const raw = text(env, 'ADVISORY_SMTP_URL');
+  const others = ['ADVISORY_SMTP_FROM', 'ADVISORY_SMTP_TO', 'ADVISORY_SMTP_CA_FILE'].filter((n) =>
+    text(env, n),
+  );
+  if (raw === undefined) {
+    if (others.length > 0)
+      throw new ConfigError(others[0] as string, 'set ADVISORY_SMTP_URL too, or none of the SMTP settings');
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('ADVISORY_SMTP_URL', 'not a valid URL (smtp://user:password@host:587)');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new ConfigError(
+      'ADVISORY_SMTP_URL',
+      'expected smtp://user:password@host:587 (STARTTLS) or smtps://…:465',
+    );
+  if (!url.hostname) throw new ConfigError('ADVISORY_SMTP_URL', 'names no host');
+  const implicitTls = url.protocol === 'smtps:';
+  const from = required(env, 'ADVISORY_SMTP_FROM', 'the sender address of alert mail');
+  if (!address.test(from)) throw new ConfigError('ADVISORY_SMTP_FROM', `not a mail address: "${from}"`);
+  const to = required(env, 'ADVISORY_SMTP_TO', 'comma-separated recipients of alert mail')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const bad = to.find((a) => !address.test(a));
+  if (bad !== undefined || to.length === 0)
+    throw new ConfigError('ADVISORY_SMTP_TO', `not a mail address: "${bad ?? ''}"`);
+  return {
+    url: raw,
+    implicitTls,
+    host: url.hostname,
+    port: url.port ? Number(url.port) : implicitTls ? 465 : 587,
+    user: url.username ? decodeURIComponent(url.username) : null,
+    password: url.password ? decodeURIComponent(url.password) : null,
+    from,
+    to,
+    caFile: text(env, 'ADVISORY_SMTP_CA_FILE') ?? null,
+  };
+}
+
+const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevel(env: Env): ApplianceConfig['logLevel'] {
+  const raw = text(env, 'ADVISORY_LOG_LEVEL') ?? 'info';
+  if (!(levels as readonly string[]).includes(raw))
+    throw new ConfigError('ADVISORY_LOG_LEVEL', `expected one of ${levels.join(', ')}`);
+  return raw as ApplianceConfig['logLevel'];
+}
+
+export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
+  const stateDir = path.resolve(text(env, 'ADVISORY_STATE_DIR') ?? 'data/advisory');
+  const keys = required(
+    env,
+    'ADVISORY_PUBLIC_KEYS',
+    'comma-separated public key files the feed is signed with',
+  )
+    .split(',')
+    .map((file) => file.trim())
+    .filter(Boolean);
+  if (keys.length === 0) throw new ConfigError('ADVISORY_PUBLIC_KEYS', 'names no key file');
+  return {
+    feed: feed(env),
+    publicKeyFiles: keys.map((file) => path.resolve(file)),
+    feedCache: path.resolve(text(env, 'ADVISORY_FEED_CACHE') ?? path.join(stateDir, 'feed-cache')),
+    stateDir,
+    refreshIntervalMs: duration(env, 'ADVISORY_REFRESH_INTERVAL', '6h', { min: 60_000, max: 7 * 86_400_000 }),
+    inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
+    listen: listen(env),
+    dashboard: dashboard(env),
+    webhookUrl: webhook(env),
+    smtp: smtp(env),
+    alerts: {
+      retryBaseMs: duration(env, 'ADVISORY_ALERT_RETRY', '30s', { min: 1000, max: 86_400_000 }),
+      maxAttempts: integer(env, 'ADVISORY_ALERT_ATTEMPTS', 12, 1, 1000),
+    },
+    logLevel: logLevel(env),
+  };
+}

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import lockfile from 'proper-lockfile';
+import { loadApplianceConfig } from '../../appliance/config.ts';
+import { openAppliance } from '../../appliance/open.ts';
+import { needsAction } from '../../evaluation/verdicts.ts';
+import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io } from '../io.ts';
+
+export const checkHelp = `Usage: advisory check
+
+One refresh and evaluation, for cron and monitoring: pulls and verifies the feed (keeping
+the cached one when the live feed cannot be had), asks the inventory, logs what changed
+and queues its alerts (one delivery attempt each), then prints the verdict table.
+While the daemon (advisory run) holds the state directory, evaluates from its cache
+without writing anything.
+Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
+reminder, an asset whose source failed), 2 configuration error, 3 no verified feed.
+Configuration: the ADVISORY_* environment variables (see the README).`;
+
+const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
+
+export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+  const config = loadApplianceConfig(env);
+  const busy = await lockfile.check(config.stateDir, { stale: 30_000, realpath: false }).catch(() => false);
+  const { appliance } = await openAppliance({ env, readOnly: busy });
+  try {
+    const status = await appliance.refresh();
+    const feed = status.feed;
+    if (busy)
+      io.out('the appliance daemon holds the state directory: evaluated from its cache, nothing written');
+    if (feed) {
+      const f = feed.feed.manifest;
+      io.out(
+        `feed ${f.feed_version} from the ${feed.from === 'cache' ? 'cache' : 'live feed'}, published ${f.published_at}, expires ${f.expires_at}`,
+      );
+    }
+    if (status.problem) io.out(`${feed ? 'warning' : 'error'}: ${status.problem.message}`);
+    if (!feed) {
+      io.out('no verified feed is available: nothing was evaluated');
+      return EXIT_NO_FEED;
+    }
+    const width = Math.max(8, ...status.evaluations.map((e) => e.asset.length + 2));
+    io.out('');
+    io.out(`${pad('ASSET', width)}${pad('VERDICT', 16)}DETAILS`);
+    let action = 0;
+    for (const e of status.evaluations) {
+      if (needsAction(e)) action += 1;
+      const verdict = e.status === 'unknown' ? 'unknown' : (e.verdict ?? '-');
+      const details: string[] = [];
+      if (e.status === 'unknown') details.push(e.error ?? 'its source failed');
+      for (const m of e.matches.filter((m) => m.verdict === e.verdict)) {
+        details.push(
+          `${m.product} ${m.installed}${m.recommendedVersion ? ` -> ${m.recommendedVersion}` : ''} (${m.advisoryId})`,
+        );
+        for (const u of m.unmet) details.push(u.ordering);
+      }
+      for (const r of e.reminders.filter((r) => r.due)) details.push(`reminder due: ${r.task}`);
+      for (const u of e.unreadable) details.push(`${u.product} "${u.version}" is not a version`);
+      io.out(`${pad(e.asset, width)}${pad(verdict, 16)}${details.join('; ')}`);
+    }
+    io.out('');
+    io.out(
+      action === 0 ? 'nothing needs action' : `${action} asset${action === 1 ? ' needs' : 's need'} action`,
+    );
+    return action === 0 ? EXIT_OK : EXIT_REJECTED;
+  } finally {
+    await appliance.stop();
+  }
+}

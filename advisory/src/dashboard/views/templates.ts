@@ -1,0 +1,214 @@
+import { Eta } from 'eta';
+
+/**
+ * The dashboard's pages as Eta templates, kept in code so the single binary carries them.
+ * Every value goes out through `<%= %>`, which escapes it: advisory text comes from the
+ * feed and asset names from the inventory, and neither is trusted as markup. Only whole
+ * rendered templates are placed raw (`<%~ %>`).
+ */
+const layout = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title><%= it.title %> · Advisory appliance</title>
+<link rel="stylesheet" href="<%= it.cssPath %>">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<p class="brand">Advisory appliance</p>
+<nav aria-label="Pages"><ul>
+<% for (const link of it.nav) { %><li><a href="<%= link.href %>"<% if (link.current) { %> aria-current="page"<% } %>><%= link.label %></a></li>
+<% } %></ul></nav>
+</header>
+<main id="main">
+<%~ it.body %>
+</main>
+<footer>advisory appliance <%= it.version %> · read-only · feed <%= it.feedVersion %></footer>
+</body>
+</html>
+`;
+
+const badge = `<span class="badge badge-<%= it.verdict ?? 'none' %>"><%= it.verdict ?? 'no verdict' %></span>`;
+
+const feedNotice = `<% if (!it.feed) { %>
+<div class="panel alarm" role="alert"><strong>No verified feed is in use.</strong> <%= it.problem ?? 'No feed has been accepted yet.' %></div>
+<% } else if (it.problem) { %>
+<div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving.</div>
+<% } %>`;
+
+const assets = `<h1>Assets</h1>
+<%~ include('@feedNotice', it.notice) %>
+<form class="filters" method="get" action="/">
+<label>Verdict
+<select name="verdict">
+<option value="">any</option>
+<% for (const v of it.verdictOptions) { %><option value="<%= v %>"<% if (it.filter.verdict === v) { %> selected<% } %>><%= v %></option>
+<% } %></select></label>
+<label>Product
+<select name="product">
+<option value="">any</option>
+<% for (const p of it.productOptions) { %><option value="<%= p %>"<% if (it.filter.product === p) { %> selected<% } %>><%= p %></option>
+<% } %></select></label>
+<label>Adapter
+<select name="source">
+<option value="">any</option>
+<% for (const s of it.sourceOptions) { %><option value="<%= s %>"<% if (it.filter.source === s) { %> selected<% } %>><%= s %></option>
+<% } %></select></label>
+<button type="submit">Filter</button>
+<% if (it.filtered) { %><a href="/">Show all</a><% } %>
+</form>
+<p class="muted"><%= it.rows.length %> of <%= it.total %> assets<% if (it.evaluatedAt) { %>, evaluated <%= it.evaluatedAt %><% } %>.</p>
+<div class="table-wrap">
+<table>
+<caption class="skip">Assets with their verdicts</caption>
+<thead><tr><th scope="col">Asset</th><th scope="col">Verdict</th><th scope="col">Product</th><th scope="col">Version</th><th scope="col">Recommended</th><th scope="col">Advisories</th></tr></thead>
+<tbody>
+<% for (const row of it.rows) { %>
+<tr>
+<td><a href="/assets/<%= encodeURIComponent(row.asset) %>"><%= row.asset %></a><br><span class="muted"><%= row.source %></span></td>
+<td><% if (row.status === 'unknown') { %><span class="badge badge-unknown">unknown</span><br><span class="muted"><%= row.error %></span><% } else { %><%~ include('@badge', { verdict: row.verdict }) %><% } %></td>
+<td><% for (const p of row.products) { %><%= p.product %><br><% } %></td>
+<td><% for (const p of row.products) { %><span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><br><% } %></td>
+<td><% for (const p of row.products) { %><span class="mono"><%= p.recommended ?? '' %></span><br><% } %></td>
+<td><ul class="plain"><% for (const m of row.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></li><% } %></ul></td>
+</tr>
+<% } %>
+</tbody>
+</table>
+</div>
+`;
+
+const ordering = `<h1>Upgrade order</h1>
+<%~ include('@feedNotice', it.notice) %>
+<p class="note">Installs that wait for another product: do these steps first, in this order.</p>
+<% if (it.steps.length === 0) { %><p>No cross-product requirement is unmet.</p><% } else { %>
+<ol class="steps">
+<% for (const step of it.steps) { %><li><strong><%= step.step %></strong>: <%= step.reason %><br><span class="muted">on <%= step.assets.join(', ') %></span></li>
+<% } %></ol>
+<% } %>
+`;
+
+const cves = `<h1>CVE highlights</h1>
+<%~ include('@feedNotice', it.notice) %>
+<% if (it.cves.length === 0) { %><p>No advisory in force names a CVE that touches an asset.</p><% } else { %>
+<div class="table-wrap"><table>
+<caption class="skip">CVEs by severity</caption>
+<thead><tr><th scope="col">CVE</th><th scope="col">CVSS</th><th scope="col">Summary</th><th scope="col">Assets</th><th scope="col">Advisories</th></tr></thead>
+<tbody>
+<% for (const cve of it.cves) { %><tr><td class="mono"><%= cve.id %></td><td class="num"><%= cve.cvss ?? 'n/a' %></td><td><%= cve.summary ?? '' %></td><td><%= cve.assets.join(', ') %></td><td class="mono"><%= cve.advisories.join(', ') %></td></tr>
+<% } %></tbody>
+</table></div>
+<% } %>
+`;
+
+const reminders = `<h1>Service reminders</h1>
+<%~ include('@feedNotice', it.notice) %>
+<h2>Overdue</h2>
+<% if (it.overdue.length === 0) { %><p>Nothing is overdue.</p><% } else { %>
+<ul><% for (const r of it.overdue) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(<%= r.dueAt ? 'due ' + r.dueAt.slice(0, 10) : 'never recorded' %>; <%= r.advisoryId %>)</span></li>
+<% } %></ul>
+<% } %>
+<h2>Upcoming</h2>
+<% if (it.upcoming.length === 0) { %><p>Nothing is coming up.</p><% } else { %>
+<ul><% for (const r of it.upcoming) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(due <%= r.dueAt.slice(0, 10) %>; <%= r.advisoryId %>)</span></li>
+<% } %></ul>
+<% } %>
+`;
+
+const feed = `<h1>Feed</h1>
+<%~ include('@feedNotice', it.notice) %>
+<div class="panel">
+<dl class="facts">
+<dt>Source</dt><dd class="mono"><%= it.location %></dd>
+<% if (it.feed) { %>
+<dt>Version</dt><dd><%= it.feed.version %> (schema <%= it.feed.schema %>)</dd>
+<dt>Published</dt><dd><%= it.feed.publishedAt %></dd>
+<dt>Expires</dt><dd><%= it.feed.expiresAt %></dd>
+<dt>Signed by</dt><dd class="mono"><%= it.feed.signedBy.join(', ') %></dd>
+<dt>Manifest SHA-256</dt><dd class="mono"><%= it.feed.manifestSha256 %></dd>
+<dt>Advisories</dt><dd><%= it.feed.advisories %></dd>
+<dt>In use from</dt><dd><%= it.feed.from === 'cache' ? 'the cache (' + it.cachePath + ')' : 'the live feed' %>, since <%= it.feed.since %></dd>
+<% } else { %>
+<dt>Feed in use</dt><dd>none</dd>
+<% } %>
+<dt>Cache serving</dt><dd><%= it.servingCache ? 'yes' : 'no' %></dd>
+<dt>Last pull</dt><dd><%= it.lastPull ? it.lastPull.at + ': ' + it.lastPull.outcome + ' (' + it.lastPull.message + ')' : 'not yet' %></dd>
+<dt>Last error</dt><dd><%= it.lastError ?? 'none' %></dd>
+<dt>Refresh interval</dt><dd><%= it.interval %></dd>
+<dt>Trusted keys</dt><dd class="mono"><%= it.trustedKeys.join(', ') %></dd>
+</dl>
+</div>
+<h2>Inventory sources</h2>
+<div class="table-wrap"><table>
+<caption class="skip">Inventory sources</caption>
+<thead><tr><th scope="col">Source</th><th scope="col">Adapter</th><th scope="col">State</th><th scope="col">Assets</th></tr></thead>
+<tbody>
+<% for (const s of it.sources) { %><tr><td><%= s.name %></td><td><%= s.type %></td><td><% if (s.ok) { %>answered<% } else { %><span class="badge badge-unknown">failed</span> <%= s.error %><% } %></td><td class="num"><%= s.assets %></td></tr>
+<% } %></tbody>
+</table></div>
+<h2>Alerts</h2>
+<p>Channels: <%= it.outbox.channels.length ? it.outbox.channels.join(', ') : 'none configured' %>. Waiting to be delivered: <%= it.outbox.pending %>. Given up: <%= it.outbox.failed %>.</p>
+`;
+
+const log = `<h1>Decision log</h1>
+<% if (it.verification.intact) { %>
+<p><span class="badge badge-intact" role="status">HASH CHAIN INTACT</span> <span class="muted"><%= it.verification.entries %> entries; last checkpoint <%= it.verification.lastCheckpoint ? it.verification.lastCheckpoint.at + ', covering ' + it.verification.lastCheckpoint.size : 'none yet' %>.</span></p>
+<% } else { %>
+<div class="panel alarm" role="alert"><p><span class="badge badge-broken">HASH CHAIN BROKEN</span></p>
+<ul><% for (const b of it.verification.breaks) { %><li><%= b.file === 'log' ? 'Log line ' + b.line : b.line ? 'Checkpoint line ' + b.line : 'Checkpoints' %>: <%= b.message %></li><% } %></ul>
+<p>Compare with the checkpoints in your alerts; run <code>advisory log verify</code> for the same report offline.</p></div>
+<% } %>
+<p><a href="/decisions.json">Export (JSON, with its verification)</a></p>
+<div class="table-wrap"><table>
+<caption class="skip">Decisions, newest first</caption>
+<thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Decision</th><th scope="col">Details</th></tr></thead>
+<tbody>
+<% for (const e of it.entries) { %><tr><td class="num"><%= e.seq %></td><td><%= e.at %></td><td><%= e.kind %></td><td><%= e.text %></td></tr>
+<% } %></tbody>
+</table></div>
+`;
+
+const asset = `<h1><%= it.name %></h1>
+<% if (!it.evaluation) { %><p>This asset is not in the current evaluation.</p><% } else { %>
+<p>Verdict: <% if (it.evaluation.status === 'unknown') { %><span class="badge badge-unknown">unknown</span> <%= it.evaluation.error %><% } else { %><%~ include('@badge', { verdict: it.evaluation.verdict }) %><% } %> <span class="muted">from <%= it.evaluation.source %></span></p>
+<% } %>
+<h2>Verdict history</h2>
+<% if (!it.timeline) { %><p>The decision log has no verdict for this asset yet.</p><% } else { %>
+<figure>
+<svg class="timeline" viewBox="0 0 <%= it.timeline.width %> <%= it.timeline.height %>" role="img" aria-labelledby="timeline-title">
+<title id="timeline-title">Verdicts of <%= it.name %> over time</title>
+<% for (const s of it.timeline.segments) { %><rect x="<%= s.x %>" y="8" width="<%= s.width %>" height="28" fill="<%= it.colours[s.verdict] ?? '#6e7781' %>"><title><%= s.label %>: <%= s.from %> to <%= s.to %></title></rect>
+<% } %>
+<% for (const t of it.timeline.ticks) { %><text x="<%= t.x %>" y="56" font-size="12" text-anchor="<%= t.x === 0 ? 'start' : 'end' %>" fill="#57606a"><%= t.label %></text>
+<% } %>
+</svg>
+<figcaption class="muted">From the first evaluation to now; each colour is a verdict held.</figcaption>
+</figure>
+<ol>
+<% for (const p of it.history) { %><li><%= p.at %>: <%~ include('@badge', { verdict: p.verdict }) %><% if (p.advisories.length) { %> <span class="mono muted"><%= p.advisories.join(', ') %></span><% } %><% if (p.feedVersion) { %> <span class="muted">(feed <%= p.feedVersion %>)</span><% } %></li>
+<% } %></ol>
+<% } %>
+`;
+
+const message = `<h1><%= it.heading %></h1><p><%= it.text %></p>`;
+
+export function createRenderer(): Eta {
+  const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
+  const templates = {
+    layout,
+    badge,
+    feedNotice,
+    assets,
+    ordering,
+    cves,
+    reminders,
+    feed,
+    log,
+    asset,
+    message,
+  };
+  for (const [name, text] of Object.entries(templates)) eta.loadTemplate(`@${name}`, text);
+  return eta;
+}

@@ -1,0 +1,196 @@
+import { lstat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { appendDurably, ensureDir, readIfExists } from '../appliance/files.ts';
+import {
+  generateKeyPair,
+  type PublicKey,
+  parsePublicKey,
+  parseSecretKey,
+  type SecretKey,
+} from '../crypto/signify.ts';
+import { chainEntry, type DecisionEntry, type DecisionKind } from './chain.ts';
+import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
+import { type LogVerification, verifyLog } from './verify.ts';
+
+/** The decision log's files in the state directory. */
+export const LOG_FILE = 'decisions.jsonl';
+export const CHECKPOINT_FILE = 'checkpoints.jsonl';
+export const APPLIANCE_SECRET_KEY = 'appliance.sec';
+export const APPLIANCE_PUBLIC_KEY = 'appliance.pub';
+
+export class DecisionLogError extends Error {
+  override name = 'DecisionLogError';
+}
+
+/**
+ * The appliance's signing key for checkpoints: made at first start (secret key 0600,
+ * never overwritten), read at every later one. It is not the feed's key: it only vouches
+ * for what this appliance logged.
+ */
+export async function applianceKey(stateDir: string): Promise<{ secret: SecretKey; public: PublicKey }> {
+  const secretFile = path.join(stateDir, APPLIANCE_SECRET_KEY);
+  const publicFile = path.join(stateDir, APPLIANCE_PUBLIC_KEY);
+  const exists = await lstat(secretFile).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    const pair = generateKeyPair('advisory appliance decision log');
+    await writeFile(secretFile, pair.secretKey, { mode: 0o600, flag: 'wx' });
+    await writeFile(publicFile, pair.publicKey, { mode: 0o644 });
+  }
+  try {
+    const secret = parseSecretKey(await readIfExists(secretFile));
+    const publicKey = parsePublicKey(await readIfExists(publicFile));
+    if (!secret.keynum.equals(publicKey.keynum)) throw new Error('the key files do not belong together');
+    return { secret, public: publicKey };
+  } catch (error) {
+    throw new DecisionLogError(`${secretFile}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The hash-chained decision log (JSON lines) and its signed checkpoints. Appends are
+ * serialised: entries keep their order whoever appends, and each batch is followed by a
+ * checkpoint of the new head.
+ */
+export class DecisionStore {
+  private queue: Promise<unknown> = Promise.resolve();
+  private last: { seq: number; hash: string } | null;
+  private latest: Checkpoint | null;
+
+  private constructor(
+    readonly dir: string,
+    private readonly key: { secret: SecretKey; public: PublicKey },
+    last: { seq: number; hash: string } | null,
+    latest: Checkpoint | null,
+  ) {
+    this.last = last;
+    this.latest = latest;
+  }
+
+  static async open(stateDir: string): Promise<DecisionStore> {
+    await ensureDir(stateDir);
+    const key = await applianceKey(stateDir);
+    const log = await readIfExists(path.join(stateDir, LOG_FILE));
+    const checkpoints = await readIfExists(path.join(stateDir, CHECKPOINT_FILE));
+    // New entries chain on to the last line as it stands; a break before it stays visible.
+    const lastLine = log.trimEnd().split('\n').at(-1);
+    let last: { seq: number; hash: string } | null = null;
+    if (lastLine) {
+      try {
+        const entry = JSON.parse(lastLine) as DecisionEntry;
+        if (Number.isInteger(entry.seq) && typeof entry.hash === 'string')
+          last = { seq: entry.seq, hash: entry.hash };
+      } catch {
+        // A damaged last line: verification reports it; chain on by position.
+      }
+      last ??= { seq: log.trimEnd().split('\n').length, hash: '0'.repeat(64) };
+    }
+    const lastCheckpointLine = checkpoints.trimEnd().split('\n').at(-1);
+    let latest: Checkpoint | null = null;
+    try {
+      latest = lastCheckpointLine ? (JSON.parse(lastCheckpointLine) as Checkpoint) : null;
+    } catch {
+      latest = null;
+    }
+    const store = new DecisionStore(stateDir, key, last, latest);
+    // Entries appended just before a crash, before their checkpoint: sign them now, if
+    // the chain up to them holds.
+    if (last && (latest?.size ?? 0) < last.seq && (await store.verify()).breaks.every((b) => b.line === 0)) {
+      await store.checkpoint();
+    }
+    return store;
+  }
+
+  get publicKey(): PublicKey {
+    return this.key.public;
+  }
+
+  get latestCheckpoint(): Checkpoint | null {
+    return this.latest;
+  }
+
+  /** Appends the entries in order, then signs a checkpoint of the new head. */
+  append(
+    entries: { kind: DecisionKind; data: Record<string, unknown> }[],
+    at = new Date(),
+  ): Promise<DecisionEntry[]> {
+    const work = this.queue.then(async () => {
+      if (entries.length === 0) return [];
+      const written: DecisionEntry[] = [];
+      for (const { kind, data } of entries) {
+        const entry = chainEntry(this.last, at.toISOString(), kind, data);
+        written.push(entry);
+        this.last = { seq: entry.seq, hash: entry.hash };
+      }
+      await appendDurably(
+        path.join(this.dir, LOG_FILE),
+        written.map((e) => `${JSON.stringify(e)}\n`).join(''),
+      );
+      await this.checkpoint(at);
+      return written;
+    });
+    this.queue = work.catch(() => undefined);
+    return work;
+  }
+
+  private async checkpoint(at = new Date()): Promise<Checkpoint> {
+    const checkpoint = signCheckpoint(
+      this.key.secret,
+      this.last?.seq ?? 0,
+      this.last?.hash ?? '0'.repeat(64),
+      at.toISOString(),
+    );
+    await appendDurably(path.join(this.dir, CHECKPOINT_FILE), `${JSON.stringify(checkpoint)}\n`);
+    this.latest = checkpoint;
+    return checkpoint;
+  }
+
+  async entries(): Promise<DecisionEntry[]> {
+    const text = await readIfExists(path.join(this.dir, LOG_FILE));
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as DecisionEntry];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** The checkpoints as stored (lines that do not parse are left out; verify() reports them). */
+  async checkpoints(): Promise<unknown[]> {
+    const text = await readIfExists(path.join(this.dir, CHECKPOINT_FILE));
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as unknown];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  publicKeyText(): Promise<string> {
+    return readIfExists(path.join(this.dir, APPLIANCE_PUBLIC_KEY));
+  }
+
+  async verify(): Promise<LogVerification> {
+    return verifyStateDir(this.dir, this.key.public);
+  }
+}
+
+/** Verifies the log files of a state directory with the appliance key found there (or given). */
+export async function verifyStateDir(stateDir: string, key?: PublicKey): Promise<LogVerification> {
+  const publicKey = key ?? parsePublicKey(await readIfExists(path.join(stateDir, APPLIANCE_PUBLIC_KEY)));
+  return verifyLog(
+    await readIfExists(path.join(stateDir, LOG_FILE)),
+    await readIfExists(path.join(stateDir, CHECKPOINT_FILE)),
+    publicKey,
+  );
+}
