@@ -398,3 +398,202 @@ describe('the advisory-feed process', () => {
     expect(result.stdout.trim()).toBe('0');
   });
 });
+
+/** What a hostile probe of the command line found, each pinned after its fix. */
+describe('advisory-feed: hostile inputs', () => {
+  it('an empty --last-accepted or --inventory is a usage error, never "not given" (rollback stays on)', async () => {
+    const feed = makeFeed();
+    const key = withPublicKey(feed);
+    for (const extra of [
+      ['--last-accepted', ''],
+      ['--last-accepted='],
+      ['--inventory', ''],
+      ['--public-key', ''],
+    ]) {
+      const result = await run(['verify', '--feed', feed.dir, '--public-key', key, ...extra]);
+      expect(result.code, extra.join(' ')).toBe(2);
+      expect(result.err).toMatch(/needs a value/);
+    }
+  });
+
+  it('build replaces a FIFO at the manifest’s name instead of blocking on it', async () => {
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, MANIFEST_FILE));
+    execFileSync('mkfifo', [path.join(feed.dir, MANIFEST_FILE)]);
+    expect((await run(['build', '--feed', feed.dir])).code).toBe(0);
+    expect(statSync(path.join(feed.dir, MANIFEST_FILE)).isFile()).toBe(true);
+  });
+
+  it('build refuses what verify would refuse for its size: too many files, too large in all', async () => {
+    const { buildFeed } = await import('../src/feed/build.ts');
+    const feed = makeFeed({
+      'widgets/one.yaml': advisoryYaml({}),
+      'widgets/two.yaml': advisoryYaml({ id: 'TEST-2' }),
+      'widgets/three.yaml': advisoryYaml({ id: 'TEST-3' }),
+    });
+    const count = buildFeed({ feedDir: feed.dir, expiresInMs: 86_400_000, now: NOW, limits: { files: 2 } });
+    expect(count.ok ? [] : count.findings.map((f) => f.message)).toEqual([
+      'the feed has 3 files, above the cap of 2',
+    ]);
+    const total = buildFeed({
+      feedDir: feed.dir,
+      expiresInMs: 86_400_000,
+      now: NOW,
+      limits: { totalBytes: 300 },
+    });
+    expect(total.ok).toBe(false);
+    const one = buildFeed({
+      feedDir: feed.dir,
+      expiresInMs: 86_400_000,
+      now: NOW,
+      limits: { fileBytes: 100 },
+    });
+    expect(one.ok ? [] : one.findings.map((f) => f.rule)).toEqual(['layout', 'layout', 'layout']);
+    const manifest = buildFeed({
+      feedDir: feed.dir,
+      expiresInMs: 86_400_000,
+      now: NOW,
+      limits: { manifestBytes: 200 },
+    });
+    expect(manifest.ok ? '' : manifest.findings[0]?.message).toMatch(
+      /^the manifest would be \d+ bytes, above the 200-byte cap/,
+    );
+  });
+
+  it('build writes no manifest when the old signature cannot be removed', async () => {
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    mkdirSync(path.join(feed.dir, SIGNATURE_FILE, 'inside'), { recursive: true });
+    const before = readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8');
+    const result = await run(['build', '--feed', feed.dir]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/manifest\.yaml\.sig/);
+    expect(readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')).toBe(before);
+  });
+
+  it('sign refuses a feed that gained advisory files after build', async () => {
+    const dir = tmp();
+    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    writeFileSync(path.join(feed.dir, 'widgets/new.yaml'), advisoryYaml({ id: 'NEW-1' }));
+    const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
+    expect(result).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(
+        /1 advisory file not in the manifest \(widgets\/new\.yaml\); run build again/,
+      ),
+    });
+  });
+
+  it('sign drops another key’s block made for an earlier manifest, so signify -V still passes', async () => {
+    const dir = tmp();
+    for (const name of ['old', 'new'])
+      await run(['keygen', '--secret-key', `${dir}/${name}.sec`, '--public-key', `${dir}/${name}.pub`]);
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/old.sec`]);
+    const stale = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8');
+    expect((await run(['build', '--feed', feed.dir, '--expires-in', '2d'])).code).toBe(0);
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), stale);
+    const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/new.sec`]);
+    expect(result.code).toBe(0);
+    expect(result.err).toMatch(/dropped the signature of key [0-9a-f]{16}: it was made for another manifest/);
+    expect(parseSignatures(readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8'))).toHaveLength(1);
+  });
+
+  it('verify refuses a damaged block of a trusted key even beside a good one, and a key signing twice', async () => {
+    const feed = makeFeed();
+    const key = withPublicKey(feed);
+    const good = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8');
+    const [comment, encoded] = good.trimEnd().split('\n');
+    const raw = Buffer.from(encoded as string, 'base64');
+    raw[20] = (raw[20] as number) ^ 1;
+    const other = makeFeed().key;
+    const { signMessage, parseSecretKey } = await import('../src/crypto/signify.ts');
+    const otherBlock = signMessage(
+      parseSecretKey(other.secretText),
+      readFileSync(path.join(feed.dir, MANIFEST_FILE)),
+      'x',
+    );
+    writeFileSync(
+      path.join(feed.dir, SIGNATURE_FILE),
+      `${otherBlock}${comment}\n${raw.toString('base64')}\n`,
+    );
+    expect(await run(['verify', '--feed', feed.dir, '--public-key', key])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/signature-invalid/),
+    });
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), `${good}${good}`);
+    expect(await run(['verify', '--feed', feed.dir, '--public-key', key])).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/signs twice/),
+    });
+    // A block of a key not trusted here is passed over (rotation).
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), `${otherBlock}${good}`);
+    expect((await run(['verify', '--feed', feed.dir, '--public-key', key])).code).toBe(0);
+  });
+
+  it('--require-signature refuses a feed that is not signed yet', async () => {
+    const feed = makeFeed();
+    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const result = await run([
+      'verify',
+      '--feed',
+      feed.dir,
+      '--public-key',
+      withPublicKey(feed),
+      '--require-signature',
+    ]);
+    expect(result).toMatchObject({ code: 1, err: expect.stringMatching(/signature-missing/) });
+  });
+
+  it('an inventory file source that is a FIFO fails that source at once', async () => {
+    const feed = makeFeed();
+    const dir = tmp();
+    execFileSync('mkfifo', [`${dir}/assets.fifo`]);
+    writeFileSync(`${dir}/inv.yaml`, 'sources:\n  - { type: file, name: lab, path: assets.fifo }\n');
+    const result = await run([
+      'verify',
+      '--feed',
+      feed.dir,
+      '--public-key',
+      withPublicKey(feed),
+      '--inventory',
+      `${dir}/inv.yaml`,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/lab: unknown \(.*not a regular file\)/);
+  });
+
+  it('shows control characters in names escaped: a name cannot forge output lines', async () => {
+    const feed = makeFeed();
+    writeFileSync(
+      path.join(feed.dir, 'widgets/x\nwrote manifest.yaml: all fine.yaml'),
+      advisoryYaml({ id: 'X-1' }),
+    );
+    const result = await run(['build', '--feed', feed.dir]);
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').some((line) => line.startsWith('wrote manifest'))).toBe(false);
+    expect(result.err).toContain('x\\u{a}wrote');
+  });
+
+  it('keygen refuses comments with invisible or direction-changing characters', async () => {
+    const dir = tmp();
+    for (const comment of ['a\u0085b', 'a\u202eb', 'a\u2028b']) {
+      expect(
+        (
+          await run([
+            'keygen',
+            '--secret-key',
+            `${dir}/k.sec`,
+            '--public-key',
+            `${dir}/k.pub`,
+            '--comment',
+            comment,
+          ])
+        ).code,
+      ).toBe(2);
+    }
+  });
+});

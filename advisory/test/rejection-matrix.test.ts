@@ -928,6 +928,35 @@ describe('a good feed: what verification returns', () => {
   });
 });
 
+describe('large feeds, checked on worker threads', () => {
+  const many = () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1100; i++) files[`widgets/w-${i}.yaml`] = advisoryYaml({ id: `MANY-${i}` });
+    return makeFeed(files);
+  };
+
+  it('verifies them whether the threads read the files or get the bytes read here', async () => {
+    const feed = many();
+    for (const keepBytes of [false, true]) {
+      const result = await verify(feed, { keepBytes });
+      if (!result.ok) throw new Error(JSON.stringify(result));
+      expect(result.feed.advisoryCount).toBe(1100);
+      expect(result.feed.advisories[1099]?.advisory.id).toBe('MANY-999');
+      if (keepBytes) expect(result.feed.bytes?.files.size).toBe(1100);
+    }
+  });
+
+  it('reports the first problem in manifest order, whichever thread found it', async () => {
+    const feed = many();
+    appendFileSync(path.join(feed.dir, 'widgets/w-900.yaml'), '#');
+    appendFileSync(path.join(feed.dir, 'widgets/w-10.yaml'), '#');
+    for (const keepBytes of [false, true]) {
+      const result = await verify(feed, { keepBytes });
+      expect('rejection' in result ? result.rejection.file : null).toBe('widgets/w-10.yaml');
+    }
+  });
+});
+
 describe('rejection', () => {
   it('is thrown as a FeedRejectedError carrying the rejection', () => {
     try {

@@ -187,6 +187,10 @@ describe('scanFeed', () => {
     symlinkSync(path.join(dir, 'widgets/one.yaml'), path.join(dir, 'widgets/link.yaml'));
     symlinkSync(path.join(dir, 'widgets'), path.join(dir, 'linked-module'));
     execFileSync('mkfifo', [path.join(dir, 'widgets/fifo.yaml')]);
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/widgets/`), Buffer.from([0xff, 0xfe]), Buffer.from('.yaml')]),
+      'x',
+    );
     const socket = createServer();
     await new Promise<void>((resolve) => socket.listen(path.join(dir, 'widgets/socket.yaml'), resolve));
     try {
@@ -197,6 +201,8 @@ describe('scanFeed', () => {
         Platform: expect.stringMatching(/^error: module folder "Platform": lowercase/),
         'linked-module': expect.stringMatching(/^error: a symbolic link/),
         'widgets/.draft.yaml': 'warning: a hidden file is not published',
+        'widgets/.old': 'warning: a hidden folder is not published',
+        'widgets/\u00ff\u00fe.yaml': 'error: a name that is not UTF-8 cannot be published',
         'widgets/fifo.yaml': 'error: a FIFO: feed files must be regular files',
         'widgets/folder.yaml': 'error: a folder named like an advisory file',
         'widgets/link.yaml': 'error: a symbolic link: feed files must be regular files',

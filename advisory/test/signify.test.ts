@@ -219,8 +219,11 @@ describe('checkSignatures', () => {
     expect(check(signBy(b) + signBy(a), [a])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
   });
 
-  it('one good signature of a trusted key is enough; a bad one of another is not named', () => {
-    expect(check(forged(b) + signBy(a), [a, b])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
+  it('a bad block of a trusted key is refused even beside a good one: it is tampering', () => {
+    expect(check(forged(b) + signBy(a), [a, b])).toEqual({ ok: false, problem: 'invalid' });
+    expect(check(signBy(a) + forged(b), [a, b])).toEqual({ ok: false, problem: 'invalid' });
+    // The same bad block of a key not trusted here is passed over.
+    expect(check(forged(b) + signBy(a), [a])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
   });
 
   it('refuses a block of a trusted key number that does not verify as invalid', () => {

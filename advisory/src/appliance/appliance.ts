@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import lockfile from 'proper-lockfile';
 import { type Alert, changesAlert, initialAlert } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { Outbox } from '../alerts/outbox.ts';
@@ -15,7 +14,7 @@ import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
 import { defaultLimits } from '../feed/limits.ts';
 import { FeedRejectedError, type Rejection } from '../feed/rejection.ts';
 import { DirectorySource } from '../feed/sources/directory.ts';
-import { HttpSource } from '../feed/sources/http.ts';
+import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
 import type { AcceptedState } from '../feed/state.ts';
 import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
@@ -24,6 +23,7 @@ import type { InventoryFile } from '../inventory/config.ts';
 import { FeedCache } from './cache.ts';
 import type { ApplianceConfig } from './config.ts';
 import { ensureDir } from './files.ts';
+import { lockStateDir } from './lock.ts';
 import { type EvaluationState, StateStore } from './state.ts';
 
 /** The feed the appliance evaluates with, and where it came from. */
@@ -93,7 +93,13 @@ export class Appliance {
   ) {
     this.now = options.now ?? (() => new Date());
     this.source =
-      config.feed.kind === 'http' ? new HttpSource(config.feed.url) : new DirectorySource(config.feed.path);
+      config.feed.kind === 'http'
+        ? new HttpSource(config.feed.url, {
+            ...defaultHttpLimits,
+            totalMs: config.feedTimeoutMs,
+            connectMs: Math.min(10_000, config.feedTimeoutMs),
+          })
+        : new DirectorySource(config.feed.path);
     this.cache = new FeedCache(config.feedCache);
     this.status = {
       startedAt: this.now().toISOString(),
@@ -118,9 +124,7 @@ export class Appliance {
    */
   static async open(config: ApplianceConfig, options: ApplianceOptions): Promise<Appliance> {
     await ensureDir(config.stateDir);
-    const release = options.readOnly
-      ? null
-      : await lockfile.lock(config.stateDir, { stale: 30_000, update: 10_000, realpath: false });
+    const release = options.readOnly ? null : await lockStateDir(config.stateDir);
     try {
       const state = new StateStore(config.stateDir);
       const accepted = await state.accepted();

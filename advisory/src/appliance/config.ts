@@ -11,6 +11,8 @@ export interface ApplianceConfig {
   feed: { kind: 'http'; url: string } | { kind: 'directory'; path: string };
   publicKeyFiles: string[];
   feedCache: string;
+  /** Deadline of one feed request (the connection: at most 10 s of it). */
+  feedTimeoutMs: number;
   stateDir: string;
   refreshIntervalMs: number;
   inventoryFile: string;
@@ -220,6 +222,7 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     publicKeyFiles: keys.map((file) => path.resolve(file)),
     feedCache: path.resolve(text(env, 'ADVISORY_FEED_CACHE') ?? path.join(stateDir, 'feed-cache')),
     stateDir,
+    feedTimeoutMs: duration(env, 'ADVISORY_FEED_TIMEOUT', '60s', { min: 1000, max: 3_600_000 }),
     refreshIntervalMs: duration(env, 'ADVISORY_REFRESH_INTERVAL', '6h', { min: 60_000, max: 7 * 86_400_000 }),
     inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
     listen: listen(env),

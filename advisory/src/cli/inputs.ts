@@ -59,3 +59,15 @@ export async function requireDirectory(what: string, dir: string): Promise<void>
   }
   if (!info.isDirectory()) throw new UsageError(`${what} ${dir}: not a directory`);
 }
+
+/**
+ * Refuses an option given with an empty value (`--last-accepted ""`, `--inventory=`):
+ * an empty path must never read as "not given" and quietly switch a check off.
+ */
+export function refuseEmpty(values: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(values)) {
+    const given = Array.isArray(value) ? value : [value];
+    if (given.some((v) => typeof v === 'string' && v.trim() === ''))
+      throw new UsageError(`--${name} needs a value`);
+  }
+}

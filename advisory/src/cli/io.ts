@@ -34,7 +34,10 @@ export function processIo(): Io {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
-      throw error;
+      // Output that cannot be written (a full disk): say so once, where still possible.
+      if (stream === process.stdout)
+        process.stderr.write(`error: cannot write the output (${error.code ?? error.message})\n`);
+      process.exit(EXIT_USAGE);
     });
   }
   return {
@@ -44,16 +47,24 @@ export function processIo(): Io {
 }
 
 /** Maps what a command threw to its exit code and one line on stderr. */
-export function exitCodeOf(error: unknown, io: Io, help?: string): number {
+export function exitCodeOf(error: unknown, io: Io, usage?: string): number {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    io.err(`${(error as Error).message}${help ? `\n\n${help}` : ''}`);
+    io.err(`${printable((error as Error).message)}${usage ? ` (${usage} --help shows how)` : ''}`);
     return EXIT_USAGE;
   }
   if (error instanceof RejectedError) {
-    io.err(`error: ${error.message}`);
+    io.err(`error: ${printable(error.message)}`);
     return EXIT_REJECTED;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.err(`error: ${message}`);
+  io.err(`error: ${printable(message)}`);
   return EXIT_USAGE;
+}
+
+/**
+ * Text as one line of output: control and formatting characters (a newline in a file
+ * name, a right-to-left override) are shown escaped, so a name cannot forge lines.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16)}}`);
 }

@@ -124,15 +124,16 @@ export function parseSecretKey(text: string): SecretKey {
 }
 
 export function parseSignatures(text: string): SignatureBlock[] {
+  const seen = new Set<string>();
   return readBlocks(text, 'signature').map(({ comment, data }, index) => {
     if (data.length !== 74 || !data.subarray(0, 2).equals(PKALG)) {
       throw new SignifyFormatError(`signature: block ${index + 1} is not an Ed25519 signify signature`);
     }
-    return {
-      keynum: Buffer.from(data.subarray(2, 10)),
-      signature: Buffer.from(data.subarray(10, 74)),
-      comment,
-    };
+    const keynum = Buffer.from(data.subarray(2, 10));
+    // One block per key: a repeated block has no purpose but to confuse.
+    if (seen.has(keyId(keynum))) throw new SignifyFormatError(`signature: key ${keyId(keynum)} signs twice`);
+    seen.add(keyId(keynum));
+    return { keynum, signature: Buffer.from(data.subarray(10, 74)), comment };
   });
 }
 
@@ -176,9 +177,11 @@ export type SignatureCheck =
   | { ok: false; problem: 'unknown-key' | 'invalid' };
 
 /**
- * Accepts when at least one block verifies under a trusted key with the same key number
- * (rotation: a feed signed by old and new key verifies with either). Reports every
- * trusted key that signed.
+ * Accepts when a block verifies under a trusted key with the same key number, and no
+ * block of a trusted key fails to (rotation: a feed signed by old and new key verifies
+ * with either; a damaged block of a trusted key is tampering, whatever else verifies, and
+ * `signify -V` would trip over it when it comes first). Blocks of keys not trusted here
+ * are passed over. Reports every trusted key that signed.
  */
 export function checkSignatures(
   message: Buffer,
@@ -191,7 +194,8 @@ export function checkSignatures(
     for (const key of trusted) {
       if (!key.keynum.equals(block.keynum)) continue;
       known = true;
-      if (verify(null, message, key.key, block.signature)) signedBy.push(keyId(key.keynum));
+      if (!verify(null, message, key.key, block.signature)) return { ok: false, problem: 'invalid' };
+      signedBy.push(keyId(key.keynum));
     }
   }
   if (signedBy.length > 0) return { ok: true, signedBy };

@@ -32,8 +32,12 @@ export function checkFiles(task: CheckTask): CheckOutcome {
     const file = task.files[index] as ListedFile;
     try {
       let data: Buffer | null;
-      if (task.contents) data = task.contents[index] ?? null;
-      else if (task.directory === null) throw new SourceError('no bytes and no directory to read them from');
+      if (task.contents) {
+        // Bytes posted to a worker thread arrive as plain Uint8Arrays: view them as Buffers again.
+        const bytes = task.contents[index] ?? null;
+        data = bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      } else if (task.directory === null)
+        throw new SourceError('no bytes and no directory to read them from');
       else
         data = checkFoldersSync(task.directory, file.path, folders)
           ? readCappedSync(path.join(task.directory, file.path), file.size, file.path)

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { type Dirent, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isAdvisoryFile, listedPathProblem, moduleNameProblem } from './rules.ts';
@@ -38,11 +39,25 @@ export function scanFeed(feedDir: string): FeedLayout {
   const error = (file: string, message: string) => problems.push({ severity: 'error', file, message });
   const warning = (file: string, message: string) => problems.push({ severity: 'warning', file, message });
 
+  /** Entries of a folder; names that are not UTF-8 are errors (no tool reads them the same way). */
+  const entries = (relative: string): Dirent[] => {
+    const raw = readdirSync(path.join(feedDir, relative), { withFileTypes: true, encoding: 'buffer' });
+    const readable: Dirent[] = [];
+    for (const entry of raw as unknown as Dirent<Buffer>[]) {
+      if (!isUtf8(entry.name)) {
+        error(`${relative}/${entry.name.toString('latin1')}`, 'a name that is not UTF-8 cannot be published');
+        continue;
+      }
+      readable.push(Object.assign(entry, { name: entry.name.toString('utf8') }) as unknown as Dirent);
+    }
+    return readable.sort(byName);
+  };
+
   const walk = (module: string, relative: string, files: string[]) => {
-    for (const child of readdirSync(path.join(feedDir, relative), { withFileTypes: true }).sort(byName)) {
+    for (const child of entries(relative)) {
       const childPath = `${relative}/${child.name}`;
       if (child.name.startsWith('.')) {
-        if (isAdvisoryFile(child.name)) warning(childPath, 'a hidden file is not published');
+        warning(childPath, `a hidden ${child.isDirectory() ? 'folder' : 'file'} is not published`);
         continue;
       }
       if (child.isDirectory()) {
@@ -60,7 +75,7 @@ export function scanFeed(feedDir: string): FeedLayout {
     }
   };
 
-  for (const entry of readdirSync(feedDir, { withFileTypes: true }).sort(byName)) {
+  for (const entry of entries('.')) {
     if (entry.name.startsWith('.')) continue;
     if (entry.isSymbolicLink()) {
       error(entry.name, 'a symbolic link at the top of the feed: modules must be real folders');

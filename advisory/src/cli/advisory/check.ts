@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import lockfile from 'proper-lockfile';
 import { loadApplianceConfig } from '../../appliance/config.ts';
+import { stateDirBusy } from '../../appliance/lock.ts';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io } from '../io.ts';
@@ -21,7 +21,7 @@ const pad = (text: string, width: number) => (text.length >= width ? `${text} ` 
 export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
   const config = loadApplianceConfig(env);
-  const busy = await lockfile.check(config.stateDir, { stale: 30_000, realpath: false }).catch(() => false);
+  const busy = await stateDirBusy(config.stateDir);
   const { appliance } = await openAppliance({ env, readOnly: busy });
   try {
     const status = await appliance.refresh();

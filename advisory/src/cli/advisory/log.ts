@@ -4,7 +4,7 @@ import { type PublicKey, parsePublicKey, SignifyFormatError } from '../../crypto
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
 import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
 import { type LogVerification, verifyLog } from '../../decisions/verify.ts';
-import { readInputFile, requireDirectory } from '../inputs.ts';
+import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_OK, EXIT_REJECTED, type Io, UsageError } from '../io.ts';
 
 export const logHelp = `Usage: advisory log verify [--state-dir <dir>] [--appliance-key <appliance.pub>]
@@ -61,6 +61,7 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     strict: true,
     allowPositionals: false,
   });
+  refuseEmpty(values);
   if (values.export && values['state-dir']) throw new UsageError('give --state-dir or --export, not both');
   if (values.export) {
     let data: { format?: unknown; entries?: unknown; checkpoints?: unknown; appliance_key?: unknown };

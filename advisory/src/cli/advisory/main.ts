@@ -2,7 +2,7 @@ import { ConfigError } from '../../appliance/config.ts';
 import { StateError } from '../../feed/state.ts';
 import { versionText } from '../../version.ts';
 import { runFeedCli } from '../feed/main.ts';
-import { EXIT_USAGE, exitCodeOf, type Io, UsageError } from '../io.ts';
+import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
 import { check, checkHelp } from './check.ts';
 import { logCommand, logHelp } from './log.ts';
 import { run, runHelp } from './run.ts';
@@ -59,7 +59,6 @@ export async function runAdvisoryCli(
       io.err(`configuration error: ${error.message}`);
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError) return exitCodeOf(error, io);
-    return exitCodeOf(error, io);
+    return exitCodeOf(error, io, `advisory ${name}`);
   }
 }

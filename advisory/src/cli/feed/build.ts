@@ -3,8 +3,8 @@ import { buildFeed } from '../../feed/build.ts';
 import { MAX_VALIDITY_MS } from '../../feed/rules.ts';
 import { DurationError, parseDuration } from '../../time/durations.ts';
 import { feedVersionOf, parseFeedVersion } from '../../time/instants.ts';
-import { requireDirectory } from '../inputs.ts';
-import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { refuseEmpty, requireDirectory } from '../inputs.ts';
+import { EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
 
 export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD] [--expires-in 14d]
 
@@ -27,6 +27,7 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
     strict: true,
     allowPositionals: false,
   });
+  refuseEmpty(values);
   if (!values.feed) throw new UsageError('build needs --feed <dir>');
   const today = feedVersionOf(now);
   const feedVersion = values['feed-version'] ?? today;
@@ -47,7 +48,9 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
 
   const result = buildFeed({ feedDir: values.feed, feedVersion, expiresInMs, now });
   for (const finding of result.findings) {
-    io.err(`${finding.file}:${finding.line}: ${finding.severity} [${finding.rule}] ${finding.message}`);
+    io.err(
+      printable(`${finding.file}:${finding.line}: ${finding.severity} [${finding.rule}] ${finding.message}`),
+    );
   }
   if (!result.ok) {
     const errors = result.findings.filter((f) => f.severity === 'error').length;

@@ -1,6 +1,7 @@
 import { lstat, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { generateKeyPair } from '../../crypto/signify.ts';
+import { refuseEmpty } from '../inputs.ts';
 import { type Io, UsageError } from '../io.ts';
 
 export const keygenHelp = `Usage: advisory-feed keygen --secret-key <file> --public-key <file> [--comment <text>]
@@ -29,6 +30,7 @@ export async function keygen(argv: string[], io: Io): Promise<number> {
     strict: true,
     allowPositionals: false,
   });
+  refuseEmpty(values);
   const secretFile = values['secret-key'];
   const publicFile = values['public-key'];
   const comment = values.comment ?? 'advisory feed';
@@ -36,7 +38,7 @@ export async function keygen(argv: string[], io: Io): Promise<number> {
   if (secretFile === publicFile)
     throw new UsageError('--secret-key and --public-key must be different files');
   // The comment is written on the key's first line: it must stay one line of text.
-  if (![...comment].every((c) => c >= ' ' && c !== '\u007f') || comment.length > 200)
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(comment) || comment.length > 200)
     throw new UsageError('--comment must be one line of at most 200 printable characters');
   for (const file of [secretFile, publicFile]) {
     if (await exists(file)) throw new UsageError(`${file} exists; refusing to overwrite a key`);

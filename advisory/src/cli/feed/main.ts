@@ -48,6 +48,6 @@ export async function runFeedCli(argv: string[], io: Io, now = new Date()): Prom
   try {
     return await command.run(rest, io, now);
   } catch (error) {
-    return exitCodeOf(error, io, command.help);
+    return exitCodeOf(error, io, `advisory-feed ${name}`);
   }
 }

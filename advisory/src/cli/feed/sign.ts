@@ -4,11 +4,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256 } from '../../crypto/digest.ts';
 import { keyId, parseSignatures, SignifyFormatError, signMessage } from '../../crypto/signify.ts';
+import { scanFeed } from '../../feed/layout.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../feed/rules.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
 import { verifyFeed } from '../../feed/verify-feed.ts';
-import { requireDirectory } from '../inputs.ts';
-import { type Io, RejectedError, UsageError } from '../io.ts';
+import { refuseEmpty, requireDirectory } from '../inputs.ts';
+import { type Io, printable, RejectedError, UsageError } from '../io.ts';
 import { readSecretKey } from './keys.ts';
 
 export const signHelp = `Usage: advisory-feed sign --feed <dir> --secret-key <key>
@@ -20,8 +21,17 @@ adds a block (key rotation: old and new key both sign during the overlap; signif
 checks the first block, the appliance accepts any trusted one). Signing again with the
 same key replaces its block. Accepts keys made by keygen or by signify -G -n.`;
 
-/** The other keys' blocks of an existing signature file, in their order. */
-async function otherBlocks(signaturePath: string, keynum: Buffer): Promise<string> {
+/**
+ * The other keys' blocks of an existing signature file, in their order, kept only when
+ * their comment names the manifest being signed (as this tool writes it): a block made
+ * for another manifest could only fail, and would make `signify -V` fail when it is first.
+ */
+async function otherBlocks(
+  signaturePath: string,
+  keynum: Buffer,
+  manifestSha256: string,
+  io: Io,
+): Promise<string> {
   let previous: string;
   try {
     const info = await lstat(signaturePath);
@@ -39,6 +49,12 @@ async function otherBlocks(signaturePath: string, keynum: Buffer): Promise<strin
     return parseSignatures(previous)
       .map((block, index) => ({ block, text: `${lines[index * 2]}\n${lines[index * 2 + 1]}\n` }))
       .filter(({ block }) => !block.keynum.equals(keynum))
+      .filter(({ block }) => {
+        const current = block.comment.includes(`manifest sha256 ${manifestSha256}`);
+        if (!current)
+          io.err(`dropped the signature of key ${keyId(block.keynum)}: it was made for another manifest`);
+        return current;
+      })
       .map(({ text }) => text)
       .join('');
   } catch (error) {
@@ -55,6 +71,7 @@ export async function sign(argv: string[], io: Io, now: Date): Promise<number> {
     strict: true,
     allowPositionals: false,
   });
+  refuseEmpty(values);
   if (!values.feed || !values['secret-key'])
     throw new UsageError('sign needs --feed <dir> and --secret-key <key>');
   await requireDirectory('--feed', values.feed);
@@ -75,13 +92,28 @@ export async function sign(argv: string[], io: Io, now: Date): Promise<number> {
     }
     throw new UsageError(`--feed ${values.feed}: ${checked.unreachable}`);
   }
+  // Files added since build would go unpublished without a word: build again instead.
+  const listed = new Set(
+    Object.values(checked.feed.manifest.modules).flatMap(({ files }) => files.map((f) => f.path)),
+  );
+  const unlisted = [...scanFeed(values.feed).modules.values()].flat().filter((file) => !listed.has(file));
+  if (unlisted.length > 0)
+    throw new RejectedError(
+      `refusing to sign: ${unlisted.length} advisory file${unlisted.length === 1 ? '' : 's'} not in the manifest (${printable(unlisted.slice(0, 3).join(', '))}${unlisted.length > 3 ? ', …' : ''}); run build again`,
+    );
   const manifestPath = path.join(values.feed, MANIFEST_FILE);
   const manifest = await readFile(manifestPath);
   if (checked.feed.manifestSha256 !== sha256(manifest))
     throw new RejectedError('manifest.yaml changed while it was being checked; sign again');
   const signaturePath = path.join(values.feed, SIGNATURE_FILE);
-  const kept = await otherBlocks(signaturePath, secret.keynum);
-  const text = kept + signMessage(secret, manifest, `verify with ${keyId(secret.keynum)}.pub`);
+  const kept = await otherBlocks(signaturePath, secret.keynum, checked.feed.manifestSha256, io);
+  const text =
+    kept +
+    signMessage(
+      secret,
+      manifest,
+      `verify with ${keyId(secret.keynum)}.pub; manifest sha256 ${checked.feed.manifestSha256}`,
+    );
   // Written beside it and renamed over it: a reader sees the old or the new file, and a
   // link planted at the signature's name is replaced, never written through.
   const temporary = `${signaturePath}.${randomBytes(6).toString('hex')}.tmp`;

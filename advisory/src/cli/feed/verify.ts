@@ -3,12 +3,13 @@ import { DirectorySource } from '../../feed/sources/directory.ts';
 import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/state.ts';
 import { verifyFeed } from '../../feed/verify-feed.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
-import { readInputFile, requireDirectory } from '../inputs.ts';
+import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
 import { readPublicKey } from './keys.ts';
 
 export const verifyHelp = `Usage: advisory-feed verify --feed <dir> --public-key <pub> [--public-key <pub2>]
                             [--inventory <file>] [--last-accepted <state.json>]
+                            [--require-signature]
 
 The operator's dry run, with the same verification the appliance uses: signature (any
 trusted key), sizes and hashes, path safety, every advisory, dates, expiry, and rollback
@@ -16,7 +17,10 @@ against a remembered state when given. Prints the feed version, the keys that si
 the advisory count per module and, with --inventory, the verdicts the inventory's assets
 would get. A feed without manifest.yaml.sig yet (build, verify, sign) is checked in full
 but the signature and reported as not signed yet (exit 0); a signature that does not
-verify is a rejection. Exit 1 with the reason when the feed is refused.`;
+verify is a rejection. --require-signature refuses an unsigned feed too (for a script
+that publishes what verify passes). --inventory asks the inventory's sources, as the
+appliance would (it runs a configured occ command). Exit 1 with the reason when the feed
+is refused.`;
 
 async function readState(file: string): Promise<AcceptedState> {
   const text = await readInputFile('--last-accepted', file, 64 * 1024);
@@ -49,24 +53,27 @@ export async function verify(argv: string[], io: Io, now: Date): Promise<number>
       'public-key': { type: 'string', multiple: true },
       inventory: { type: 'string' },
       'last-accepted': { type: 'string' },
+      'require-signature': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
+  refuseEmpty(values);
   if (!values.feed) throw new UsageError('verify needs --feed <dir>');
   const keyFiles = values['public-key'] ?? [];
   if (keyFiles.length === 0) throw new UsageError('verify needs at least one --public-key <pub>');
   // Every input is read and checked before the feed is looked at.
   await requireDirectory('--feed', values.feed);
   const trustedKeys = await Promise.all(keyFiles.map(readPublicKey));
-  const lastAccepted = values['last-accepted'] ? await readState(values['last-accepted']) : null;
-  const inventory = values.inventory ? await readInventory(values.inventory) : null;
+  const lastAccepted =
+    values['last-accepted'] !== undefined ? await readState(values['last-accepted']) : null;
+  const inventory = values.inventory !== undefined ? await readInventory(values.inventory) : null;
 
   const result = await verifyFeed(new DirectorySource(values.feed), {
     trustedKeys,
     now,
     lastAccepted,
-    signature: 'optional',
+    signature: values['require-signature'] ? 'required' : 'optional',
     keepAdvisories: inventory !== null,
     blockingShare: true,
   });

@@ -1,0 +1,266 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runAdvisoryCli } from '../src/cli/advisory/main.ts';
+import { chainEntry, type DecisionEntry, entryHash, GENESIS } from '../src/decisions/chain.ts';
+import { checkpointMessage, signCheckpoint } from '../src/decisions/checkpoints.ts';
+import { CHECKPOINT_FILE, DecisionStore, LOG_FILE } from '../src/decisions/store.ts';
+
+/**
+ * The hash-chained decision log and its signed checkpoints: every kind of tampering is
+ * found, and said where.
+ */
+async function logWith(n: number): Promise<{ dir: string; store: DecisionStore }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'decisions-'));
+  const store = await DecisionStore.open(dir);
+  for (let i = 1; i <= n; i++) {
+    await store.append(
+      [{ kind: 'verdict-changed', data: { asset: `host-${i}`, from: null, to: 'install' } }],
+      new Date(Date.UTC(2026, 10, i)),
+    );
+  }
+  return { dir, store };
+}
+
+const logLines = (dir: string) => readFileSync(path.join(dir, LOG_FILE), 'utf8').trimEnd().split('\n');
+const writeLines = (dir: string, lines: string[]) =>
+  writeFileSync(path.join(dir, LOG_FILE), `${lines.join('\n')}\n`);
+
+describe('the chain', () => {
+  it('hashes the canonical JSON of each entry, linked to the one before', () => {
+    const first = chainEntry(null, '2026-11-01T00:00:00.000Z', 'feed-accepted', {
+      b: 1,
+      a: [2, { d: 1, c: 2 }],
+    });
+    expect(first.seq).toBe(1);
+    expect(first.prev).toBe(GENESIS);
+    // RFC 8785: keys sorted at every depth, no spaces; any implementation recomputes it.
+    const canonical = `{"at":"2026-11-01T00:00:00.000Z","data":{"a":[2,{"c":2,"d":1}],"b":1},"kind":"feed-accepted","prev":"${GENESIS}","seq":1}`;
+    expect(first.hash).toBe(createHash('sha256').update(canonical).digest('hex'));
+    const second = chainEntry(first, '2026-11-02T00:00:00.000Z', 'reminder-due', {});
+    expect(second).toMatchObject({ seq: 2, prev: first.hash });
+    expect(entryHash(second)).toBe(second.hash);
+  });
+});
+
+describe('DecisionStore', () => {
+  it('appends in order, signs a checkpoint after each batch, and verifies intact', async () => {
+    const { dir, store } = await logWith(3);
+    const verification = await store.verify();
+    expect(verification).toMatchObject({ intact: true, entries: 3, checkpoints: 3, unsigned: 0, breaks: [] });
+    expect(verification.lastCheckpoint).toMatchObject({
+      size: 3,
+      head: JSON.parse(logLines(dir)[2] as string).hash,
+    });
+    expect(statSync(path.join(dir, 'appliance.sec')).mode & 0o777).toBe(0o600);
+    // Reopened, it chains on and keeps its key.
+    const key = readFileSync(path.join(dir, 'appliance.pub'), 'utf8');
+    const again = await DecisionStore.open(dir);
+    await again.append([{ kind: 'reminder-due', data: { asset: 'x' } }]);
+    expect(readFileSync(path.join(dir, 'appliance.pub'), 'utf8')).toBe(key);
+    expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
+  });
+
+  it('keeps the order of concurrent appends', async () => {
+    const { store } = await logWith(0);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.append([{ kind: 'reminder-due', data: { n: i } }])),
+    );
+    const entries = await store.entries();
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(entries.map((e) => e.data.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect((await store.verify()).intact).toBe(true);
+  });
+
+  it('finds an edited entry', async () => {
+    const { dir, store } = await logWith(4);
+    const lines = logLines(dir);
+    lines[1] = (lines[1] as string).replace('"to":"install"', '"to":"hold"');
+    writeLines(dir, lines);
+    const verification = await store.verify();
+    expect(verification.intact).toBe(false);
+    expect(verification.breaks[0]).toEqual({
+      file: 'log',
+      line: 2,
+      message: 'entry 2 does not match its hash: it was edited',
+    });
+  });
+
+  it('finds an edited entry whose hash was recomputed too: the next one no longer follows', async () => {
+    const { dir, store } = await logWith(4);
+    const lines = logLines(dir);
+    const entry = JSON.parse(lines[1] as string) as DecisionEntry;
+    entry.data.to = 'hold';
+    entry.hash = entryHash(entry);
+    lines[1] = JSON.stringify(entry);
+    writeLines(dir, lines);
+    const breaks = (await store.verify()).breaks.filter((b) => b.file === 'log');
+    expect(breaks).toEqual([
+      {
+        file: 'log',
+        line: 2,
+        message: expect.stringMatching(/entry 2 is not the one signed then: the log was rewritten/),
+      },
+      {
+        file: 'log',
+        line: 3,
+        message: 'entry 3 does not follow entry 2: the entry before it was removed, replaced or edited',
+      },
+    ]);
+  });
+
+  it('finds a removed middle entry', async () => {
+    const { dir, store } = await logWith(5);
+    const lines = logLines(dir);
+    lines.splice(2, 1);
+    writeLines(dir, lines);
+    const verification = await store.verify();
+    expect(verification.intact).toBe(false);
+    expect(verification.breaks[0]).toEqual({
+      file: 'log',
+      line: 3,
+      message: 'line 3 holds entry 4: entries were removed, added or reordered before it',
+    });
+  });
+
+  it('finds a cut tail, which the chain alone cannot', async () => {
+    const { dir, store } = await logWith(5);
+    writeLines(dir, logLines(dir).slice(0, 3));
+    const verification = await store.verify();
+    expect(verification.intact).toBe(false);
+    expect(verification.breaks.map((b) => b.message)).toContain(
+      `checkpoint 5 (${new Date(Date.UTC(2026, 10, 5)).toISOString()}, 5 entries): the log ends at entry 3, so its tail was cut`,
+    );
+  });
+
+  it('finds a full rewrite, consistent in itself, by the checkpoints it no longer matches', async () => {
+    const { dir, store } = await logWith(3);
+    let previous: DecisionEntry | null = null;
+    const forged = [1, 2, 3].map((i) => {
+      previous = chainEntry(previous, new Date(Date.UTC(2026, 10, i)).toISOString(), 'verdict-changed', {
+        asset: `host-${i}`,
+        from: null,
+        to: 'hold',
+      });
+      return JSON.stringify(previous);
+    });
+    writeLines(dir, forged);
+    const verification = await store.verify();
+    expect(verification.intact).toBe(false);
+    expect(verification.breaks.filter((b) => b.file === 'log').map((b) => b.message)).toEqual([
+      expect.stringMatching(/^checkpoint 1 .*: entry 1 is not the one signed then: the log was rewritten$/),
+      expect.stringMatching(/^checkpoint 2 .*: entry 2 is not the one signed then/),
+      expect.stringMatching(/^checkpoint 3 .*: entry 3 is not the one signed then/),
+    ]);
+  });
+
+  it('finds a forged or removed checkpoint', async () => {
+    const { dir, store } = await logWith(2);
+    const checkpoints = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
+    const forged = { ...JSON.parse(checkpoints[1] as string), size: 1 };
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), `${checkpoints[0]}\n${JSON.stringify(forged)}\n`);
+    expect((await store.verify()).breaks).toContainEqual({
+      file: 'checkpoints',
+      line: 2,
+      message: expect.stringMatching(/its signature does not verify with the appliance key/),
+    });
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), '');
+    expect((await store.verify()).breaks).toEqual([
+      { file: 'checkpoints', line: 0, message: 'no signed checkpoint covers the 2 entries of the log' },
+    ]);
+  });
+
+  it('signs checkpoints as signify does: a witness checks one with signify -V', async () => {
+    const signify = ['signify-openbsd', 'signify'].find(
+      (b) => spawnSync(b, [], { stdio: 'ignore' }).error === undefined,
+    );
+    if (!signify) return;
+    const { dir, store } = await logWith(1);
+    const checkpoint = store.latestCheckpoint;
+    if (!checkpoint) throw new Error('no checkpoint');
+    writeFileSync(path.join(dir, 'cp.txt'), checkpointMessage(checkpoint));
+    writeFileSync(path.join(dir, 'cp.sig'), checkpoint.signature);
+    const output = execFileSync(signify, [
+      '-V',
+      '-p',
+      path.join(dir, 'appliance.pub'),
+      '-m',
+      path.join(dir, 'cp.txt'),
+      '-x',
+      path.join(dir, 'cp.sig'),
+    ]);
+    expect(output.toString()).toMatch(/Signature Verified/);
+    expect(signCheckpoint).toBeTypeOf('function');
+  });
+
+  it('signs, when it opens, entries appended just before a crash', async () => {
+    const { dir } = await logWith(2);
+    const lines = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), `${lines[0]}\n`);
+    const reopened = await DecisionStore.open(dir);
+    expect(await reopened.verify()).toMatchObject({ intact: true, checkpoints: 2, unsigned: 0 });
+  });
+});
+
+describe('advisory log verify', () => {
+  const run = async (argv: string[]) => {
+    const out: string[] = [];
+    const code = await runAdvisoryCli(
+      ['log', 'verify', ...argv],
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+      {},
+    );
+    return { code, out: out.join('\n') };
+  };
+
+  it('says intact (exit 0) or exactly where the break is (exit 1)', async () => {
+    const { dir } = await logWith(3);
+    expect(await run(['--state-dir', dir])).toEqual({
+      code: 0,
+      out: `HASH CHAIN INTACT: 3 entries, 3 checkpoints; the last (${new Date(Date.UTC(2026, 10, 3)).toISOString()}) covers 3 (${dir})`,
+    });
+    const lines = logLines(dir);
+    lines[0] = (lines[0] as string).replace('host-1', 'host-9');
+    writeLines(dir, lines);
+    const broken = await run(['--state-dir', dir]);
+    expect(broken.code).toBe(1);
+    expect(broken.out).toContain('log line 1: entry 1 does not match its hash: it was edited');
+  });
+
+  it('verifies an export, with the key pinned or taken from the export', async () => {
+    const { dir, store } = await logWith(2);
+    const exported = {
+      format: 'advisory-decision-log/1',
+      exported_at: new Date().toISOString(),
+      appliance_key: readFileSync(path.join(dir, 'appliance.pub'), 'utf8'),
+      verification: await store.verify(),
+      entries: await store.entries(),
+      checkpoints: await store.checkpoints(),
+    };
+    const file = path.join(dir, 'export.json');
+    writeFileSync(file, JSON.stringify(exported));
+    expect((await run(['--export', file])).code).toBe(0);
+    expect((await run(['--export', file, '--appliance-key', path.join(dir, 'appliance.pub')])).code).toBe(0);
+    const other = await logWith(0);
+    const wrongKey = await run(['--export', file, '--appliance-key', path.join(other.dir, 'appliance.pub')]);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.out).toMatch(/signature does not verify/);
+  });
+
+  it('refuses what cannot be used (exit 2)', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'nolog-'));
+    expect((await run(['--state-dir', empty])).code).toBe(2);
+    expect((await run(['--state-dir', path.join(empty, 'nowhere')])).code).toBe(2);
+    writeFileSync(path.join(empty, 'x.json'), '{"format":"something else"}');
+    expect(await run(['--export', path.join(empty, 'x.json')])).toMatchObject({
+      code: 2,
+      out: expect.stringMatching(/not a decision log export/),
+    });
+    expect((await run(['--bogus'])).code).toBe(2);
+    const none = await runAdvisoryCli(['log'], { out: () => {}, err: () => {} }, {});
+    expect(none).toBe(2);
+  });
+});

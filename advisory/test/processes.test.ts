@@ -1,0 +1,212 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
+import { advisoryYaml } from './support/feed.ts';
+
+/**
+ * The appliance as a process: killed at random moments of a refresh, its cache is always
+ * a whole feed; run under strace, it connects to nothing but the feed and its alert
+ * targets; it stops cleanly on SIGTERM.
+ */
+const bin = path.resolve(import.meta.dirname, '../bin/advisory.mjs');
+const feedBin = path.resolve(import.meta.dirname, '../bin/advisory-feed.mjs');
+const DAY = 86_400_000;
+
+/** Many advisories, so that writing the cache takes long enough to be killed in the middle. */
+function bigFeed(version: number): Record<string, string> {
+  const files: Record<string, string> = { ...widgetAdvisories };
+  for (let i = 0; i < 1200; i++) {
+    files[`bulk/b-${i}.yaml`] = advisoryYaml({
+      id: `BULK-${i}`,
+      product: 'gadget',
+      affects: `"<${version}.0.0"`,
+      verdict: 'install',
+      recommended_version: `"${version}.0"`,
+      effective: '2020-01-01',
+      expires: '2099-01-01',
+    });
+  }
+  return files;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<number | null> } {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, done };
+}
+
+function cacheVersion(cacheDir: string, keyFile: string): string | null {
+  if (!existsSync(cacheDir)) return null;
+  const result = spawnSync(
+    process.execPath,
+    [feedBin, 'verify', '--feed', cacheDir, '--public-key', keyFile],
+    { encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`the cache does not verify: ${result.stderr}${result.stdout}`);
+  return /^feed (\S+) OK/.exec(result.stdout)?.[1] ?? 'unreadable output';
+}
+
+describe('the feed cache under kill -9', () => {
+  it('holds the old feed or the new one, whole, wherever a refresh is killed', async () => {
+    const rounds = 10;
+    const start = Date.now() - (rounds + 2) * DAY;
+    const s = setup({ publishedAt: new Date(start), files: bigFeed(1) });
+    // A full refresh first: how long one takes here tells where to kill the next ones.
+    const began = Date.now();
+    expect(await run(['check'], s.env).done).toBe(1);
+    const full = Date.now() - began;
+    let accepted = cacheVersion(s.cacheDir, s.keyFile);
+    expect(accepted).not.toBeNull();
+    let killedMidway = 0;
+    for (let round = 1; round <= rounds; round++) {
+      const publishedAt = new Date(start + round * DAY);
+      publish(s, bigFeed(round + 1), publishedAt);
+      const offered = publishedAt.toISOString().slice(0, 10).replaceAll('-', '.');
+      const { child, done } = run(['check'], s.env);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(full * (0.3 + 0.7 * Math.random()))));
+      child.kill('SIGKILL');
+      const code = await done;
+      const now = cacheVersion(s.cacheDir, s.keyFile);
+      expect([accepted, offered], `round ${round}: the cache holds ${now}`).toContain(now);
+      if (code === null && now === accepted) killedMidway += 1;
+      accepted = now;
+      // What the state remembers is whole JSON, never a torn write.
+      JSON.parse(readFileSync(path.join(s.stateDir, 'accepted.json'), 'utf8'));
+    }
+    // Undisturbed, the next refresh brings the cache to the newest feed.
+    expect(await run(['check'], s.env).done).toBe(1);
+    expect(cacheVersion(s.cacheDir, s.keyFile)).toBe(
+      new Date(start + rounds * DAY).toISOString().slice(0, 10).replaceAll('-', '.'),
+    );
+    // The log of all those interrupted refreshes still verifies.
+    const verify = spawnSync(process.execPath, [bin, 'log', 'verify', '--state-dir', s.stateDir], {
+      encoding: 'utf8',
+    });
+    expect(verify.stdout).toMatch(/^HASH CHAIN INTACT/);
+    expect(killedMidway, 'some kills must land before the new feed was in place').toBeGreaterThan(0);
+  }, 180_000);
+});
+
+const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).error === undefined;
+if (process.env.REQUIRE_STRACE && !strace)
+  throw new Error('strace is required (REQUIRE_STRACE is set) but not installed');
+
+describe.skipIf(!strace)('no phone-home', () => {
+  it('connects only to the feed and the configured alert targets', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const feed = await startFeedServer(s.feedDir);
+    const received: string[] = [];
+    const hook = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        received.push(request.url ?? '');
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const hookPort = (hook.address() as AddressInfo).port;
+    const feedPort = Number(new URL(feed.url).port);
+    const trace = path.join(s.dir, 'connect.trace');
+    const child = spawn(
+      'strace',
+      ['-f', '-qq', '-e', 'trace=connect', '-o', trace, process.execPath, bin, 'run'],
+      {
+        env: {
+          ...process.env,
+          ...s.env,
+          ADVISORY_FEED_URL: feed.url,
+          ADVISORY_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/alert`,
+          ADVISORY_LISTEN: '127.0.0.1:0',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: SIGTERM reaches strace and the appliance it runs.
+        detached: true,
+      },
+    );
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(received, output).toEqual(['/alert']);
+    } finally {
+      process.kill(-(child.pid as number), 'SIGTERM');
+      await new Promise((resolve) => child.on('exit', resolve));
+      hook.close();
+      await feed.close();
+    }
+    const connects = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('connect('));
+    const inet = connects.filter((line) => /AF_INET6?/.test(line));
+    expect(inet.length).toBeGreaterThan(0);
+    const targets = new Set(
+      inet.map((line) => {
+        const port = /htons\((\d+)\)/.exec(line)?.[1];
+        const address = /inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)"/.exec(line);
+        return `${address?.[1] ?? address?.[2]}:${port}`;
+      }),
+    );
+    expect([...targets].sort()).toEqual([`127.0.0.1:${feedPort}`, `127.0.0.1:${hookPort}`].sort());
+    writeFileSync(path.join(s.dir, 'targets.txt'), [...targets].join('\n'));
+  }, 90_000);
+});
+
+describe('advisory run', () => {
+  it('serves /health, and stops cleanly on SIGTERM', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const { child, done } = run(['run'], { ...s.env, ADVISORY_LISTEN: '127.0.0.1:0' });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const deadline = Date.now() + 30_000;
+    while (!/dashboard on (\S+)/.test(output) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const url = /dashboard on (\S+)/.exec(output)?.[1] as string;
+    let health: Response | null = null;
+    while (Date.now() < deadline) {
+      health = await fetch(`${url}health`);
+      if (health.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(health?.status).toBe(200);
+    expect(await health?.json()).toMatchObject({ status: 'ok', feed: { from: 'live' } });
+    child.kill('SIGTERM');
+    expect(await done).toBe(0);
+    expect(output).toMatch(/SIGTERM: stopping/);
+  }, 60_000);
+
+  it('stops at once with the variable named when the configuration is wrong (exit 2)', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    for (const [change, variable] of [
+      [{ ADVISORY_REFRESH_INTERVAL: '6 hours' }, 'ADVISORY_REFRESH_INTERVAL'],
+      [{ ADVISORY_LISTEN: 'everywhere' }, 'ADVISORY_LISTEN'],
+      [{ ADVISORY_PUBLIC_KEYS: path.join(s.dir, 'missing.pub') }, 'ADVISORY_PUBLIC_KEYS'],
+      [{ ADVISORY_INVENTORY: s.keyFile }, 'ADVISORY_INVENTORY'],
+      [{ ADVISORY_FEED_URL: 'ftp://feed.example/' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_SMTP_URL: 'smtp://mail.lan:587' }, 'ADVISORY_SMTP_FROM'],
+    ] as const) {
+      const { child, done } = run(['run'], { ...s.env, ...change });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      expect(await done, variable).toBe(2);
+      expect(stderr, variable).toContain(`configuration error: ${variable}:`);
+      expect(stderr, variable).not.toMatch(/^\s+at /m);
+    }
+  }, 60_000);
+});
