@@ -54,28 +54,27 @@ export class FeedCache {
     }
   }
 
-  /** Writes the feed's bytes as a new copy, then points the cache at it. */
-  async replace(feed: VerifiedFeed): Promise<void> {
-    if (!feed.bytes) throw new Error('the feed was verified without keeping its bytes');
+  /** A new, empty copy beside the cache, for a verification to write the feed's files into. */
+  async prepare(): Promise<string> {
+    await mkdir(this.parent, { recursive: true });
+    const copy = path.join(this.parent, `${this.prefix}${randomBytes(6).toString('hex')}`);
+    await mkdir(copy, { mode: 0o755 });
+    return copy;
+  }
+
+  /** Removes a copy a refused verification left half-filled. */
+  async discard(copy: string): Promise<void> {
+    await rm(copy, { recursive: true, force: true });
+  }
+
+  /**
+   * Completes a copy the verification filled (manifest and signature last: a copy without
+   * them is no feed at all), then points the cache at it in one rename.
+   */
+  async commit(copy: string, feed: VerifiedFeed): Promise<void> {
+    if (feed.head.signature) await writeFile(path.join(copy, SIGNATURE_FILE), feed.head.signature);
+    await writeFile(path.join(copy, MANIFEST_FILE), feed.head.manifest);
     const previous = await this.current();
-    const copy = path.join(
-      this.parent,
-      `${this.prefix}${feed.manifestSha256.slice(0, 12)}.${randomBytes(4).toString('hex')}`,
-    );
-    await mkdir(copy, { recursive: true, mode: 0o755 });
-    const folders = new Set<string>();
-    for (const [file, data] of feed.bytes.files) {
-      const folder = path.dirname(path.join(copy, file));
-      if (!folders.has(folder)) {
-        await mkdir(folder, { recursive: true });
-        folders.add(folder);
-      }
-      await writeFile(path.join(copy, file), data, { flag: 'wx' });
-    }
-    // The manifest and its signature last: a copy without them is no feed at all.
-    if (feed.bytes.head.signature)
-      await writeFile(path.join(copy, SIGNATURE_FILE), feed.bytes.head.signature);
-    await writeFile(path.join(copy, MANIFEST_FILE), feed.bytes.head.manifest);
     if (previous === this.path) {
       // A hand-made directory: set it aside so the link can be made (once).
       await rename(

@@ -7,6 +7,7 @@ import { addPeriod, parsePeriod } from '../time/periods.ts';
 
 /** Most severe first: per asset, the first of these that applies wins. */
 export const severity: Verdict[] = ['blocked', 'eol', 'wait-for-patch', 'hold', 'install'];
+const rank = Object.fromEntries(severity.map((v, i) => [v, i])) as Record<Verdict, number>;
 
 export interface UnmetRequirement {
   product: string;
@@ -69,9 +70,18 @@ export function windowHolds(advisory: Advisory, now: Date): boolean {
  * given version: thousands of assets mostly run the same few versions, so each
  * (product, version) is matched against the feed's ranges once.
  */
+/** What a version of a product gets from the feed, worked out once for every asset running it. */
+interface VersionEntry {
+  /** Matches of advisories without requirements: the same for every asset. */
+  plain: AdvisoryMatch[];
+  /** Advisories whose requirements depend on the asset's other products. */
+  conditional: Advisory[];
+  reminders: Advisory[];
+}
+
 class AdvisoryIndex {
   private readonly byProduct = new Map<string, Advisory[]>();
-  private readonly affecting = new Map<string, Advisory[]>();
+  private readonly versions = new Map<string, VersionEntry>();
 
   constructor(advisories: readonly VerifiedAdvisory[], now: Date) {
     for (const { advisory } of advisories) {
@@ -82,14 +92,20 @@ class AdvisoryIndex {
     }
   }
 
-  affects(product: string, version: string): Advisory[] {
+  forVersion(product: string, version: string): VersionEntry {
     const key = `${product}\u0000${version}`;
-    let found = this.affecting.get(key);
-    if (!found) {
-      found = (this.byProduct.get(product) ?? []).filter((advisory) => inRange(version, advisory.affects));
-      this.affecting.set(key, found);
+    let entry = this.versions.get(key);
+    if (!entry) {
+      entry = { plain: [], conditional: [], reminders: [] };
+      for (const advisory of this.byProduct.get(product) ?? []) {
+        if (!inRange(version, advisory.affects)) continue;
+        if (advisory.reminder) entry.reminders.push(advisory);
+        else if (advisory.verdict && advisory.requires?.length) entry.conditional.push(advisory);
+        else if (advisory.verdict) entry.plain.push(matchOf({}, advisory, version) as AdvisoryMatch);
+      }
+      this.versions.set(key, entry);
     }
-    return found;
+    return entry;
   }
 }
 
@@ -110,11 +126,11 @@ function reminderState(asset: Asset, advisory: Advisory, now: Date): ReminderSta
   };
 }
 
-function matchOf(asset: Asset, advisory: Advisory, installed: string): AdvisoryMatch | null {
+function matchOf(products: Asset['products'], advisory: Advisory, installed: string): AdvisoryMatch | null {
   if (!advisory.verdict) return null;
   const unmet: UnmetRequirement[] = [];
   for (const requirement of advisory.requires ?? []) {
-    const have = asset.products[requirement.product] ?? null;
+    const have = products[requirement.product] ?? null;
     if (have !== null && inRange(have, requirement.version)) continue;
     unmet.push({
       product: requirement.product,
@@ -156,17 +172,24 @@ function evaluateAsset(asset: Asset, index: AdvisoryIndex, now: Date): AssetEval
       unreadable.push({ product, version: installed });
       continue;
     }
-    for (const advisory of index.affects(product, installed)) {
-      const reminder = reminderState(asset, advisory, now);
-      if (reminder) reminders.push(reminder);
-      const match = matchOf(asset, advisory, installed);
+    const entry = index.forVersion(product, installed);
+    for (const match of entry.plain) matches.push(match);
+    for (const advisory of entry.conditional) {
+      const match = matchOf(asset.products, advisory, installed);
       if (match) matches.push(match);
     }
+    for (const advisory of entry.reminders) {
+      const reminder = reminderState(asset, advisory, now);
+      if (reminder) reminders.push(reminder);
+    }
   }
-  const verdict = severity.find((v) => matches.some((m) => m.verdict === v)) ?? null;
+  let best = severity.length;
+  for (const match of matches) best = Math.min(best, rank[match.verdict]);
+  const verdict = severity[best] ?? null;
   matches.sort(
     (a, b) =>
-      severity.indexOf(a.verdict) - severity.indexOf(b.verdict) || a.advisoryId.localeCompare(b.advisoryId),
+      rank[a.verdict] - rank[b.verdict] ||
+      (a.advisoryId < b.advisoryId ? -1 : a.advisoryId > b.advisoryId ? 1 : 0),
   );
   reminders.sort((a, b) => a.advisoryId.localeCompare(b.advisoryId));
   return { ...base, verdict, matches, reminders, unreadable };

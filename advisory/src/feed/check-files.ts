@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FeedLimits } from './limits.ts';
 import { FeedRejectedError, type Rejection } from './rejection.ts';
@@ -17,6 +18,8 @@ export interface CheckTask {
   limits: FeedLimits;
   /** Return the advisories themselves, or only their ids (enough for a dry run). */
   keep: boolean;
+  /** Write each file, once verified, under this directory (the appliance's new cache copy). */
+  copyTo?: string;
 }
 
 export type CheckOutcome =
@@ -40,9 +43,20 @@ export function checkFiles(task: CheckTask): CheckOutcome {
         throw new SourceError('no bytes and no directory to read them from');
       else
         data = checkFoldersSync(task.directory, file.path, folders)
-          ? readCappedSync(path.join(task.directory, file.path), file.size, file.path)
+          ? readCappedSync(`${task.directory}/${file.path}`, file.size, file.path)
           : null;
       const advisory = checkListedFile(file, data, task.limits);
+      if (task.copyTo && data) {
+        const target = `${task.copyTo}/${file.path}`;
+        const folder = path.dirname(target);
+        if (!folders.has(`copy:${folder}`)) {
+          mkdirSync(folder, { recursive: true });
+          folders.add(`copy:${folder}`);
+        }
+        // The copy directory is new and this process's own: no O_EXCL needed, and on some
+        // file systems it makes creating thousands of files several times slower.
+        writeFileSync(target, data);
+      }
       if (!advisory) continue;
       ids.push({ id: advisory.advisory.id, file: advisory.file });
       if (task.keep) advisories.push(advisory);

@@ -17,8 +17,11 @@ import type { CheckOutcome, CheckTask } from './check-files.ts';
  * loader (tsx, a dependency) in the new thread before importing the worker's source.
  */
 function newChecker(options: ConstructorParameters<typeof Worker>[1]): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./check-worker.mjs', import.meta.url), options);
+  if (!import.meta.url.endsWith('.ts')) {
+    // In the bundle this module may sit in dist/chunks/; the worker is dist/check-worker.mjs.
+    const worker = import.meta.url.includes('/chunks/') ? '../check-worker.mjs' : './check-worker.mjs';
+    return new Worker(new URL(worker, import.meta.url), options);
+  }
   // The ESM entry of tsx/esm/api (require.resolve finds its CommonJS twin beside it).
   const api = createRequire(import.meta.url)
     .resolve('tsx/esm/api')

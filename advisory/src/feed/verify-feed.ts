@@ -20,8 +20,12 @@ export interface VerifyOptions extends Omit<ManifestCheckOptions, 'limits' | 'no
   limits?: Partial<FeedLimits>;
   /** Return the advisories (default) or only count them (a dry run needs no more). */
   keepAdvisories?: boolean;
-  /** Return the bytes of every listed file too (to write the cache from). */
-  keepBytes?: boolean;
+  /**
+   * Write every listed file, once verified, under this existing directory: the bytes
+   * verified are the bytes kept (the appliance's cache copy). The checkers write their
+   * own shares, so no file passes through this thread twice.
+   */
+  copyTo?: string;
   /** `auto`: check large feeds on parallel threads; `never`: on this thread. */
   parallel?: 'auto' | 'never';
   /**
@@ -43,8 +47,8 @@ export interface VerifiedFeed {
   /** Advisories per module. */
   counts: Record<string, number>;
   state: AcceptedState;
-  /** The exact bytes read: manifest, signature and every listed file (with `keepBytes`). */
-  bytes?: { head: FeedHead; files: Map<string, Buffer> };
+  /** The manifest and signature exactly as read (for a copy of the feed). */
+  head: FeedHead;
 }
 
 export type VerifyResult =
@@ -102,13 +106,11 @@ export async function verifyHead(
     if (large)
       pool = CheckPool.start(options.blockingShare ? Math.max(1, CheckPool.defaultSize() - 1) : undefined);
     const checked = checkManifest(head.manifest, head.signature, { ...options, limits, now });
-    const files = new Map<string, Buffer>();
     const outcomes = await checkAll(source, checked, {
       limits,
       keep: keepAdvisories,
       pool,
-      files,
-      keepBytes: !!options.keepBytes,
+      ...(options.copyTo ? { copyTo: options.copyTo } : {}),
       blockingShare: !!options.blockingShare,
     });
     const advisories: VerifiedAdvisory[] = [];
@@ -140,7 +142,7 @@ export async function verifyHead(
         advisoryCount: ids.length,
         counts,
         state: checked.state,
-        ...(options.keepBytes ? { bytes: { head, files } } : {}),
+        head,
       },
     };
   } catch (error) {
@@ -155,10 +157,8 @@ export async function verifyHead(
 interface CheckContext {
   limits: FeedLimits;
   keep: boolean;
-  keepBytes: boolean;
+  copyTo?: string;
   pool: CheckPool | null;
-  /** Filled with the bytes read on this thread when keepBytes is set. */
-  files: Map<string, Buffer>;
   blockingShare: boolean;
 }
 
@@ -174,20 +174,15 @@ async function checkAll(
   const { listed } = checked;
   // Parallel checkers read a local directory themselves (blocking reads, on their own
   // threads); otherwise this thread reads, asynchronously, so it never stalls.
-  const readHere = source.directory === null || context.keepBytes || !context.pool;
+  const readHere = source.directory === null || !context.pool;
   const contents = readHere ? await readAll(source, listed) : undefined;
-  if (contents && context.keepBytes) {
-    listed.forEach((file, i) => {
-      const data = contents[i];
-      if (data) context.files.set(file.path, data);
-    });
-  }
   const task = (files: ListedFile[], offset: number): CheckTask => ({
     directory: source.directory,
     files,
     ...(contents ? { contents: contents.slice(offset, offset + files.length) } : {}),
     limits: context.limits,
     keep: context.keep,
+    ...(context.copyTo ? { copyTo: context.copyTo } : {}),
   });
   if (!context.pool) return [checkFiles(task(listed, 0))];
   const here = context.blockingShare && !readHere;

@@ -29,6 +29,19 @@ export function isCalendarDate(year: number, month: number, day: number): boolea
  * times and leap seconds.
  */
 export function parseInstant(text: string): Date | null {
+  let time = instants.get(text);
+  if (time === undefined) {
+    time = readInstant(text)?.getTime() ?? null;
+    // A feed repeats the same few dates thousands of times.
+    if (instants.size > 10_000) instants.clear();
+    instants.set(text, time);
+  }
+  return time === null ? null : new Date(time);
+}
+
+const instants = new Map<string, number | null>();
+
+function readInstant(text: string): Date | null {
   const day = DAY.exec(text);
   if (day) {
     const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])];

@@ -1,11 +1,7 @@
-import { ConfigError } from '../../appliance/config.ts';
 import { StateError } from '../../feed/state.ts';
 import { versionText } from '../../version.ts';
 import { runFeedCli } from '../feed/main.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
-import { check, checkHelp } from './check.ts';
-import { logCommand, logHelp } from './log.ts';
-import { run, runHelp } from './run.ts';
 
 export const advisoryHelp = `Usage: advisory <command> [options]
 
@@ -21,10 +17,20 @@ Configuration: ADVISORY_* environment variables (see the README).`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 
-const commands: Record<string, { help: string; run: Command }> = {
-  run: { help: runHelp, run },
-  check: { help: checkHelp, run: check },
-  log: { help: logHelp, run: logCommand },
+/** Each command's module is loaded when it runs (the daemon's is the heaviest). */
+const commands: Record<string, () => Promise<{ help: string; run: Command }>> = {
+  run: async () => {
+    const m = await import('./run.ts');
+    return { help: m.runHelp, run: m.run };
+  },
+  check: async () => {
+    const m = await import('./check.ts');
+    return { help: m.checkHelp, run: m.check };
+  },
+  log: async () => {
+    const m = await import('./log.ts');
+    return { help: m.logHelp, run: m.logCommand };
+  },
 };
 
 /** The appliance's command line as a function of argv and environment: testable without a process. */
@@ -43,20 +49,21 @@ export async function runAdvisoryCli(
     io.out(advisoryHelp);
     return name ? 0 : EXIT_USAGE;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     io.err(`unknown command "${name}"\n\n${advisoryHelp}`);
     return EXIT_USAGE;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.help);
-    return 0;
-  }
   try {
+    const command = await load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(command.help);
+      return 0;
+    }
     return await command.run(rest, io, env);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof StateError) {
-      io.err(`configuration error: ${error.message}`);
+    if ((error as Error).name === 'ConfigError' || error instanceof StateError) {
+      io.err(`configuration error: ${(error as Error).message}`);
       return EXIT_USAGE;
     }
     return exitCodeOf(error, io, `advisory ${name}`);

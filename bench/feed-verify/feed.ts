@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+
+/** What the advisory benchmarks share: a realistic generated advisory, timing of commands. */
+const products = ['proxmox-ve', 'nextcloud', 'postgresql', 'debian'];
+
+export function benchAdvisory(i: number): string {
+  const major = 10 + (i % 20);
+  return `id: BENCH-${String(i).padStart(6, '0')}
+title: Generated advisory ${i} for the verification benchmark
+product: ${products[i % 4]}
+affects: ">=${major}.0.0 <${major}.${(i % 9) + 1}.0"
+verdict: ${i % 3 === 0 ? 'eol' : 'install'}
+recommended_version: "${major + 1}.0.0"
+effective: 2020-01-01
+expires: 2099-01-01
+cves:
+  - id: CVE-2026-${String(10000 + i)}
+    cvss: ${(i % 100) / 10}
+summary: >-
+  A generated advisory of about the size of a real one, so that reading, hashing and
+  parsing cost what they cost on a real feed of this many advisories.
+references:
+  - https://example.org/advisories/${i}
+`;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Wall seconds and peak RSS (KiB) of a command, from GNU time. */
+export function timed(command: string, args: string[], cwd: string): { seconds: number; maxKib: number } {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}`);
+  const [seconds, kib] = (result.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  return { seconds: seconds ?? Number.NaN, maxKib: kib ?? Number.NaN };
+}
+
+export function signifyBinary(): string {
+  const found = ['signify-openbsd', 'signify'].find(
+    (bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined,
+  );
+  if (!found) {
+    console.error('this benchmark needs signify (apt-get install signify-openbsd) for its baseline');
+    process.exit(2);
+  }
+  return found;
+}
