@@ -18,8 +18,8 @@ import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
 import type { AcceptedState } from '../feed/state.ts';
 import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
-import { collectInventory, type SourceStatus } from '../inventory/collect.ts';
-import type { InventoryFile } from '../inventory/config.ts';
+import { collectInventory, loadInventory, type SourceStatus } from '../inventory/collect.ts';
+import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { FeedCache } from './cache.ts';
 import type { ApplianceConfig } from './config.ts';
 import { ensureDir } from './files.ts';
@@ -50,6 +50,8 @@ export interface ApplianceStatus {
   lastPull: PullOutcome | null;
   lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
   inventory: SourceStatus[];
+  /** Why the inventory file as it stands could not be read (the last good one is used). */
+  inventoryError: string | null;
   evaluations: AssetEvaluation[];
   evaluatedAt: string | null;
   log: LogVerification | null;
@@ -78,6 +80,7 @@ export class Appliance {
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
   private refreshing: Promise<ApplianceStatus> | null = null;
+  private inventory: InventoryFile;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -92,6 +95,7 @@ export class Appliance {
     private readonly release: (() => Promise<void>) | null,
   ) {
     this.now = options.now ?? (() => new Date());
+    this.inventory = options.inventory;
     this.source =
       config.feed.kind === 'http'
         ? new HttpSource(config.feed.url, {
@@ -109,6 +113,7 @@ export class Appliance {
       lastPull: null,
       lastRefresh: null,
       inventory: [],
+      inventoryError: null,
       evaluations: [],
       evaluatedAt: null,
       log: null,
@@ -154,6 +159,21 @@ export class Appliance {
     } catch (error) {
       await release?.();
       throw error;
+    }
+  }
+
+  /**
+   * The inventory file is read again at every refresh (operators edit it while the daemon
+   * runs); a version that does not parse leaves the last good one in use, and says why.
+   */
+  private async reloadInventory(): Promise<void> {
+    try {
+      this.inventory = await loadInventory(this.config.inventoryFile);
+      this.status.inventoryError = null;
+    } catch (error) {
+      if (!(error instanceof InventoryError)) throw error;
+      this.status.inventoryError = error.message;
+      this.log.warn({ problem: error.message }, 'inventory file refused; the last good one stays in use');
     }
   }
 
@@ -203,8 +223,9 @@ export class Appliance {
     const started = this.now();
     if (!this.options.readOnly) await this.pull();
     this.expireFeed();
+    await this.reloadInventory();
     const known = new Map(Object.entries(this.evaluation?.known ?? {}));
-    const collection = await collectInventory(this.config.inventoryFile, this.options.inventory, known);
+    const collection = await collectInventory(this.config.inventoryFile, this.inventory, known);
     this.status.inventory = collection.sources;
     const feed = this.status.feed?.feed ?? null;
     if (feed) {

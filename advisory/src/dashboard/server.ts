@@ -174,6 +174,16 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       );
   });
 
+  // A shield in the brand's dark grey; public like /health (a browser asks for it unprompted).
+  app.get('/favicon.svg', async (_request, reply) =>
+    reply
+      .type('image/svg+xml')
+      .header('cache-control', 'public, max-age=86400')
+      .send(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M8 1l6 2.5v4C14 11 11.5 14 8 15 4.5 14 2 11 2 7.5v-4z" fill="#24292f"/></svg>',
+      ),
+  );
+
   app.get(cssPath, async (request, reply) => {
     if (!authenticated(request, reply, false)) return reply;
     return reply

@@ -33,6 +33,8 @@ thead th { background: var(--panel); white-space: nowrap; }
 tbody tr:last-child td { border-bottom: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
+ul.products li { white-space: nowrap; }
+.product { font-weight: 600; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .875em; overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .8125rem; font-weight: 600; white-space: nowrap; border: 1px solid transparent; }
 .badge-blocked { background: #82071e; color: #fff; }
@@ -58,6 +60,13 @@ footer { color: var(--muted); font-size: .8125rem; padding: 1rem; text-align: ce
   main { padding: .75rem; }
   th, td { padding: .375rem .5rem; }
   dl.facts { grid-template-columns: 1fr; }
+  /* On a phone each row is a card: label and value, nothing to scroll sideways. */
+  table.cards thead { position: absolute; left: -10000px; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
+  table.cards tr { border-bottom: 1px solid var(--line); padding: .375rem 0; }
+  table.cards td { border: 0; padding: .125rem .625rem; text-align: left; }
+  table.cards td::before { content: attr(data-label); display: block; font-size: .75rem; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+  ul.products li { white-space: normal; }
 }
 `;
 

@@ -13,6 +13,7 @@ const layout = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title><%= it.title %> · Advisory appliance</title>
 <link rel="stylesheet" href="<%= it.cssPath %>">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -61,18 +62,16 @@ const assets = `<h1>Assets</h1>
 </form>
 <p class="muted"><%= it.rows.length %> of <%= it.total %> assets<% if (it.evaluatedAt) { %>, evaluated <%= it.evaluatedAt %><% } %>.</p>
 <div class="table-wrap">
-<table>
+<table class="cards">
 <caption class="skip">Assets with their verdicts</caption>
-<thead><tr><th scope="col">Asset</th><th scope="col">Verdict</th><th scope="col">Product</th><th scope="col">Version</th><th scope="col">Recommended</th><th scope="col">Advisories</th></tr></thead>
+<thead><tr><th scope="col">Asset</th><th scope="col">Verdict</th><th scope="col">Products: installed → recommended</th><th scope="col">Advisories</th></tr></thead>
 <tbody>
 <% for (const row of it.rows) { %>
 <tr>
-<td><a href="/assets/<%= encodeURIComponent(row.asset) %>"><%= row.asset %></a><br><span class="muted"><%= row.source %></span></td>
-<td><% if (row.status === 'unknown') { %><span class="badge badge-unknown">unknown</span><br><span class="muted"><%= row.error %></span><% } else { %><%~ include('@badge', { verdict: row.verdict }) %><% } %></td>
-<td><% for (const p of row.products) { %><%= p.product %><br><% } %></td>
-<td><% for (const p of row.products) { %><span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><br><% } %></td>
-<td><% for (const p of row.products) { %><span class="mono"><%= p.recommended ?? '' %></span><br><% } %></td>
-<td><ul class="plain"><% for (const m of row.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></li><% } %></ul></td>
+<td data-label="Asset"><a href="/assets/<%= encodeURIComponent(row.asset) %>"><%= row.asset %></a><br><span class="muted"><%= row.source %></span></td>
+<td data-label="Verdict"><% if (row.status === 'unknown') { %><span class="badge badge-unknown">unknown</span><br><span class="muted"><%= row.error %></span><% } else { %><%~ include('@badge', { verdict: row.verdict }) %><% } %></td>
+<td data-label="Products"><ul class="plain products"><% for (const p of row.products) { %><li><span class="product"><%= p.product %></span> <span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><% if (p.recommended) { %> → <span class="mono"><%= p.recommended %></span><% } %></li><% } %></ul></td>
+<td data-label="Advisories"><ul class="plain"><% for (const m of row.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></li><% } %></ul></td>
 </tr>
 <% } %>
 </tbody>
@@ -93,11 +92,11 @@ const ordering = `<h1>Upgrade order</h1>
 const cves = `<h1>CVE highlights</h1>
 <%~ include('@feedNotice', it.notice) %>
 <% if (it.cves.length === 0) { %><p>No advisory in force names a CVE that touches an asset.</p><% } else { %>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="cards">
 <caption class="skip">CVEs by severity</caption>
 <thead><tr><th scope="col">CVE</th><th scope="col">CVSS</th><th scope="col">Summary</th><th scope="col">Assets</th><th scope="col">Advisories</th></tr></thead>
 <tbody>
-<% for (const cve of it.cves) { %><tr><td class="mono"><%= cve.id %></td><td class="num"><%= cve.cvss ?? 'n/a' %></td><td><%= cve.summary ?? '' %></td><td><%= cve.assets.join(', ') %></td><td class="mono"><%= cve.advisories.join(', ') %></td></tr>
+<% for (const cve of it.cves) { %><tr><td data-label="CVE" class="mono"><%= cve.id %></td><td data-label="CVSS" class="num"><%= cve.cvss ?? 'n/a' %></td><td data-label="Summary"><%= cve.summary ?? '' %></td><td data-label="Assets"><%= cve.assets.join(', ') %></td><td data-label="Advisories" class="mono"><%= cve.advisories.join(', ') %></td></tr>
 <% } %></tbody>
 </table></div>
 <% } %>
@@ -141,11 +140,11 @@ const feed = `<h1>Feed</h1>
 </dl>
 </div>
 <h2>Inventory sources</h2>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="cards">
 <caption class="skip">Inventory sources</caption>
 <thead><tr><th scope="col">Source</th><th scope="col">Adapter</th><th scope="col">State</th><th scope="col">Assets</th></tr></thead>
 <tbody>
-<% for (const s of it.sources) { %><tr><td><%= s.name %></td><td><%= s.type %></td><td><% if (s.ok) { %>answered<% } else { %><span class="badge badge-unknown">failed</span> <%= s.error %><% } %></td><td class="num"><%= s.assets %></td></tr>
+<% for (const s of it.sources) { %><tr><td data-label="Source"><%= s.name %></td><td data-label="Adapter"><%= s.type %></td><td data-label="State"><% if (s.ok) { %>answered<% } else { %><span class="badge badge-unknown">failed</span> <%= s.error %><% } %></td><td data-label="Assets" class="num"><%= s.assets %></td></tr>
 <% } %></tbody>
 </table></div>
 <h2>Alerts</h2>
@@ -161,11 +160,11 @@ const log = `<h1>Decision log</h1>
 <p>Compare with the checkpoints in your alerts; run <code>advisory log verify</code> for the same report offline.</p></div>
 <% } %>
 <p><a href="/decisions.json">Export (JSON, with its verification)</a></p>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="cards">
 <caption class="skip">Decisions, newest first</caption>
 <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Decision</th><th scope="col">Details</th></tr></thead>
 <tbody>
-<% for (const e of it.entries) { %><tr><td class="num"><%= e.seq %></td><td><%= e.at %></td><td><%= e.kind %></td><td><%= e.text %></td></tr>
+<% for (const e of it.entries) { %><tr><td data-label="#" class="num"><%= e.seq %></td><td data-label="When"><%= e.at %></td><td data-label="Decision"><%= e.kind %></td><td data-label="Details"><%= e.text %></td></tr>
 <% } %></tbody>
 </table></div>
 `;
@@ -173,13 +172,30 @@ const log = `<h1>Decision log</h1>
 const asset = `<h1><%= it.name %></h1>
 <% if (!it.evaluation) { %><p>This asset is not in the current evaluation.</p><% } else { %>
 <p>Verdict: <% if (it.evaluation.status === 'unknown') { %><span class="badge badge-unknown">unknown</span> <%= it.evaluation.error %><% } else { %><%~ include('@badge', { verdict: it.evaluation.verdict }) %><% } %> <span class="muted">from <%= it.evaluation.source %></span></p>
+<h2>Products</h2>
+<ul class="plain products"><% for (const [product, version] of Object.entries(it.evaluation.products)) { %><li><span class="product"><%= product %></span> <span class="mono"><%= version %></span></li><% } %></ul>
+<% if (it.evaluation.matches.length) { %>
+<h2>Advisories</h2>
+<ul>
+<% for (const m of it.evaluation.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <strong><%= m.title %></strong> <span class="muted mono"><%= m.advisoryId %></span><br>
+<%= m.product %> <span class="mono"><%= m.installed %></span><% if (m.recommendedVersion) { %> → <span class="mono"><%= m.recommendedVersion %></span><% } %>
+<% for (const u of m.unmet) { %><br>First: <%= u.ordering %> (<%= u.reason %>)<% } %>
+<% if (m.cves.length) { %><br><span class="mono"><%= m.cves.map((c) => c.id + (c.cvss !== null ? ' (' + c.cvss + ')' : '')).join(', ') %></span><% } %></li>
+<% } %></ul>
+<% } %>
+<% if (it.evaluation.reminders.length) { %>
+<h2>Service reminders</h2>
+<ul><% for (const r of it.evaluation.reminders) { %><li><%= r.task %>: <%= r.due ? 'due' : 'not due' %><%= r.dueAt ? ' (' + r.dueAt.slice(0, 10) + ')' : ' (never recorded)' %></li><% } %></ul>
+<% } %>
 <% } %>
 <h2>Verdict history</h2>
 <% if (!it.timeline) { %><p>The decision log has no verdict for this asset yet.</p><% } else { %>
 <figure>
-<svg class="timeline" viewBox="0 0 <%= it.timeline.width %> <%= it.timeline.height %>" role="img" aria-labelledby="timeline-title">
+<svg class="timeline" viewBox="0 0 <%= it.timeline.width %> <%= it.timeline.height %>" role="img" aria-labelledby="timeline-title timeline-desc">
 <title id="timeline-title">Verdicts of <%= it.name %> over time</title>
+<desc id="timeline-desc"><%= it.history.map((p) => (p.verdict ?? 'no verdict') + ' from ' + p.at.slice(0, 16).replace('T', ' ')).join('; ') %></desc>
 <% for (const s of it.timeline.segments) { %><rect x="<%= s.x %>" y="8" width="<%= s.width %>" height="28" fill="<%= it.colours[s.verdict] ?? '#6e7781' %>"><title><%= s.label %>: <%= s.from %> to <%= s.to %></title></rect>
+<% if (s.width >= 70) { %><text x="<%= s.x + 6 %>" y="27" font-size="13" fill="<%= s.verdict === 'hold' || s.verdict === 'none' ? '#1b1f24' : '#ffffff' %>"><%= s.label %></text><% } %>
 <% } %>
 <% for (const t of it.timeline.ticks) { %><text x="<%= t.x %>" y="56" font-size="12" text-anchor="<%= t.x === 0 ? 'start' : 'end' %>" fill="#57606a"><%= t.label %></text>
 <% } %>

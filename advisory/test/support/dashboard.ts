@@ -1,0 +1,99 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, chromium } from 'playwright-core';
+import type { Appliance } from '../../src/appliance/appliance.ts';
+import { dashboardSource } from '../../src/cli/advisory/run.ts';
+import { keyId, parsePublicKey } from '../../src/crypto/signify.ts';
+import { buildDashboard, type DashboardSource } from '../../src/dashboard/server.ts';
+import { Clock, openTest } from './appliance.ts';
+
+/**
+ * The dashboard of an appliance that has done real work: the shipped sample feed and the
+ * demo inventory, refreshed twice a day apart with one host upgraded between, so every
+ * page has something to show (a verdict history among it).
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+export const sampleFeed = path.join(root, 'sample-feed');
+const samplePublished = new Date(
+  /published_at: "([^"]+)"/.exec(readFileSync(path.join(sampleFeed, 'manifest.yaml'), 'utf8'))?.[1] ?? '',
+);
+
+export interface Demo {
+  appliance: Appliance;
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  trustedKeys: string[];
+}
+
+export async function demoAppliance(extraEnv: NodeJS.ProcessEnv = {}): Promise<Demo> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dashboard-'));
+  const inventory = path.join(dir, 'inventory.yaml');
+  copyFileSync(path.join(root, 'examples/demo-inventory.yaml'), inventory);
+  const env = {
+    ADVISORY_FEED_URL: sampleFeed,
+    ADVISORY_PUBLIC_KEYS: path.join(root, 'sample-feed.pub'),
+    ADVISORY_INVENTORY: inventory,
+    ADVISORY_STATE_DIR: path.join(dir, 'state'),
+    ADVISORY_FEED_CACHE: path.join(dir, 'cache', 'feed'),
+    ADVISORY_LOG_LEVEL: 'silent',
+    ...extraEnv,
+  };
+  const clock = new Clock(new Date(samplePublished.getTime() + 3_600_000));
+  const appliance = await openTest(env, clock);
+  await appliance.refresh();
+  // A day later, PHP on `cloud` was upgraded: its Nextcloud update is no longer blocked.
+  clock.advance(86_400_000);
+  writeFileSync(inventory, readFileSync(inventory, 'utf8').replace('php: "8.1.33"', 'php: "8.4.24"'));
+  await appliance.refresh();
+  const trustedKeys = [keyId(parsePublicKey(readFileSync(env.ADVISORY_PUBLIC_KEYS, 'utf8')).keynum)];
+  return { appliance, stateDir: env.ADVISORY_STATE_DIR, env, clock, trustedKeys };
+}
+
+export interface Served {
+  url: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function serve(
+  source: DashboardSource,
+  options: { credentials?: { user: string; password: string } | null; now?: () => Date } = {},
+): Promise<Served> {
+  const app = await buildDashboard({
+    source,
+    credentials: options.credentials ?? null,
+    version: '0.0.0-test',
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    app,
+    close: () => app.close(),
+  };
+}
+
+export const demoSource = (demo: Demo): DashboardSource => dashboardSource(demo.appliance, demo.trustedKeys);
+
+/** Debian's Chromium, driven by playwright-core: never a browser download. */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
