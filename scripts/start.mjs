@@ -1,41 +1,141 @@
 #!/usr/bin/env node
-// `npm start`: runs every product that exists on embedded defaults (PGlite in
-// scheduler/data, the local development issuer unless AUTH_ISSUER is set) and prints
-// where to go and how to get a token, once the server it started answers.
+// `npm start`: both products side by side on embedded defaults, and where to go.
+//
+//  - The scheduler: PGlite in scheduler/data, the local development issuer unless
+//    AUTH_ISSUER is set (the same as `npm run start -w scheduler`).
+//  - The advisory appliance: on first run this makes a local demo signing key (kept in the
+//    demo folder, never committed), builds and signs the sample feed into that folder, and
+//    runs `advisory run` on it with the demo inventory and dashboard credentials of its
+//    own. A later `npm start` reuses all of it (and rebuilds the demo feed if it expired).
 //
 // Signal safety: npm 11 forwards SIGTERM only to its `sh -c` child, so the npm script
-// `exec`s this file (no shell in between). This process spawns the server directly
-// (node --import tsx, no npm or tsx wrapper) over an IPC channel; the server shuts down
-// when that channel closes, so it never outlives this process, however this one ends.
-// If the server exits, this process exits at once with the server's exit code.
-import { spawn } from 'node:child_process';
+// `exec`s this file (no shell in between). This process spawns both servers directly,
+// each over an IPC channel; each shuts down when that channel closes, so neither
+// outlives this process, however it ends. If either exits, the other is stopped and this
+// process exits with that exit code.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const port = process.env.PORT ?? '8080';
 const host = process.env.HOST ?? '127.0.0.1';
 const devIssuer = !process.env.AUTH_ISSUER;
-const env = { ...process.env, PORT: port, HOST: host, ...(devIssuer ? { AUTH_DEV_ISSUER: 'true' } : {}) };
+const demoDir = path.resolve(process.env.ADVISORY_DEMO_DIR ?? path.join(root, 'advisory', 'data'));
+const listen = process.env.ADVISORY_LISTEN ?? '127.0.0.1:8090';
+const feedTool = path.join(root, 'advisory', 'bin', 'advisory-feed.mjs');
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  cwd: path.join(root, 'scheduler'),
-  env,
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
+/** Runs `advisory-feed …`; stops `npm start` with its message when it fails. */
+function feedCommand(args) {
+  const result = spawnSync(process.execPath, [feedTool, ...args], { encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.error(`[start] advisory-feed ${args[0]} failed:\n${result.stderr}${result.stdout}`);
+    process.exit(result.status ?? 1);
+  }
+  return result.stdout;
+}
 
-// Set when this process decides to stop the server: the exit code it will end with.
+/** The demo key, feed and credentials: made once, reused after. */
+function prepareAdvisoryDemo() {
+  mkdirSync(demoDir, { recursive: true, mode: 0o700 });
+  const secretKey = path.join(demoDir, 'demo-feed.sec');
+  const publicKey = path.join(demoDir, 'demo-feed.pub');
+  const feed = path.join(demoDir, 'feed');
+  if (!existsSync(secretKey)) {
+    feedCommand([
+      'keygen',
+      '--secret-key',
+      secretKey,
+      '--public-key',
+      publicKey,
+      '--comment',
+      'local demo feed',
+    ]);
+  }
+  const verified = existsSync(path.join(feed, 'manifest.yaml.sig'))
+    ? spawnSync(process.execPath, [feedTool, 'verify', '--feed', feed, '--public-key', publicKey], {
+        encoding: 'utf8',
+      }).status === 0
+    : false;
+  if (!verified) {
+    rmSync(feed, { recursive: true, force: true });
+    const sample = path.join(root, 'advisory', 'sample-feed');
+    for (const entry of readdirSync(sample)) {
+      if (statSync(path.join(sample, entry)).isDirectory())
+        cpSync(path.join(sample, entry), path.join(feed, entry), { recursive: true });
+    }
+    feedCommand(['build', '--feed', feed, '--expires-in', '26w']);
+    feedCommand(['sign', '--feed', feed, '--secret-key', secretKey]);
+  }
+  const credentialsFile = path.join(demoDir, 'dashboard-credentials.json');
+  if (!existsSync(credentialsFile)) {
+    const credentials = { user: 'admin', password: randomBytes(15).toString('base64url') };
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  }
+  const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8'));
+  return {
+    credentials,
+    env: {
+      ADVISORY_FEED_URL: feed,
+      ADVISORY_PUBLIC_KEYS: publicKey,
+      ADVISORY_INVENTORY:
+        process.env.ADVISORY_INVENTORY ?? path.join(root, 'advisory', 'examples', 'demo-inventory.yaml'),
+      ADVISORY_STATE_DIR: path.join(demoDir, 'state'),
+      ADVISORY_FEED_CACHE: path.join(demoDir, 'feed-cache'),
+      ADVISORY_REFRESH_INTERVAL: process.env.ADVISORY_REFRESH_INTERVAL ?? '15m',
+      ADVISORY_LISTEN: listen,
+      ADVISORY_DASHBOARD_USER: credentials.user,
+      ADVISORY_DASHBOARD_PASSWORD: credentials.password,
+      ADVISORY_LOG_LEVEL: process.env.ADVISORY_LOG_LEVEL ?? 'warn',
+    },
+  };
+}
+
+const demo = prepareAdvisoryDemo();
+const children = {
+  scheduler: spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: path.join(root, 'scheduler'),
+    env: { ...process.env, PORT: port, HOST: host, ...(devIssuer ? { AUTH_DEV_ISSUER: 'true' } : {}) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  }),
+  appliance: spawn(process.execPath, [path.join(root, 'advisory', 'bin', 'advisory.mjs'), 'run'], {
+    env: { ...process.env, ...demo.env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  }),
+};
+
+// Set when this process decides to stop: the exit code it will end with.
 let stopping = null;
-server.on('exit', (code, signal) => {
-  if (stopping === null) console.error(`[start] scheduler exited (${signal ?? code})`);
-  process.exit(stopping ?? code ?? 1);
-});
+let running = 2;
+for (const [name, child] of Object.entries(children)) {
+  child.on('exit', (code, signal) => {
+    running -= 1;
+    if (stopping === null) {
+      console.error(`[start] the ${name} exited (${signal ?? code})`);
+      stop('SIGTERM', code ?? 1);
+    }
+    if (running === 0) process.exit(stopping ?? code ?? 1);
+  });
+}
 
 function stop(signal, exitCode = 0) {
   if (stopping !== null) return;
   stopping = exitCode;
-  server.kill(signal);
-  // The server finishes in-flight requests within 10 s; do not wait for ever.
-  setTimeout(() => server.kill('SIGKILL'), 15_000).unref();
+  for (const child of Object.values(children)) if (child.exitCode === null) child.kill(signal);
+  // The servers finish in-flight work within 10 s; do not wait for ever.
+  setTimeout(() => {
+    for (const child of Object.values(children)) child.kill('SIGKILL');
+  }, 15_000).unref();
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop('SIGTERM'));
 
@@ -45,42 +145,67 @@ setInterval(() => {
   if (process.ppid !== parent) stop('SIGTERM');
 }, 1000).unref();
 
-// The server says it is listening over IPC (so a second instance on the same port is
-// never mistaken for it); then its /health must answer before the banner is printed.
-server.on('message', async (message) => {
-  if (message?.type !== 'ready' || stopping !== null) return;
-  const base = `http://${urlHost(host)}:${message.port}`;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const health = await fetch(`${base}/health`).catch(() => undefined);
-    if (health?.ok) {
-      banner(base, message.pid);
-      return;
-    }
+async function answers(url, tries, init) {
+  for (let attempt = 0; attempt < tries && stopping === null; attempt++) {
+    const response = await fetch(url, init).catch(() => undefined);
+    if (response?.ok) return true;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  console.error(`[start] the scheduler reported ready but ${base}/health does not answer; stopping`);
-  stop('SIGTERM', 1);
-});
-
-/** The host part of a URL to reach the server: wildcard addresses mean this machine. */
-function urlHost(listen) {
-  if (listen === '0.0.0.0') return '127.0.0.1';
-  if (listen === '::') return '[::1]';
-  return listen.includes(':') ? `[${listen}]` : listen;
+  return false;
 }
 
-function banner(base, pid) {
+// The scheduler says it is listening over IPC (so another server on the same port is
+// never mistaken for it); the appliance prints its address. Both /health must answer.
+const schedulerReady = new Promise((resolve) =>
+  children.scheduler.on('message', (message) => {
+    if (message?.type === 'ready') resolve(message);
+  }),
+);
+const applianceReady = new Promise((resolve) => {
+  let output = '';
+  children.appliance.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    output += chunk.toString();
+    const match = /dashboard on (http\S+)/.exec(output);
+    if (match) resolve(match[1].replace(/\/$/, ''));
+  });
+});
+
+const [ready, dashboard] = await Promise.all([schedulerReady, applianceReady]);
+const base = `http://${urlHost(host)}:${ready.port}`;
+if (!(await answers(`${base}/health`, 50))) {
+  console.error(`[start] the scheduler reported ready but ${base}/health does not answer; stopping`);
+  stop('SIGTERM', 1);
+} else if (!(await answers(`${dashboard}/health`, 150))) {
+  console.error(`[start] the appliance has no verified feed after 30 s (${dashboard}/health); stopping`);
+  stop('SIGTERM', 1);
+} else if (stopping === null) {
+  banner(base, ready.pid, dashboard, children.appliance.pid);
+}
+
+/** The host part of a URL to reach the server: wildcard addresses mean this machine. */
+function urlHost(address) {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+function banner(api, schedulerPid, dashboardUrl, appliancePid) {
   console.log(`
-  Scheduler API   ${base}/api/v1   (docs: ${base}/api/docs/)   pid ${pid}
-  Health          ${base}/health
+  Scheduler API   ${api}/api/v1   (docs: ${api}/api/docs/)   pid ${schedulerPid}
+  Health          ${api}/health
 ${
   devIssuer
     ? `  Token (dev)     npm run -s token -w scheduler -- --role admin --tenant demo
-  Try             curl -H "Authorization: Bearer $(npm run -s token -w scheduler -- --role admin)" ${base}/api/v1/roles`
+  Try             curl -H "Authorization: Bearer $(npm run -s token -w scheduler -- --role admin)" ${api}/api/v1/roles`
     : `  Tokens          from your identity provider (${process.env.AUTH_ISSUER})`
 }
-  Advisory feed   npx advisory-feed verify --feed advisory/sample-feed --public-key advisory/sample-feed.pub --inventory advisory/examples/demo-inventory.yaml
-                  (the appliance daemon and its dashboard are not built yet)
+
+  Advisory        ${dashboardUrl}/   pid ${appliancePid}
+  Dashboard login ${demo.credentials.user} / ${demo.credentials.password}
+  Demo feed       ${demo.env.ADVISORY_FEED_URL} (signed with the local demo key in ${demoDir})
+  Log check       node advisory/bin/advisory.mjs log verify --state-dir ${demo.env.ADVISORY_STATE_DIR}
+
   Stop            Ctrl-C
 `);
 }

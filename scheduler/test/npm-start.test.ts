@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from './support/pg-cluster.ts';
 
 /**
- * `npm start` as a user runs it, with real processes: the banner appears only once the
- * server it started answers, a failing server ends it at once with the server's exit
- * code, and a signal to the npm process alone stops everything and frees the port.
+ * `npm start` as a user runs it, with real processes: the banner appears only once both
+ * servers it started answer (the scheduler and the advisory appliance on its demo feed),
+ * a failing server ends it at once with that server's exit code, and a signal to the npm
+ * process alone stops everything and frees the ports.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 // Real processes start PGlite and load the gazetteer: give them time on a busy machine.
@@ -35,10 +36,20 @@ afterEach(() => {
   groups.clear();
 });
 
-function npmStart(env: Record<string, string | undefined>): Started {
+// One demo folder for the whole file: the first `npm start` makes the key, feed and
+// credentials, every later one reuses them (as a user's second `npm start` does).
+const demoDir = mkdtempSync(path.join(tmpdir(), 'npm-start-demo-'));
+
+async function npmStart(env: Record<string, string | undefined>): Promise<Started> {
   const npm = spawn('npm', ['start'], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'npm-start-')), ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'npm-start-')),
+      ADVISORY_DEMO_DIR: demoDir,
+      ADVISORY_LISTEN: `127.0.0.1:${await freePort()}`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // A group of its own, so cleanup can reach every process of it; the tests signal npm alone.
     detached: true,
@@ -55,13 +66,37 @@ function npmStart(env: Record<string, string | undefined>): Started {
   return { npm, output: () => output, exited };
 }
 
-async function bannerPid(started: Started): Promise<number> {
+interface Banner {
+  schedulerPid: number;
+  dashboard: string;
+  appliancePid: number;
+  user: string;
+  password: string;
+}
+
+async function banner(started: Started): Promise<Banner> {
   for (let i = 0; i < 1000; i++) {
-    const match = /Scheduler API .* pid (\d+)/.exec(started.output());
-    if (match) return Number(match[1]);
+    const out = started.output();
+    const scheduler = /Scheduler API .* pid (\d+)/.exec(out);
+    const appliance = /Advisory +(http\S+?)\/? +pid (\d+)/.exec(out);
+    const login = /Dashboard login (\S+) \/ (\S+)/.exec(out);
+    if (scheduler && appliance && login) {
+      return {
+        schedulerPid: Number(scheduler[1]),
+        dashboard: appliance[1] as string,
+        appliancePid: Number(appliance[2]),
+        user: login[1] as string,
+        password: login[2] as string,
+      };
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no banner:\n${started.output()}`);
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 150 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  return !alive(pid);
 }
 
 /** The parent pid from /proc/<pid>/stat (field 4, after the parenthesised command name). */
@@ -89,27 +124,54 @@ async function portIsFree(port: number): Promise<boolean> {
 
 describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
-    'prints the banner once the server answers, and %s to npm alone stops everything',
+    'prints the banner once both servers answer, and %s to npm alone stops everything',
     async (signal) => {
       const port = await freePort();
-      const started = npmStart({ PORT: String(port) });
-      const serverPid = await bannerPid(started);
+      const started = await npmStart({ PORT: String(port) });
+      const shown = await banner(started);
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
       expect(started.output()).toContain(`http://127.0.0.1:${port}/api/v1`);
 
+      // The appliance serves the demo feed it was pointed at, behind the printed login.
+      expect((await fetch(`${shown.dashboard}/health`)).status).toBe(200);
+      expect((await fetch(`${shown.dashboard}/`)).status).toBe(401);
+      const basic = `Basic ${Buffer.from(`${shown.user}:${shown.password}`).toString('base64')}`;
+      const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('pve-node-1');
+
       started.npm.kill(signal);
       await started.exited;
-      for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(alive(serverPid)).toBe(false);
+      expect(await gone(shown.schedulerPid)).toBe(true);
+      expect(await gone(shown.appliancePid)).toBe(true);
       expect(await portIsFree(port)).toBe(true);
+      expect(await portIsFree(Number(new URL(shown.dashboard).port))).toBe(true);
     },
   );
 
+  it('reuses the demo key, signed feed and dashboard login of an earlier run', async () => {
+    const first = await npmStart({ PORT: String(await freePort()) });
+    const before = await banner(first);
+    const key = readFileSync(path.join(demoDir, 'demo-feed.pub'), 'utf8');
+    const signature = readFileSync(path.join(demoDir, 'feed', 'manifest.yaml.sig'), 'utf8');
+    first.npm.kill('SIGTERM');
+    await first.exited;
+
+    const second = await npmStart({ PORT: String(await freePort()) });
+    const after = await banner(second);
+    expect(after.password).toBe(before.password);
+    expect(readFileSync(path.join(demoDir, 'demo-feed.pub'), 'utf8')).toBe(key);
+    expect(readFileSync(path.join(demoDir, 'feed', 'manifest.yaml.sig'), 'utf8')).toBe(signature);
+    expect(statSync(path.join(demoDir, 'demo-feed.sec')).mode & 0o077).toBe(0);
+    second.npm.kill('SIGTERM');
+    await second.exited;
+  });
+
   it('reaches a server listening on IPv6 loopback', async () => {
     const port = await freePort();
-    const started = npmStart({ PORT: String(port), HOST: '::1' });
-    await bannerPid(started);
+    const started = await npmStart({ PORT: String(port), HOST: '::1' });
+    await banner(started);
     expect(started.output()).toContain(`http://[::1]:${port}/api/v1`);
     expect((await fetch(`http://[::1]:${port}/health`)).status).toBe(200);
     started.npm.kill('SIGTERM');
@@ -121,7 +183,7 @@ describe('npm start', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      const started = npmStart({ PORT: String(port) });
+      const started = await npmStart({ PORT: String(port) });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(`PORT: 127.0.0.1:${port} is already in use`);
       expect(started.output()).not.toContain('Scheduler API');
@@ -131,21 +193,22 @@ describe('npm start', () => {
   });
 
   it('exits with code 2 and no banner on a configuration error', async () => {
-    const started = npmStart({ PORT: String(await freePort()), AUTH_ISSUER: 'https://idp.example' });
+    const started = await npmStart({ PORT: String(await freePort()), AUTH_ISSUER: 'https://idp.example' });
     expect(await started.exited).toBe(2);
     expect(started.output()).toContain('AUTH_JWKS_URL: set AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE');
     expect(started.output()).not.toContain('Scheduler API');
   });
 
-  it('takes the server down when the start process itself is killed outright', async () => {
+  it('takes both servers down when the start process itself is killed outright', async () => {
     const port = await freePort();
-    const started = npmStart({ PORT: String(port) });
-    const serverPid = await bannerPid(started);
-    // SIGKILL cannot be handled: the server notices its IPC channel close instead.
-    const startPid = parentOf(serverPid);
+    const started = await npmStart({ PORT: String(port) });
+    const shown = await banner(started);
+    // SIGKILL cannot be handled: the servers notice their IPC channels close instead.
+    const startPid = parentOf(shown.schedulerPid);
+    expect(parentOf(shown.appliancePid)).toBe(startPid);
     process.kill(startPid, 'SIGKILL');
-    for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(alive(serverPid)).toBe(false);
+    expect(await gone(shown.schedulerPid)).toBe(true);
+    expect(await gone(shown.appliancePid)).toBe(true);
     expect(await portIsFree(port)).toBe(true);
     started.npm.kill('SIGTERM');
     await started.exited;

@@ -25,11 +25,15 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
   };
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
+/**
+ * Resolves on the first SIGTERM or SIGINT, or when the parent that started this process
+ * over an IPC channel (`npm start`) goes away, however it ended.
+ */
 const stopSignal = () =>
   new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
+    if (process.connected) process.once('disconnect', () => resolve('parent gone'));
   });
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -70,5 +74,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
   io.out(`${signal}: stopping`);
   await dashboard.close();
   await appliance.stop();
+  // A 'disconnect' listener keeps the IPC channel, and so this process, alive: let go.
+  if (process.connected) process.disconnect();
   return 0;
 }
