@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runAdvisoryCli } from '../src/cli/advisory/main.ts';
 import { runFeedCli } from '../src/cli/feed/main.ts';
 import { sha256 } from '../src/crypto/digest.ts';
 import { parseSignatures } from '../src/crypto/signify.ts';
@@ -43,6 +44,39 @@ function withPublicKey(feed: TestFeed): string {
   writeFileSync(file, feed.key.publicText);
   return file;
 }
+
+describe('--version on every command', () => {
+  const version = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8'),
+  ).version;
+
+  it('prints the client version (semver, from package.json) and the feed schemas, exit 0', async () => {
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    const expected = (tool: string) => `${tool} ${version}\nfeed schema: reads 2.x, writes 2.0`;
+    for (const argv of [
+      ['--version'],
+      ['-V'],
+      ...['keygen', 'build', 'verify', 'sign'].map((c) => [c, '--version']),
+    ]) {
+      expect(await run(argv), argv.join(' ')).toEqual({ code: 0, out: expected('advisory-feed'), err: '' });
+    }
+    for (const argv of [
+      ['--version'],
+      ['-V'],
+      ['run', '--version'],
+      ['check', '--version'],
+      ['log', 'verify', '--version'],
+    ]) {
+      const c = capture();
+      expect(await runAdvisoryCli(argv, c.io, {}), argv.join(' ')).toBe(0);
+      expect(c.out.join('\n')).toBe(expected('advisory'));
+      expect(c.err).toEqual([]);
+    }
+    const c = capture();
+    expect(await runAdvisoryCli(['feed', 'verify', '--version'], c.io, {})).toBe(0);
+    expect(c.out.join('\n')).toBe(expected('advisory-feed'));
+  });
+});
 
 describe('advisory-feed: help and usage', () => {
   it('prints help for the tool and each command (exit 0); usage errors exit 2', async () => {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { getAsset, isSea } from 'node:sea';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CheckOutcome, CheckTask } from './check-files.ts';
@@ -12,11 +13,14 @@ import type { CheckOutcome, CheckTask } from './check-files.ts';
  */
 
 /**
- * How to start a checker: the bundled worker beside the bundle (dist/), or, when this
- * module runs as TypeScript (sources, tests), a bootstrap that registers the TypeScript
- * loader (tsx, a dependency) in the new thread before importing the worker's source.
+ * How to start a checker: in the single executable, the worker's CommonJS bundle that it
+ * carries as an asset (there is no file to point a thread at); the bundled worker beside
+ * the bundle (dist/); or, when this module runs as TypeScript (sources, tests), a
+ * bootstrap that registers the TypeScript loader (tsx, a dependency) in the new thread
+ * before importing the worker's source.
  */
 function newChecker(options: ConstructorParameters<typeof Worker>[1]): Worker {
+  if (isSea()) return new Worker(getAsset('check-worker.cjs', 'utf8'), { ...options, eval: true });
   if (!import.meta.url.endsWith('.ts')) {
     // In the bundle this module may sit in dist/chunks/; the worker is dist/check-worker.mjs.
     const worker = import.meta.url.includes('/chunks/') ? '../check-worker.mjs' : './check-worker.mjs';

