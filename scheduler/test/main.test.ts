@@ -16,6 +16,15 @@ const run = promisify(execFile);
 /** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
 const node = process.execPath;
+/**
+ * The two ways the server and the migration command run: from the sources through tsx
+ * (development, `npm start`) and from the bundle `npm run build` compiles (production:
+ * `npm run start -w scheduler`, the container and the service unit; `npm install` builds it).
+ */
+const entries = [
+  ['from the sources through tsx', (file: string) => ts(`src/${file}.ts`)],
+  ['from the compiled bundle', (file: string) => [`dist/${file}.mjs`]],
+] as const;
 const schedulerDir = path.resolve(import.meta.dirname, '..');
 
 /** Every server a test starts; whatever a failing test leaves running is killed after it. */
@@ -27,35 +36,38 @@ afterEach(() => {
 });
 
 describe('the server process', () => {
-  it('starts on the embedded database, answers /health, and shuts down cleanly on SIGTERM', async () => {
-    const port = await freePort();
-    const child = spawn(node, ts('src/main.ts'), {
-      cwd: schedulerDir,
-      env: {
-        ...process.env,
-        AUTH_DEV_ISSUER: 'true',
-        PORT: String(port),
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let log = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let health: Response | undefined;
-    for (let attempt = 0; attempt < 900 && !health; attempt++) {
-      health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
-      if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(health?.status).toBe(200);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(log).toMatch(/"msg":"scheduler ready"/);
-    expect(log).toMatch(/"msg":"shutting down: finishing in-flight requests"/);
-  });
+  it.each(entries)(
+    'starts %s on the embedded database, answers /health, and shuts down cleanly on SIGTERM',
+    async (_, entry) => {
+      const port = await freePort();
+      const child = spawn(node, entry('main'), {
+        cwd: schedulerDir,
+        env: {
+          ...process.env,
+          AUTH_DEV_ISSUER: 'true',
+          PORT: String(port),
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), 'main-')),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.add(child);
+      let log = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let health: Response | undefined;
+      for (let attempt = 0; attempt < 900 && !health; attempt++) {
+        health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+        if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(health?.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(log).toMatch(/"msg":"scheduler ready"/);
+      expect(log).toMatch(/"msg":"shutting down: finishing in-flight requests"/);
+    },
+  );
 
   it('stops cleanly when its supervisor goes away while it is still starting', async () => {
     const child = spawn(node, ts('src/main.ts'), {
@@ -174,11 +186,14 @@ describe('start-up failures outside the configuration', () => {
 });
 
 describe('npm run migrate', () => {
-  it('applies the migrations once, then reports the schema up to date', async () => {
-    const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'migrate-')) };
-    const first = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
-    expect(first.stdout.trim()).toBe(`applied: ${Object.keys(migrations).join(', ')}`);
-    const second = await run(node, ts('src/cli/migrate.ts'), { cwd: schedulerDir, env });
-    expect(second.stdout.trim()).toBe('schema is up to date');
-  });
+  it.each(entries)(
+    'runs %s: applies the migrations once, then reports the schema up to date',
+    async (_, entry) => {
+      const env = { ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'migrate-')) };
+      const first = await run(node, entry('cli/migrate'), { cwd: schedulerDir, env });
+      expect(first.stdout.trim()).toBe(`applied: ${Object.keys(migrations).join(', ')}`);
+      const second = await run(node, entry('cli/migrate'), { cwd: schedulerDir, env });
+      expect(second.stdout.trim()).toBe('schema is up to date');
+    },
+  );
 });
