@@ -1,0 +1,279 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { claimToUuid } from '../src/auth/identity.ts';
+import { type Caller, type Method, uniqueName } from './support/context.ts';
+import { openTestDatabase, type TestDatabase } from './support/database.ts';
+import { findPgBinDir, freePort } from './support/pg-cluster.ts';
+import { created, newEvent, newRole, newShift, qualify } from './support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
+import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
+
+/**
+ * The runbooks of docs/operations.md, run against the production build (dist/main.mjs,
+ * as the container and the service unit run it) in real processes:
+ *  - backup and restore of the embedded database (stop, archive the folder, unpack it
+ *    into a fresh folder, start there, read the same records);
+ *  - on PostgreSQL (TEST_DB=postgres): pg_dump and pg_restore into a new database, and
+ *    two API processes on one database agreeing on claims and balances.
+ */
+vi.setConfig({ testTimeout: 180_000 });
+const exec = promisify(execFile);
+const schedulerDir = path.resolve(import.meta.dirname, '..');
+const onPostgres = inject('testDb') === 'postgres';
+
+const processes = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
+  processes.clear();
+});
+
+interface Api {
+  base: string;
+  child: ChildProcess;
+  stop(): Promise<number | null>;
+}
+
+/** `node dist/main.mjs` with tokens verified by `keys`; resolves once /health answers. */
+async function startApi(keys: TestKeys, env: Record<string, string>): Promise<Api> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/main.mjs'], {
+    cwd: schedulerDir,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+      AUTH_PUBLIC_KEY_FILE: keys.publicKeyFile,
+      // No gazetteer to load: these processes do not geocode.
+      GEOCODER_URL: 'http://127.0.0.1:9/',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  processes.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    const ok = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A caller of one tenant talking HTTP to `api` (the shape the test builders expect). */
+async function httpCaller(
+  keys: TestKeys,
+  api: () => Api,
+  tenant: string,
+  role: string,
+  sub: string,
+): Promise<Caller> {
+  const token = await signToken(keys, { tenant, role, sub });
+  const request = async (method: Method, url: string, body?: unknown) => {
+    const response = await fetch(`${api().base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return {
+      statusCode: response.status,
+      body: text,
+      json: () => JSON.parse(text),
+    } as unknown as LightMyRequestResponse;
+  };
+  // The first request provisions the tenant and the user.
+  await request('GET', '/api/v1/tenant/settings');
+  return {
+    token,
+    tenantId: claimToUuid(TEST_ISSUER, tenant),
+    userId: claimToUuid(TEST_ISSUER, sub),
+    request,
+  };
+}
+
+const json = async (caller: Caller, url: string) => {
+  const response = await caller.request('GET', url);
+  expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+  return response.json();
+};
+
+/** Records of every kind a restore must bring back, and how to read them again. */
+async function populate(admin: Caller, employee: Caller) {
+  await setTimeTracking(admin, true, 'Europe/Berlin');
+  const assignment = await assignedShift(admin, employee);
+  await created(admin, '/api/v1/time-tracking/entries', {
+    shift_assignment_id: assignment,
+    started_at: '2030-07-02T10:00:00Z',
+    ended_at: '2030-07-02T15:30:00Z',
+  });
+  await created(admin, '/api/v1/time-tracking/payouts', {
+    user_id: employee.userId,
+    minutes: 30,
+    note: 'June',
+  });
+}
+
+const snapshot = async (admin: Caller, employee: Caller) => ({
+  settings: await json(admin, '/api/v1/tenant/settings'),
+  roles: await json(admin, '/api/v1/roles'),
+  events: await json(admin, '/api/v1/events'),
+  shifts: await json(admin, '/api/v1/shifts'),
+  balance: await json(admin, `/api/v1/time-tracking/balance/${employee.userId}`),
+  ledger: await json(admin, `/api/v1/time-tracking/ledger/${employee.userId}`),
+  payouts: await json(admin, `/api/v1/time-tracking/payouts/${employee.userId}`),
+});
+
+describe.skipIf(onPostgres)('backup and restore of the embedded database', () => {
+  it('archives the stopped data folder, unpacks it into a fresh folder and reads the same records', async () => {
+    const keys = await createTestKeys();
+    const dir = mkdtempSync(path.join(tmpdir(), 'backup-'));
+    const original = path.join(dir, 'data');
+    let api = await startApi(keys, { DATA_DIR: original });
+    const tenant = uniqueName('tenant');
+    const admin = await httpCaller(keys, () => api, tenant, 'admin', 'admin-1');
+    const employee = await httpCaller(keys, () => api, tenant, 'employee', 'employee-1');
+    await populate(admin, employee);
+    const before = await snapshot(admin, employee);
+    expect(before.balance.balance_minutes).toBe(60);
+
+    // The runbook: stop the service, archive the folder, start it again.
+    expect(await api.stop()).toBe(0);
+    const archive = path.join(dir, 'scheduler-backup.tar.gz');
+    await exec('tar', ['--create', '--gzip', '--file', archive, '--directory', original, '.']);
+
+    const restored = path.join(dir, 'restored');
+    mkdirSync(restored);
+    await exec('tar', ['--extract', '--gzip', '--file', archive, '--directory', restored]);
+    api = await startApi(keys, { DATA_DIR: restored });
+    expect(await snapshot(admin, employee)).toEqual(before);
+    expect(await api.stop()).toBe(0);
+  });
+});
+
+describe.skipIf(!onPostgres)('PostgreSQL operations', () => {
+  const databases: TestDatabase[] = [];
+  afterEach(async () => {
+    for (const db of databases.splice(0)) await db.dispose();
+  });
+
+  it('pg_dump and pg_restore into a new database bring back the same records', async () => {
+    const keys = await createTestKeys();
+    const db = await openTestDatabase();
+    databases.push(db);
+    let api = await startApi(keys, { DATABASE_URL: db.url as string });
+    const tenant = uniqueName('tenant');
+    const admin = await httpCaller(keys, () => api, tenant, 'admin', 'admin-1');
+    const employee = await httpCaller(keys, () => api, tenant, 'employee', 'employee-1');
+    await populate(admin, employee);
+    const before = await snapshot(admin, employee);
+
+    const bin = findPgBinDir() as string;
+    const dump = path.join(mkdtempSync(path.join(tmpdir(), 'pgdump-')), 'scheduler.dump');
+    // While the API runs: pg_dump reads one consistent snapshot.
+    await exec(path.join(bin, 'pg_dump'), ['--format=custom', `--file=${dump}`, db.url as string]);
+    expect(await api.stop()).toBe(0);
+
+    const target = new URL(db.url as string);
+    const name = `${target.pathname.slice(1)}_restored`;
+    const admin_ = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await admin_.connect();
+    await admin_.query(`CREATE DATABASE ${name}`);
+    await admin_.end();
+    target.pathname = `/${name}`;
+    try {
+      await exec(path.join(bin, 'pg_restore'), ['--no-owner', '--exit-on-error', `--dbname=${target}`, dump]);
+      api = await startApi(keys, { DATABASE_URL: target.toString() });
+      expect(await snapshot(admin, employee)).toEqual(before);
+      expect(await api.stop()).toBe(0);
+    } finally {
+      const cleanup = new pg.Client({ connectionString: inject('pgAdminUrl') });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    }
+  });
+
+  it('two API processes on one database agree on claims and balances', async () => {
+    const keys = await createTestKeys();
+    const db = await openTestDatabase();
+    databases.push(db);
+    const env = { DATABASE_URL: db.url as string, DATABASE_POOL_SIZE: '10' };
+    const apis = [await startApi(keys, env), await startApi(keys, env)] as [Api, Api];
+    const tenant = uniqueName('tenant');
+    const on = (i: number) => () => apis[i % 2] as Api;
+    const admin = await httpCaller(keys, on(0), tenant, 'admin', 'admin-1');
+    const adminThere = await httpCaller(keys, on(1), tenant, 'admin', 'admin-1');
+
+    // 30 employees, half of them talking to each process, race for one slot of 4.
+    const role = await newRole(admin, 'Medic');
+    const employees = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => httpCaller(keys, on(i), tenant, 'employee', `employee-${i}`)),
+    );
+    for (const employee of employees) await qualify(admin, employee, role);
+    const event = await newEvent(admin);
+    const shift = await newShift(admin, event, { roleId: role, capacities: [4] });
+    const claims = await Promise.all(
+      employees.map((e) => e.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`)),
+    );
+    const statuses = claims.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(4);
+    expect(statuses.filter((s) => s !== 201).every((s) => s === 409)).toBe(true);
+    const assignmentsHere = await json(admin, `/api/v1/shifts/${shift.id}/assignments`);
+    const assignmentsThere = await json(adminThere, `/api/v1/shifts/${shift.id}/assignments`);
+    expect(assignmentsHere).toHaveLength(4);
+    expect(assignmentsThere).toEqual(assignmentsHere);
+
+    // Overtime credited on one process, 12 payouts of 25 minutes against 120 minutes
+    // raced over both: exactly 4 pass, the balance never goes below zero, both agree.
+    await setTimeTracking(admin, true);
+    // One who lost the race: the winners are busy at that time already.
+    const worker = employees[statuses.indexOf(409)] as Caller;
+    const assignment = await assignedShift(admin, worker);
+    await created(admin, '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assignment,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T16:00:00Z',
+    });
+    const payouts = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? adminThere : admin).request('POST', '/api/v1/time-tracking/payouts', {
+          user_id: worker.userId,
+          minutes: 25,
+        }),
+      ),
+    );
+    const paid = payouts.filter((r) => r.statusCode === 201);
+    expect(paid).toHaveLength(4);
+    expect(payouts.filter((r) => r.statusCode !== 201).map((r) => r.json().error.code)).toEqual(
+      Array(8).fill('INSUFFICIENT_BALANCE'),
+    );
+    const balance = `/api/v1/time-tracking/balance/${worker.userId}`;
+    expect((await json(admin, balance)).balance_minutes).toBe(20);
+    expect(await json(adminThere, balance)).toEqual(await json(admin, balance));
+    expect(await ledgerMismatches(db.db)).toEqual([]);
+    for (const api of apis) expect(await api.stop()).toBe(0);
+  });
+});
