@@ -2,7 +2,9 @@
 // `advisory-feed` (and `advisory`, bin/advisory.mjs): runs the bundle (dist/, made by
 // `npm run build -w advisory`) when it is at least as new as every source file, so the
 // command starts fast; otherwise runs the TypeScript sources through tsx, which is slower
-// to start but always current. The entry tells the two tools apart by this file's name.
+// to start but always current (tsx is a development dependency: where it is not
+// installed, the bundle runs whatever its age). The entry tells the two tools apart by
+// this file's name.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,10 +28,10 @@ try {
   fresh = false;
 }
 
-if (fresh) {
-  await import(pathToFileURL(bundle).href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
+const tsx = fresh ? null : await import('tsx/esm/api').catch(() => null);
+if (tsx) {
+  tsx.register();
   await import('../src/cli/advisory.ts');
+} else {
+  await import(pathToFileURL(bundle).href);
 }

@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// node deploy/check.mjs: what can be checked of the deployment files on a machine with no
+// container engine and no systemd running (CI runs it after building both products):
+//
+//  1. Dockerfiles: every file they COPY from the build context exists and is not left
+//     out by .dockerignore; the files the runtime stages take from build stages are made
+//     by the commands those stages run.
+//  2. compose.yaml: build contexts, Dockerfiles and default host files exist; every
+//     variable it sets is one the products read (named in the README's tables).
+//  3. The scheduler image's commands outside a container: a production-only install
+//     exactly as the runtime stage makes it (no tsx, no test tools), the bundle copied
+//     in, CMD started with the image's ENV, /health answered, the HEALTHCHECK command
+//     passing, SIGTERM stopping it with exit 0.
+//  4. The appliance image's ENTRYPOINT: the built binary answers --version.
+//  5. systemd units: `systemd-analyze verify` in a scratch root holding the executables
+//     their ExecStart names, and an exposure level of 2.0 or better from
+//     `systemd-analyze security` (skipped when systemd-analyze is missing, unless
+//     REQUIRE_SYSTEMD_ANALYZE is set).
+//
+// Exit 0 when everything holds; 1 with the list of problems otherwise.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+
+const root = path.resolve(import.meta.dirname, '..');
+const deploy = path.join(root, 'deploy');
+const problems = [];
+const fail = (message) => problems.push(message);
+const ok = (message) => console.log(`ok    ${message}`);
+
+/** Dockerfile instructions: continuation lines joined, comments dropped. */
+function instructions(file) {
+  const text = readFileSync(file, 'utf8').replace(/\\\n/g, ' ');
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const [keyword, ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const isIgnored = (relative) =>
+  ignored.some((pattern) => {
+    const p = pattern.replace(/^\*\*\//, '');
+    return pattern.startsWith('**/')
+      ? relative.split('/').includes(p)
+      : relative === p || relative.startsWith(`${p}/`);
+  });
+
+// --- 1. Dockerfiles ----------------------------------------------------------------------
+const images = {};
+for (const name of ['scheduler', 'advisory']) {
+  const file = path.join(deploy, `${name}.Dockerfile`);
+  const steps = instructions(file);
+  images[name] = steps;
+  for (const { keyword, args } of steps) {
+    if (keyword !== 'COPY' || args.includes('--from=')) continue;
+    const parts = args.split(/\s+/).filter((a) => !a.startsWith('--'));
+    for (const source of parts.slice(0, -1)) {
+      if (!existsSync(path.join(root, source)))
+        fail(`${name}.Dockerfile: COPY ${source}: no such file in the build context`);
+      else if (isIgnored(source)) fail(`${name}.Dockerfile: COPY ${source} is excluded by .dockerignore`);
+    }
+  }
+  ok(`${name}.Dockerfile: every COPY source is in the build context`);
+}
+// The runtime stages copy what these commands make: the same commands, run here.
+for (const made of ['scheduler/dist/main.mjs', 'advisory/build/advisory']) {
+  if (!existsSync(path.join(root, made)))
+    fail(`${made} is missing: run the builds first (npm install, npm run build:binary -w advisory)`);
+}
+
+// --- 2. compose.yaml ---------------------------------------------------------------------
+const compose = yaml.load(readFileSync(path.join(deploy, 'compose.yaml'), 'utf8'));
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const postgresImageVariables = new Set(['POSTGRES_USER', 'POSTGRES_DB', 'POSTGRES_PASSWORD']);
+for (const [service, spec] of Object.entries(compose.services)) {
+  if (spec.build) {
+    const context = path.resolve(deploy, spec.build.context);
+    if (!existsSync(path.join(context, spec.build.dockerfile)))
+      fail(`compose ${service}: no ${spec.build.dockerfile}`);
+  }
+  for (const variable of Object.keys(spec.environment ?? {})) {
+    if (postgresImageVariables.has(variable)) continue;
+    if (!readme.includes(`\`${variable}\``))
+      fail(`compose ${service}: ${variable} is not a documented setting`);
+  }
+  for (const volume of spec.volumes ?? []) {
+    const host =
+      /^\$\{[A-Z_]+:-([^}]+)\}:/.exec(volume)?.[1] ?? (volume.startsWith('.') ? volume.split(':')[0] : null);
+    if (host && !existsSync(path.resolve(deploy, host)))
+      fail(`compose ${service}: volume source ${host} does not exist`);
+  }
+}
+ok('compose.yaml: build files, default host files and settings are real');
+
+// --- 3. the scheduler image's commands, outside a container ---------------------------
+const jsonForm = (steps, keyword) => {
+  const step = steps.findLast((s) => s.keyword === keyword);
+  return step ? JSON.parse(step.args.replace(/^--[^[]*/, '').trim()) : null;
+};
+const imageEnv = (steps) => {
+  const env = {};
+  for (const { keyword, args } of steps.slice(steps.findLastIndex((s) => s.keyword === 'FROM'))) {
+    if (keyword !== 'ENV') continue;
+    for (const pair of args.split(/\s+/)) {
+      const [key, ...value] = pair.split('=');
+      env[key] = value.join('=');
+    }
+  }
+  return env;
+};
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function checkSchedulerImage() {
+  const steps = images.scheduler;
+  const app = mkdtempSync(path.join(tmpdir(), 'scheduler-image-'));
+  for (const file of [
+    'package.json',
+    'package-lock.json',
+    'scheduler/package.json',
+    'advisory/package.json',
+  ]) {
+    mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+    cpSync(path.join(root, file), path.join(app, file));
+  }
+  // The runtime stage's RUN, as it stands in the Dockerfile (up to the first &&).
+  const install = steps
+    .filter((s) => s.keyword === 'RUN')
+    .at(-1)
+    .args.split('&&')[0]
+    .trim()
+    .split(/\s+/);
+  execFileSync(install[0], install.slice(1), { cwd: app, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (const dev of ['tsx', 'vitest', 'esbuild', '@biomejs/biome']) {
+    if (existsSync(path.join(app, 'node_modules', dev)))
+      fail(`scheduler image: development dependency ${dev} installed`);
+  }
+  cpSync(path.join(root, 'scheduler/dist'), path.join(app, 'scheduler/dist'), { recursive: true });
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    ...imageEnv(steps),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: path.join(app, 'data'),
+    AUTH_DEV_ISSUER: 'true',
+    LOG_LEVEL: 'warn',
+  };
+  const [command, ...args] = jsonForm(steps, 'CMD');
+  const child = spawn(command === 'node' ? process.execPath : command, args, {
+    cwd: app,
+    env,
+    stdio: 'inherit',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let healthy = false;
+  for (let i = 0; i < 600 && !healthy && child.exitCode === null; i++) {
+    healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) fail('scheduler image: CMD never answered /health');
+  const probe = jsonForm(steps, 'HEALTHCHECK');
+  const health = spawnSync(probe[0] === 'node' ? process.execPath : probe[0], probe.slice(1), {
+    env,
+    cwd: app,
+  });
+  if (health.status !== 0) fail(`scheduler image: HEALTHCHECK exited ${health.status}`);
+  child.kill('SIGTERM');
+  const code = await exited;
+  if (code !== 0) fail(`scheduler image: SIGTERM ended the server with ${code}`);
+  rmSync(app, { recursive: true, force: true });
+  ok('scheduler image: production-only install, CMD healthy, HEALTHCHECK passes, SIGTERM exits 0');
+}
+await checkSchedulerImage();
+
+// --- 4. the appliance image's ENTRYPOINT -------------------------------------------------
+{
+  const [entry] = jsonForm(images.advisory, 'ENTRYPOINT');
+  const built = path.join(root, 'advisory/build', path.basename(entry));
+  const version = spawnSync(built, ['--version'], { encoding: 'utf8', env: { PATH: '' } });
+  if (version.status !== 0) fail(`advisory image: ${entry} --version exited ${version.status}`);
+  else ok(`advisory image: ${entry} --version: ${version.stdout.split('\n')[0]}`);
+}
+
+// --- 5. systemd units --------------------------------------------------------------------
+const analyze = spawnSync('systemd-analyze', ['--version']).status === 0;
+if (!analyze) {
+  if (process.env.REQUIRE_SYSTEMD_ANALYZE)
+    fail('systemd-analyze is required (REQUIRE_SYSTEMD_ANALYZE) but missing');
+  else console.log('skip  systemd units: systemd-analyze is not installed');
+} else {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'units-'));
+  const units = readdirSync(path.join(deploy, 'systemd')).filter((f) => f.endsWith('.service'));
+  mkdirSync(path.join(scratch, 'etc/systemd/system'), { recursive: true });
+  mkdirSync(path.join(scratch, 'usr/lib/systemd'), { recursive: true });
+  cpSync('/lib/systemd/system', path.join(scratch, 'usr/lib/systemd/system'), { recursive: true });
+  // What each unit's ExecStart names, from this build.
+  const builtFiles = {
+    '/usr/local/bin/advisory': path.join(root, 'advisory/build/advisory'),
+    '/usr/bin/node': process.execPath,
+    '/opt/scheduler/scheduler/dist/main.mjs': path.join(root, 'scheduler/dist/main.mjs'),
+  };
+  for (const unit of units) {
+    cpSync(path.join(deploy, 'systemd', unit), path.join(scratch, 'etc/systemd/system', unit));
+    const exec =
+      /^ExecStart=(.*)$/m.exec(readFileSync(path.join(deploy, 'systemd', unit), 'utf8'))?.[1] ?? '';
+    for (const word of exec.split(/\s+/).filter((w) => w.startsWith('/'))) {
+      const source = builtFiles[word];
+      if (!source) fail(`${unit}: ExecStart names ${word}, which no build makes`);
+      else {
+        mkdirSync(path.dirname(path.join(scratch, word)), { recursive: true });
+        cpSync(source, path.join(scratch, word));
+      }
+    }
+  }
+  const verify = spawnSync('systemd-analyze', ['verify', `--root=${scratch}`, ...units], {
+    encoding: 'utf8',
+  });
+  if (verify.status !== 0) fail(`systemd-analyze verify: ${verify.stderr}${verify.stdout}`);
+  else ok(`systemd-analyze verify: ${units.join(', ')}`);
+  for (const unit of units) {
+    const security = spawnSync('systemd-analyze', ['security', '--offline=yes', `--root=${scratch}`, unit], {
+      encoding: 'utf8',
+    });
+    const level = Number(/Overall exposure level for \S+: ([\d.]+)/.exec(security.stdout)?.[1]);
+    if (!(level <= 2)) fail(`${unit}: exposure level ${level} (want 2.0 or better)`);
+    else ok(`${unit}: systemd-analyze security exposure level ${level}`);
+  }
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+if (problems.length > 0) {
+  console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  process.exit(1);
+}
+console.log('\ndeployment files: all checks passed');
