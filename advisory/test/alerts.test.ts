@@ -6,7 +6,8 @@ import path from 'node:path';
 import selfsigned from 'selfsigned';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Alert } from '../src/alerts/alert.ts';
+import { type Alert, initialAlert } from '../src/alerts/alert.ts';
+import { Outbox } from '../src/alerts/outbox.ts';
 import type { Appliance } from '../src/appliance/appliance.ts';
 import { Clock, openTest, publish, setup, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
@@ -279,5 +280,27 @@ describe('alerts', () => {
       { attempts: 5, lastError: 'HTTP 500', alert: { kind: 'changes' } },
     ]);
     expect(receiver.received.map((a) => a.kind)).toEqual(['initial']);
+  });
+});
+
+describe('the outbox', () => {
+  it('gives up at once, kept in failed/, a delivery for a channel no longer configured', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    const at = new Date('2026-11-24T10:00:00Z');
+    const options = { retryBaseMs: 1000, maxAttempts: 5, now: () => at };
+    const alert = initialAlert([{ asset: 'a', verdict: 'eol' }], [], '2026.11.24', null, at);
+    // Queued while webhook and mail were configured; the webhook is gone after a restart.
+    await new Outbox(dir, { webhook: async () => undefined, email: async () => undefined }, options).enqueue(
+      alert,
+    );
+    const mailed: string[] = [];
+    const after = new Outbox(dir, { email: async (a) => void mailed.push(a.id) }, options);
+    await after.flush();
+    expect(mailed).toEqual([alert.id]);
+    expect(await after.pending()).toEqual([]);
+    const failed = await after.failed();
+    expect(failed.map((d) => [d.channel, d.lastError])).toEqual([
+      ['webhook', 'the webhook channel is no longer configured (ADVISORY_NOTIFY_WEBHOOK_URL)'],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Appliance } from '../src/appliance/appliance.ts';
@@ -186,6 +186,27 @@ describe('the cache at start', () => {
     await appliance.refresh();
     expect(appliance.status.feed).toBeNull();
     expect(appliance.status.evaluations).toEqual([]);
+  });
+
+  it('leaves files beside the cache alone, whatever their names (feed.pub beside feed)', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const beside = ['feed.pub', 'feed.d/notes.txt', 'feed.1', 'feed.backup/manifest.yaml'].map((name) =>
+      path.join(path.dirname(s.cacheDir), name),
+    );
+    for (const file of beside) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, 'mine\n');
+    }
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    publish(s, widgetAdvisories, new Date(PUBLISHED.getTime() + 60_000));
+    first.clock.advance(DAY);
+    await first.appliance.refresh();
+    await first.appliance.stop();
+    open.splice(0);
+    await start(s.env);
+    for (const file of beside) expect(readFileSync(file, 'utf8'), file).toBe('mine\n');
+    expect(await feedVerifies(s.cacheDir, s.keyFile, first.clock.now())).toMatch(/OK/);
   });
 
   it('refuses to start on a damaged remembered state rather than forget it', async () => {

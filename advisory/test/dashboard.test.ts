@@ -172,6 +172,25 @@ describe('pages and probes', () => {
     });
   });
 
+  it('says on every page when the inventory file as it stands could not be read', async () => {
+    const broken: DashboardSource = {
+      ...demoSource(demo),
+      status: { ...demo.appliance.status, inventoryError: 'inventory.yaml line 3: bad indentation <here>' },
+    };
+    await withServer(broken, {}, async (url) => {
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>The inventory file could not be read:</strong> inventory.yaml line 3: bad indentation &lt;here&gt;',
+        );
+        expect(html, page).toContain('The inventory read before keeps being used.');
+      }
+    });
+    await withServer(demoSource(demo), {}, async (url) => {
+      expect(await (await fetch(`${url}/`)).text()).not.toContain('inventory file could not be read');
+    });
+  });
+
   it('sends a strict CSP, no framing, no sniffing, no referrer, on every answer', async () => {
     await withServer(demoSource(demo), {}, async (url) => {
       for (const page of ['/', '/feed', '/health', '/decisions.json', '/nowhere']) {

@@ -347,6 +347,15 @@ describe('the inventory file', () => {
       refuse('sources:\n  - { type: file, name: a, path: x }\n  - { type: file, name: a, path: y }\n'),
     ).toBe('inv.yaml: /sources/1: source name a is used twice');
     expect(refuse('sources:\n  - { type: file, name: a, path: x, timeout: 10h }\n')).toMatch(/timeout/);
+    // The range a source's deadline may take is checked when the file is read, not at
+    // every collection after: 10m is the longest, 1s the shortest.
+    for (const timeout of ['30m', '601s'])
+      expect(refuse(`sources:\n  - { type: file, name: a, path: x, timeout: ${timeout} }\n`)).toBe(
+        `inv.yaml: /sources/0: timeout ${timeout} is outside 1s to 10m`,
+      );
+    expect(() =>
+      parseInventoryFile('sources:\n  - { type: file, name: a, path: x, timeout: 10m }\n'),
+    ).not.toThrow();
     expect(refuse('surprise: true\n')).toMatch(/surprise/);
   });
 });

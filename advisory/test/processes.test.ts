@@ -198,6 +198,24 @@ describe('advisory run', () => {
       [{ ADVISORY_INVENTORY: s.keyFile }, 'ADVISORY_INVENTORY'],
       [{ ADVISORY_FEED_URL: 'ftp://feed.example/' }, 'ADVISORY_FEED_URL'],
       [{ ADVISORY_SMTP_URL: 'smtp://mail.lan:587' }, 'ADVISORY_SMTP_FROM'],
+      [
+        {
+          ADVISORY_SMTP_URL: 'smtp://mail.lan:587',
+          ADVISORY_SMTP_FROM: 'advisory@example.org',
+          ADVISORY_SMTP_TO: 'ops@example.org',
+          ADVISORY_SMTP_CA_FILE: path.join(s.dir, 'missing-ca.pem'),
+        },
+        'ADVISORY_SMTP_CA_FILE',
+      ],
+      [
+        {
+          ADVISORY_SMTP_URL: 'smtp://mail.lan:587',
+          ADVISORY_SMTP_FROM: 'advisory@example.org',
+          ADVISORY_SMTP_TO: 'ops@example.org',
+          ADVISORY_SMTP_CA_FILE: s.keyFile,
+        },
+        'ADVISORY_SMTP_CA_FILE',
+      ],
     ] as const) {
       const { child, done } = run(['run'], { ...s.env, ...change });
       let stderr = '';

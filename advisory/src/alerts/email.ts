@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import nodemailer from 'nodemailer';
 import type { SmtpConfig } from '../appliance/config.ts';
 import { type Alert, alertText } from './alert.ts';
@@ -10,10 +9,8 @@ import { type Alert, alertText } from './alert.ts';
  * Message-ID is the alert's id, so a repeat after a crash is recognisable.
  */
 export function mailSender(config: SmtpConfig, timeoutMs = 30_000) {
-  let ca: Promise<string | undefined> | undefined;
+  const authority = config.ca;
   return async (alert: Alert): Promise<void> => {
-    ca ??= config.caFile ? readFile(config.caFile, 'utf8') : Promise.resolve(undefined);
-    const authority = await ca;
     const transport = nodemailer.createTransport({
       host: config.host,
       port: config.port,

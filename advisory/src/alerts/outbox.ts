@@ -29,6 +29,11 @@ export interface OutboxOptions {
 
 const MAX_WAIT_MS = 6 * 3_600_000;
 
+const CHANNEL_SETTING: Record<Channel, string> = {
+  webhook: 'ADVISORY_NOTIFY_WEBHOOK_URL',
+  email: 'ADVISORY_SMTP_URL',
+};
+
 export class Outbox {
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -130,7 +135,15 @@ export class Outbox {
       if (Date.parse(delivery.nextAttemptAt) > now.getTime()) continue;
       const send = this.senders[delivery.channel];
       const file = path.join(this.dir, delivery.file);
-      if (!send) continue;
+      if (!send) {
+        // Queued before a restart without that channel: nothing will ever send it.
+        await this.giveUp(
+          file,
+          delivery,
+          `the ${delivery.channel} channel is no longer configured (${CHANNEL_SETTING[delivery.channel]})`,
+        );
+        continue;
+      }
       try {
         await send(delivery.alert);
         await rm(file, { force: true });
@@ -145,11 +158,19 @@ export class Outbox {
           lastError: (error as Error).message || String(error),
         };
         await writeAtomic(file, JSON.stringify(next));
-        if (attempts >= this.options.maxAttempts) {
-          await ensureDir(path.join(this.dir, 'failed'));
-          await rename(file, path.join(this.dir, 'failed', delivery.file));
-        }
+        if (attempts >= this.options.maxAttempts) await this.moveToFailed(file, delivery.file);
       }
     }
+  }
+
+  private async giveUp(file: string, delivery: Delivery, reason: string): Promise<void> {
+    const { file: _name, ...kept } = delivery;
+    await writeAtomic(file, JSON.stringify({ ...kept, lastError: reason }));
+    await this.moveToFailed(file, delivery.file);
+  }
+
+  private async moveToFailed(file: string, name: string): Promise<void> {
+    await ensureDir(path.join(this.dir, 'failed'));
+    await rename(file, path.join(this.dir, 'failed', name));
   }
 }

@@ -7,10 +7,11 @@ import type { VerifiedFeed } from '../feed/verify-feed.ts';
 /**
  * ADVISORY_FEED_CACHE: the last accepted feed, exactly as it was pulled, as a feed
  * directory that `advisory-feed verify` accepts as it stands. The path is a symbolic
- * link to a complete copy beside it (`<cache>.<hash>.<random>`); a new copy is written
+ * link to a complete copy beside it (`.<cache>.copy-<random>`); a new copy is written
  * whole, then the link is replaced in one rename. A process killed at any moment leaves
  * the link naming the old copy or the new one, never a mix; half-written copies are
- * cleared at the next start.
+ * cleared at the next start. Only names of exactly that making are ever removed: the
+ * cache may share its folder with anything (a key `feed.pub` beside a cache `feed`).
  */
 export class FeedCache {
   constructor(readonly path: string) {}
@@ -19,8 +20,16 @@ export class FeedCache {
     return path.dirname(this.path);
   }
 
-  private get prefix(): string {
-    return `${path.basename(this.path)}.`;
+  /** A name beside the cache for a copy, a link being made, or a hand-made cache set aside. */
+  private sibling(kind: 'copy' | 'link' | 'manual'): string {
+    return path.join(this.parent, `.${path.basename(this.path)}.${kind}-${randomBytes(6).toString('hex')}`);
+  }
+
+  private isSibling(name: string): boolean {
+    const base = path.basename(this.path);
+    return (
+      name.startsWith(`.${base}.`) && /^(copy|link|manual)-[0-9a-f]{12}$/.test(name.slice(base.length + 2))
+    );
   }
 
   /** The copy the link names, or null when there is none. */
@@ -48,7 +57,7 @@ export class FeedCache {
     if (info?.isDirectory() && (await readdir(this.path)).length === 0) await rmdir(this.path);
     const keep = await this.current();
     for (const name of await readdir(this.parent)) {
-      if (!name.startsWith(this.prefix)) continue;
+      if (!this.isSibling(name)) continue;
       const full = path.join(this.parent, name);
       if (full !== keep) await rm(full, { recursive: true, force: true });
     }
@@ -57,7 +66,7 @@ export class FeedCache {
   /** A new, empty copy beside the cache, for a verification to write the feed's files into. */
   async prepare(): Promise<string> {
     await mkdir(this.parent, { recursive: true });
-    const copy = path.join(this.parent, `${this.prefix}${randomBytes(6).toString('hex')}`);
+    const copy = this.sibling('copy');
     await mkdir(copy, { mode: 0o755 });
     return copy;
   }
@@ -77,12 +86,9 @@ export class FeedCache {
     const previous = await this.current();
     if (previous === this.path) {
       // A hand-made directory: set it aside so the link can be made (once).
-      await rename(
-        this.path,
-        path.join(this.parent, `${this.prefix}manual.${randomBytes(4).toString('hex')}`),
-      );
+      await rename(this.path, this.sibling('manual'));
     }
-    const link = path.join(this.parent, `${this.prefix}link.${randomBytes(4).toString('hex')}`);
+    const link = this.sibling('link');
     await symlink(path.basename(copy), link);
     await rename(link, this.path);
     await this.recover();

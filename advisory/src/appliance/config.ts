@@ -35,6 +35,8 @@ export interface SmtpConfig {
   from: string;
   to: string[];
   caFile: string | null;
+  /** The CA file's certificates (PEM), read and checked at start (appliance/open.ts). */
+  ca: string | null;
 }
 
 export class ConfigError extends Error {
@@ -194,6 +196,7 @@ function smtp(env: Env): SmtpConfig | null {
     from,
     to,
     caFile: text(env, 'ADVISORY_SMTP_CA_FILE') ?? null,
+    ca: null,
   };
 }
 
@@ -206,8 +209,13 @@ function logLevel(env: Env): ApplianceConfig['logLevel'] {
   return raw as ApplianceConfig['logLevel'];
 }
 
+/** ADVISORY_STATE_DIR, or ./data/advisory when unset or empty (for every command alike). */
+export function stateDirOf(env: Env): string {
+  return path.resolve(text(env, 'ADVISORY_STATE_DIR') ?? 'data/advisory');
+}
+
 export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
-  const stateDir = path.resolve(text(env, 'ADVISORY_STATE_DIR') ?? 'data/advisory');
+  const stateDir = stateDirOf(env);
   const keys = required(
     env,
     'ADVISORY_PUBLIC_KEYS',

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
 import { type PublicKey, parsePublicKey } from '../crypto/signify.ts';
@@ -32,6 +33,23 @@ export async function readInventoryConfig(file: string): Promise<InventoryFile> 
   }
 }
 
+/** ADVISORY_SMTP_CA_FILE read once, at start: a missing or wrong file stops start-up. */
+export async function readSmtpAuthority(config: ApplianceConfig): Promise<ApplianceConfig> {
+  const file = config.smtp?.caFile;
+  if (!config.smtp || !file) return config;
+  let ca: string;
+  try {
+    ca = await readFile(file, 'utf8');
+    new X509Certificate(ca);
+  } catch (error) {
+    const problem = (error as NodeJS.ErrnoException).code?.startsWith('ERR_OSSL')
+      ? 'no PEM certificate in it'
+      : (error as Error).message;
+    throw new ConfigError('ADVISORY_SMTP_CA_FILE', `${file}: ${problem}`);
+  }
+  return { ...config, smtp: { ...config.smtp, ca } };
+}
+
 export function applianceLogger(level: ApplianceConfig['logLevel']): Logger {
   return pino({ level, base: { service: 'advisory' } }, pino.destination({ dest: 2, sync: true }));
 }
@@ -39,7 +57,7 @@ export function applianceLogger(level: ApplianceConfig['logLevel']): Logger {
 export async function openAppliance(
   options: { env?: NodeJS.ProcessEnv; logger?: Logger; readOnly?: boolean; now?: () => Date } = {},
 ): Promise<{ appliance: Appliance; config: ApplianceConfig }> {
-  const config = loadApplianceConfig(options.env ?? process.env);
+  const config = await readSmtpAuthority(loadApplianceConfig(options.env ?? process.env));
   const trustedKeys = await readTrustedKeys(config.publicKeyFiles);
   const inventory = await readInventoryConfig(config.inventoryFile);
   const appliance = await Appliance.open(config, {

@@ -151,6 +151,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     return {
       feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
       problem: source.status.problem?.message ?? null,
+      inventoryError: source.status.inventoryError,
     };
   };
 

@@ -2,7 +2,9 @@ import path from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { parseYaml, YamlError } from '../feed/yaml.ts';
+import { DurationError } from '../time/durations.ts';
 import { parseInstant } from '../time/instants.ts';
+import { timeoutOf } from './adapters/limits.ts';
 import type { Asset } from './asset.ts';
 
 /**
@@ -188,6 +190,15 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
       throw new InventoryError(`${what}: /sources/${index}: source name ${source.name} is used twice`);
     names.add(source.name);
     checkFacts(source.facts, `${what}: /sources/${index}`);
+    if (source.timeout !== undefined) {
+      try {
+        timeoutOf(source, 0);
+      } catch (error) {
+        if (error instanceof DurationError)
+          throw new InventoryError(`${what}: /sources/${index}: timeout ${error.message}`);
+        throw error;
+      }
+    }
     if (source.type === 'proxmox' && source.ca_file && source.fingerprint)
       throw new InventoryError(`${what}: /sources/${index}: give ca_file or fingerprint, not both`);
     if (source.type === 'http') {

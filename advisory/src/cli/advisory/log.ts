@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { stateDirOf } from '../../appliance/config.ts';
 import { type PublicKey, parsePublicKey, SignifyFormatError } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
 import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
@@ -81,7 +82,7 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     const lines = (items: unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');
     return report(io, verifyLog(lines(data.entries), lines(data.checkpoints), publicKey), values.export);
   }
-  const dir = path.resolve(values['state-dir'] ?? env.ADVISORY_STATE_DIR ?? 'data/advisory');
+  const dir = values['state-dir'] ? path.resolve(values['state-dir']) : stateDirOf(env);
   await requireDirectory('--state-dir', dir);
   const keyText = values['appliance-key']
     ? ''

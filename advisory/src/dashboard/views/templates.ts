@@ -37,6 +37,9 @@ const feedNotice = `<% if (!it.feed) { %>
 <div class="panel alarm" role="alert"><strong>No verified feed is in use.</strong> <%= it.problem ?? 'No feed has been accepted yet.' %></div>
 <% } else if (it.problem) { %>
 <div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving.</div>
+<% } %>
+<% if (it.inventoryError) { %>
+<div class="panel warn" role="status"><strong>The inventory file could not be read:</strong> <%= it.inventoryError %> The inventory read before keeps being used.</div>
 <% } %>`;
 
 const assets = `<h1>Assets</h1>
