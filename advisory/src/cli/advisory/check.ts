@@ -14,7 +14,8 @@ While the daemon (advisory run) holds the state directory, evaluates from its ca
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
 reminder, an asset whose source failed), 2 configuration error, 3 no verified feed.
-Configuration: the ADVISORY_* environment variables (see the README).`;
+Configuration: the ADVISORY_* environment variables (see the README); the log level
+defaults to warn here.`;
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
 
@@ -22,7 +23,12 @@ export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Pro
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
   const config = loadApplianceConfig(env);
   const busy = await stateDirBusy(config.stateDir);
-  const { appliance } = await openAppliance({ env, readOnly: busy });
+  // A command for cron and monitoring: its output is the table; the log says only what
+  // went wrong (warnings and worse) unless ADVISORY_LOG_LEVEL asks for more.
+  const { appliance } = await openAppliance({
+    env: { ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' },
+    readOnly: busy,
+  });
   try {
     const status = await appliance.refresh();
     const feed = status.feed;
