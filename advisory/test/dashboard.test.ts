@@ -144,6 +144,26 @@ describe('authentication', () => {
       expect(Number(paused.headers.get('retry-after'))).toBeGreaterThan(500);
     });
   });
+
+  it('counts failed logins per client behind a trusted proxy (ADVISORY_TRUST_PROXY), per connection otherwise', async () => {
+    const guess = (forwardedFor: string, password = 'wrong-guess-123') => ({
+      headers: { authorization: basic('operator', password), 'x-forwarded-for': forwardedFor },
+    });
+    // Behind a proxy on this machine: one client's guesses pause that client alone.
+    for (const trustProxy of [['127.0.0.1'], 1]) {
+      await withServer(demoSource(demo), { credentials, trustProxy }, async (url) => {
+        for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess('203.0.113.7'))).status).toBe(401);
+        expect((await fetch(`${url}/`, guess('203.0.113.7', credentials.password))).status).toBe(429);
+        const other = await fetch(`${url}/`, guess('198.51.100.9', credentials.password));
+        expect(other.status, String(trustProxy)).toBe(200);
+      });
+    }
+    // Not trusted: the header is the client's own claim and changes nothing.
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
+      expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+    });
+  });
 });
 
 describe('pages and probes', () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { DurationError, parseDuration } from '../time/durations.ts';
 
@@ -18,6 +19,11 @@ export interface ApplianceConfig {
   inventoryFile: string;
   listen: { host: string; port: number };
   dashboard: { user: string; password: string } | null;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (failed-login
+   * pauses): none, all (`true`), a hop count, or addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
   webhookUrl: string | null;
   smtp: SmtpConfig | null;
   alerts: { retryBaseMs: number; maxAttempts: number };
@@ -138,6 +144,30 @@ function dashboard(env: Env): ApplianceConfig['dashboard'] {
   return { user, password };
 }
 
+function trustProxy(env: Env): ApplianceConfig['trustProxy'] {
+  const raw = text(env, 'ADVISORY_TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 10) throw new ConfigError('ADVISORY_TRUST_PROXY', 'a hop count is from 1 to 10');
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixOk || extra !== undefined)
+      throw new ConfigError(
+        'ADVISORY_TRUST_PROXY',
+        `expected true, false, a hop count or comma-separated addresses and CIDR ranges, got "${entry}"`,
+      );
+  }
+  return entries;
+}
+
 function webhook(env: Env): string | null {
   const raw = text(env, 'ADVISORY_NOTIFY_WEBHOOK_URL');
   if (raw === undefined) return null;
@@ -235,6 +265,7 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
     listen: listen(env),
     dashboard: dashboard(env),
+    trustProxy: trustProxy(env),
     webhookUrl: webhook(env),
     smtp: smtp(env),
     alerts: {

@@ -32,7 +32,7 @@ export interface DashboardOptions {
   attempts?: FailedAttempts;
   now?: () => Date;
   /** Trust X-Forwarded-For from a proxy in front (false by default). */
-  trustProxy?: boolean;
+  trustProxy?: boolean | number | string[];
 }
 
 const securityHeaders = {
@@ -93,7 +93,10 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   const now = options.now ?? (() => new Date());
   const attempts = options.attempts ?? new FailedAttempts();
   const eta = createRenderer();
-  const app = Fastify({ logger: false, trustProxy: options.trustProxy ?? false });
+  const trust = options.trustProxy ?? false;
+  // A hop count as the function Fastify's types accept (trust the nearest `hops` proxies).
+  const trustProxy = typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+  const app = Fastify({ logger: false, trustProxy });
 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(securityHeaders)) reply.header(name, value);

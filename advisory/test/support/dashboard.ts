@@ -61,13 +61,18 @@ export interface Served {
 
 export async function serve(
   source: DashboardSource,
-  options: { credentials?: { user: string; password: string } | null; now?: () => Date } = {},
+  options: {
+    credentials?: { user: string; password: string } | null;
+    now?: () => Date;
+    trustProxy?: boolean | number | string[];
+  } = {},
 ): Promise<Served> {
   const app = await buildDashboard({
     source,
     credentials: options.credentials ?? null,
     version: '0.0.0-test',
     ...(options.now ? { now: options.now } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {

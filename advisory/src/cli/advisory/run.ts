@@ -53,6 +53,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
     source: dashboardSource(appliance, trustedKeys),
     credentials: config.dashboard,
     version: CLIENT_VERSION,
+    trustProxy: config.trustProxy,
   });
   try {
     await dashboard.listen({ host: config.listen.host, port: config.listen.port });
