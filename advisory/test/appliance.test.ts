@@ -306,6 +306,16 @@ describe('a refresh over HTTP', () => {
 });
 
 describe('a second process on the same state', () => {
+  it('takes over a lock left by an earlier process with its own pid (a container restarted)', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    // What a killed process 1 leaves behind for the next process 1: a fresh lock naming it.
+    mkdirSync(path.join(s.stateDir, 'lock'), { recursive: true });
+    writeFileSync(path.join(s.stateDir, 'lock.pid'), `${process.pid}\n`);
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    expect(appliance.status.feed?.from).toBe('live');
+  });
+
   it('may not run beside the first; a check beside it reads the cache and writes nothing', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     const { appliance } = await start(s.env);

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lockStateDir } from '../src/appliance/lock.ts';
 import { publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
 
@@ -191,6 +192,8 @@ describe('advisory run', () => {
 
   it('stops at once with the variable named when the configuration is wrong (exit 2)', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const fifo = path.join(s.dir, 'a-fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     for (const [change, variable] of [
       [{ ADVISORY_REFRESH_INTERVAL: '6 hours' }, 'ADVISORY_REFRESH_INTERVAL'],
       [{ ADVISORY_LISTEN: 'everywhere' }, 'ADVISORY_LISTEN'],
@@ -216,6 +219,18 @@ describe('advisory run', () => {
         },
         'ADVISORY_SMTP_CA_FILE',
       ],
+      // A FIFO where a file should be is refused at once, never waited on.
+      [{ ADVISORY_PUBLIC_KEYS: fifo }, 'ADVISORY_PUBLIC_KEYS'],
+      [{ ADVISORY_INVENTORY: fifo }, 'ADVISORY_INVENTORY'],
+      [
+        {
+          ADVISORY_SMTP_URL: 'smtp://mail.lan:587',
+          ADVISORY_SMTP_FROM: 'advisory@example.org',
+          ADVISORY_SMTP_TO: 'ops@example.org',
+          ADVISORY_SMTP_CA_FILE: fifo,
+        },
+        'ADVISORY_SMTP_CA_FILE',
+      ],
     ] as const) {
       const { child, done } = run(['run'], { ...s.env, ...change });
       let stderr = '';
@@ -225,6 +240,140 @@ describe('advisory run', () => {
       expect(await done, variable).toBe(2);
       expect(stderr, variable).toContain(`configuration error: ${variable}:`);
       expect(stderr, variable).not.toMatch(/^\s+at /m);
+    }
+  }, 60_000);
+});
+
+describe('as an unprivileged user', () => {
+  // Containers and systemd units run the appliance as a user that owns its state
+  // directory and nothing around it (a volume, StateDirectory=). Needs root to switch.
+  const root = process.getuid?.() === 0;
+  const NOBODY = 65534;
+
+  it.skipIf(!root)(
+    'checks and serves with a state directory inside a folder it cannot write',
+    async () => {
+      const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+      chmodSync(s.dir, 0o755);
+      chmodSync(s.feedDir, 0o755);
+      const parent = path.join(s.dir, 'var-lib');
+      mkdirSync(parent, { mode: 0o755 });
+      const stateDir = path.join(parent, 'advisory');
+      mkdirSync(stateDir, { mode: 0o700 });
+      chownSync(stateDir, NOBODY, NOBODY);
+      const env = {
+        ...process.env,
+        ...s.env,
+        ADVISORY_STATE_DIR: stateDir,
+        ADVISORY_FEED_CACHE: path.join(stateDir, 'feed-cache'),
+        ADVISORY_LISTEN: '127.0.0.1:0',
+      };
+      const check = spawnSync(process.execPath, [bin, 'check'], {
+        env,
+        uid: NOBODY,
+        gid: NOBODY,
+        encoding: 'utf8',
+      });
+      expect(check.status, `${check.stdout}${check.stderr}`).toBe(1);
+      expect(check.stdout).toMatch(/^old-box +eol /m);
+
+      const child = spawn(process.execPath, [bin, 'run'], {
+        env,
+        uid: NOBODY,
+        gid: NOBODY,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const done = new Promise<string>((resolve) =>
+        child.on('exit', (code, signal) => resolve(`${code} ${signal}`)),
+      );
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /dashboard on (http\S+)/.exec(out);
+          if (match) resolve(match[1] as string);
+        });
+        child.once('exit', (code) => reject(new Error(`advisory run exited ${code}: ${stderr}`)));
+      });
+      expect((await fetch(`${url}health`)).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await done, stderr).toBe('0 null');
+    },
+    60_000,
+  );
+});
+
+describe('advisory run under a service manager', () => {
+  function started(env: NodeJS.ProcessEnv) {
+    const { child, done } = run(['run'], { ...env, ADVISORY_LISTEN: '127.0.0.1:0' });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const waitFor = async (pattern: RegExp) => {
+      for (let i = 0; i < 300 && !pattern.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toMatch(pattern);
+    };
+    return { child, done, waitFor, output: () => out };
+  }
+
+  it('stops within seconds on SIGTERM while a refresh waits on a feed host that never answers', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const server = await startFeedServer(s.feedDir);
+    server.mode = 'slow';
+    try {
+      const daemon = started({ ...s.env, ADVISORY_FEED_URL: server.url, ADVISORY_FEED_TIMEOUT: '10m' });
+      await daemon.waitFor(/dashboard on/);
+      for (let i = 0; i < 100 && server.requests.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const t0 = Date.now();
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.done).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(20_000);
+      expect(daemon.output()).toMatch(/did not finish within 8 s; stopping without it/);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('waits while another process holds the state directory, then starts', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    mkdirSync(s.stateDir, { recursive: true });
+    const release = await lockStateDir(s.stateDir);
+    const daemon = started(s.env);
+    try {
+      await daemon.waitFor(/another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish/);
+      expect(daemon.output()).not.toMatch(/dashboard on/);
+      await release();
+      await daemon.waitFor(/dashboard on/);
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    expect(await daemon.done).toBe(0);
+  }, 60_000);
+
+  it('exits 1 (to be restarted) when its address is taken', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as AddressInfo).port;
+      const { child, done } = run(['run'], { ...s.env, ADVISORY_LISTEN: `127.0.0.1:${port}` });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      expect(await done).toBe(1);
+      expect(stderr).toContain(`ADVISORY_LISTEN: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+    } finally {
+      blocker.close();
     }
   }, 60_000);
 });

@@ -3,13 +3,20 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 
 /**
- * One appliance process per state directory. proper-lockfile's lock (a directory beside
- * it, kept fresh while held) is joined by the owner's pid, so a lock left by a process
- * that was killed is taken over at once instead of after the staleness timeout: the
- * state directory is local, and a dead pid cannot be holding it.
+ * One appliance process per state directory. proper-lockfile's lock (a directory `lock`
+ * inside the state directory, kept fresh while held: the process may own nothing around
+ * its state directory, as in a container volume or systemd's StateDirectory=) is joined
+ * by the owner's pid, so a lock left by a process that was killed is taken over at once
+ * instead of after the staleness timeout: the state directory is local, and a dead pid
+ * cannot be holding it.
  */
 const OWNER = 'lock.pid';
-const options = { stale: 30_000, update: 10_000, realpath: false } as const;
+const LOCK = 'lock';
+const optionsFor = (dir: string) =>
+  ({ stale: 30_000, update: 10_000, realpath: false, lockfilePath: path.join(dir, LOCK) }) as const;
+
+/** State directories this process holds (so a second open here is refused, not taken over). */
+const heldHere = new Set<string>();
 
 function alive(pid: number): boolean {
   try {
@@ -23,7 +30,10 @@ function alive(pid: number): boolean {
 async function ownerAlive(dir: string): Promise<boolean> {
   try {
     const pid = Number((await readFile(path.join(dir, OWNER), 'utf8')).trim());
-    return Number.isInteger(pid) && pid > 0 && (pid === process.pid || alive(pid));
+    // This process's own pid on a lock it does not hold names an earlier process with the
+    // same pid (a container's process 1 after a restart): that one is gone.
+    if (pid === process.pid) return heldHere.has(path.resolve(dir));
+    return Number.isInteger(pid) && pid > 0 && alive(pid);
   } catch {
     // No owner recorded (taken a moment ago, or by an older release): trust the lock.
     return true;
@@ -33,14 +43,16 @@ async function ownerAlive(dir: string): Promise<boolean> {
 export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(dir, options);
+    release = await lockfile.lock(dir, optionsFor(dir));
   } catch (error) {
     if ((error as { code?: string }).code !== 'ELOCKED' || (await ownerAlive(dir))) throw error;
-    await rm(`${dir}.lock`, { recursive: true, force: true });
-    release = await lockfile.lock(dir, options);
+    await rm(path.join(dir, LOCK), { recursive: true, force: true });
+    release = await lockfile.lock(dir, optionsFor(dir));
   }
   await writeFile(path.join(dir, OWNER), `${process.pid}\n`);
+  heldHere.add(path.resolve(dir));
   return async () => {
+    heldHere.delete(path.resolve(dir));
     await rm(path.join(dir, OWNER), { force: true });
     await release();
   };
@@ -48,6 +60,6 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
 
 /** Whether a live process holds the state directory. */
 export async function stateDirBusy(dir: string): Promise<boolean> {
-  const locked = await lockfile.check(dir, options).catch(() => false);
+  const locked = await lockfile.check(dir, optionsFor(dir)).catch(() => false);
   return locked && (await ownerAlive(dir));
 }

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
 import { type PublicKey, parsePublicKey } from '../crypto/signify.ts';
+import { readRegularFile } from '../files/regular-file.ts';
 import { loadInventory } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { Appliance } from './appliance.ts';
@@ -16,7 +16,7 @@ export async function readTrustedKeys(files: string[]): Promise<PublicKey[]> {
   return Promise.all(
     files.map(async (file) => {
       try {
-        return parsePublicKey(await readFile(file, 'utf8'));
+        return parsePublicKey(await readRegularFile(file, 64 * 1024));
       } catch (error) {
         throw new ConfigError('ADVISORY_PUBLIC_KEYS', `${file}: ${(error as Error).message}`);
       }
@@ -39,7 +39,7 @@ export async function readSmtpAuthority(config: ApplianceConfig): Promise<Applia
   if (!config.smtp || !file) return config;
   let ca: string;
   try {
-    ca = await readFile(file, 'utf8');
+    ca = await readRegularFile(file, 1024 * 1024);
     new X509Certificate(ca);
   } catch (error) {
     const problem = (error as NodeJS.ErrnoException).code?.startsWith('ERR_OSSL')

@@ -1,5 +1,6 @@
-import { constants, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { FileReadError, readRegularFile } from '../files/regular-file.ts';
 import { UsageError } from './io.ts';
 
 /**
@@ -25,25 +26,11 @@ function describeFailure(what: string, file: string, error: unknown): UsageError
 
 /** The text of a regular file of at most `maxBytes`. */
 export async function readInputFile(what: string, file: string, maxBytes = 4 * 1024 * 1024): Promise<string> {
-  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer.
-    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    return await readRegularFile(file, maxBytes);
   } catch (error) {
-    throw describeFailure(what, file, error);
-  }
-  try {
-    const info = await handle.stat();
-    if (info.isDirectory()) throw new UsageError(`${what} ${file}: is a directory, expected a file`);
-    if (!info.isFile()) throw new UsageError(`${what} ${file}: not a regular file`);
-    if (info.size > maxBytes) throw new UsageError(`${what} ${file}: larger than ${maxBytes} bytes`);
-    const text = await handle.readFile('utf8');
-    return text;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw describeFailure(what, file, error);
-  } finally {
-    await handle.close();
+    if (error instanceof FileReadError) throw new UsageError(`${what} ${file}: ${error.message}`);
+    throw error;
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../files/regular-file.ts';
 import { collectFile } from './adapters/file.ts';
 import { collectHttp } from './adapters/http.ts';
 import { timeoutOf } from './adapters/limits.ts';
@@ -29,12 +29,13 @@ export interface Collection {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_INVENTORY_BYTES = 4 * 1024 * 1024;
 
 /** Reads and checks the inventory file; InventoryError names the problem's place. */
 export async function loadInventory(file: string): Promise<InventoryFile> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readRegularFile(file, MAX_INVENTORY_BYTES);
   } catch (error) {
     throw new InventoryError(`${file}: ${(error as Error).message}`);
   }

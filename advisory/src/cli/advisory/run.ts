@@ -5,15 +5,17 @@ import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
-import { type Io, UsageError } from '../io.ts';
+import type { Io } from '../io.ts';
 
 export const runHelp = `Usage: advisory run
 
 The appliance daemon: refreshes every ADVISORY_REFRESH_INTERVAL (pull, verify, cache,
 evaluate, log, alert), serves the read-only dashboard, /decisions.json and /health on
-ADVISORY_LISTEN, and stops cleanly on SIGTERM or SIGINT (Ctrl-C).
+ADVISORY_LISTEN, and stops on SIGTERM, SIGINT (Ctrl-C) or SIGHUP: at once when idle,
+within 8 s when a refresh is in progress (a second signal stops it at once).
+While another advisory process holds ADVISORY_STATE_DIR (a check from cron), it waits.
 Configuration: the ADVISORY_* environment variables (see the README); a bad value stops
-start-up with the variable's name (exit 2).`;
+start-up with the variable's name (exit 2); an address it cannot listen on exits 1.`;
 
 export function dashboardSource(appliance: Appliance, trustedKeys: string[]): DashboardSource {
   return {
@@ -25,28 +27,68 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
   };
 }
 
+/** How long a stop waits for a refresh in progress (a hung feed host, a slow source). */
+const STOP_GRACE_MS = 8_000;
+
 /**
- * Resolves on the first SIGTERM or SIGINT, or when the parent that started this process
- * over an IPC channel (`npm start`) goes away, however it ended.
+ * Resolves on the first SIGTERM, SIGINT or SIGHUP, or when the parent that started this
+ * process over an IPC channel (`npm start`) goes away, however it ended. A second signal
+ * ends the process at once. The handlers stay installed: with none left, the lock
+ * library's exit hook would re-raise the signal and kill the process mid-stop.
  */
-const stopSignal = () =>
-  new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+function stopSignal(io: Io): Promise<string> {
+  let received: string | null = null;
+  return new Promise<string>((resolve) => {
+    for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.on(name, () => {
+        if (received !== null) {
+          io.err(`${name} again: stopping now`);
+          process.exit(EXIT_STOPPED_HARD);
+        }
+        received = name;
+        resolve(name);
+      });
+    }
     if (process.connected) process.once('disconnect', () => resolve('parent gone'));
   });
+}
+
+const EXIT_STOPPED_HARD = 1;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Opens the appliance; while another process holds the state directory (an `advisory
+ * check` from cron, or a daemon being replaced), waits for it instead of giving up, so a
+ * service manager's restart never turns a moment's overlap into an outage.
+ */
+async function openWhenFree(
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  stopping: Promise<string>,
+): Promise<Appliance | null> {
+  let said = false;
+  let stopped = false;
+  void stopping.then(() => {
+    stopped = true;
+  });
+  for (;;) {
+    try {
+      return (await openAppliance({ env })).appliance;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ELOCKED') throw error;
+      if (!said) io.out('another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish');
+      said = true;
+    }
+    await Promise.race([delay(1000), stopping]);
+    if (stopped) return null;
+  }
+}
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
-  const stopping = stopSignal();
-  let appliance: Appliance;
-  try {
-    ({ appliance } = await openAppliance({ env }));
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ELOCKED')
-      throw new UsageError('another advisory process holds ADVISORY_STATE_DIR; stop it first');
-    throw error;
-  }
+  const stopping = stopSignal(io);
+  const appliance = await openWhenFree(env, io, stopping);
+  if (!appliance) return 0;
   const config = appliance.config;
   const trustedKeys = (await readTrustedKeys(config.publicKeyFiles)).map((k) => keyId(k.keynum));
   const dashboard = await buildDashboard({
@@ -60,9 +102,12 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
   } catch (error) {
     await appliance.stop();
     const code = (error as { code?: string }).code;
-    throw new UsageError(
-      `ADVISORY_LISTEN: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (error as Error).message})`,
+    // A port in use or an address not (yet) here can pass: exit 1, so a service manager
+    // tries again (exit 2 is for what only a person can fix).
+    io.err(
+      `error: ADVISORY_LISTEN: cannot listen on ${config.listen.host}:${config.listen.port} (${code ?? (error as Error).message})`,
     );
+    return 1;
   }
   const address = dashboard.server.address();
   const port = typeof address === 'object' && address ? address.port : config.listen.port;
@@ -73,8 +118,23 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
   appliance.start();
   const signal = await stopping;
   io.out(`${signal}: stopping`);
-  await dashboard.close();
-  await appliance.stop();
+  const stopped = (async () => {
+    await dashboard.close();
+    await appliance.stop();
+    return true;
+  })();
+  let grace: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
+  });
+  const inTime = await Promise.race([stopped, late]);
+  clearTimeout(grace);
+  if (!inTime) {
+    // A refresh still waits on a feed host or an inventory source. Leaving now is safe: the
+    // cache is replaced in one rename and a half-made copy is cleared at the next start.
+    io.err(`the refresh in progress did not finish within ${STOP_GRACE_MS / 1000} s; stopping without it`);
+    process.exit(0);
+  }
   // A 'disconnect' listener keeps the IPC channel, and so this process, alive: let go.
   if (process.connected) process.disconnect();
   return 0;

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import jsonpointer from 'jsonpointer';
 import type { Asset } from '../asset.ts';
 import { type HttpSourceConfig, resolveFrom } from '../config.ts';
 import { AdapterError, adapterAgent, getText } from './fetch-json.ts';
+import { readNamed } from './limits.ts';
 
 /**
  * The HTTP getter: GET a URL of a local service and take the version from the answer,
@@ -14,7 +14,7 @@ export async function collectHttp(
   inventoryFile: string,
   timeoutMs: number,
 ): Promise<Asset[]> {
-  const ca = source.ca_file ? await readFile(resolveFrom(inventoryFile, source.ca_file), 'utf8') : undefined;
+  const ca = source.ca_file ? await readNamed(resolveFrom(inventoryFile, source.ca_file)) : undefined;
   const dispatcher = adapterAgent(ca ? { ca } : {}, timeoutMs);
   try {
     const text = await getText(source.url, { dispatcher, timeoutMs });

@@ -1,3 +1,4 @@
+import { readRegularFile } from '../../files/regular-file.ts';
 import { parseDuration } from '../../time/durations.ts';
 
 /** A source's deadline: its `timeout` (`10s`, `2m`), or `fallbackMs`. */
@@ -7,3 +8,12 @@ export function timeoutOf(source: { timeout?: string | undefined }, fallbackMs: 
 
 /** The most an adapter reads of one answer. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** A file a source names (CA, token secret): a regular file of at most 1 MiB, named in errors. */
+export async function readNamed(file: string): Promise<string> {
+  try {
+    return await readRegularFile(file, 1024 * 1024);
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}

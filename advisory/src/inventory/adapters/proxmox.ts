@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Asset } from '../asset.ts';
 import { type ProxmoxSource, resolveFrom } from '../config.ts';
 import { AdapterError, adapterAgent, getJson } from './fetch-json.ts';
+import { readNamed } from './limits.ts';
 
 /**
  * Proxmox VE through its API with an API token (read-only is enough: PVEAuditor), as the
@@ -31,10 +31,10 @@ export async function collectProxmox(
   inventoryFile: string,
   timeoutMs: number,
 ): Promise<Asset[]> {
-  const secret = (await readFile(resolveFrom(inventoryFile, source.token_secret_file), 'utf8')).trim();
+  const secret = (await readNamed(resolveFrom(inventoryFile, source.token_secret_file))).trim();
   if (!/^[\x21-\x7e]+$/.test(secret))
     throw new AdapterError(`${source.token_secret_file}: not a token secret`);
-  const ca = source.ca_file ? await readFile(resolveFrom(inventoryFile, source.ca_file), 'utf8') : undefined;
+  const ca = source.ca_file ? await readNamed(resolveFrom(inventoryFile, source.ca_file)) : undefined;
   const dispatcher = adapterAgent(
     { ...(ca ? { ca } : {}), ...(source.fingerprint ? { fingerprint: source.fingerprint } : {}) },
     timeoutMs,

@@ -1,0 +1,51 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/**
+ * Reading a file someone named (a key, the inventory, a CA file, a token secret): it must
+ * be a regular file of a sane size. A FIFO, socket or directory at the name is refused at
+ * once, never waited on (a FIFO opened for reading would block until a writer comes).
+ */
+export class FileReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FileReadError';
+  }
+}
+
+function problem(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory, expected a file';
+    default:
+      return (error as Error).message;
+  }
+}
+
+/** The text of the regular file `file`, at most `maxBytes`; FileReadError says what is wrong. */
+export async function readRegularFile(file: string, maxBytes: number): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw new FileReadError(problem(error));
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new FileReadError('is a directory, expected a file');
+    if (!info.isFile()) throw new FileReadError('not a regular file');
+    if (info.size > maxBytes) throw new FileReadError(`larger than ${maxBytes} bytes`);
+    return await handle.readFile('utf8');
+  } catch (error) {
+    if (error instanceof FileReadError) throw error;
+    throw new FileReadError(problem(error));
+  } finally {
+    await handle.close();
+  }
+}
