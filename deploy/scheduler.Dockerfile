@@ -29,8 +29,9 @@ COPY --from=build /app/scheduler/dist scheduler/dist
 USER node
 VOLUME /data
 EXPOSE 8080
+# Asks the address the server listens on (a wildcard address means this machine).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const h = process.env.HOST || '127.0.0.1'; const host = h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '[::1]' : h.includes(':') ? '[' + h + ']' : h; fetch('http://' + host + ':' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run at start; SIGTERM finishes in-flight requests within 10 s.
 STOPSIGNAL SIGTERM
 CMD ["node", "scheduler/dist/main.mjs"]

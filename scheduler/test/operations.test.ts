@@ -60,15 +60,16 @@ async function startApi(keys: TestKeys, env: Record<string, string>): Promise<Ap
   processes.add(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  let healthy = false;
+  for (let i = 0; i < 600 && !healthy; i++) {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
-    const ok = await fetch(`${base}/health`).then(
+    healthy = await fetch(`${base}/health`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 100));
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
   }
+  if (!healthy) throw new Error(`the API on ${base} never answered /health`);
   return {
     base,
     child,
