@@ -219,6 +219,7 @@ describe('advisory run', () => {
         },
         'ADVISORY_SMTP_CA_FILE',
       ],
+      [{ ADVISORY_STATE_DIR: s.keyFile }, 'ADVISORY_STATE_DIR'],
       // A FIFO where a file should be is refused at once, never waited on.
       [{ ADVISORY_PUBLIC_KEYS: fifo }, 'ADVISORY_PUBLIC_KEYS'],
       [{ ADVISORY_INVENTORY: fifo }, 'ADVISORY_INVENTORY'],

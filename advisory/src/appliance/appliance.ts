@@ -21,7 +21,7 @@ import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.t
 import { collectInventory, loadInventory, type SourceStatus } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { FeedCache } from './cache.ts';
-import type { ApplianceConfig } from './config.ts';
+import { type ApplianceConfig, ConfigError } from './config.ts';
 import { ensureDir } from './files.ts';
 import { lockStateDir } from './lock.ts';
 import { type EvaluationState, StateStore } from './state.ts';
@@ -128,7 +128,18 @@ export class Appliance {
    * A damaged remembered state is an error (StateError), never a silent fresh start.
    */
   static async open(config: ApplianceConfig, options: ApplianceOptions): Promise<Appliance> {
-    await ensureDir(config.stateDir);
+    try {
+      await ensureDir(config.stateDir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const problem =
+        code === 'EEXIST' || code === 'ENOTDIR'
+          ? 'not a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
+      throw new ConfigError('ADVISORY_STATE_DIR', `${config.stateDir}: ${problem}`);
+    }
     const release = options.readOnly ? null : await lockStateDir(config.stateDir);
     try {
       const state = new StateStore(config.stateDir);
