@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../src/cli/advisory/main.ts';
+import { generateKeyPair, parsePublicKey, parseSecretKey } from '../src/crypto/signify.ts';
 import { chainEntry, type DecisionEntry, entryHash, GENESIS } from '../src/decisions/chain.ts';
 import { checkpointMessage, signCheckpoint } from '../src/decisions/checkpoints.ts';
 import { CHECKPOINT_FILE, DecisionStore, LOG_FILE } from '../src/decisions/store.ts';
+import { verifyLog } from '../src/decisions/verify.ts';
 
 /**
  * The hash-chained decision log and its signed checkpoints: every kind of tampering is
@@ -262,5 +264,135 @@ describe('advisory log verify', () => {
     expect((await run(['--bogus'])).code).toBe(2);
     const none = await runAdvisoryCli(['log'], { out: () => {}, err: () => {} }, {});
     expect(none).toBe(2);
+  });
+});
+
+describe('verifyLog over the two files as text', () => {
+  const pair = generateKeyPair('test appliance');
+  const secret = parseSecretKey(pair.secretKey);
+  const key = parsePublicKey(pair.publicKey);
+  const chain = (n: number) => {
+    const entries: DecisionEntry[] = [];
+    for (let i = 0; i < n; i++)
+      entries.push(
+        chainEntry(entries.at(-1) ?? null, `2026-11-0${i + 1}T00:00:00.000Z`, 'reminder-due', { i }),
+      );
+    return entries;
+  };
+  const text = (values: unknown[]) =>
+    values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n');
+  const checkpoint = (entries: DecisionEntry[], size: number) =>
+    signCheckpoint(
+      secret,
+      size,
+      size > 0 ? (entries[size - 1] as DecisionEntry).hash : GENESIS,
+      '2026-11-09T00:00:00.000Z',
+    );
+
+  it('reports an intact log with its counts, head, last checkpoint and unsigned tail', () => {
+    const entries = chain(3);
+    const cps = [checkpoint(entries, 1), checkpoint(entries, 2)];
+    // A trailing newline is no extra line.
+    const result = verifyLog(`${text(entries)}\n`, `${text(cps)}\n`, key);
+    expect(result).toEqual({
+      intact: true,
+      entries: 3,
+      head: entries[2]?.hash,
+      checkpoints: 2,
+      lastCheckpoint: cps[1],
+      unsigned: 1,
+      breaks: [],
+    });
+    expect(verifyLog('', '', key)).toEqual({
+      intact: true,
+      entries: 0,
+      head: null,
+      checkpoints: 0,
+      lastCheckpoint: null,
+      unsigned: 0,
+      breaks: [],
+    });
+  });
+
+  it('refuses lines that are not entries, field by field, and goes on after them', () => {
+    const entries = chain(2);
+    const good = entries[0] as DecisionEntry;
+    for (const bad of [
+      'not json',
+      'null',
+      '42',
+      { ...good, seq: 1.5 },
+      { ...good, seq: '1' },
+      { ...good, at: 1 },
+      { ...good, kind: null },
+      { ...good, data: null },
+      { ...good, data: 'x' },
+      { ...good, prev: 'abc' },
+      { ...good, prev: `${good.prev}0` },
+      { ...good, hash: good.hash.toUpperCase() },
+      { ...good, hash: `x${good.hash}` },
+    ]) {
+      const result = verifyLog(text([bad, entries[1]]), text([checkpoint(entries, 2)]), key);
+      expect(result.intact, JSON.stringify(bad)).toBe(false);
+      expect(result.entries).toBe(2);
+      expect(result.breaks[0], JSON.stringify(bad)).toEqual({
+        file: 'log',
+        line: 1,
+        message: 'line 1 is not a decision entry',
+      });
+    }
+  });
+
+  it('refuses lines that are not checkpoints, and names each checkpoint break and its place', () => {
+    const entries = chain(3);
+    const good = checkpoint(entries, 2);
+    for (const bad of [
+      'nope',
+      'null',
+      { ...good, size: -1 },
+      { ...good, size: 1.5 },
+      { ...good, head: 'abc' },
+      { ...good, at: 5 },
+      { ...good, signature: 7 },
+    ]) {
+      const result = verifyLog(text(entries), text([bad, checkpoint(entries, 3)]), key);
+      expect(result.breaks, JSON.stringify(bad)).toEqual([
+        { file: 'checkpoints', line: 1, message: 'checkpoint line 1 is not a checkpoint' },
+      ]);
+      expect(result).toMatchObject({ intact: false, checkpoints: 1, unsigned: 0 });
+    }
+    // Going backwards, beyond the end, and an empty log's checkpoint.
+    const backwards = verifyLog(text(entries), text([checkpoint(entries, 3), checkpoint(entries, 2)]), key);
+    expect(backwards.breaks).toEqual([
+      {
+        file: 'checkpoints',
+        line: 2,
+        message:
+          'checkpoint 2 (2026-11-09T00:00:00.000Z, 2 entries): covers fewer entries than the checkpoint before it',
+      },
+    ]);
+    expect(backwards.unsigned).toBe(1);
+    const sameSize = verifyLog(text(entries), text([checkpoint(entries, 2), checkpoint(entries, 2)]), key);
+    // Two checkpoints of the same size are no break (nothing was appended in between).
+    expect(sameSize).toMatchObject({ intact: true, breaks: [], unsigned: 1 });
+    const cut = verifyLog(text(entries.slice(0, 2)), text([checkpoint(entries, 3)]), key);
+    expect(cut.breaks).toEqual([
+      {
+        file: 'checkpoints',
+        line: 1,
+        message:
+          'checkpoint 1 (2026-11-09T00:00:00.000Z, 3 entries): the log ends at entry 2, so its tail was cut',
+      },
+    ]);
+    expect(verifyLog('', text([checkpoint([], 0)]), key)).toMatchObject({ intact: true, checkpoints: 1 });
+    // Breaks come sorted: the log's first, each file by line.
+    const both = verifyLog(text(['x', entries[1], 'y']), text(['z']), key);
+    expect(both.breaks.map((b) => `${b.file}:${b.line}`)).toEqual([
+      'log:1',
+      'log:2',
+      'log:3',
+      'checkpoints:0',
+      'checkpoints:1',
+    ]);
   });
 });
