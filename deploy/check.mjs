@@ -149,6 +149,19 @@ const imageEnv = (steps) => {
   return env;
 };
 
+/** Whether `child`, listening on `port`, answers 200 on /health within `ms` (while it runs). */
+async function answersHealth(child, port, ms) {
+  for (const deadline = Date.now() + ms; Date.now() < deadline && child.exitCode === null; ) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
 async function freePort() {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -201,14 +214,7 @@ async function checkSchedulerImage() {
     stdio: 'inherit',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  let healthy = false;
-  for (let i = 0; i < 600 && !healthy && child.exitCode === null; i++) {
-    healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
+  const healthy = await answersHealth(child, port, 60_000);
   if (!healthy) fail('scheduler image: CMD never answered /health');
   const probe = jsonForm(steps, 'HEALTHCHECK');
   const health = spawnSync(probe[0] === 'node' ? process.execPath : probe[0], probe.slice(1), {
@@ -266,14 +272,7 @@ async function checkApplianceImage() {
     ...(asRoot ? { uid: NONROOT, gid: NONROOT } : {}),
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  let healthy = false;
-  for (let i = 0; i < 300 && !healthy && child.exitCode === null; i++) {
-    healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
+  const healthy = await answersHealth(child, port, 30_000);
   if (!healthy) fail(`advisory image: ${[entry, ...cmd].join(' ')} never answered /health`);
   child.kill('SIGTERM');
   const code = await exited;
