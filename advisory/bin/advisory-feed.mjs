@@ -1,35 +1,4 @@
 #!/usr/bin/env node
-// `advisory-feed` (and `advisory`, bin/advisory.mjs): runs the bundle (dist/, made by
-// `npm run build -w advisory`) when it is at least as new as every source file, so the
-// command starts fast; otherwise runs the TypeScript sources through tsx, which is slower
-// to start but always current. The entry tells the two tools apart by this file's name.
-import { readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const bundle = path.join(root, 'dist', 'advisory.mjs');
-
-function newestSource(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-let fresh = false;
-try {
-  fresh = statSync(bundle).mtimeMs >= newestSource(path.join(root, 'src'));
-} catch {
-  fresh = false;
-}
-
-if (fresh) {
-  await import(pathToFileURL(bundle).href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../src/cli/advisory.ts');
-}
+// `advisory-feed`: the same entry as `advisory` (bin/advisory.mjs), which picks the tool by
+// the name it was started under; process.argv[1] still names this file.
+import './advisory.mjs';

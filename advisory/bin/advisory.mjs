@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `advisory-feed` (and `advisory`, bin/advisory.mjs): runs the bundle (dist/, made by
+// `advisory` (and `advisory-feed`, bin/advisory-feed.mjs): runs the bundle (dist/, made by
 // `npm run build -w advisory`) when it is at least as new as every source file, so the
 // command starts fast; otherwise runs the TypeScript sources through tsx, which is slower
 // to start but always current (tsx is a development dependency: where it is not

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Alert, initialAlert } from '../src/alerts/alert.ts';
 import { Outbox } from '../src/alerts/outbox.ts';
 import type { Appliance } from '../src/appliance/appliance.ts';
-import { Clock, openTest, publish, setup, widgetAdvisories } from './support/appliance.ts';
+import { Clock, holdWidget25, openTest, publish, setup, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
 
 /**
@@ -163,14 +163,7 @@ describe('alerts', () => {
         s,
         {
           ...widgetAdvisories,
-          'widgets/hold.yaml': advisoryYaml({
-            id: 'W-HOLD',
-            affects: '"2.5.0"',
-            verdict: 'hold',
-            effective: '2020-01-01',
-            expires: '2099-01-01',
-            recommended_version: undefined,
-          }),
+          'widgets/hold.yaml': holdWidget25('W-HOLD'),
         },
         new Date(PUBLISHED.getTime() + DAY),
       );

@@ -5,8 +5,15 @@ import type { Appliance } from '../src/appliance/appliance.ts';
 import { ACCEPTED_FILE } from '../src/appliance/state.ts';
 import { runFeedCli } from '../src/cli/feed/main.ts';
 import { StateError } from '../src/feed/state.ts';
-import { Clock, openTest, publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
-import { advisoryYaml } from './support/feed.ts';
+import {
+  Clock,
+  holdWidget25,
+  openTest,
+  publish,
+  setup,
+  startFeedServer,
+  widgetAdvisories,
+} from './support/appliance.ts';
 
 /**
  * The appliance's refresh: pull, verify, cache, evaluate, log; against a feed directory
@@ -80,15 +87,7 @@ describe('a refresh from a feed directory', () => {
       s,
       {
         ...widgetAdvisories,
-        'widgets/hold.yaml': advisoryYaml({
-          id: 'W-HOLD-3',
-          title: 'Hold 3.0',
-          affects: '"2.5.0"',
-          verdict: 'hold',
-          effective: '2020-01-01',
-          expires: '2099-01-01',
-          recommended_version: undefined,
-        }),
+        'widgets/hold.yaml': holdWidget25('W-HOLD-3'),
       },
       new Date(PUBLISHED.getTime() + DAY),
     );

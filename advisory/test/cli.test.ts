@@ -39,6 +39,20 @@ async function run(argv: string[]) {
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'cli-'));
 
+/** A built feed whose signature is not written yet (the state between build and sign). */
+function unsignedFeed(): TestFeed {
+  const feed = makeFeed();
+  rmSync(path.join(feed.dir, SIGNATURE_FILE));
+  return feed;
+}
+
+/** An unsigned feed and a key pair made by keygen in `dir` (k.sec, k.pub). */
+async function unsignedFeedAndKey(): Promise<{ dir: string; feed: TestFeed }> {
+  const dir = tmp();
+  await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
+  return { dir, feed: unsignedFeed() };
+}
+
 function withPublicKey(feed: TestFeed): string {
   const file = path.join(tmp(), 'k.pub');
   writeFileSync(file, feed.key.publicText);
@@ -231,8 +245,7 @@ describe('advisory-feed verify', () => {
   });
 
   it('a feed without a signature yet: everything else is checked, it says so, exit 0 (build, verify, sign)', async () => {
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const feed = unsignedFeed();
     const key = withPublicKey(feed);
     const result = await run(['verify', '--feed', feed.dir, '--public-key', key]);
     expect(result.code).toBe(0);
@@ -364,10 +377,7 @@ describe('advisory-feed sign', () => {
   });
 
   it('refuses a manifest that no longer describes the files (exit 1), writing no signature', async () => {
-    const dir = tmp();
-    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const { dir, feed } = await unsignedFeedAndKey();
     writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), advisoryYaml({ title: 'edited after build' }));
     const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
     expect(result).toMatchObject({
@@ -383,10 +393,7 @@ describe('advisory-feed sign', () => {
   });
 
   it('never writes through a symbolic link at the signature’s name', async () => {
-    const dir = tmp();
-    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const { dir, feed } = await unsignedFeedAndKey();
     writeFileSync(`${dir}/victim`, 'do not touch');
     symlinkSync(`${dir}/victim`, path.join(feed.dir, SIGNATURE_FILE));
     const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
@@ -495,8 +502,7 @@ describe('advisory-feed: hostile inputs', () => {
   });
 
   it('build writes no manifest when the old signature cannot be removed', async () => {
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const feed = unsignedFeed();
     mkdirSync(path.join(feed.dir, SIGNATURE_FILE, 'inside'), { recursive: true });
     const before = readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8');
     const result = await run(['build', '--feed', feed.dir]);
@@ -506,10 +512,7 @@ describe('advisory-feed: hostile inputs', () => {
   });
 
   it('sign refuses a feed that gained advisory files after build', async () => {
-    const dir = tmp();
-    await run(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`]);
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const { dir, feed } = await unsignedFeedAndKey();
     writeFileSync(path.join(feed.dir, 'widgets/new.yaml'), advisoryYaml({ id: 'NEW-1' }));
     const result = await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`]);
     expect(result).toMatchObject({
@@ -524,8 +527,7 @@ describe('advisory-feed: hostile inputs', () => {
     const dir = tmp();
     for (const name of ['old', 'new'])
       await run(['keygen', '--secret-key', `${dir}/${name}.sec`, '--public-key', `${dir}/${name}.pub`]);
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const feed = unsignedFeed();
     await run(['sign', '--feed', feed.dir, '--secret-key', `${dir}/old.sec`]);
     const stale = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8');
     expect((await run(['build', '--feed', feed.dir, '--expires-in', '2d'])).code).toBe(0);
@@ -569,8 +571,7 @@ describe('advisory-feed: hostile inputs', () => {
   });
 
   it('--require-signature refuses a feed that is not signed yet', async () => {
-    const feed = makeFeed();
-    rmSync(path.join(feed.dir, SIGNATURE_FILE));
+    const feed = unsignedFeed();
     const result = await run([
       'verify',
       '--feed',

@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DashboardSource } from '../src/dashboard/server.ts';
-import type { AssetEvaluation } from '../src/evaluation/verdicts.ts';
 import {
   chromiumPath,
   type Demo,
   demoAppliance,
   demoSource,
+  hostileSource,
   launchChromium,
   type Served,
   serve,
@@ -166,31 +165,7 @@ describe.skipIf(!available)('the dashboard in Chromium', () => {
 
   it('shows a hostile advisory title and asset name as text, running nothing', async () => {
     const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
-    const evaluation: AssetEvaluation = {
-      asset: `pve/${hostile}`,
-      source: 'pve',
-      status: 'ok',
-      products: { 'proxmox-ve': '8.4.1' },
-      verdict: 'eol',
-      matches: [
-        {
-          advisoryId: 'X-1',
-          title: hostile,
-          product: 'proxmox-ve',
-          installed: '8.4.1',
-          verdict: 'eol',
-          recommendedVersion: '9.2',
-          unmet: [],
-          cves: [],
-        },
-      ],
-      reminders: [],
-      unreadable: [],
-    };
-    const source: DashboardSource = {
-      ...demoSource(demo),
-      status: { ...demo.appliance.status, evaluations: [evaluation] },
-    };
+    const { source, evaluation } = hostileSource(demo, hostile);
     const own = await serve(source, {});
     const context = await browser.newContext();
     try {

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../src/dashboard/auth.ts';
 import type { DashboardSource } from '../src/dashboard/server.ts';
-import type { AssetEvaluation } from '../src/evaluation/verdicts.ts';
-import { type Demo, demoAppliance, demoSource, serve } from './support/dashboard.ts';
+import { type Demo, demoAppliance, demoSource, hostileSource, serve } from './support/dashboard.ts';
 
 /**
  * The dashboard over HTTP (no browser): authentication, the decision log export, the
@@ -245,31 +244,7 @@ describe('pages and probes', () => {
 
   it('escapes everything that comes from the feed or the inventory', async () => {
     const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
-    const evaluation: AssetEvaluation = {
-      asset: `pve/${hostile}`,
-      source: 'pve',
-      status: 'ok',
-      products: { 'proxmox-ve': '8.4.1' },
-      verdict: 'eol',
-      matches: [
-        {
-          advisoryId: 'X-1',
-          title: hostile,
-          product: 'proxmox-ve',
-          installed: '8.4.1',
-          verdict: 'eol',
-          recommendedVersion: '"><script>alert(3)</script>',
-          unmet: [],
-          cves: [{ id: 'CVE-2026-0001', cvss: 9, summary: hostile }],
-        },
-      ],
-      reminders: [],
-      unreadable: [],
-    };
-    const source: DashboardSource = {
-      ...demoSource(demo),
-      status: { ...demo.appliance.status, evaluations: [evaluation] },
-    };
+    const { source, evaluation } = hostileSource(demo, hostile, '"><script>alert(3)</script>');
     await withServer(source, {}, async (url) => {
       for (const page of ['/', '/cves', `/assets/${encodeURIComponent(evaluation.asset)}`]) {
         const html = await (await fetch(`${url}${page}`)).text();

@@ -8,7 +8,7 @@ import {
   parseSecretKey,
   type SecretKey,
 } from '../crypto/signify.ts';
-import { chainEntry, type DecisionEntry, type DecisionKind } from './chain.ts';
+import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
 import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
 import { type LogVerification, verifyLog } from './verify.ts';
 
@@ -85,7 +85,7 @@ export class DecisionStore {
       } catch {
         // A damaged last line: verification reports it; chain on by position.
       }
-      last ??= { seq: log.trimEnd().split('\n').length, hash: '0'.repeat(64) };
+      last ??= { seq: log.trimEnd().split('\n').length, hash: GENESIS };
     }
     const lastCheckpointLine = checkpoints.trimEnd().split('\n').at(-1);
     let latest: Checkpoint | null = null;
@@ -139,7 +139,7 @@ export class DecisionStore {
     const checkpoint = signCheckpoint(
       this.key.secret,
       this.last?.seq ?? 0,
-      this.last?.hash ?? '0'.repeat(64),
+      this.last?.hash ?? GENESIS,
       at.toISOString(),
     );
     await appendDurably(path.join(this.dir, CHECKPOINT_FILE), `${JSON.stringify(checkpoint)}\n`);
@@ -148,32 +148,12 @@ export class DecisionStore {
   }
 
   async entries(): Promise<DecisionEntry[]> {
-    const text = await readIfExists(path.join(this.dir, LOG_FILE));
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as DecisionEntry];
-        } catch {
-          return [];
-        }
-      });
+    return (await jsonLines(path.join(this.dir, LOG_FILE))) as DecisionEntry[];
   }
 
   /** The checkpoints as stored (lines that do not parse are left out; verify() reports them). */
-  async checkpoints(): Promise<unknown[]> {
-    const text = await readIfExists(path.join(this.dir, CHECKPOINT_FILE));
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as unknown];
-        } catch {
-          return [];
-        }
-      });
+  checkpoints(): Promise<unknown[]> {
+    return jsonLines(path.join(this.dir, CHECKPOINT_FILE));
   }
 
   publicKeyText(): Promise<string> {
@@ -183,6 +163,20 @@ export class DecisionStore {
   async verify(): Promise<LogVerification> {
     return verifyStateDir(this.dir, this.key.public);
   }
+}
+
+/** The values of a JSON-lines file; lines that do not parse are left out (verify() reports them). */
+async function jsonLines(file: string): Promise<unknown[]> {
+  return (await readIfExists(file))
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as unknown];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Verifies the log files of a state directory with the appliance key found there (or given). */

@@ -48,6 +48,17 @@ export const widgetAdvisories = {
   }),
 };
 
+/** A later advisory that puts widget 2.5 (the recommended version) on hold. */
+export const holdWidget25 = (id: string): string =>
+  advisoryYaml({
+    id,
+    affects: '"2.5.0"',
+    verdict: 'hold',
+    effective: '2020-01-01',
+    expires: '2099-01-01',
+    recommended_version: undefined,
+  });
+
 /** Builds `files` as the feed of `setup.feedDir` (replacing what was there), published `at`. */
 export function publish(
   setup: Pick<Setup, 'feedDir' | 'key'>,

@@ -8,6 +8,7 @@ import type { Appliance } from '../../src/appliance/appliance.ts';
 import { dashboardSource } from '../../src/cli/advisory/run.ts';
 import { keyId, parsePublicKey } from '../../src/crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../src/dashboard/server.ts';
+import type { AssetEvaluation } from '../../src/evaluation/verdicts.ts';
 import { Clock, openTest } from './appliance.ts';
 
 /**
@@ -101,4 +102,40 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * The demo's dashboard with one asset whose name, advisory title, recommended version and
+ * CVE summary all come from `hostile` text (feed and inventory are outside input).
+ */
+export function hostileSource(
+  demo: Demo,
+  hostile: string,
+  recommendedVersion = '9.2',
+): { source: DashboardSource; evaluation: AssetEvaluation } {
+  const evaluation: AssetEvaluation = {
+    asset: `pve/${hostile}`,
+    source: 'pve',
+    status: 'ok',
+    products: { 'proxmox-ve': '8.4.1' },
+    verdict: 'eol',
+    matches: [
+      {
+        advisoryId: 'X-1',
+        title: hostile,
+        product: 'proxmox-ve',
+        installed: '8.4.1',
+        verdict: 'eol',
+        recommendedVersion,
+        unmet: [],
+        cves: [{ id: 'CVE-2026-0001', cvss: 9, summary: hostile }],
+      },
+    ],
+    reminders: [],
+    unreadable: [],
+  };
+  return {
+    source: { ...demoSource(demo), status: { ...demo.appliance.status, evaluations: [evaluation] } },
+    evaluation,
+  };
 }
