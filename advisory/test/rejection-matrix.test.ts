@@ -562,6 +562,22 @@ describe('rejections: exact reasons, messages and files', () => {
     );
   });
 
+  it('a malformed date is malformed even while the feed is also a little ahead of the clock', async () => {
+    // Published 2 minutes ahead of now (within the skew), with a feed_version of another day.
+    const feed = makeFeed();
+    rewriteSigned(feed, (text) => text.replace(/^feed_version: .*$/m, 'feed_version: "2026.11.20"'));
+    await expectRejection(
+      feed,
+      {
+        reason: 'manifest-malformed',
+        message:
+          'manifest.yaml: feed_version 2026.11.20 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+        file: MANIFEST_FILE,
+      },
+      { now: new Date(NOW.getTime() - 2 * 60_000) },
+    );
+  });
+
   it.each([['Widgets'], ['_widgets'], ['widgets_'], ['-widgets'], ['w'.repeat(65)]])(
     'a module named %j',
     async (name) => {

@@ -240,16 +240,12 @@ export function checkManifest(
   const manifest = raw;
   const listed = listedFiles(manifest, limits);
 
-  const published = parseInstant(manifest.published_at);
-  const [dateProblem] = manifestDateProblems(manifest, now);
-  if (dateProblem || !published) {
-    const future = published && published.getTime() > now.getTime();
-    reject(
-      future ? 'published-in-future' : 'manifest-malformed',
-      `manifest.yaml: ${dateProblem}`,
-      MANIFEST_FILE,
-    );
-  }
+  // What is wrong with the dates themselves comes first; only dates that hold can be
+  // "in the future" (then the one problem left is that one).
+  const [malformed] = manifestDateProblems(manifest);
+  if (malformed) reject('manifest-malformed', `manifest.yaml: ${malformed}`, MANIFEST_FILE);
+  const [future] = manifestDateProblems(manifest, now);
+  if (future) reject('published-in-future', `manifest.yaml: ${future}`, MANIFEST_FILE);
   const expires = parseInstant(manifest.expires_at) as Date;
   if (expires.getTime() <= now.getTime()) {
     reject(

@@ -8,23 +8,19 @@ import {
 import { readInputFile } from '../inputs.ts';
 import { UsageError } from '../io.ts';
 
-/** A public key file (signify format), checked before use; a bad one is a usage error naming it. */
-export async function readPublicKey(file: string): Promise<PublicKey> {
-  const text = await readInputFile('public key', file, 64 * 1024);
+/** A key file (signify format), checked before use; a bad one is a usage error naming it. */
+async function readKey<T>(what: string, file: string, parse: (text: string) => T): Promise<T> {
+  const text = await readInputFile(what, file, 64 * 1024);
   try {
-    return parsePublicKey(text);
+    return parse(text);
   } catch (error) {
-    if (error instanceof SignifyFormatError) throw new UsageError(`public key ${file}: ${error.message}`);
+    if (error instanceof SignifyFormatError) throw new UsageError(`${what} ${file}: ${error.message}`);
     throw error;
   }
 }
 
-export async function readSecretKey(file: string): Promise<SecretKey> {
-  const text = await readInputFile('secret key', file, 64 * 1024);
-  try {
-    return parseSecretKey(text);
-  } catch (error) {
-    if (error instanceof SignifyFormatError) throw new UsageError(`secret key ${file}: ${error.message}`);
-    throw error;
-  }
-}
+export const readPublicKey = (file: string): Promise<PublicKey> =>
+  readKey('public key', file, parsePublicKey);
+
+export const readSecretKey = (file: string): Promise<SecretKey> =>
+  readKey('secret key', file, parseSecretKey);
