@@ -162,12 +162,17 @@ const schedulerReady = new Promise((resolve) =>
   }),
 );
 const applianceReady = new Promise((resolve) => {
+  // Only the output before the address line is kept (the rest passes straight through).
   let output = '';
   children.appliance.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
+    if (output === null) return;
     output += chunk.toString();
     const match = /dashboard on (http\S+)/.exec(output);
-    if (match) resolve(match[1].replace(/\/$/, ''));
+    if (match) {
+      output = null;
+      resolve(match[1].replace(/\/$/, ''));
+    }
   });
 });
 

@@ -70,7 +70,7 @@ describe('a refresh from a feed directory', () => {
     expect(JSON.parse(readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8'))).toMatchObject({
       feed_version: '2026.11.21',
     });
-    expect(appliance.status.log?.intact).toBe(true);
+    expect((await appliance.decisions?.verify())?.intact).toBe(true);
 
     // A second refresh of the same feed: nothing new to log.
     await appliance.refresh();

@@ -6,17 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { runFeedCli } from '../src/cli/feed/main.ts';
 import { parsePublicKey } from '../src/crypto/signify.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../src/feed/rules.ts';
-import { makeFeed, NOW, verifyDir } from './support/feed.ts';
+import { makeFeed, NOW, signifyBinary, verifyDir } from './support/feed.ts';
 
 /**
  * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
  * and sets REQUIRE_SIGNIFY=1, so there these tests cannot be skipped silently.
  */
-const signify = ['signify-openbsd', 'signify'].find(
-  (bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined,
-);
-if (!signify && process.env.REQUIRE_SIGNIFY)
-  throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
+const signify = signifyBinary;
 if (!signify)
   console.warn(
     'signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)',

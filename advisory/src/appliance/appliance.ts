@@ -8,7 +8,6 @@ import type { PublicKey } from '../crypto/signify.ts';
 import type { DecisionKind } from '../decisions/chain.ts';
 import type { Checkpoint } from '../decisions/checkpoints.ts';
 import { DecisionStore } from '../decisions/store.ts';
-import type { LogVerification } from '../decisions/verify.ts';
 import { changesSince, type Snapshot, snapshotOf } from '../evaluation/diff.ts';
 import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
 import { defaultLimits } from '../feed/limits.ts';
@@ -54,7 +53,6 @@ export interface ApplianceStatus {
   inventoryError: string | null;
   evaluations: AssetEvaluation[];
   evaluatedAt: string | null;
-  log: LogVerification | null;
   outbox: { channels: string[]; pending: number; failed: number };
   readOnly: boolean;
 }
@@ -116,7 +114,6 @@ export class Appliance {
       inventoryError: null,
       evaluations: [],
       evaluatedAt: null,
-      log: null,
       outbox: { channels: outbox.channels, pending: 0, failed: 0 },
       readOnly: !!options.readOnly,
     };
@@ -165,7 +162,6 @@ export class Appliance {
         release,
       );
       await appliance.loadCache();
-      await appliance.refreshLogStatus();
       return appliance;
     } catch (error) {
       await release?.();
@@ -246,7 +242,6 @@ export class Appliance {
       this.status.evaluatedAt = now.toISOString();
       if (!this.options.readOnly) await this.record(evaluations, collection.assets, feed, now);
     }
-    await this.refreshLogStatus();
     if (!this.options.readOnly) await this.outbox.flush();
     await this.refreshOutboxStatus();
     const finished = this.now();
@@ -476,10 +471,6 @@ export class Appliance {
   ): Promise<void> {
     if (!this.decisions || entries.length === 0) return;
     await this.decisions.append(entries, at);
-  }
-
-  private async refreshLogStatus(): Promise<void> {
-    if (this.decisions) this.status.log = await this.decisions.verify();
   }
 
   private async refreshOutboxStatus(): Promise<void> {

@@ -306,7 +306,8 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   app.get('/log', async (request, reply) => {
     if (!authenticated(request, reply, false)) return reply;
     const entries = (await source.decisions?.entries()) ?? [];
-    const verification = (await source.decisions?.verify()) ?? source.status.log;
+    // Verified afresh at every look (an edit on disk shows at once); never kept in status.
+    const verification = (await source.decisions?.verify()) ?? null;
     return page(reply, '/log', 'Decision log', '@log', {
       verification: verification ?? { intact: true, entries: 0, breaks: [], lastCheckpoint: null },
       entries: entries

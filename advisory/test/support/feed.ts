@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,3 +96,14 @@ export function signFeed(dir: string, key: TestKey): void {
 export function verifyDir(dir: string, options: Partial<VerifyOptions> & Pick<VerifyOptions, 'trustedKeys'>) {
   return verifyFeed(new DirectorySource(dir), { now: NOW, ...options });
 }
+
+/**
+ * OpenBSD's signify (Debian package signify-openbsd), for interoperability tests; null
+ * when it is not installed. CI installs it and sets REQUIRE_SIGNIFY=1, so there the tests
+ * that need it cannot be skipped silently.
+ */
+export const signifyBinary: string | null =
+  ['signify-openbsd', 'signify'].find((bin) => spawnSync(bin, [], { stdio: 'ignore' }).error === undefined) ??
+  null;
+if (!signifyBinary && process.env.REQUIRE_SIGNIFY)
+  throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,11 +21,18 @@ declare module 'vitest' {
 }
 
 /**
- * Migrates once per test run: into a template database on PostgreSQL (each test file
+ * Builds the production bundle, then migrates once per test run: into a template database on PostgreSQL (each test file
  * clones it), or into a PGlite snapshot (each test file loads it). Test files never
  * share a database, so they never depend on each other's order.
  */
 export default async function setup(project: TestProject) {
+  // The production bundle the process tests run (dist/main.mjs): built from the sources
+  // as they stand, so a test never passes on an old build.
+  const build = spawnSync('npm', ['run', '-s', 'build'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}${build.stdout}`);
   if (process.env.TEST_DB === 'postgres') {
     let cluster: PgCluster | undefined;
     let adminUrl = process.env.TEST_DATABASE_URL;
