@@ -309,7 +309,18 @@ describe('a second process on the same state', () => {
     const s = setup({ publishedAt: PUBLISHED });
     // What a killed process 1 leaves behind for the next process 1: a fresh lock naming it.
     mkdirSync(path.join(s.stateDir, 'lock'), { recursive: true });
-    writeFileSync(path.join(s.stateDir, 'lock.pid'), `${process.pid}\n`);
+    writeFileSync(path.join(s.stateDir, 'lock', String(process.pid)), '');
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    expect(appliance.status.feed?.from).toBe('live');
+  });
+
+  it('takes over a lock whose taker was killed before it recorded its pid', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    // What a process killed between making the lock and naming itself in it leaves behind.
+    mkdirSync(path.join(s.stateDir, 'lock'), { recursive: true });
+    const { stateDirBusy } = await import('../src/appliance/lock.ts');
+    expect(await stateDirBusy(s.stateDir)).toBe(false);
     const { appliance } = await start(s.env);
     await appliance.refresh();
     expect(appliance.status.feed?.from).toBe('live');

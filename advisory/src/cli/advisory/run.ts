@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Appliance } from '../../appliance/appliance.ts';
+import { StateDirLockedError } from '../../appliance/lock.ts';
 import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
@@ -75,7 +76,7 @@ async function openWhenFree(
     try {
       return (await openAppliance({ env })).appliance;
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ELOCKED') throw error;
+      if (!(error instanceof StateDirLockedError)) throw error;
       if (!said) io.out('another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish');
       said = true;
     }

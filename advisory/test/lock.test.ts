@@ -1,0 +1,123 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lockStateDir, StateDirLockedError, stateDirBusy } from '../src/appliance/lock.ts';
+
+/**
+ * The state directory's lock: one holder at a time, whoever races for it, and a lock left
+ * by a process that is gone is taken over at once (by exactly one of the racers).
+ */
+const lockModule = path.resolve(import.meta.dirname, '../src/appliance/lock.ts');
+
+/** A pid that no process has: one that has just exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
+}
+
+/**
+ * `count` processes that all try to take `dir` at the same moment; each says `held` or the
+ * error code it got. The holder keeps the lock until every racer has tried (each leaves a
+ * file in `tried/`), so a racer that starts late still meets a held lock.
+ */
+async function race(dir: string, count: number): Promise<string[]> {
+  const tried = path.join(path.dirname(dir), 'tried');
+  mkdirSync(tried);
+  const at = Date.now() + 1000;
+  const script = `
+    import { readdirSync, writeFileSync } from 'node:fs';
+    import { lockStateDir } from ${JSON.stringify(lockModule)};
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    await sleep(${at} - Date.now());
+    let release = null;
+    try {
+      release = await lockStateDir(${JSON.stringify(dir)});
+      process.stdout.write('held');
+    } catch (error) {
+      process.stdout.write(error.code ?? error.message);
+    }
+    writeFileSync(${JSON.stringify(tried)} + '/' + process.pid, '');
+    while (release && readdirSync(${JSON.stringify(tried)}).length < ${count}) await sleep(20);
+    await release?.();`;
+  const outcomes = Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    return new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
+  });
+  return Promise.all(outcomes);
+}
+
+function stateDir(): string {
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lock-')), 'state');
+  mkdirSync(dir);
+  return dir;
+}
+
+describe('the state directory lock', () => {
+  it('is held by one of many processes that race for a free directory', async () => {
+    const dir = stateDir();
+    const outcomes = await race(dir, 12);
+    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'ELOCKED')).toHaveLength(11);
+    // Released, it leaves nothing behind.
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+
+  it('left by a process that is gone, is taken over by exactly one of many racers', async () => {
+    const dir = stateDir();
+    mkdirSync(path.join(dir, 'lock'));
+    writeFileSync(path.join(dir, 'lock', String(deadPid())), '');
+    // And a lock a killed process was still making.
+    mkdirSync(path.join(dir, `.lock.new-${deadPid()}-0123456789ab`));
+    expect(await stateDirBusy(dir)).toBe(false);
+    const outcomes = await race(dir, 12);
+    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'ELOCKED')).toHaveLength(11);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+
+  it('refuses a second holder, names the holder, and is free again once released', async () => {
+    const dir = stateDir();
+    const release = await lockStateDir(dir);
+    expect(readdirSync(path.join(dir, 'lock'))).toEqual([String(process.pid)]);
+    expect(await stateDirBusy(dir)).toBe(true);
+    const second = await lockStateDir(dir).catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(StateDirLockedError);
+    expect(second).toMatchObject({ code: 'ELOCKED', pid: process.pid });
+    await release();
+    expect(await stateDirBusy(dir)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+    await (await lockStateDir(dir))();
+  });
+
+  it('takes over an empty lock (its maker killed before it was named) and keeps live makers', async () => {
+    const dir = stateDir();
+    mkdirSync(path.join(dir, 'lock'));
+    // A lock this very process is making elsewhere (another open) is not cleared away.
+    const making = `.lock.new-${process.pid}-abcdefabcdef`;
+    mkdirSync(path.join(dir, making));
+    expect(await stateDirBusy(dir)).toBe(false);
+    const release = await lockStateDir(dir);
+    expect(readdirSync(dir).sort()).toEqual([making, 'lock']);
+    await release();
+  });
+
+  it('says what is wrong when the lock names no process and cannot be replaced', async () => {
+    const dir = stateDir();
+    mkdirSync(path.join(dir, 'lock'));
+    writeFileSync(path.join(dir, 'lock', 'notes.txt'), 'not a pid');
+    await expect(lockStateDir(dir)).rejects.toThrow(
+      `${path.join(dir, 'lock')} names no process; remove it if no advisory process uses ${dir}`,
+    );
+    expect(readdirSync(dir)).toEqual(['lock']);
+  });
+});
