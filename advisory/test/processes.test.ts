@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -54,6 +54,12 @@ function cacheVersion(cacheDir: string, keyFile: string): string | null {
   return /^feed (\S+) OK/.exec(result.stdout)?.[1] ?? 'unreadable output';
 }
 
+/** The cache's copies beside it (`.feed.copy-<hex>`): the one in use, and any being written. */
+function copies(cacheDir: string): string[] {
+  const base = path.basename(cacheDir);
+  return readdirSync(path.dirname(cacheDir)).filter((name) => name.startsWith(`.${base}.copy-`));
+}
+
 describe('the feed cache under kill -9', () => {
   it('holds the old feed or the new one, whole, wherever a refresh is killed', async () => {
     const rounds = 10;
@@ -65,18 +71,30 @@ describe('the feed cache under kill -9', () => {
     const full = Date.now() - began;
     let accepted = cacheVersion(s.cacheDir, s.keyFile);
     expect(accepted).not.toBeNull();
-    let killedMidway = 0;
+    let killedWhileCopying = 0;
     for (let round = 1; round <= rounds; round++) {
       const publishedAt = new Date(start + round * DAY);
       publish(s, bigFeed(round + 1), publishedAt);
       const offered = publishedAt.toISOString().slice(0, 10).replaceAll('-', '.');
       const { child, done } = run(['check'], s.env);
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(full * (0.3 + 0.7 * Math.random()))));
+      let exited = false;
+      void done.then(() => {
+        exited = true;
+      });
+      if (round % 2 === 1) {
+        // Anywhere in the refresh, start-up included.
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(full * (0.3 + 0.7 * Math.random()))));
+      } else {
+        // Once the new copy is being written, a little into it.
+        while (!exited && copies(s.cacheDir).length < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(full * 0.2 * Math.random())));
+      }
+      const copying = copies(s.cacheDir).length > 1;
       child.kill('SIGKILL');
       const code = await done;
       const now = cacheVersion(s.cacheDir, s.keyFile);
       expect([accepted, offered], `round ${round}: the cache holds ${now}`).toContain(now);
-      if (code === null && now === accepted) killedMidway += 1;
+      if (code === null && copying && now === accepted) killedWhileCopying += 1;
       accepted = now;
       // What the state remembers is whole JSON, never a torn write.
       JSON.parse(readFileSync(path.join(s.stateDir, 'accepted.json'), 'utf8'));
@@ -91,7 +109,9 @@ describe('the feed cache under kill -9', () => {
       encoding: 'utf8',
     });
     expect(verify.stdout).toMatch(/^HASH CHAIN INTACT/);
-    expect(killedMidway, 'some kills must land before the new feed was in place').toBeGreaterThan(0);
+    expect(killedWhileCopying, 'some kills must land while the new copy was written').toBeGreaterThan(0);
+    // And the copies those kills left half-written are gone: only the one in use remains.
+    expect(copies(s.cacheDir)).toHaveLength(1);
   }, 180_000);
 });
 
