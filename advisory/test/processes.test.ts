@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -86,7 +94,8 @@ describe('the feed cache under kill -9', () => {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(full * (0.3 + 0.7 * Math.random()))));
       } else {
         // Once the new copy is being written, a little into it.
-        while (!exited && copies(s.cacheDir).length < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+        while (!exited && copies(s.cacheDir).length < 2)
+          await new Promise((resolve) => setTimeout(resolve, 2));
         await new Promise((resolve) => setTimeout(resolve, Math.floor(full * 0.2 * Math.random())));
       }
       const copying = copies(s.cacheDir).length > 1;
