@@ -143,10 +143,14 @@ describe('a refresh from a feed directory', () => {
     const s = setup({ publishedAt: PUBLISHED });
     const { appliance, clock } = await start(s.env);
     await appliance.refresh();
+    const evaluatedAt = appliance.status.evaluatedAt;
     clock.advance(301 * DAY);
     await appliance.refresh();
     expect(appliance.status.feed).toBeNull();
     expect(appliance.status.problem?.message).toMatch(/expired/);
+    // Nothing is evaluated without a feed: the last verdicts stay, with their time.
+    expect(appliance.status.evaluatedAt).toBe(evaluatedAt);
+    expect(Object.keys(verdicts(appliance))).toHaveLength(3);
   });
 });
 

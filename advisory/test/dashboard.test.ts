@@ -191,6 +191,38 @@ describe('pages and probes', () => {
     });
   });
 
+  it('says on every page, once the feed is gone, that the verdicts shown are the last ones and not current', async () => {
+    const expired: DashboardSource = {
+      ...demoSource(demo),
+      status: {
+        ...demo.appliance.status,
+        feed: null,
+        evaluatedAt: '2026-11-24T08:30:00.000Z',
+        problem: {
+          at: 'now',
+          outcome: 'rejected',
+          message: 'the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted',
+        },
+      },
+    };
+    await withServer(expired, {}, async (url) => {
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>No verified feed is in use.</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of 2026-11-24T08:30:00.000Z; they are not kept current until a verified feed is accepted.',
+        );
+      }
+    });
+    const never: DashboardSource = {
+      ...demoSource(demo),
+      status: { ...demo.appliance.status, feed: null, evaluatedAt: null, evaluations: [], problem: null },
+    };
+    await withServer(never, {}, async (url) => {
+      const html = await (await fetch(`${url}/`)).text();
+      expect(html).toContain('<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>');
+    });
+  });
+
   it('says on every page when the inventory file as it stands could not be read', async () => {
     const broken: DashboardSource = {
       ...demoSource(demo),

@@ -155,6 +155,8 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
       problem: source.status.problem?.message ?? null,
       inventoryError: source.status.inventoryError,
+      // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.
+      lastEvaluatedAt: feed ? null : source.status.evaluatedAt,
     };
   };
 

@@ -34,7 +34,7 @@ const layout = `<!doctype html>
 const badge = `<span class="badge badge-<%= it.verdict ?? 'none' %>"><%= it.verdict ?? 'no verdict' %></span>`;
 
 const feedNotice = `<% if (!it.feed) { %>
-<div class="panel alarm" role="alert"><strong>No verified feed is in use.</strong> <%= it.problem ?? 'No feed has been accepted yet.' %></div>
+<div class="panel alarm" role="alert"><strong>No verified feed is in use.</strong> <%= it.problem ?? 'No feed has been accepted yet.' %><% if (it.lastEvaluatedAt) { %><%= it.problem ? '.' : '' %> The verdicts shown are those of <%= it.lastEvaluatedAt %>; they are not kept current until a verified feed is accepted.<% } %></div>
 <% } else if (it.problem) { %>
 <div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving.</div>
 <% } %>
