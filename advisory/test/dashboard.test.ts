@@ -219,7 +219,9 @@ describe('pages and probes', () => {
     };
     await withServer(never, {}, async (url) => {
       const html = await (await fetch(`${url}/`)).text();
-      expect(html).toContain('<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>');
+      expect(html).toContain(
+        '<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>',
+      );
     });
   });
 
