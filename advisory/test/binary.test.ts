@@ -153,9 +153,14 @@ describe.skipIf(!binary)('the single executable, alone on a machine', () => {
       if (health?.status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(health?.status).toBe(200);
-    const page = await fetch(`${base}/`);
-    expect(page.status).toBe(200);
-    const html = await page.text();
+    // The feed is in use (health) a moment before its first evaluation is on the page.
+    let html = '';
+    for (let i = 0; i < 100 && !html.includes('pve-legacy'); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      const page = await fetch(`${base}/`);
+      expect(page.status).toBe(200);
+      html = await page.text();
+    }
     expect(html).toContain('pve-legacy');
     // The stylesheet is the binary's own, served from the appliance.
     const css = /href="(\/[^"]+\.css)"/.exec(html)?.[1];

@@ -51,7 +51,7 @@ async function race(dir: string, count: number): Promise<string[]> {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
     });
-    return new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
+    return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
   });
   return Promise.all(outcomes);
 }

@@ -32,7 +32,7 @@ interface Outcome {
  * Opens a connection, lets `act` handle the server side, and reports what reached the
  * client within `waitMs`.
  */
-function onConnection(act: (socket: Socket) => void, waitMs = 1000): Promise<Outcome> {
+function onConnection(act: (socket: Socket) => void, waitMs = 5000): Promise<Outcome> {
   return new Promise((resolve) => {
     let serverSocket: Socket | undefined;
     accepted = (socket) => {

@@ -58,7 +58,7 @@ describe('JWKS key source', () => {
     server.behaviour = 'status-500';
     clock += 600_001; // the keys are stale now
     await expect(verifier.verify(await server.sign(first))).resolves.toMatchObject({ sub: 'jwks-user' });
-    await vi.waitFor(() => expect(server.hits).toBe(2));
+    await vi.waitFor(() => expect(server.hits).toBe(2), { timeout: 10_000 });
     // Backing off: more requests do not touch the failing provider.
     for (let i = 0; i < 5; i++) await verifier.verify(await server.sign(first));
     expect(server.hits).toBe(2);
@@ -66,7 +66,7 @@ describe('JWKS key source', () => {
     server.behaviour = 'ok';
     clock += 1000;
     await verifier.verify(await server.sign(first));
-    await vi.waitFor(() => expect(server.hits).toBe(3));
+    await vi.waitFor(() => expect(server.hits).toBe(3), { timeout: 10_000 });
     clock += 1;
     await verifier.verify(await server.sign(first));
     expect(server.hits).toBe(3);
@@ -127,7 +127,7 @@ describe('JWKS key source', () => {
     server.behaviour = 'status-500';
     clock += 600_001;
     await verifier.verify(await server.sign(first));
-    await vi.waitFor(() => expect(failures).toEqual(['answered HTTP 500']));
+    await vi.waitFor(() => expect(failures).toEqual(['answered HTTP 500']), { timeout: 10_000 });
   });
 
   it('follows a key rotation with one refetch, and at most one per cooldown for unknown kids', async () => {

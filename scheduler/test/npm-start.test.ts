@@ -137,9 +137,15 @@ describe('npm start', () => {
       expect((await fetch(`${shown.dashboard}/health`)).status).toBe(200);
       expect((await fetch(`${shown.dashboard}/`)).status).toBe(401);
       const basic = `Basic ${Buffer.from(`${shown.user}:${shown.password}`).toString('base64')}`;
-      const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('pve-node-1');
+      // The feed is in use (health) a moment before its first evaluation is on the page.
+      let html = '';
+      for (let i = 0; i < 100 && !html.includes('pve-node-1'); i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
+        expect(page.status).toBe(200);
+        html = await page.text();
+      }
+      expect(html).toContain('pve-node-1');
 
       started.npm.kill(signal);
       await started.exited;

@@ -43,7 +43,7 @@ describe('PushSender', () => {
   });
 
   it('waits out a retry outside the queue: others are sent meanwhile', async () => {
-    const queue = sender({ concurrency: 1, backoffMs: 300 });
+    const queue = sender({ concurrency: 1, backoffMs: 1_500 });
     const [flaky, steady] = [target(), target()];
     push.answer(flaky.id, 503);
     const first = queue.send(flaky.target, '"flaky"', keys);

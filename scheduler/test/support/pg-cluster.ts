@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,17 +23,41 @@ export function findPgBinDir(): string | null {
   return dir && existsSync(path.join(dir, 'initdb')) ? dir : null;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether a port can be listened on at 127.0.0.1 now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port for a server a test starts in another process (it can only be told one, and
+ * binds it seconds later). Taken below the kernel's ephemeral range, which every
+ * `listen(0)` and every outgoing connection draws from, so nothing else here takes it in
+ * the meantime; and from a slice of its own for each test worker running in parallel.
+ */
+export async function freePort(): Promise<number> {
+  let ephemeralStart = 32_768;
+  try {
+    ephemeralStart = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+  } catch {
+    // Not Linux: the usual start of the range.
+  }
+  const low = 10_000;
+  const high = Math.max(low + 1_000, ephemeralStart - 1);
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  const slices = 8;
+  const size = Math.floor((high - low) / slices);
+  const from = low + ((worker - 1) % slices) * size;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = from + Math.floor(Math.random() * size);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free port found');
 }
 
 export async function startPgCluster(): Promise<PgCluster> {
