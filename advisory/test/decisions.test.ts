@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,32 @@ describe('DecisionStore', () => {
     await again.append([{ kind: 'reminder-due', data: { asset: 'x' } }]);
     expect(readFileSync(path.join(dir, 'appliance.pub'), 'utf8')).toBe(key);
     expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
+  });
+
+  it('makes its key pair so that a start killed midway leaves none or both, matching', async () => {
+    const matching = (dir: string) => {
+      const secret = parseSecretKey(readFileSync(path.join(dir, 'appliance.sec'), 'utf8'));
+      const pub = parsePublicKey(readFileSync(path.join(dir, 'appliance.pub'), 'utf8'));
+      return secret.keynum.equals(pub.keynum);
+    };
+    // Killed after the secret key was in place, before the public key was written: the
+    // public key is written from the secret one, and checkpoints verify with it.
+    const between = mkdtempSync(path.join(tmpdir(), 'keys-'));
+    const pair = generateKeyPair('advisory appliance decision log');
+    writeFileSync(path.join(between, 'appliance.sec'), pair.secretKey, { mode: 0o600 });
+    const store = await DecisionStore.open(between);
+    await store.append([{ kind: 'reminder-due', data: { asset: 'x' } }]);
+    expect(await store.verify()).toMatchObject({ intact: true, unsigned: 0 });
+    expect(readFileSync(path.join(between, 'appliance.pub'), 'utf8')).toBe(pair.publicKey);
+    // Killed while the secret key was being written (a public key left from elsewhere):
+    // a pair is made afresh, the half-made file is removed, the two belong together.
+    const during = mkdtempSync(path.join(tmpdir(), 'keys-'));
+    writeFileSync(path.join(during, 'appliance.pub'), generateKeyPair('left over').publicKey);
+    writeFileSync(path.join(during, 'appliance.sec.new-1'), 'untrusted comment: half', { mode: 0o644 });
+    await DecisionStore.open(during);
+    expect(matching(during)).toBe(true);
+    expect(statSync(path.join(during, 'appliance.sec')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(during).filter((name) => name.includes('.new-'))).toEqual([]);
   });
 
   it('keeps the order of concurrent appends', async () => {

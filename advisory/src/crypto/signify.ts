@@ -137,6 +137,16 @@ export function parseSignatures(text: string): SignatureBlock[] {
   });
 }
 
+function publicKeyText(keynum: Buffer, raw: Buffer, comment: string): string {
+  return `${COMMENT}${comment} public key\n${Buffer.concat([PKALG, keynum, raw]).toString('base64')}\n`;
+}
+
+/** The public key file that belongs to a secret key (the secret key holds the public half). */
+export function publicKeyOf(secret: SecretKey, comment: string): string {
+  const jwk = createPublicKey(secret.privateKey).export({ format: 'jwk' });
+  return publicKeyText(secret.keynum, Buffer.from(String(jwk.x), 'base64url'), comment);
+}
+
 /** A new key pair as the text of the two files signify would write with `-G -n`. */
 export function generateKeyPair(comment = 'advisory feed'): { publicKey: string; secretKey: string } {
   const { privateKey } = generateKeyPairSync('ed25519');
@@ -155,9 +165,8 @@ export function generateKeyPair(comment = 'advisory feed'): { publicKey: string;
     keynum,
     secret,
   ]);
-  const publicData = Buffer.concat([PKALG, keynum, publicRaw]);
   return {
-    publicKey: `${COMMENT}${comment} public key\n${publicData.toString('base64')}\n`,
+    publicKey: publicKeyText(keynum, publicRaw, comment),
     secretKey: `${COMMENT}${comment} secret key\n${secretData.toString('base64')}\n`,
   };
 }

@@ -1,11 +1,12 @@
-import { lstat, writeFile } from 'node:fs/promises';
+import { link, lstat, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { appendDurably, ensureDir, readIfExists } from '../appliance/files.ts';
+import { appendDurably, ensureDir, readIfExists, writeAtomic } from '../appliance/files.ts';
 import {
   generateKeyPair,
   type PublicKey,
   parsePublicKey,
   parseSecretKey,
+  publicKeyOf,
   type SecretKey,
 } from '../crypto/signify.ts';
 import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
@@ -22,30 +23,55 @@ export class DecisionLogError extends Error {
   override name = 'DecisionLogError';
 }
 
+const KEY_COMMENT = 'advisory appliance decision log';
+
 /**
  * The appliance's signing key for checkpoints: made at first start (secret key 0600,
  * never overwritten), read at every later one. It is not the feed's key: it only vouches
- * for what this appliance logged.
+ * for what this appliance logged. The secret key is written whole under a temporary name
+ * and linked into place; the public key is written from it after, and written again from
+ * it whenever it is missing: a start killed at any point leaves no key (made at the next
+ * start) or a whole secret key with its public key, or one rebuilt from it.
  */
 export async function applianceKey(stateDir: string): Promise<{ secret: SecretKey; public: PublicKey }> {
   const secretFile = path.join(stateDir, APPLIANCE_SECRET_KEY);
   const publicFile = path.join(stateDir, APPLIANCE_PUBLIC_KEY);
-  const exists = await lstat(secretFile).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
-    const pair = generateKeyPair('advisory appliance decision log');
-    await writeFile(secretFile, pair.secretKey, { mode: 0o600, flag: 'wx' });
-    await writeFile(publicFile, pair.publicKey, { mode: 0o644 });
-  }
+  const exists = (file: string) =>
+    lstat(file).then(
+      () => true,
+      () => false,
+    );
+  const made = !(await exists(secretFile));
+  if (made) await writeNewSecret(secretFile, generateKeyPair(KEY_COMMENT).secretKey);
   try {
     const secret = parseSecretKey(await readIfExists(secretFile));
+    if (made || !(await exists(publicFile))) await writeAtomic(publicFile, publicKeyOf(secret, KEY_COMMENT));
     const publicKey = parsePublicKey(await readIfExists(publicFile));
     if (!secret.keynum.equals(publicKey.keynum)) throw new Error('the key files do not belong together');
     return { secret, public: publicKey };
   } catch (error) {
     throw new DecisionLogError(`${secretFile}: ${(error as Error).message}`);
+  }
+}
+
+/** Writes a secret key file that did not exist: whole and synced, then linked into place. */
+async function writeNewSecret(file: string, text: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.new-`;
+  // Left by a start killed while writing: never used, and its mode may not be 0600.
+  for (const name of await readdir(dir)) if (name.startsWith(prefix)) await rm(path.join(dir, name));
+  const making = path.join(dir, `${prefix}${process.pid}`);
+  const handle = await open(making, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(making, file);
+  } finally {
+    await rm(making, { force: true });
   }
 }
 
