@@ -380,6 +380,33 @@ describe('advisory run under a service manager', () => {
     }
   }, 60_000);
 
+  it('check beside the process holding the state directory reads its cache and writes nothing', async () => {
+    const publishedAt = new Date(Date.now() - DAY);
+    const s = setup({ publishedAt });
+    expect(await run(['check'], s.env).done).toBe(1);
+    const log = path.join(s.stateDir, 'decisions.jsonl');
+    const before = readFileSync(log, 'utf8');
+    const release = await lockStateDir(s.stateDir);
+    try {
+      const { child, done } = run(['check'], s.env);
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      expect(await done).toBe(1);
+      expect(out).toContain(
+        'the appliance daemon holds the state directory: evaluated from its cache, nothing written',
+      );
+      expect(out).toMatch(/^new-box +install +widget 2.1 -> 2.5/m);
+      expect(out).toContain(
+        `feed ${publishedAt.toISOString().slice(0, 10).replaceAll('-', '.')} from the cache`,
+      );
+      expect(readFileSync(log, 'utf8')).toBe(before);
+    } finally {
+      await release();
+    }
+  }, 60_000);
+
   it('waits while another process holds the state directory, then starts', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     mkdirSync(s.stateDir, { recursive: true });

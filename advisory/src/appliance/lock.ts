@@ -110,9 +110,3 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
     await rm(making, { recursive: true, force: true });
   }
 }
-
-/** Whether a live process holds the state directory. */
-export async function stateDirBusy(dir: string): Promise<boolean> {
-  const pid = await owner(dir);
-  return pid !== null && holds(pid, dir);
-}

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadApplianceConfig } from '../../appliance/config.ts';
-import { stateDirBusy } from '../../appliance/lock.ts';
+import { StateDirLockedError } from '../../appliance/lock.ts';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io } from '../io.ts';
@@ -21,13 +20,20 @@ const pad = (text: string, width: number) => (text.length >= width ? `${text} ` 
 
 export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
-  const config = loadApplianceConfig(env);
-  const busy = await stateDirBusy(config.stateDir);
   // A command for cron and monitoring: its output is the table; the log says only what
   // went wrong (warnings and worse) unless ADVISORY_LOG_LEVEL asks for more.
-  const { appliance } = await openAppliance({
-    env: { ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' },
-    readOnly: busy,
+  const open = (readOnly: boolean) =>
+    openAppliance({
+      env: { ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' },
+      readOnly,
+    });
+  // Taking the lock is the test of whether the daemon holds the directory (asking first
+  // and taking it after would leave a moment for the daemon to start in between).
+  let busy = false;
+  const { appliance } = await open(false).catch((error: unknown) => {
+    if (!(error instanceof StateDirLockedError)) throw error;
+    busy = true;
+    return open(true);
   });
   try {
     const status = await appliance.refresh();
