@@ -87,7 +87,11 @@ describe('the state directory lock', () => {
   it('refuses a second holder, names the holder, and is free again once released', async () => {
     const dir = stateDir();
     const release = await lockStateDir(dir);
-    expect(readdirSync(path.join(dir, 'lock'))).toEqual([String(process.pid)]);
+    // Named after this process: pid, start time and boot id.
+    const [name] = readdirSync(path.join(dir, 'lock'));
+    expect(name).toMatch(
+      new RegExp(`^${process.pid}\\.\\d+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`),
+    );
     const second = await lockStateDir(dir).catch((error: unknown) => error);
     expect(second).toBeInstanceOf(StateDirLockedError);
     expect(second).toMatchObject({ code: 'ELOCKED', pid: process.pid });
@@ -105,6 +109,28 @@ describe('the state directory lock', () => {
     const release = await lockStateDir(dir);
     expect(readdirSync(dir).sort()).toEqual([making, 'lock']);
     await release();
+  });
+
+  it('takes over a lock whose pid now belongs to another process (after a power cut)', async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const pid = other.pid as number;
+      const dir = stateDir();
+      mkdirSync(path.join(dir, 'lock'));
+      // The same pid, started at another time of another boot: not the owner.
+      writeFileSync(path.join(dir, 'lock', `${pid}.1.00000000-0000-4000-8000-000000000000`), '');
+      const release = await lockStateDir(dir);
+      expect(readdirSync(path.join(dir, 'lock'))).toEqual([
+        expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
+      ]);
+      await release();
+      // A pid recorded alone (where /proc does not tell more) is trusted while it runs.
+      mkdirSync(path.join(dir, 'lock'));
+      writeFileSync(path.join(dir, 'lock', String(pid)), '');
+      await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid });
+    } finally {
+      other.kill();
+    }
   });
 
   it('says what is wrong when the lock names no process and cannot be replaced', async () => {

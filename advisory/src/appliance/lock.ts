@@ -1,23 +1,30 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
  * One appliance process per state directory. The lock is a directory `lock` in the state
  * directory (the process may own nothing around it, as in a container volume or systemd's
- * StateDirectory=) holding one empty file named by the owner's pid.
+ * StateDirectory=) holding one empty file named after its owner: `<pid>.<start>.<boot id>`.
  *
  * The lock and its owner come into being together: the directory is made and named under a
  * temporary name, then renamed to `lock` in one step, which fails while another process's
  * `lock` exists. (A lock made first and named after, as proper-lockfile's is, leaves an
  * owner-less lock when the taker is killed between the two, which then blocks every start
- * until it counts as stale.) The state directory is local, so a lock whose pid no longer
- * runs is taken over at once: its owner file is removed by name, and whichever process then
- * renames its own lock into place first holds the directory; the others see a live owner.
+ * until it counts as stale.)
+ *
+ * The state directory is local, so a lock whose owner no longer runs is taken over at once.
+ * A pid alone does not say that: after a power cut, or a container restart, the pid may
+ * belong to another process now; the start time and boot id (Linux /proc) tell them apart.
+ * The owner file is removed by its name, and whichever process then renames its own lock
+ * into place first holds the directory; the others see a live owner.
  */
 const LOCK = 'lock';
 /** Locks being made: `.lock.new-<pid>-<hex>`, left behind only by a process killed meanwhile. */
 const MAKING = /^\.lock\.new-(\d+)-[0-9a-f]{12}$/;
+/** An owner: its pid, then (where /proc tells them) its start time and the boot's id. */
+const OWNER = /^(\d+)(?:\.(\d+)\.([0-9a-f-]+))?$/;
 
 /** State directories this process holds (so a second open here is refused, not taken over). */
 const heldHere = new Set<string>();
@@ -43,17 +50,55 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Whether the process `pid` holds `dir`. This process's own pid on a lock it does not hold
- * names an earlier process with the same pid (a container's process 1 after a restart). */
-function holds(pid: number, dir: string): boolean {
-  return pid === process.pid ? heldHere.has(path.resolve(dir)) : alive(pid);
+/**
+ * Which process `pid` is: `<start>.<boot id>`, its start time in clock ticks since boot
+ * (field 22 of /proc/<pid>/stat) and the boot's id; null where /proc does not tell.
+ */
+function identity(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which may itself hold spaces and parentheses.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return start && /^\d+$/.test(start) && /^[0-9a-f-]+$/.test(boot) ? `${start}.${boot}` : null;
+  } catch {
+    return null;
+  }
 }
 
-/** The pid named in the lock, or null when there is no lock or it names nobody. */
-async function owner(dir: string): Promise<number | null> {
+const ownName = (): string => {
+  const me = identity(process.pid);
+  return me ? `${process.pid}.${me}` : String(process.pid);
+};
+
+interface Owner {
+  name: string;
+  pid: number;
+  identity: string | null;
+}
+
+/**
+ * Whether the owner named in a lock is running. This process's pid on a lock it does not
+ * hold names an earlier process with the same pid (a container's process 1 after a
+ * restart). A recorded identity that the live pid no longer has is another process.
+ */
+function running(owner: Owner, dir: string): boolean {
+  if (owner.pid === process.pid) return heldHere.has(path.resolve(dir));
+  if (!alive(owner.pid)) return false;
+  if (owner.identity === null) return true;
+  const now = identity(owner.pid);
+  return now === null || now === owner.identity;
+}
+
+/** The owner named in the lock, or null when there is no lock or it names nobody. */
+async function ownerOf(dir: string): Promise<Owner | null> {
   try {
-    const pids = (await readdir(path.join(dir, LOCK))).filter((name) => /^\d+$/.test(name)).map(Number);
-    return pids[0] ?? null;
+    for (const name of await readdir(path.join(dir, LOCK))) {
+      const match = OWNER.exec(name);
+      if (match)
+        return { name, pid: Number(match[1]), identity: match[2] ? `${match[2]}.${match[3]}` : null };
+    }
+    return null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -77,11 +122,12 @@ async function clearUnfinished(dir: string): Promise<void> {
  */
 export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
   const lock = path.join(dir, LOCK);
+  const me = ownName();
   const making = path.join(dir, `.lock.new-${process.pid}-${randomBytes(6).toString('hex')}`);
   await mkdir(making);
-  await writeFile(path.join(making, String(process.pid)), '');
+  await writeFile(path.join(making, me), '');
   try {
-    // A few rounds at most: each failed one has removed a dead owner or lost to a live one.
+    // A few rounds at most: each failed one has removed a gone owner or lost to a live one.
     for (let round = 0; round < 5; round++) {
       try {
         await rename(making, lock);
@@ -89,7 +135,7 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
         await clearUnfinished(dir);
         return async () => {
           heldHere.delete(path.resolve(dir));
-          await unlink(path.join(lock, String(process.pid))).catch(() => {});
+          await unlink(path.join(lock, me)).catch(() => {});
           // Not empty: another process has taken over the emptied lock in the meantime.
           await rmdir(lock).catch(() => {});
         };
@@ -97,14 +143,14 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
       }
-      const pid = await owner(dir);
-      if (pid !== null && holds(pid, dir)) throw new StateDirLockedError(dir, pid);
-      // A dead owner (or none): remove it by name, so a lock another process has meanwhile
-      // renamed into place (named by another pid) is left alone.
-      if (pid !== null) await unlink(path.join(lock, String(pid))).catch(() => {});
+      const owner = await ownerOf(dir);
+      if (owner && running(owner, dir)) throw new StateDirLockedError(dir, owner.pid);
+      // A gone owner (or none): removed by its name, so a lock another process has meanwhile
+      // renamed into place (named after another process) is left alone.
+      if (owner) await unlink(path.join(lock, owner.name)).catch(() => {});
     }
-    const pid = await owner(dir);
-    if (pid !== null) throw new StateDirLockedError(dir, pid);
+    const owner = await ownerOf(dir);
+    if (owner) throw new StateDirLockedError(dir, owner.pid);
     throw new Error(`${lock} names no process; remove it if no advisory process uses ${dir}`);
   } finally {
     await rm(making, { recursive: true, force: true });
