@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,11 +87,10 @@ describe('the state directory lock', () => {
   it('refuses a second holder, names the holder, and is free again once released', async () => {
     const dir = stateDir();
     const release = await lockStateDir(dir);
-    // Named after this process: pid, start time and boot id.
+    // Named after this process: pid, boot id and start time.
     const [name] = readdirSync(path.join(dir, 'lock'));
-    expect(name).toMatch(
-      new RegExp(`^${process.pid}\\.\\d+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`),
-    );
+    const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+    expect(name).toMatch(new RegExp(`^${process.pid}\\.b${uuid}\\.s\\d+$`));
     const second = await lockStateDir(dir).catch((error: unknown) => error);
     expect(second).toBeInstanceOf(StateDirLockedError);
     expect(second).toMatchObject({ code: 'ELOCKED', pid: process.pid });
@@ -116,18 +115,28 @@ describe('the state directory lock', () => {
     try {
       const pid = other.pid as number;
       const dir = stateDir();
-      mkdirSync(path.join(dir, 'lock'));
-      // The same pid, started at another time of another boot: not the owner.
-      writeFileSync(path.join(dir, 'lock', `${pid}.1.00000000-0000-4000-8000-000000000000`), '');
-      const release = await lockStateDir(dir);
-      expect(readdirSync(path.join(dir, 'lock'))).toEqual([
-        expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
-      ]);
-      await release();
-      // A pid recorded alone (where /proc does not tell more) is trusted while it runs.
-      mkdirSync(path.join(dir, 'lock'));
-      writeFileSync(path.join(dir, 'lock', String(pid)), '');
-      await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid });
+      const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      const taken = async (owner: string) => {
+        mkdirSync(path.join(dir, 'lock'));
+        writeFileSync(path.join(dir, 'lock', owner), '');
+        const release = await lockStateDir(dir);
+        expect(readdirSync(path.join(dir, 'lock'))).toEqual([
+          expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
+        ]);
+        await release();
+      };
+      // The same pid, running now, but the owner was of another boot.
+      await taken(`${pid}.b00000000-0000-4000-8000-000000000000.s1`);
+      await taken(`${pid}.b00000000-0000-4000-8000-000000000000`);
+      // Of this boot, but started at another time: another process has its pid now.
+      await taken(`${pid}.b${boot}.s1`);
+      // What cannot be told apart is trusted while the pid runs.
+      for (const owner of [String(pid), `${pid}.b${boot}`]) {
+        mkdirSync(path.join(dir, 'lock'));
+        writeFileSync(path.join(dir, 'lock', owner), '');
+        await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid });
+        rmSync(path.join(dir, 'lock'), { recursive: true });
+      }
     } finally {
       other.kill();
     }

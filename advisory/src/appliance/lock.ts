@@ -6,7 +6,7 @@ import path from 'node:path';
 /**
  * One appliance process per state directory. The lock is a directory `lock` in the state
  * directory (the process may own nothing around it, as in a container volume or systemd's
- * StateDirectory=) holding one empty file named after its owner: `<pid>.<start>.<boot id>`.
+ * StateDirectory=) holding one empty file named after its owner: `<pid>.b<boot id>.s<start>`.
  *
  * The lock and its owner come into being together: the directory is made and named under a
  * temporary name, then renamed to `lock` in one step, which fails while another process's
@@ -16,15 +16,15 @@ import path from 'node:path';
  *
  * The state directory is local, so a lock whose owner no longer runs is taken over at once.
  * A pid alone does not say that: after a power cut, or a container restart, the pid may
- * belong to another process now; the start time and boot id (Linux /proc) tell them apart.
+ * belong to another process now; the boot id and start time (Linux /proc) tell them apart.
  * The owner file is removed by its name, and whichever process then renames its own lock
  * into place first holds the directory; the others see a live owner.
  */
 const LOCK = 'lock';
 /** Locks being made: `.lock.new-<pid>-<hex>`, left behind only by a process killed meanwhile. */
 const MAKING = /^\.lock\.new-(\d+)-[0-9a-f]{12}$/;
-/** An owner: its pid, then (where /proc tells them) its start time and the boot's id. */
-const OWNER = /^(\d+)(?:\.(\d+)\.([0-9a-f-]+))?$/;
+/** An owner: its pid, then (where /proc tells them) the boot's id and its start time. */
+const OWNER = /^(\d+)(?:\.b([0-9a-f-]+))?(?:\.s(\d+))?$/;
 
 /** State directories this process holds (so a second open here is refused, not taken over). */
 const heldHere = new Set<string>();
@@ -50,44 +50,55 @@ function alive(pid: number): boolean {
   }
 }
 
-/**
- * Which process `pid` is: `<start>.<boot id>`, its start time in clock ticks since boot
- * (field 22 of /proc/<pid>/stat) and the boot's id; null where /proc does not tell.
- */
-function identity(pid: number): string | null {
+/** The id of the running boot; null where /proc does not tell. */
+function bootId(): string | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which may itself hold spaces and parentheses.
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    return start && /^\d+$/.test(start) && /^[0-9a-f-]+$/.test(boot) ? `${start}.${boot}` : null;
+    const id = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return /^[0-9a-f-]+$/.test(id) ? id : null;
   } catch {
     return null;
   }
 }
 
-const ownName = (): string => {
-  const me = identity(process.pid);
-  return me ? `${process.pid}.${me}` : String(process.pid);
-};
+/** When process `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat); null where /proc does not tell. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which may itself hold spaces and parentheses.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start && /^\d+$/.test(start) ? start : null;
+  } catch {
+    return null;
+  }
+}
+
+/** This process as a lock's owner file names it: `<pid>[.b<boot id>][.s<start time>]`. */
+function ownName(): string {
+  const boot = bootId();
+  const start = startTime(process.pid);
+  return `${process.pid}${boot ? `.b${boot}` : ''}${start ? `.s${start}` : ''}`;
+}
 
 interface Owner {
   name: string;
   pid: number;
-  identity: string | null;
+  boot: string | null;
+  start: string | null;
 }
 
 /**
  * Whether the owner named in a lock is running. This process's pid on a lock it does not
  * hold names an earlier process with the same pid (a container's process 1 after a
- * restart). A recorded identity that the live pid no longer has is another process.
+ * restart). An owner of another boot is gone, whatever runs under its pid now; so is one
+ * whose pid runs with another start time. What cannot be told is trusted to be the owner.
  */
 function running(owner: Owner, dir: string): boolean {
   if (owner.pid === process.pid) return heldHere.has(path.resolve(dir));
+  const boot = bootId();
+  if (owner.boot && boot && owner.boot !== boot) return false;
   if (!alive(owner.pid)) return false;
-  if (owner.identity === null) return true;
-  const now = identity(owner.pid);
-  return now === null || now === owner.identity;
+  const start = startTime(owner.pid);
+  return !(owner.start && start && owner.start !== start);
 }
 
 /** The owner named in the lock, or null when there is no lock or it names nobody. */
@@ -95,8 +106,7 @@ async function ownerOf(dir: string): Promise<Owner | null> {
   try {
     for (const name of await readdir(path.join(dir, LOCK))) {
       const match = OWNER.exec(name);
-      if (match)
-        return { name, pid: Number(match[1]), identity: match[2] ? `${match[2]}.${match[3]}` : null };
+      if (match) return { name, pid: Number(match[1]), boot: match[2] ?? null, start: match[3] ?? null };
     }
     return null;
   } catch (error) {
