@@ -252,7 +252,8 @@ describe('a refresh over HTTP', () => {
       const { appliance } = await start({
         ...s.env,
         ADVISORY_FEED_URL: server.url,
-        ADVISORY_FEED_TIMEOUT: '1s',
+        // Short, for the slow server below; not so short that a loaded machine misses it.
+        ADVISORY_FEED_TIMEOUT: '3s',
       });
       server.mode = 'redirect-once';
       await appliance.refresh();
@@ -275,7 +276,7 @@ describe('a refresh over HTTP', () => {
         outcome: 'unreachable',
         message: expect.stringMatching(/timed out/),
       });
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000);
 
       server.mode = 'endless';
       await appliance.refresh();

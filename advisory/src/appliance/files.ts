@@ -10,14 +10,24 @@ export async function writeAtomic(file: string, data: string | Buffer, mode = 0o
   await writeFileAtomic(file, data, { mode, fsync: true });
 }
 
-export async function appendDurably(file: string, text: string): Promise<void> {
-  const handle = await open(file, 'a', 0o644);
+/** Writes through one handle and syncs before closing: `a` appends, `wx` makes a new file. */
+async function writeSynced(file: string, text: string, flag: 'a' | 'wx', mode: number): Promise<void> {
+  const handle = await open(file, flag, mode);
   try {
-    await handle.appendFile(text);
+    await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+export function appendDurably(file: string, text: string): Promise<void> {
+  return writeSynced(file, text, 'a', 0o644);
+}
+
+/** A file that must not exist yet, written whole and synced. */
+export function createDurably(file: string, text: string, mode: number): Promise<void> {
+  return writeSynced(file, text, 'wx', mode);
 }
 
 /** The file's text, or '' when it does not exist yet. */

@@ -1,6 +1,6 @@
-import { link, lstat, open, readdir, rm } from 'node:fs/promises';
+import { link, lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { appendDurably, ensureDir, readIfExists, writeAtomic } from '../appliance/files.ts';
+import { appendDurably, createDurably, ensureDir, readIfExists, writeAtomic } from '../appliance/files.ts';
 import {
   generateKeyPair,
   type PublicKey,
@@ -61,13 +61,7 @@ async function writeNewSecret(file: string, text: string): Promise<void> {
   // Left by a start killed while writing: never used, and its mode may not be 0600.
   for (const name of await readdir(dir)) if (name.startsWith(prefix)) await rm(path.join(dir, name));
   const making = path.join(dir, `${prefix}${process.pid}`);
-  const handle = await open(making, 'wx', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await createDurably(making, text, 0o600);
   try {
     await link(making, file);
   } finally {
