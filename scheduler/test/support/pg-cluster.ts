@@ -32,11 +32,16 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
+/** The last port handed out here; the next is the one after it (null: none yet). */
+let lastPort: number | null = null;
+
 /**
  * A port for a server a test starts in another process (it can only be told one, and
  * binds it seconds later). Taken below the kernel's ephemeral range, which every
  * `listen(0)` and every outgoing connection draws from, so nothing else here takes it in
- * the meantime; and from a slice of its own for each test worker running in parallel.
+ * the meantime; from a slice of its own for each test worker running in parallel; and
+ * never the same twice in one test file (the ports are handed out one after the other
+ * from a random start), since the first may not be bound yet when the second is asked for.
  */
 export async function freePort(): Promise<number> {
   let ephemeralStart = 32_768;
@@ -53,9 +58,13 @@ export async function freePort(): Promise<number> {
   const slices = 8;
   const size = Math.floor((high - low) / slices);
   const from = low + ((worker - 1) % slices) * size;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = from + Math.floor(Math.random() * size);
-    if (await bindable(port)) return port;
+  let offset = lastPort === null ? Math.floor(Math.random() * size) : lastPort - from + 1;
+  for (let attempt = 0; attempt < 100; attempt++, offset++) {
+    const port = from + (offset % size);
+    if (await bindable(port)) {
+      lastPort = port;
+      return port;
+    }
   }
   throw new Error('no free port found');
 }
