@@ -63,26 +63,29 @@ function stateDir(): string {
 }
 
 describe('the state directory lock', () => {
-  it('is held by one of many processes that race for a free directory', async () => {
-    const dir = stateDir();
-    const outcomes = await race(dir, 12);
-    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'ELOCKED')).toHaveLength(11);
-    // Released, it leaves nothing behind.
-    expect(readdirSync(dir)).toEqual([]);
-  }, 30_000);
-
-  it('left by a process that is gone, is taken over by exactly one of many racers', async () => {
-    const dir = stateDir();
-    mkdirSync(path.join(dir, 'lock'));
-    writeFileSync(path.join(dir, 'lock', String(deadPid())), '');
-    // And a lock a killed process was still making.
-    mkdirSync(path.join(dir, `.lock.new-${deadPid()}-0123456789ab`));
-    const outcomes = await race(dir, 12);
-    expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'ELOCKED')).toHaveLength(11);
-    expect(readdirSync(dir)).toEqual([]);
-  }, 30_000);
+  it.each([
+    ['a free directory', () => {}],
+    [
+      'a lock left by a process that is gone (and one it was still making)',
+      (dir: string) => {
+        mkdirSync(path.join(dir, 'lock'));
+        writeFileSync(path.join(dir, 'lock', String(deadPid())), '');
+        mkdirSync(path.join(dir, `.lock.new-${deadPid()}-0123456789ab`));
+      },
+    ],
+  ])(
+    'on %s: exactly one of many racing processes takes it',
+    async (_, prepare) => {
+      const dir = stateDir();
+      prepare(dir);
+      const outcomes = await race(dir, 12);
+      expect(outcomes.filter((o) => o === 'held')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'ELOCKED')).toHaveLength(11);
+      // Released, it leaves nothing behind.
+      expect(readdirSync(dir)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('refuses a second holder, names the holder, and is free again once released', async () => {
     const dir = stateDir();

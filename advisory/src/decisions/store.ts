@@ -36,17 +36,20 @@ const KEY_COMMENT = 'advisory appliance decision log';
 export async function applianceKey(stateDir: string): Promise<{ secret: SecretKey; public: PublicKey }> {
   const secretFile = path.join(stateDir, APPLIANCE_SECRET_KEY);
   const publicFile = path.join(stateDir, APPLIANCE_PUBLIC_KEY);
-  const exists = (file: string) =>
-    lstat(file).then(
-      () => true,
-      () => false,
-    );
-  const made = !(await exists(secretFile));
-  if (made) await writeNewSecret(secretFile, generateKeyPair(KEY_COMMENT).secretKey);
+  const made = await lstat(secretFile).then(
+    () => false,
+    () => true,
+  );
+  const secretText = made ? generateKeyPair(KEY_COMMENT).secretKey : await readIfExists(secretFile);
+  if (made) await writeNewSecret(secretFile, secretText);
   try {
-    const secret = parseSecretKey(await readIfExists(secretFile));
-    if (made || !(await exists(publicFile))) await writeAtomic(publicFile, publicKeyOf(secret, KEY_COMMENT));
-    const publicKey = parsePublicKey(await readIfExists(publicFile));
+    const secret = parseSecretKey(secretText);
+    let publicText = made ? '' : await readIfExists(publicFile);
+    if (!publicText) {
+      publicText = publicKeyOf(secret, KEY_COMMENT);
+      await writeAtomic(publicFile, publicText);
+    }
+    const publicKey = parsePublicKey(publicText);
     if (!secret.keynum.equals(publicKey.keynum)) throw new Error('the key files do not belong together');
     return { secret, public: publicKey };
   } catch (error) {
