@@ -154,14 +154,12 @@ describe.skipIf(!binary)('the single executable, alone on a machine', () => {
     }
     expect(health?.status).toBe(200);
     // The feed is in use (health) a moment before its first evaluation is on the page.
-    let html = '';
-    for (let i = 0; i < 100 && !html.includes('pve-legacy'); i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 100));
-      const page = await fetch(`${base}/`);
-      expect(page.status).toBe(200);
-      html = await page.text();
-    }
-    expect(html).toContain('pve-legacy');
+    const page = async () => {
+      const response = await fetch(`${base}/`);
+      return `${response.status} ${await response.text()}`;
+    };
+    await expect.poll(page, { timeout: 10_000, interval: 100 }).toMatch(/^200 [\s\S]*pve-legacy/);
+    const html = await page();
     // The stylesheet is the binary's own, served from the appliance.
     const css = /href="(\/[^"]+\.css)"/.exec(html)?.[1];
     expect(css).toBeDefined();

@@ -218,10 +218,12 @@ describe('pages and probes', () => {
       status: { ...demo.appliance.status, feed: null, evaluatedAt: null, evaluations: [], problem: null },
     };
     await withServer(never, {}, async (url) => {
-      const html = await (await fetch(`${url}/`)).text();
-      expect(html).toContain(
-        '<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>',
-      );
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>',
+        );
+      }
     });
   });
 

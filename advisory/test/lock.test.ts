@@ -20,19 +20,23 @@ function deadPid(): number {
 }
 
 /**
- * `count` processes that all try to take `dir` at the same moment; each says `held` or the
- * error code it got. The holder keeps the lock until every racer has tried (each leaves a
- * file in `tried/`), so a racer that starts late still meets a held lock.
+ * `count` processes that all try to take `dir` at the same moment: each, once loaded, says
+ * it is ready (a file in `ready/`) and waits for all the others before trying, so the
+ * tries overlap however slowly the processes start. Each says `held` or the error code it
+ * got. The holder keeps the lock until every racer has tried (each leaves a file in
+ * `tried/`).
  */
 async function race(dir: string, count: number): Promise<string[]> {
+  const ready = path.join(path.dirname(dir), 'ready');
   const tried = path.join(path.dirname(dir), 'tried');
+  mkdirSync(ready);
   mkdirSync(tried);
-  const at = Date.now() + 1000;
   const script = `
     import { readdirSync, writeFileSync } from 'node:fs';
     import { lockStateDir } from ${JSON.stringify(lockModule)};
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    await sleep(${at} - Date.now());
+    writeFileSync(${JSON.stringify(ready)} + '/' + process.pid, '');
+    while (readdirSync(${JSON.stringify(ready)}).length < ${count}) await sleep(1);
     let release = null;
     try {
       release = await lockStateDir(${JSON.stringify(dir)});
@@ -110,6 +114,17 @@ describe('the state directory lock', () => {
     mkdirSync(path.join(dir, making));
     const release = await lockStateDir(dir);
     expect(readdirSync(dir).sort()).toEqual([making, 'lock']);
+    await release();
+  });
+
+  it("takes over a lock naming its own pid that it does not hold (a container's process 1 restarted)", async () => {
+    const dir = stateDir();
+    mkdirSync(path.join(dir, 'lock'));
+    writeFileSync(path.join(dir, 'lock', String(process.pid)), '');
+    const release = await lockStateDir(dir);
+    expect(readdirSync(path.join(dir, 'lock'))).toEqual([
+      expect.stringMatching(new RegExp(`^${process.pid}\\.b`)),
+    ]);
     await release();
   });
 

@@ -42,10 +42,15 @@ function bigFeed(version: number): Record<string, string> {
   return files;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<number | null> } {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { ipc?: boolean } = {},
+): { child: ChildProcess; done: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // With an IPC channel, as `npm start` starts it.
+    stdio: ['ignore', 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])],
   });
   // 'close', not 'exit': the output is read to its end before the test looks at it.
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -414,7 +419,10 @@ describe('advisory run under a service manager', () => {
     const daemon = started(s.env);
     try {
       await daemon.waitFor(/another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish/);
+      // Longer than one retry (1 s): still waiting, neither serving nor gone.
+      await new Promise((r) => setTimeout(r, 2500));
       expect(daemon.output()).not.toMatch(/dashboard on/);
+      expect(daemon.child.exitCode).toBeNull();
       await release();
       await daemon.waitFor(/dashboard on/);
     } finally {
@@ -423,21 +431,28 @@ describe('advisory run under a service manager', () => {
     expect(await daemon.done).toBe(0);
   }, 60_000);
 
-  it('exits 1 (to be restarted) when its address is taken', async () => {
-    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (blocker.address() as AddressInfo).port;
-      const { child, done } = run(['run'], { ...s.env, ADVISORY_LISTEN: `127.0.0.1:${port}` });
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      expect(await done).toBe(1);
-      expect(stderr).toContain(`ADVISORY_LISTEN: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
-    } finally {
-      blocker.close();
-    }
-  }, 60_000);
+  it.each([
+    ['', false],
+    [', started with an IPC channel as npm start does', true],
+  ])(
+    'exits 1 (to be restarted) when its address is taken%s',
+    async (_, ipc) => {
+      const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (blocker.address() as AddressInfo).port;
+        const { child, done } = run(['run'], { ...s.env, ADVISORY_LISTEN: `127.0.0.1:${port}` }, { ipc });
+        let stderr = '';
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        expect(await done).toBe(1);
+        expect(stderr).toContain(`ADVISORY_LISTEN: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+      } finally {
+        blocker.close();
+      }
+    },
+    30_000,
+  );
 });

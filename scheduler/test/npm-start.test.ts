@@ -138,14 +138,15 @@ describe('npm start', () => {
       expect((await fetch(`${shown.dashboard}/`)).status).toBe(401);
       const basic = `Basic ${Buffer.from(`${shown.user}:${shown.password}`).toString('base64')}`;
       // The feed is in use (health) a moment before its first evaluation is on the page.
-      let html = '';
-      for (let i = 0; i < 100 && !html.includes('pve-node-1'); i++) {
-        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-        const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
-        expect(page.status).toBe(200);
-        html = await page.text();
-      }
-      expect(html).toContain('pve-node-1');
+      await expect
+        .poll(
+          async () => {
+            const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
+            return `${page.status} ${await page.text()}`;
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toMatch(/^200 [\s\S]*pve-node-1/);
 
       started.npm.kill(signal);
       await started.exited;

@@ -34,8 +34,8 @@ const STOP_GRACE_MS = 8_000;
 /**
  * Resolves on the first SIGTERM, SIGINT or SIGHUP, or when the parent that started this
  * process over an IPC channel (`npm start`) goes away, however it ended. A second signal
- * ends the process at once. The handlers stay installed: with none left, the lock
- * library's exit hook would re-raise the signal and kill the process mid-stop.
+ * ends the process at once. The handlers stay installed: with none left, signal-exit's
+ * hook (through write-file-atomic) would re-raise the signal and kill the process mid-stop.
  */
 function stopSignal(io: Io): Promise<string> {
   let received: string | null = null;
@@ -87,6 +87,16 @@ async function openWhenFree(
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+  try {
+    return await serve(io, env);
+  } finally {
+    // The 'disconnect' listener keeps the IPC channel of a parent that started this process
+    // (`npm start`), and so the process, alive: let go, however it ends.
+    if (process.connected) process.disconnect();
+  }
+}
+
+async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const stopping = stopSignal(io);
   const appliance = await openWhenFree(env, io, stopping);
   if (!appliance) return 0;
@@ -136,7 +146,5 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
     io.err(`the refresh in progress did not finish within ${STOP_GRACE_MS / 1000} s; stopping without it`);
     process.exit(0);
   }
-  // A 'disconnect' listener keeps the IPC channel, and so this process, alive: let go.
-  if (process.connected) process.disconnect();
   return 0;
 }
