@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,7 +82,9 @@ describe('the state directory lock', () => {
       (dir: string) => {
         mkdirSync(path.join(dir, 'lock'));
         writeFileSync(path.join(dir, 'lock', String(deadPid())), '');
-        mkdirSync(path.join(dir, `.lock.new-${deadPid()}-0123456789ab`));
+        const pid = deadPid();
+        mkdirSync(path.join(dir, `.lock.new-${pid}-0123456789ab`));
+        writeFileSync(path.join(dir, `.lock.new-${pid}-0123456789ab`, String(pid)), '');
       },
     ],
   ])(
@@ -94,10 +104,10 @@ describe('the state directory lock', () => {
   it('refuses a second holder, names the holder, and is free again once released', async () => {
     const dir = stateDir();
     const release = await lockStateDir(dir);
-    // Named after this process: pid, boot id and start time.
+    // Named after this process: pid, pid namespace, boot id and start time.
     const [name] = readdirSync(path.join(dir, 'lock'));
     const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-    expect(name).toMatch(new RegExp(`^${process.pid}\\.b${uuid}\\.s\\d+$`));
+    expect(name).toMatch(new RegExp(`^${process.pid}\\.n\\d+\\.b${uuid}\\.s\\d+$`));
     const second = await lockStateDir(dir).catch((error: unknown) => error);
     expect(second).toBeInstanceOf(StateDirLockedError);
     expect(second).toMatchObject({ code: 'ELOCKED', pid: process.pid });
@@ -117,13 +127,13 @@ describe('the state directory lock', () => {
     await release();
   });
 
-  it("takes over a lock naming its own pid that it does not hold (a container's process 1 restarted)", async () => {
+  it('takes over a lock naming its own pid that it does not hold (an earlier process with that pid)', async () => {
     const dir = stateDir();
     mkdirSync(path.join(dir, 'lock'));
     writeFileSync(path.join(dir, 'lock', String(process.pid)), '');
     const release = await lockStateDir(dir);
     expect(readdirSync(path.join(dir, 'lock'))).toEqual([
-      expect.stringMatching(new RegExp(`^${process.pid}\\.b`)),
+      expect.stringMatching(new RegExp(`^${process.pid}\\.n`)),
     ]);
     await release();
   });
@@ -158,6 +168,24 @@ describe('the state directory lock', () => {
     } finally {
       other.kill();
     }
+  });
+
+  it('judges an owner in another pid namespace (another container) by when it last touched its file', async () => {
+    const dir = stateDir();
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    // Process 1 of another container on this boot: its pid says nothing here.
+    const owner = path.join(dir, 'lock', `1.n1.b${boot}.s5`);
+    mkdirSync(path.join(dir, 'lock'));
+    writeFileSync(owner, '');
+    await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid: 1 });
+    // Untouched for longer than three beats: gone (its container stopped without a word).
+    const past = new Date(Date.now() - 31_000);
+    utimesSync(owner, past, past);
+    const release = await lockStateDir(dir);
+    expect(readdirSync(path.join(dir, 'lock'))).toEqual([
+      expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
+    ]);
+    await release();
   });
 
   it('says what is wrong when the lock names no process and cannot be replaced', async () => {

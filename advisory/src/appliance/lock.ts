@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
  * One appliance process per state directory. The lock is a directory `lock` in the state
  * directory (the process may own nothing around it, as in a container volume or systemd's
- * StateDirectory=) holding one empty file named after its owner: `<pid>.b<boot id>.s<start>`.
+ * StateDirectory=) holding one empty file named after its owner:
+ * `<pid>.n<pid namespace>.b<boot id>.s<start time>`.
  *
  * The lock and its owner come into being together: the directory is made and named under a
  * temporary name, then renamed to `lock` in one step, which fails while another process's
@@ -15,16 +16,23 @@ import path from 'node:path';
  * until it counts as stale.)
  *
  * The state directory is local, so a lock whose owner no longer runs is taken over at once.
- * A pid alone does not say that: after a power cut, or a container restart, the pid may
- * belong to another process now; the boot id and start time (Linux /proc) tell them apart.
- * The owner file is removed by its name, and whichever process then renames its own lock
- * into place first holds the directory; the others see a live owner.
+ * A pid alone does not say that: after a power cut the pid may belong to another process
+ * now, which the boot id and start time (Linux /proc) tell apart. And a pid means nothing
+ * to a process in another pid namespace (two containers sharing the state volume are both
+ * process 1): the holder touches its owner file every 10 s, and across namespaces an owner
+ * is gone once its file has not been touched for 30 s (a restarted container waits that
+ * long for its predecessor's lock). The owner file is removed by its name, and whichever
+ * process then renames its own lock into place first holds the directory; the others see
+ * a live owner.
  */
 const LOCK = 'lock';
 /** Locks being made: `.lock.new-<pid>-<hex>`, left behind only by a process killed meanwhile. */
-const MAKING = /^\.lock\.new-(\d+)-[0-9a-f]{12}$/;
-/** An owner: its pid, then (where /proc tells them) the boot's id and its start time. */
-const OWNER = /^(\d+)(?:\.b([0-9a-f-]+))?(?:\.s(\d+))?$/;
+const MAKING = /^\.lock\.new-\d+-[0-9a-f]{12}$/;
+/** An owner: its pid, then (where /proc tells them) its pid namespace, the boot's id and its start time. */
+const OWNER = /^(\d+)(?:\.n(\d+))?(?:\.b([0-9a-f-]+))?(?:\.s(\d+))?$/;
+/** How often the holder touches its owner file, and when an untouched one counts as gone. */
+const BEAT_MS = 10_000;
+const STALE_MS = 30_000;
 
 /** State directories this process holds (so a second open here is refused, not taken over). */
 const heldHere = new Set<string>();
@@ -72,41 +80,74 @@ function startTime(pid: number): string | null {
   }
 }
 
-/** This process as a lock's owner file names it: `<pid>[.b<boot id>][.s<start time>]`. */
+/** The pid namespace this process sees pids in; null where /proc does not tell. */
+function pidNamespace(): string | null {
+  try {
+    return /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** This process as a lock's owner file names it: `<pid>[.n<ns>][.b<boot id>][.s<start time>]`. */
 function ownName(): string {
+  const parts = [String(process.pid)];
+  const ns = pidNamespace();
   const boot = bootId();
   const start = startTime(process.pid);
-  return `${process.pid}${boot ? `.b${boot}` : ''}${start ? `.s${start}` : ''}`;
+  if (ns) parts.push(`n${ns}`);
+  if (boot) parts.push(`b${boot}`);
+  if (start) parts.push(`s${start}`);
+  return parts.join('.');
 }
 
 interface Owner {
-  name: string;
+  /** The owner file, in the lock or in a lock being made. */
+  file: string;
   pid: number;
+  ns: string | null;
   boot: string | null;
   start: string | null;
 }
 
 /**
- * Whether the owner named in a lock is running. This process's pid on a lock it does not
- * hold names an earlier process with the same pid (a container's process 1 after a
- * restart). An owner of another boot is gone, whatever runs under its pid now; so is one
- * whose pid runs with another start time. What cannot be told is trusted to be the owner.
+ * Whether the owner named in a lock (or a lock being made) is running. An owner of another
+ * boot is gone, whatever runs under its pid now. One in another pid namespace is judged by
+ * when it last touched its file. In this namespace: a pid that does not run, or runs with
+ * another start time, is gone; this process's own pid names an earlier process with the
+ * same pid unless this process holds `dir` (a container restarted has a new namespace). What
+ * cannot be told is trusted to be the owner.
  */
-function running(owner: Owner, dir: string): boolean {
-  if (owner.pid === process.pid) return heldHere.has(path.resolve(dir));
+async function running(owner: Owner, dir: string): Promise<boolean> {
   const boot = bootId();
   if (owner.boot && boot && owner.boot !== boot) return false;
-  if (!alive(owner.pid)) return false;
+  const ns = pidNamespace();
+  if (owner.ns && ns && owner.ns !== ns) {
+    const touched = await stat(owner.file).then(
+      (info) => info.mtimeMs,
+      () => 0,
+    );
+    return Date.now() - touched < STALE_MS;
+  }
   const start = startTime(owner.pid);
-  return !(owner.start && start && owner.start !== start);
+  if (owner.start && start && owner.start !== start) return false;
+  if (owner.pid === process.pid) return heldHere.has(path.resolve(dir));
+  return alive(owner.pid);
 }
 
-/** The owner named in the lock, or null when there is no lock or it names nobody. */
-async function ownerOf(dir: string): Promise<Owner | null> {
+/** The owner named in a lock folder, or null when there is none or it names nobody. */
+async function ownerIn(folder: string): Promise<Owner | null> {
   try {
-    for (const name of await readdir(path.join(dir, LOCK))) {
+    for (const name of await readdir(folder)) {
       const match = OWNER.exec(name);
-      if (match) return { name, pid: Number(match[1]), boot: match[2] ?? null, start: match[3] ?? null };
+      if (match)
+        return {
+          file: path.join(folder, name),
+          pid: Number(match[1]),
+          ns: match[2] ?? null,
+          boot: match[3] ?? null,
+          start: match[4] ?? null,
+        };
     }
     return null;
   } catch (error) {
@@ -116,13 +157,19 @@ async function ownerOf(dir: string): Promise<Owner | null> {
   }
 }
 
-/** Removes locks being made by processes that are gone. */
+/** Removes locks being made by processes that are gone (or, naming nobody, for a while). */
 async function clearUnfinished(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
-    const pid = MAKING.exec(name)?.[1];
-    // This process's own pid on one names an earlier process with that pid: its lock is made.
-    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid)))
-      await rm(path.join(dir, name), { recursive: true, force: true });
+    if (!MAKING.test(name)) continue;
+    const folder = path.join(dir, name);
+    const owner = await ownerIn(folder);
+    const gone = owner
+      ? !(await running(owner, dir))
+      : await stat(folder).then(
+          (info) => Date.now() - info.mtimeMs >= STALE_MS,
+          () => false,
+        );
+    if (gone) await rm(folder, { recursive: true, force: true });
   }
 }
 
@@ -143,7 +190,14 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
         await rename(making, lock);
         heldHere.add(path.resolve(dir));
         await clearUnfinished(dir);
+        // Fresh for processes in other pid namespaces, which cannot ask after the pid.
+        const beat = setInterval(() => {
+          const now = new Date();
+          utimes(path.join(lock, me), now, now).catch(() => {});
+        }, BEAT_MS);
+        beat.unref();
         return async () => {
+          clearInterval(beat);
           heldHere.delete(path.resolve(dir));
           await unlink(path.join(lock, me)).catch(() => {});
           // Not empty: another process has taken over the emptied lock in the meantime.
@@ -153,13 +207,13 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
       }
-      const owner = await ownerOf(dir);
-      if (owner && running(owner, dir)) throw new StateDirLockedError(dir, owner.pid);
+      const owner = await ownerIn(lock);
+      if (owner && (await running(owner, dir))) throw new StateDirLockedError(dir, owner.pid);
       // A gone owner (or none): removed by its name, so a lock another process has meanwhile
       // renamed into place (named after another process) is left alone.
-      if (owner) await unlink(path.join(lock, owner.name)).catch(() => {});
+      if (owner) await unlink(owner.file).catch(() => {});
     }
-    const owner = await ownerOf(dir);
+    const owner = await ownerIn(lock);
     if (owner) throw new StateDirLockedError(dir, owner.pid);
     throw new Error(`${lock} names no process; remove it if no advisory process uses ${dir}`);
   } finally {
