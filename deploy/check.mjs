@@ -247,7 +247,10 @@ async function checkApplianceImage() {
     encoding: 'utf8',
     env: { PATH: bin },
   });
-  if (version.status !== 0) return fail(`advisory image: ${entry} --version exited ${version.status}`);
+  if (version.status !== 0) {
+    rmSync(scratch, { recursive: true, force: true });
+    return fail(`advisory image: ${entry} --version exited ${version.status}`);
+  }
   const state = path.join(scratch, 'var-lib', 'advisory');
   mkdirSync(path.dirname(state), { mode: 0o755 });
   mkdirSync(state, { mode: 0o700 });

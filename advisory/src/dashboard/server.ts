@@ -309,9 +309,14 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     if (!authenticated(request, reply, false)) return reply;
     const entries = (await source.decisions?.entries()) ?? [];
     // Verified afresh at every look (an edit on disk shows at once); never kept in status.
-    const verification = (await source.decisions?.verify()) ?? null;
+    const verification = (await source.decisions?.verify()) ?? {
+      intact: true,
+      entries: 0,
+      breaks: [],
+      lastCheckpoint: null,
+    };
     return page(reply, '/log', 'Decision log', '@log', {
-      verification: verification ?? { intact: true, entries: 0, breaks: [], lastCheckpoint: null },
+      verification,
       entries: entries
         .slice()
         .reverse()

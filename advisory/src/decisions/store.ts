@@ -36,19 +36,19 @@ const KEY_COMMENT = 'advisory appliance decision log';
 export async function applianceKey(stateDir: string): Promise<{ secret: SecretKey; public: PublicKey }> {
   const secretFile = path.join(stateDir, APPLIANCE_SECRET_KEY);
   const publicFile = path.join(stateDir, APPLIANCE_PUBLIC_KEY);
-  const made = await lstat(secretFile).then(
+  const missing = await lstat(secretFile).then(
     () => false,
     () => true,
   );
-  const secretText = made ? generateKeyPair(KEY_COMMENT).secretKey : await readIfExists(secretFile);
-  if (made) await writeNewSecret(secretFile, secretText);
+  const pair = missing ? generateKeyPair(KEY_COMMENT) : null;
+  const secretText = pair ? pair.secretKey : await readIfExists(secretFile);
+  if (pair) await writeNewSecret(secretFile, secretText);
   try {
     const secret = parseSecretKey(secretText);
-    let publicText = made ? '' : await readIfExists(publicFile);
-    if (!publicText) {
-      publicText = publicKeyOf(secret, KEY_COMMENT);
-      await writeAtomic(publicFile, publicText);
-    }
+    // Written after the secret key; missing after a kill between the two: made from it.
+    const existing = pair ? '' : await readIfExists(publicFile);
+    const publicText = existing || pair?.publicKey || publicKeyOf(secret, KEY_COMMENT);
+    if (!existing) await writeAtomic(publicFile, publicText);
     const publicKey = parsePublicKey(publicText);
     if (!secret.keynum.equals(publicKey.keynum)) throw new Error('the key files do not belong together');
     return { secret, public: publicKey };
