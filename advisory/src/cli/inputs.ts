@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { FileReadError, readRegularFile } from '../files/regular-file.ts';
+import { describeFileError, FileReadError, readRegularFile } from '../files/regular-file.ts';
 import { UsageError } from './io.ts';
 
 /**
@@ -9,20 +9,6 @@ import { UsageError } from './io.ts';
  * a sane size; a directory must be one. Problems are UsageErrors (exit 2) naming the input.
  */
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
-
-function describeFailure(what: string, file: string, error: unknown): UsageError {
-  switch (codeOf(error)) {
-    case 'ENOENT':
-      return new UsageError(`${what} ${file}: no such file`);
-    case 'EACCES':
-    case 'EPERM':
-      return new UsageError(`${what} ${file}: permission denied`);
-    case 'EISDIR':
-      return new UsageError(`${what} ${file}: is a directory, expected a file`);
-    default:
-      return new UsageError(`${what} ${file}: ${(error as Error).message}`);
-  }
-}
 
 /** The text of a regular file of at most `maxBytes`. */
 export async function readInputFile(what: string, file: string, maxBytes = 4 * 1024 * 1024): Promise<string> {
@@ -42,7 +28,7 @@ export async function requireDirectory(what: string, dir: string): Promise<void>
   } catch (error) {
     throw codeOf(error) === 'ENOENT'
       ? new UsageError(`${what} ${dir}: no such directory`)
-      : describeFailure(what, dir, error);
+      : new UsageError(`${what} ${dir}: ${describeFileError(error)}`);
   }
   if (!info.isDirectory()) throw new UsageError(`${what} ${dir}: not a directory`);
 }

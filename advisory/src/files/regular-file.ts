@@ -13,7 +13,8 @@ export class FileReadError extends Error {
   }
 }
 
-function problem(error: unknown): string {
+/** What an error from opening or reading a named file means, in a few words. */
+export function describeFileError(error: unknown): string {
   switch ((error as NodeJS.ErrnoException).code) {
     case 'ENOENT':
       return 'no such file';
@@ -34,7 +35,7 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<s
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    throw new FileReadError(problem(error));
+    throw new FileReadError(describeFileError(error));
   }
   try {
     const info = await handle.stat();
@@ -44,7 +45,7 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<s
     return await handle.readFile('utf8');
   } catch (error) {
     if (error instanceof FileReadError) throw error;
-    throw new FileReadError(problem(error));
+    throw new FileReadError(describeFileError(error));
   } finally {
     await handle.close();
   }

@@ -9,10 +9,10 @@ export function timeoutOf(source: { timeout?: string | undefined }, fallbackMs: 
 /** The most an adapter reads of one answer. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
-/** A file a source names (CA, token secret): a regular file of at most 1 MiB, named in errors. */
-export async function readNamed(file: string): Promise<string> {
+/** A file a source names (CA, token secret, assets): a regular file of at most `maxBytes`, named in errors. */
+export async function readNamed(file: string, maxBytes = 1024 * 1024): Promise<string> {
   try {
-    return await readRegularFile(file, 1024 * 1024);
+    return await readRegularFile(file, maxBytes);
   } catch (error) {
     throw new Error(`${file}: ${(error as Error).message}`);
   }
