@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
+import { FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();

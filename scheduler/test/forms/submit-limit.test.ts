@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SlidingWindowLimiter } from '../src/forms/submit-limit.ts';
-import { type Caller, createTestContext, type TestContext, uniqueName } from './support/context.ts';
-import { created } from './support/scheduling.ts';
+import { SlidingWindowLimiter } from '../../src/forms/submit-limit.ts';
+import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
+import { created } from '../support/scheduling.ts';
 
 /**
  * The submit limit: 10 per hour per client address and slug by default, a sliding window

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
-import { layDownSlot } from './support/shifts.ts';
+import { FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { layDownSlot } from '../support/shifts.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();

@@ -5,7 +5,7 @@ import {
   FORBIDDEN_BODY,
   type TestContext,
   uniqueName,
-} from './support/context.ts';
+} from '../support/context.ts';
 
 let ctx: TestContext;
 let admin: Caller;

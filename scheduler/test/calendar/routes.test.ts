@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
+import { createTestContext, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /** The secret calendar feed, read back with an iCalendar parser (ical.js). */
 const t = useRouteTests();

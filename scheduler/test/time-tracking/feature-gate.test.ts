@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Caller, FORBIDDEN_BODY, type RouteInfo, useRouteTests } from './support/context.ts';
-import { tenantOf } from './support/scheduling.ts';
-import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
+import { type Caller, FORBIDDEN_BODY, type RouteInfo, useRouteTests } from '../support/context.ts';
+import { tenantOf } from '../support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
 /**
  * The feature gate over the whole time-tracking surface, as the app registered it: every

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FORBIDDEN_BODY, uniqueName, useRouteTests } from './support/context.ts';
-import { created, tenantOf } from './support/scheduling.ts';
-import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
+import { FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
+import { created, tenantOf } from '../support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
 /**
  * Time tracking: entries, overtime, payouts and the ledger, through the API, with the

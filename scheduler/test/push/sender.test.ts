@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
-import { defaultPushOptions, type PushOptions, PushSender, type PushTarget } from '../src/push/sender.ts';
-import { type PushService, startPushService } from './support/push-service.ts';
+import { defaultPushOptions, type PushOptions, PushSender, type PushTarget } from '../../src/push/sender.ts';
+import { type PushService, startPushService } from '../support/push-service.ts';
 
 /** The push queue on its own, against the local push service that checks and decrypts. */
 let push: PushService;

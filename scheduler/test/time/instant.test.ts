@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isInstant } from '../src/time/instant.ts';
+import { isInstant } from '../../src/time/instant.ts';
 
 /** The one reading of `date-time` every request field gets (time/instant.ts). */
 describe('isInstant', () => {

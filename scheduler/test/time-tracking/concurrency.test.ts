@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRouteTests } from './support/context.ts';
-import { created } from './support/scheduling.ts';
-import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
+import { useRouteTests } from '../support/context.ts';
+import { created } from '../support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
 /**
  * Concurrent writes to one balance. The races are real on PostgreSQL (TEST_DB=postgres,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createS3Storage } from '../src/storage/object-storage.ts';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from './support/context.ts';
-import { type S3Server, startS3Server } from './support/s3-server.ts';
-import { newEvent } from './support/scheduling.ts';
+import { createS3Storage } from '../../src/storage/object-storage.ts';
+import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
+import { type S3Server, startS3Server } from '../support/s3-server.ts';
+import { newEvent } from '../support/scheduling.ts';
 
 /**
  * Event documents through presigned URLs, against a local S3-compatible server that

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Caller, FORBIDDEN_BODY, useRouteTests } from './support/context.ts';
+import { type Caller, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from './support/context.ts';
-import { created, tenantOf } from './support/scheduling.ts';
+import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
+import { created, tenantOf } from '../support/scheduling.ts';
 
 /** Customer forms: the admin side, the public surface and conversion into events. */
 const t = useRouteTests();
