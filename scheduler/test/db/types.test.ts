@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from './support/database.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
  * db/types.ts is written by hand for Kysely; this holds it to the migrated schema, on
@@ -16,7 +16,7 @@ interface DeclaredColumn {
   type: string;
 }
 
-const typesFile = path.resolve(import.meta.dirname, '../src/db/types.ts');
+const typesFile = path.resolve(import.meta.dirname, '../../src/db/types.ts');
 
 /** Column wrappers of db/types.ts and the value type each stands for. */
 const aliases: Record<string, { base: string; nullable: boolean }> = {

@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { validate } from '@readme/openapi-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalogue } from '../src/errors.ts';
-import { createTestContext, type TestContext } from './support/context.ts';
+import { errorCatalogue } from '../../src/errors.ts';
+import { createTestContext, type TestContext } from '../support/context.ts';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 
 interface Media {
   schema?: { $ref?: string; type?: string; items?: { $ref?: string } };

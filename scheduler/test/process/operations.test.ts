@@ -6,13 +6,13 @@ import { promisify } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { claimToUuid } from '../src/auth/identity.ts';
-import { type Caller, type Method, uniqueName } from './support/context.ts';
-import { openTestDatabase, type TestDatabase } from './support/database.ts';
-import { findPgBinDir, freePort } from './support/pg-cluster.ts';
-import { created, newEvent, newRole, newShift, qualify } from './support/scheduling.ts';
-import { assignedShift, ledgerMismatches, setTimeTracking } from './support/time-tracking.ts';
-import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
+import { claimToUuid } from '../../src/auth/identity.ts';
+import { type Caller, type Method, uniqueName } from '../support/context.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { findPgBinDir, freePort } from '../support/pg-cluster.ts';
+import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
+import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from '../support/tokens.ts';
 
 /**
  * The runbooks of docs/operations.md, run against the production build (dist/main.mjs,
@@ -24,7 +24,7 @@ import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } 
  */
 vi.setConfig({ testTimeout: 180_000 });
 const exec = promisify(execFile);
-const schedulerDir = path.resolve(import.meta.dirname, '..');
+const schedulerDir = path.resolve(import.meta.dirname, '../..');
 const onPostgres = inject('testDb') === 'postgres';
 
 const processes = new Set<ChildProcess>();

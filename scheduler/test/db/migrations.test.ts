@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { migrations } from '../src/db/migrations/index.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
 
 /**
  * A data folder written by an earlier release upgrades in place: each migration is run

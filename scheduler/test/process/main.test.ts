@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { migrations } from '../src/db/migrations/index.ts';
-import { freePort } from './support/pg-cluster.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
+import { freePort } from '../support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
 // Real processes start PGlite and load the gazetteer: give them time on a busy machine.
@@ -25,7 +25,7 @@ const entries = [
   ['from the sources through tsx', (file: string) => ts(`src/${file}.ts`)],
   ['from the compiled bundle', (file: string) => [`dist/${file}.mjs`]],
 ] as const;
-const schedulerDir = path.resolve(import.meta.dirname, '..');
+const schedulerDir = path.resolve(import.meta.dirname, '../..');
 
 /** Every server a test starts; whatever a failing test leaves running is killed after it. */
 const children = new Set<ChildProcess>();

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database.ts';
-import { openTestDatabase, type TestDatabase } from './support/database.ts';
+import type { Db } from '../../src/db/database.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
  * The scheduling rules hold in the database itself: each test writes the forbidden rows

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort } from './support/pg-cluster.ts';
+import { freePort } from '../support/pg-cluster.ts';
 
 /**
  * `npm start` as a user runs it, with real processes: the banner appears only once both
@@ -13,7 +13,7 @@ import { freePort } from './support/pg-cluster.ts';
  * a failing server ends it at once with that server's exit code, and a signal to the npm
  * process alone stops everything and frees the ports.
  */
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 // Real processes start PGlite and load the gazetteer: give them time on a busy machine.
 vi.setConfig({ testTimeout: 120_000 });
 
