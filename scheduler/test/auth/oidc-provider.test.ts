@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { createVerifier } from '../src/auth/verifier.ts';
-import type { App } from '../src/http/types.ts';
-import { FORBIDDEN_BODY, INVALID_TOKEN_BODY } from './support/context.ts';
-import { openTestDatabase, type TestDatabase } from './support/database.ts';
+import { buildApp } from '../../src/app.ts';
+import { createVerifier } from '../../src/auth/verifier.ts';
+import type { App } from '../../src/http/types.ts';
+import { FORBIDDEN_BODY, INVALID_TOKEN_BODY } from '../support/context.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
  * Tokens from a real OpenID provider (oidc-provider, client credentials grant, JWT access

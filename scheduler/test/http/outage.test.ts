@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Caller, createTestContext, type TestContext } from './support/context.ts';
+import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
 
 /** The database goes away under a running app: clear 503s, no stack traces, no SQL. */
 let ctx: TestContext;

@@ -5,15 +5,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { DEV_AUDIENCE, devIssuerFile, NoDevIssuerError, openDevIssuer } from '../src/auth/dev-issuer.ts';
-import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
-import { createTestKeys, TEST_ISSUER } from './support/tokens.ts';
+import { DEV_AUDIENCE, devIssuerFile, NoDevIssuerError, openDevIssuer } from '../../src/auth/dev-issuer.ts';
+import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
+import { createTestKeys, TEST_ISSUER } from '../support/tokens.ts';
 
 const run = promisify(execFile);
 /** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
 const node = process.execPath;
-const schedulerDir = path.resolve(import.meta.dirname, '..');
+const schedulerDir = path.resolve(import.meta.dirname, '../..');
 
 const claims = { tenant: 'demo', role: 'admin' as const, subject: 'dev-admin', ttlSeconds: 60 };
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Caller, createTestContext, type RouteInfo, type TestContext } from './support/context.ts';
+import { type Caller, createTestContext, type RouteInfo, type TestContext } from '../support/context.ts';
 
 /**
  * Property: nothing a client sends to a route that takes a body produces a 5xx or a

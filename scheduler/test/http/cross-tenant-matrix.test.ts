@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueName, useRouteTests } from './support/context.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from './support/scheduling.ts';
+import { uniqueName, useRouteTests } from '../support/context.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /**
  * Every /api/v1 route that names a record in its path, as the app registered it, called
@@ -149,7 +149,7 @@ describe('another tenant, on every route with a path id', () => {
       );
     const before = await snapshot();
 
-    // The form surface resolves slugs across tenants and answers 403 (test/forms.test.ts).
+    // The form surface resolves slugs across tenants and answers 403 (test/forms/routes.test.ts).
     const routes = t.ctx.routes.filter(
       (r) => r.url.startsWith('/api/v1/') && r.url.includes(':') && !r.url.startsWith('/api/v1/f/'),
     );

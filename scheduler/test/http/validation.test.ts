@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { describeValidationError } from '../src/http/validation.ts';
+import { describeValidationError } from '../../src/http/validation.ts';
 
 /**
  * The one-line 422 message built from Ajv's first issue, as Fastify hands it over

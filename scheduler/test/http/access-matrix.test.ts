@@ -7,8 +7,8 @@ import {
   MISSING_TOKEN_BODY,
   type RouteInfo,
   type TestContext,
-} from './support/context.ts';
-import { TEST_AUDIENCE, TEST_ISSUER, unsecuredToken } from './support/tokens.ts';
+} from '../support/context.ts';
+import { TEST_AUDIENCE, TEST_ISSUER, unsecuredToken } from '../support/tokens.ts';
 
 /**
  * Every route under /api/v1, as the app registered it: the matrix grows with the app,

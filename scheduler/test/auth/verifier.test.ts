@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CryptoKey, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier, minRsaBits, readPublicKeyFile, UnusableKeyError } from '../src/auth/verifier.ts';
-import { createTestKeys, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
+import { createVerifier, minRsaBits, readPublicKeyFile, UnusableKeyError } from '../../src/auth/verifier.ts';
+import { createTestKeys, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from '../support/tokens.ts';
 
 /**
  * The verifier with a public key file, as AUTH_PUBLIC_KEY_FILE configures it: which keys
