@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fetchJson, OutboundError, type OutboundFailure } from '../src/outbound/fetch-json.ts';
+import { fetchJson, OutboundError, type OutboundFailure } from '../../src/outbound/fetch-json.ts';
 
 /**
  * fetchJson against a real HTTP server whose answer each test sets: the limits a server
@@ -77,7 +77,7 @@ describe('fetchJson', () => {
     expect(seen[0]?.accept).toBe('application/jwk-set+json');
   });
 
-  it.each([201, 204, 404, 500])('refuses an answer with status %i', async (status) => {
+  it.each([201, 204, 404, 418, 500])('refuses an answer with status %i', async (status) => {
     answer = (response) => {
       response.writeHead(status);
       response.end(status === 204 ? undefined : '{"ok":true}');
@@ -150,11 +150,13 @@ describe('fetchJson', () => {
   });
 
   it.each([
-    ['text', 'not json'],
-    ['an empty body', ''],
-    ['half an object', '{"a":'],
-  ])('refuses %s as not JSON', async (_label, body) => {
-    answer = (response) => json(response, body);
+    ['text', 'not json', 'application/json'],
+    ['an empty body', '', 'application/json'],
+    ['half an object', '{"a":', 'application/json'],
+    // The content type is not trusted either way: only the body decides.
+    ['an HTML page', '<html>', 'text/html'],
+  ])('refuses %s as not JSON', async (_label, body, type) => {
+    answer = (response) => json(response, body, { 'content-type': type });
     const error = await failure(fetchJson(base, limits));
     expectFailure(error, 'not-json', 'response body is not JSON');
     expect(error.cause).toBeInstanceOf(SyntaxError);
