@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KeySourceUnavailable, TokenRejected } from '../src/auth/errors.ts';
-import { createJwksKeySource, type JwksOptions } from '../src/auth/jwks.ts';
-import { createVerifier } from '../src/auth/verifier.ts';
-import { OutboundError } from '../src/outbound/fetch-json.ts';
-import { type JwksServer, type SigningKey, signingKey, startJwksServer } from './support/jwks-server.ts';
+import { buildApp } from '../../src/app.ts';
+import { KeySourceUnavailable, TokenRejected } from '../../src/auth/errors.ts';
+import { createJwksKeySource, type JwksOptions } from '../../src/auth/jwks.ts';
+import { createVerifier } from '../../src/auth/verifier.ts';
+import { OutboundError } from '../../src/outbound/fetch-json.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import {
+  type JwksBehaviour,
+  type JwksServer,
+  type SigningKey,
+  signingKey,
+  startJwksServer,
+} from '../support/jwks-server.ts';
 
 /**
  * The JWKS key source with limits unlike its defaults, so each configured limit is seen
- * to apply: cache age, rotation cooldown, backoff, deadline and size. Time is a counter
- * the test moves.
+ * to apply: cache age, rotation cooldown, backoff, deadline and size; and the identity
+ * provider under outage, every broken answer a 503, never a 401. Time is a counter the
+ * test moves.
  */
 const AUDIENCE = 'urn:scheduler:jwks-source-test';
 let server: JwksServer;
@@ -147,6 +156,24 @@ describe('answers that are not a key set', () => {
     );
     expect(Date.now() - started).toBeLessThan(4000);
   });
+
+  it.each<JwksBehaviour>(['status-500', 'html', 'not-a-key-set', 'stall-body', 'endless', 'reset'])(
+    'reports a provider that answers %s as unavailable, not as a bad token',
+    async (behaviour) => {
+      server.behaviour = behaviour;
+      const error = await rejection(verifierWith({ timeoutMs: 300 }).verify(await server.sign(first)));
+      expect(error).toBeInstanceOf(KeySourceUnavailable);
+      expect(error).not.toBeInstanceOf(TokenRejected);
+    },
+  );
+
+  it('reports a published key that cannot be imported as unavailable, not as a bad token', async () => {
+    const broken = await signingKey('key-broken');
+    // An EC key whose point is not on the curve: the provider's mistake, not the client's.
+    server.keys = [{ ...broken, publicJwk: { ...broken.publicJwk, x: broken.publicJwk.y } }];
+    const error = await rejection(verifierWith().verify(await server.sign(broken)));
+    expect(error).toBeInstanceOf(KeySourceUnavailable);
+  });
 });
 
 describe('defaults', () => {
@@ -196,21 +223,27 @@ describe('cache age', () => {
     expect(server.hits).toBe(2);
   });
 
-  it('keeps the old keys when the background refresh fails, and backs off before the next', async () => {
+  it('keeps the old keys when the background refresh fails, backs off before the next, and recovers', async () => {
     const verifier = verifierWith();
     const token = await server.sign(first);
     await verifier.verify(token);
     server.behaviour = 'status-500';
     clock += 5001;
-    await expect(verifier.verify(token)).resolves.toBeTruthy();
+    await expect(verifier.verify(token)).resolves.toMatchObject({ sub: 'jwks-user' });
     await expect.poll(() => server.hits).toBe(2);
-    await expect.poll(() => refreshErrors.length).toBe(1);
+    // The operator hook hears of a failed background refresh too.
+    await expect.poll(() => refreshErrors.map((error) => error.message)).toEqual(['answered HTTP 500']);
     clock += 99;
     await verifier.verify(token);
     expect(server.hits).toBe(2);
+    // After the backoff the next request tries again, and the keys are fresh once more.
+    server.behaviour = 'ok';
     clock += 1;
     await verifier.verify(token);
     await expect.poll(() => server.hits).toBe(3);
+    clock += 1;
+    await verifier.verify(token);
+    expect(server.hits).toBe(3);
   });
 });
 
@@ -240,11 +273,15 @@ describe('backoff without any keys', () => {
       clock += wait;
       await attempt(hits);
     }
+    // The provider is back: the first attempt after the backoff gets the keys.
+    server.behaviour = 'ok';
+    clock += 400;
+    await expect(verifier.verify(token)).resolves.toMatchObject({ sub: 'jwks-user' });
   });
 });
 
 describe('key rotation', () => {
-  it('refetches for an unknown kid only once the cooldown is over', async () => {
+  it('refetches for an unknown kid only once the cooldown is over, then not again within it', async () => {
     const verifier = verifierWith();
     await verifier.verify(await server.sign(first));
     server.keys = [first, second];
@@ -256,6 +293,15 @@ describe('key rotation', () => {
     expect(server.hits).toBe(1);
     clock += 1;
     await expect(verifier.verify(rotated)).resolves.toMatchObject({ sub: 'jwks-user' });
+    expect(server.hits).toBe(2);
+    // The cooldown starts again at that refetch: kids the new set lacks too cost no request.
+    const forged = await signingKey('key-forged');
+    for (let i = 0; i < 3; i++) {
+      await expect(rejection(verifier.verify(await server.sign(forged)))).resolves.toMatchObject({
+        name: 'TokenRejected',
+        reason: 'no matching signing key',
+      });
+    }
     expect(server.hits).toBe(2);
   });
 
@@ -289,4 +335,30 @@ describe('key rotation', () => {
     await rejection(verifier.verify(await server.sign(first)));
     expect(server.hits).toBe(1);
   });
+});
+
+describe('a provider outage through the API', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(async () => db?.dispose());
+
+  it.each<JwksBehaviour>(['status-500', 'html', 'stall-body', 'endless'])(
+    'answers 503 SERVICE_UNAVAILABLE when the provider answers %s',
+    async (behaviour) => {
+      server.behaviour = behaviour;
+      const app = await buildApp({ db: db.db, verifier: verifierWith({ timeoutMs: 300 }) });
+      const response = await app.inject({
+        method: 'GET',
+        url: '/api/v1/roles',
+        headers: { authorization: `Bearer ${await server.sign(first)}` },
+      });
+      await app.close();
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'identity provider keys unavailable' },
+      });
+    },
+  );
 });
