@@ -1,14 +1,16 @@
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claimToUuid, type Identity } from '../src/auth/identity.ts';
-import { Provisioner } from '../src/tenants/provisioning.ts';
-import { uniqueName } from './support/context.ts';
-import { openTestDatabase, type TestDatabase } from './support/database.ts';
-import { type DbHooks, withDbHooks } from './support/db-hooks.ts';
-import { TEST_ISSUER } from './support/tokens.ts';
+import { claimToUuid, type Identity } from '../../src/auth/identity.ts';
+import { Provisioner } from '../../src/tenants/provisioning.ts';
+import { createTestContext, type TestContext, tenantWireId, uniqueName } from '../support/context.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
+import { TEST_ISSUER } from '../support/tokens.ts';
 
 /**
  * Just-in-time provisioning on its own: what it writes for a new tenant and user, what it
- * skips for known ones, and how its bounded memory forgets.
+ * skips for known ones, and how its bounded memory forgets; then through the API, from
+ * the first token of a tenant on.
  */
 let database: TestDatabase;
 let hooks: DbHooks;
@@ -131,5 +133,117 @@ describe('Provisioner', () => {
     expect(await statementsOf(() => provisioner.ensure(c))).toEqual([]);
     expect(await statementsOf(() => provisioner.ensure(a))).toEqual([]);
     expect(await statementsOf(() => provisioner.ensure(b))).toHaveLength(2);
+  });
+
+  it('trusts its memo for five minutes, then writes again (other processes may have changed the row)', async () => {
+    let queries = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        queries += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    let now = new Date('2026-11-22T10:00:00Z');
+    const provisioner = new Provisioner({ db: database.db.withPlugin(counting), clock: { now: () => now } });
+    const identity = {
+      tenantId: claimToUuid(TEST_ISSUER, uniqueName('ttl')),
+      userId: claimToUuid(TEST_ISSUER, 'ttl-user'),
+      role: 'employee' as const,
+      customerId: null,
+      customerClaim: null,
+      issuer: TEST_ISSUER,
+      name: null,
+      email: null,
+    };
+    await provisioner.ensure(identity);
+    const first = queries;
+    now = new Date(now.getTime() + 5 * 60_000 - 1);
+    await provisioner.ensure(identity);
+    expect(queries).toBe(first);
+    now = new Date(now.getTime() + 1);
+    await provisioner.ensure(identity);
+    expect(queries).toBeGreaterThan(first);
+  });
+});
+
+describe('just-in-time provisioning through the API', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(async () => ctx?.close());
+
+  const get = (token: string) => ctx.request('GET', '/api/v1/roles', { token });
+
+  it('creates the tenant with VAPID keys and default settings, and the user, from the first token', async () => {
+    const tenantName = uniqueName('fresh-tenant');
+    const caller = await ctx.caller('admin', tenantName, 'first-admin', {
+      name: 'Ada',
+      email: 'ada@example.test',
+    });
+    const settings = await caller.request('GET', '/api/v1/tenant/settings');
+    expect(settings.statusCode).toBe(200);
+    expect(settings.json()).toMatchObject({
+      tenant_id: tenantWireId(tenantName),
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+    });
+
+    const tenant = await ctx.db.db
+      .selectFrom('tenants')
+      .selectAll()
+      .where('id', '=', claimToUuid(TEST_ISSUER, tenantName))
+      .executeTakeFirstOrThrow();
+    // P-256 public key, uncompressed point, base64url: 65 bytes -> 87 characters.
+    expect(tenant.vapid_public_key).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(tenant.vapid_private_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const users = await caller.request('GET', '/api/v1/users');
+    expect(users.json()).toEqual([
+      expect.objectContaining({
+        id: caller.userId,
+        role: 'admin',
+        display_name: 'Ada',
+        email: 'ada@example.test',
+      }),
+    ]);
+  });
+
+  it('keeps the row at the latest token, also when a role goes back and forth', async () => {
+    const tenant = uniqueName('flip');
+    const roleInDb = async () =>
+      (
+        await ctx.db.db
+          .selectFrom('users')
+          .select('role')
+          .where('tenant_id', '=', tenantWireId(tenant))
+          .where('id', '=', claimToUuid(TEST_ISSUER, 'bob'))
+          .executeTakeFirstOrThrow()
+      ).role;
+    for (const role of ['admin', 'customer', 'admin', 'employee', 'admin'] as const) {
+      await get(await ctx.token({ role, tenant, sub: 'bob' }));
+      expect(await roleInDb(), role).toBe(role);
+    }
+    const admin = await ctx.token({ role: 'admin', tenant, sub: 'bob' });
+    const users = await ctx.request('GET', '/api/v1/users', { token: admin });
+    expect(users.json().map((u: { role: string }) => u.role)).toEqual(['admin']);
+  });
+
+  it('provisions one tenant under concurrent first requests', async () => {
+    const raceTenant = uniqueName('race-tenant');
+    const tokens = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        ctx.token({ role: 'admin', tenant: raceTenant, sub: `racer-${i}` }),
+      ),
+    );
+    const responses = await Promise.all(tokens.map((token) => get(token)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    const count = await ctx.db.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', claimToUuid(TEST_ISSUER, raceTenant))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(8);
   });
 });

@@ -1,7 +1,7 @@
 import type { JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { claimToUuid, type Identity, identityFromClaims } from '../src/auth/identity.ts';
-import { defaultClaimNames } from '../src/config.ts';
+import { claimToUuid, type Identity, identityFromClaims } from '../../src/auth/identity.ts';
+import { defaultClaimNames } from '../../src/config.ts';
 
 /**
  * identity.ts is pure: a verified payload in, an identity or the reason there is none out.
@@ -18,6 +18,7 @@ describe('claimToUuid', () => {
 
   it('keeps a canonical non-v5 UUID as 32 hex digits, exactly', () => {
     expect(claimToUuid(ISSUER, kept)).toBe('3f2504e04f8941d39a0c0305e82c3301');
+    expect(claimToUuid(ISSUER, '00000000-0000-0000-0000-000000000000')).toBe('0'.repeat(32));
   });
 
   it.each([
@@ -44,6 +45,15 @@ describe('claimToUuid', () => {
       }
     }
     expect(ids.size).toBe(8);
+  });
+
+  it('cannot be steered into another identity: a claim equal to a derived id is derived again', () => {
+    // alice's derived id, written as a UUID by a user who controls their own claim value
+    const alice = claimToUuid('https://one', 'alice');
+    const hyphenated = `${alice.slice(0, 8)}-${alice.slice(8, 12)}-${alice.slice(12, 16)}-${alice.slice(16, 20)}-${alice.slice(20)}`;
+    for (const imitation of [alice, hyphenated]) {
+      expect(claimToUuid('https://one', imitation)).not.toBe(alice);
+    }
   });
 
   it('cannot be steered by splitting issuer and value differently', () => {
@@ -90,6 +100,24 @@ describe('identityFromClaims', () => {
       expect(padded).not.toMatchObject({ userId: claimToUuid(ISSUER, 'alice') });
     });
 
+    it('takes id claims exactly as sent: padding and number-or-text make different ids', () => {
+      const idOf = (sub: unknown) => {
+        const result = identity({ sub, tenant_id: 't', role: 'admin' });
+        return typeof result === 'string' ? result : result.userId;
+      };
+      const ids = [
+        idOf('alice'),
+        idOf(' alice'),
+        idOf('alice\t'),
+        idOf('42'),
+        idOf(42),
+        idOf('\u0000number:42'),
+      ];
+      expect(ids.at(-1)).toBe('malformed-claim');
+      expect(new Set(ids.slice(0, 5)).size).toBe(5);
+      expect(idOf('')).toBe('missing-subject');
+    });
+
     it('marks an integer id claim apart from the same digits as text', () => {
       expect(identity({ ...base, sub: 42, tenant_id: 7 })).toMatchObject({
         userId: claimToUuid(ISSUER, '\u0000number:42'),
@@ -109,6 +137,10 @@ describe('identityFromClaims', () => {
       ['an array', { tenant_id: ['acme'] }],
       ['an object customer', { customer_id: { id: 1 } }],
       ['a lone surrogate', { sub: 'a\ud800' }],
+      ['a lone low surrogate in the tenant', { tenant_id: 'a\udfffb' }],
+      ['a lone surrogate in the customer', { role: 'customer', customer_id: '\ud83d' }],
+      ['an object subject', { sub: { id: 1 } }],
+      ['a fractional tenant', { tenant_id: 1.5 }],
       ['1025 characters', { sub: 'x'.repeat(1025) }],
     ])('calls %s malformed', (_label, claims) => {
       expect(identity({ ...base, ...claims })).toBe('malformed-claim');
