@@ -9,9 +9,10 @@ import { openTestDatabase, type TestDatabase } from './support/database.ts';
 import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
 
 /**
- * What buildApp wires into the request pipeline (the JSON parser, the not-found handler,
- * the HTTP parser's error answers), each checked on an app built inside the test itself:
- * the other suites build theirs once per file, before any test starts.
+ * What buildApp (src/app.ts) wires into the request pipeline (the JSON parser, the
+ * not-found handler, the HTTP parser's error answers, the request id), each checked on an
+ * app built inside the test itself: the other suites build theirs once per file, before
+ * any test starts.
  */
 let db: TestDatabase;
 let keys: TestKeys;
@@ -104,6 +105,13 @@ describe('a freshly built app', () => {
       expect(raw.split('\r\n\r\n')[1]).toBe(
         JSON.stringify({ error: { code: 'BAD_REQUEST', message: 'malformed HTTP request' } }),
       );
+    });
+  });
+
+  it('sends a request id header on every response', async () => {
+    await withApp(async (app) => {
+      const response = await app.inject({ method: 'GET', url: '/health' });
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
     });
   });
 });

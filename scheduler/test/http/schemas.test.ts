@@ -1,33 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue } from '../src/errors.ts';
-import { findUnstorableString } from '../src/http/json-parser.ts';
-import { ErrorBody, errorResponses, Nullable, noContent, ok } from '../src/http/schemas.ts';
-
-describe('findUnstorableString', () => {
-  it('finds nothing in storable values', () => {
-    for (const value of [null, 1, true, 'text', ['a', 'b'], { a: { b: ['c'] } }, {}, [], 'emoji \u{1F600}']) {
-      expect(findUnstorableString(value)).toBeNull();
-    }
-  });
-
-  it('names the path of the first NUL or lone surrogate', () => {
-    expect(findUnstorableString('a\u0000')).toBe('body');
-    expect(findUnstorableString(['ok', 'b\ud800'])).toBe('[1]');
-    expect(findUnstorableString({ name: 'x\udc00' })).toBe('name');
-    expect(findUnstorableString({ slots: [{ role: 'ok' }, { role: 'ok', note: 'n\u0000' }] })).toBe(
-      'slots[1].note',
-    );
-    expect(findUnstorableString({ a: 'ok', b: ['\u0000'], c: '\u0000' })).toBe('b[0]');
-    expect(findUnstorableString([['ok', ['\ud83d']]])).toBe('[0][1][0]');
-  });
-
-  it('names the object that holds a key it cannot store', () => {
-    expect(findUnstorableString({ 'na\u0000me': 'x' })).toBe('body');
-    expect(findUnstorableString({ outer: { '\ud800': 1 } })).toBe('outer');
-    expect(findUnstorableString([{ ok: 1 }, { 'k\u0000': 1 }])).toBe('[1]');
-  });
-});
+import { errorCatalogue } from '../../src/errors.ts';
+import { ErrorBody, errorResponses, Nullable, noContent, ok } from '../../src/http/schemas.ts';
 
 describe('Nullable', () => {
   it('adds null to the type of a primitive', () => {

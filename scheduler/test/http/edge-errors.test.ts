@@ -1,12 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Caller, createTestContext, type TestContext } from './support/context.ts';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { errorCodes } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { clientErrorHandler, frameworkErrors } from '../../src/http/edge-errors.ts';
+import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
+import { buildProbeApp, expectError, type LogLine, type ProbeApp } from '../support/probe-app.ts';
 
 /**
- * The HTTP edge over a real socket: errors raised by Fastify's router and Node's HTTP
- * parser keep the error shape and a request id, and slow or refused clients lose their
- * connection instead of holding it.
+ * The HTTP edge (src/http/edge-errors.ts) over a real socket: errors raised by Fastify's
+ * router and Node's HTTP parser keep the error shape and a request id, and slow or
+ * refused clients lose their connection instead of holding it. Then the client-error
+ * handler on its own, byte for byte over a socket pair, and a router error it does not
+ * know.
  */
 let ctx: TestContext;
 let admin: Caller;
@@ -188,5 +193,163 @@ describe('slow and refused clients', () => {
       expect(response.headers.connection).toBe('close');
       expect(response.closed).toBe(true);
     }
+  });
+});
+
+/** The server side of the socket pair the client-error handler writes to. */
+let socketServer: Server;
+let socketPort: number;
+let accepted: (socket: Socket) => void;
+
+interface Outcome {
+  /** What the client received. */
+  received: string;
+  /** The server closed the connection. */
+  closed: boolean;
+  serverSocket: Socket;
+}
+
+/**
+ * Opens a connection, lets `act` handle the server side, and reports what reached the
+ * client within `waitMs`.
+ */
+function onConnection(act: (socket: Socket) => void, waitMs = 5000): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let serverSocket: Socket | undefined;
+    accepted = (socket) => {
+      serverSocket = socket;
+      act(socket);
+    };
+    const client = connect(socketPort, '127.0.0.1');
+    let received = '';
+    let finished = false;
+    const finish = (closed: boolean) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      client.destroy();
+      serverSocket?.destroy();
+      resolve({ received, closed, serverSocket: serverSocket as Socket });
+    };
+    const timer = setTimeout(() => finish(false), waitMs);
+    client.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
+    client.on('end', () => finish(true));
+    client.on('close', () => finish(true));
+    client.on('error', () => finish(true));
+  });
+}
+
+/** Made per test: code that runs while a test runs is what mutation testing attributes to it. */
+const handler = (error: NodeJS.ErrnoException, socket: Socket) =>
+  clientErrorHandler(() => 'fixed-request-id')(error, socket);
+const parserError = (code: string) => Object.assign(new Error(`parser: ${code}`), { code });
+
+function expectedAnswer(status: string, code: string, message: string): string {
+  const body = JSON.stringify({ error: { code, message } });
+  return (
+    `HTTP/1.1 ${status}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'x-request-id: fixed-request-id\r\n' +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+describe('clientErrorHandler', () => {
+  beforeAll(async () => {
+    socketServer = createServer((socket) => accepted(socket));
+    await new Promise<void>((resolve) => socketServer.listen(0, '127.0.0.1', resolve));
+    socketPort = (socketServer.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => socketServer.close(resolve));
+  });
+
+  it.each([
+    [
+      'HPE_HEADER_OVERFLOW',
+      '431 Request Header Fields Too Large',
+      'HEADERS_TOO_LARGE',
+      'request headers too large',
+    ],
+    [
+      'ERR_HTTP_REQUEST_TIMEOUT',
+      '408 Request Timeout',
+      'REQUEST_TIMEOUT',
+      'the request did not arrive in time',
+    ],
+    ['HPE_INVALID_METHOD', '400 Bad Request', 'BAD_REQUEST', 'malformed HTTP request'],
+    ['HPE_INVALID_HEADER_TOKEN', '400 Bad Request', 'BAD_REQUEST', 'malformed HTTP request'],
+  ])('answers %s with the error shape and closes', async (code, status, errorCode, message) => {
+    const outcome = await onConnection((socket) => handler(parserError(code), socket));
+    expect(outcome.received).toBe(expectedAnswer(status, errorCode, message));
+    expect(outcome.closed).toBe(true);
+  });
+
+  it('leaves a reset connection alone: nobody is left to answer', async () => {
+    const outcome = await onConnection((socket) => handler(parserError('ECONNRESET'), socket), 300);
+    expect(outcome.received).toBe('');
+    expect(outcome.closed).toBe(false);
+  });
+
+  it('does nothing to a connection already destroyed', async () => {
+    let threw: unknown = null;
+    const outcome = await onConnection((socket) => {
+      socket.destroy();
+      try {
+        handler(parserError('HPE_INVALID_METHOD'), socket);
+      } catch (error) {
+        threw = error;
+      }
+    });
+    expect(threw).toBeNull();
+    expect(outcome.received).toBe('');
+  });
+
+  it('closes without writing when the connection can no longer be written to', async () => {
+    const outcome = await onConnection((socket) => {
+      socket.end();
+      handler(parserError('HPE_INVALID_METHOD'), socket);
+    });
+    expect(outcome.received).toBe('');
+    expect(outcome.closed).toBe(true);
+    expect(outcome.serverSocket.destroyed).toBe(true);
+  });
+});
+
+describe('frameworkErrors', () => {
+  let probe: ProbeApp;
+  let logs: LogLine[];
+  beforeAll(async () => {
+    probe = await buildProbeApp((app) => {
+      app.get('/probe/framework', (request, reply) => {
+        frameworkErrors(new errorCodes.FST_ERR_ASYNC_CONSTRAINT(), request, reply);
+      });
+    });
+    logs = probe.logs;
+  });
+  afterAll(async () => probe?.close());
+  beforeEach(() => {
+    logs.length = 0;
+  });
+
+  const get = (url: string) => probe.app.inject({ method: 'GET', url });
+
+  it('answers a router error it does not know with 500 and the request id, logging it', async () => {
+    const response = await get('/probe/framework');
+    const id = response.headers['x-request-id'];
+    expectError(response, 500, 'INTERNAL', `internal error (request id ${id})`);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        msg: 'router error',
+        err: expect.objectContaining({ message: 'Unexpected error from async constraint' }),
+      }),
+    );
+    // Answered by frameworkErrors itself, not by the error handler after it failed.
+    expect(logs.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual(['router error']);
   });
 });
