@@ -1,109 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGazetteerGeocoder } from '../src/geocoding/gazetteer.ts';
-import { createNominatimGeocoder } from '../src/geocoding/nominatim.ts';
+import { createGazetteerGeocoder } from '../../src/geocoding/gazetteer.ts';
+import { createNominatimGeocoder } from '../../src/geocoding/nominatim.ts';
 import {
   type Caller,
   createTestContext,
   FORBIDDEN_BODY,
   routeCallers,
   type TestContext,
-} from './support/context.ts';
-import { type NominatimFake, startNominatimFake } from './support/nominatim-server.ts';
-
-describe('gazetteer geocoder (offline default)', () => {
-  const gazetteer = createGazetteerGeocoder();
-  const at = (city: string, country: string | null = null) =>
-    gazetteer.geocode({ street: 'Main Street 1', city, postalCode: null, country });
-
-  it('loads its table when created, before anyone asks', async () => {
-    await expect(gazetteer.loaded).resolves.toBeUndefined();
-  });
-
-  it.each([
-    ['München', 48.14, 11.58],
-    ['Muenchen', 48.14, 11.58],
-    ['Munich', 48.14, 11.58],
-    ['Wien', 48.21, 16.37],
-    ['Köln', 50.94, 6.95],
-    ['Cologne', 50.94, 6.95],
-    ['New York', 40.71, -74.01],
-    ['Praha', 50.09, 14.42],
-  ])('finds %s by a city-only query, alternate and local names included', async (city, lat, lng) => {
-    const place = await at(city);
-    expect(place?.lat).toBeCloseTo(lat, 1);
-    expect(place?.lng).toBeCloseTo(lng, 1);
-  });
-
-  it('resolves a city to its coordinates', async () => {
-    const berlin = await at('Berlin', 'DE');
-    expect(berlin?.lat).toBeCloseTo(52.52, 1);
-    expect(berlin?.lng).toBeCloseTo(13.41, 1);
-  });
-
-  it('ignores case and accents', async () => {
-    expect(await at('zurich')).toEqual(await at('Zürich'));
-    expect((await at('ZÜRICH', 'CH'))?.lat).toBeCloseTo(47.37, 1);
-  });
-
-  it('picks the most populous place without a country, and the named country with one', async () => {
-    expect((await at('Paris'))?.lng).toBeCloseTo(2.35, 1);
-    expect((await at('Paris', 'US'))?.lng).toBeLessThan(-50);
-  });
-
-  it('returns null for a place it does not know', async () => {
-    expect(await at('Nowhere-upon-Nothing')).toBeNull();
-    expect(await at('Berlin', 'JP')).toBeNull();
-  });
-});
-
-describe('Nominatim-compatible geocoder', () => {
-  let fake: NominatimFake;
-  beforeAll(async () => {
-    fake = await startNominatimFake();
-  });
-  afterAll(async () => fake?.close());
-  beforeEach(() => {
-    fake.behaviour = 'ok';
-    fake.requests.length = 0;
-  });
-
-  const geocoder = () =>
-    createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' });
-  const address = { street: 'Pariser Platz 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
-
-  it('sends a structured jsonv2 query with a User-Agent and parses the documented answer', async () => {
-    expect(await geocoder().geocode(address)).toEqual({ lat: 52.5162699, lng: 13.3777034 });
-    const sent = fake.requests[0];
-    expect(sent?.pathname).toBe('/search');
-    expect(Object.fromEntries(sent?.searchParams ?? [])).toEqual({
-      format: 'jsonv2',
-      limit: '1',
-      street: 'Pariser Platz 1',
-      city: 'Berlin',
-      postalcode: '10117',
-      country: 'DE',
-    });
-    expect(fake.userAgents[0]).toBe('scheduler-test/1');
-  });
-
-  it.each(['empty', 'error', 'garbage', 'slow', 'endless', 'trickle'] as const)(
-    'returns null when the server is %s',
-    async (behaviour) => {
-      fake.behaviour = behaviour;
-      // The slow server answers after a minute: only the geocoder's own timeout ends this in time.
-      expect(await geocoder().geocode(address)).toBeNull();
-    },
-  );
-
-  it('returns null when nothing listens', async () => {
-    const dead = createNominatimGeocoder({
-      baseUrl: new URL('http://127.0.0.1:9/'),
-      timeoutMs: 500,
-      userAgent: 'x',
-    });
-    expect(await dead.geocode(address)).toBeNull();
-  });
-});
+} from '../support/context.ts';
+import { type NominatimFake, startNominatimFake } from '../support/nominatim-server.ts';
 
 describe('locations routes', () => {
   let fake: NominatimFake;
