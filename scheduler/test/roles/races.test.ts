@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from './support/context.ts';
-import { type DbHooks, on, withDbHooks } from './support/db-hooks.ts';
-import { layDownSlot } from './support/shifts.ts';
+import { createTestContext, type TestContext } from '../support/context.ts';
+import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { layDownSlot } from '../support/shifts.ts';
 
 /**
- * What services do when the database changes between their check and their write, and
- * when a write fails for a reason they do not handle: the database has the last word,
- * and nothing is reported as done that was not.
+ * What the roles service does when the database changes between its check and its write,
+ * and when a write fails for a reason it does not handle: the database has the last word,
+ * and nothing is reported as done that was not. The same for granting a qualification:
+ * test/users/races.test.ts.
  */
 let ctx: TestContext;
 let hooks: DbHooks;
@@ -58,34 +59,5 @@ describe('creating a role', () => {
     expect(response.statusCode).toBe(500);
     expect(response.json().error.code).toBe('INTERNAL');
     expect(await roleNames(admin.request)).toEqual([]);
-  });
-});
-
-describe('granting a qualification', () => {
-  it('answers 404 when the role is deleted between the check and the grant', async () => {
-    const { admin, employee } = await ctx.freshTenant();
-    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Vanishing' })).json();
-    hooks.afterNext(on('select', 'roles'), async () => {
-      await ctx.db.db.deleteFrom('roles').where('id', '=', role.id).execute();
-    });
-    const response = await admin.request(
-      'POST',
-      `/api/v1/users/${employee.userId}/qualifications/${role.id}`,
-    );
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'role not found' } });
-    expect((await employee.request('GET', '/api/v1/me/qualifications')).json()).toEqual([]);
-  });
-
-  it('reports a failed grant as a failure, never as done', async () => {
-    const { admin, employee } = await ctx.freshTenant();
-    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Ungranted' })).json();
-    hooks.failNext(on('insert', 'user_qualifications'), diskFull());
-    const response = await admin.request(
-      'POST',
-      `/api/v1/users/${employee.userId}/qualifications/${role.id}`,
-    );
-    expect(response.statusCode).toBe(500);
-    expect((await employee.request('GET', '/api/v1/me/qualifications')).json()).toEqual([]);
   });
 });
