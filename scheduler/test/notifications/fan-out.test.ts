@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
+import { on, withDbHooks } from '../support/db-hooks.ts';
+import { notificationSteps, notificationsOf } from '../support/notifications.ts';
+import { type PushService, startPushService } from '../support/push-service.ts';
+
+/**
+ * The Web Push fan-out (src/notifications/fan-out.ts), delivering to a local push service
+ * that checks the VAPID signature and decrypts every message, as a browser's push service
+ * does.
+ */
+let ctx: TestContext;
+let push: PushService;
+let admin: Caller;
+let employee: Caller;
+
+beforeAll(async () => {
+  push = await startPushService();
+  ctx = await createTestContext({ push: { agent: push.agent, backoffMs: 5, attempts: 3 } });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await push?.close();
+});
+beforeEach(async () => {
+  ({ admin, employee } = await ctx.freshTenant());
+});
+
+const settle = () => ctx.app.notificationsIdle();
+const { notifyOn, shiftFor, subscribe } = notificationSteps(() => ({ admin, push }));
+
+describe('Web Push fan-out', () => {
+  it('sends each of the user’s browsers the stored notification, signed with the tenant’s key', async () => {
+    await notifyOn();
+    const phone = await subscribe(employee);
+    const laptop = await subscribe(employee);
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    const [notification] = await notificationsOf(employee);
+    const tenantKey = (await employee.request('GET', '/api/v1/push-subscriptions/vapid-public-key')).json()
+      .public_key;
+    const mine = push.received.filter((r) => r.subscription === phone.id || r.subscription === laptop.id);
+    expect(mine.map((r) => r.subscription).sort()).toEqual([phone.id, laptop.id].sort());
+    for (const message of mine) {
+      expect(message.payload).toEqual(notification);
+      expect(message.vapidKey).toBe(tenantKey);
+      expect(message.claims.aud).toBe(push.origin);
+    }
+    expect(push.refused).toEqual([]);
+  });
+
+  it('removes a subscription the push service calls gone (410, 404) and keeps the others', async () => {
+    await notifyOn();
+    const gone = await subscribe(employee);
+    const missing = await subscribe(employee);
+    const kept = await subscribe(employee);
+    push.answer(gone.id, 410);
+    push.answer(missing.id, 404);
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${gone.apiId}`)).statusCode).toBe(
+      404,
+    );
+    expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${missing.apiId}`)).statusCode).toBe(
+      404,
+    );
+    expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${kept.apiId}`)).statusCode).toBe(
+      204,
+    );
+  });
+
+  it('retries transient failures a bounded number of times', async () => {
+    await notifyOn();
+    const flaky = await subscribe(employee);
+    const broken = await subscribe(employee);
+    push.answer(flaky.id, 503, 429);
+    push.answer(broken.id, 500, 500, 500, 500, 500);
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    expect(push.attempts.get(flaky.id)).toBe(3);
+    expect(push.received.filter((r) => r.subscription === flaky.id)).toHaveLength(1);
+    expect(push.attempts.get(broken.id)).toBe(3);
+    expect(push.received.filter((r) => r.subscription === broken.id)).toHaveLength(0);
+    // A failing browser is kept: only the push service's "gone" removes one.
+    expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${broken.apiId}`)).statusCode).toBe(
+      204,
+    );
+  });
+
+  it('never holds up or fails the operation that caused it', async () => {
+    await notifyOn();
+    const slow = await subscribe(employee);
+    const release = push.hold();
+    try {
+      const { assign } = await shiftFor(employee);
+      const assignment = await assign();
+      expect(assignment.user_id).toBe(employee.userId);
+      // The request answered while the push service still holds the message.
+      expect(push.received.filter((r) => r.subscription === slow.id)).toHaveLength(0);
+      expect(await notificationsOf(employee)).toHaveLength(1);
+    } finally {
+      release();
+    }
+    await settle();
+    expect(push.received.filter((r) => r.subscription === slow.id)).toHaveLength(1);
+  });
+
+  it('never fails an operation that has committed, whatever fails after it', async () => {
+    let hooks = withDbHooks(ctx.db.db);
+    const fragile = await createTestContext({
+      push: { agent: push.agent, backoffMs: 5 },
+      viewDb: (db) => {
+        hooks = withDbHooks(db);
+        return hooks.db;
+      },
+    });
+    try {
+      ({ admin, employee } = await fragile.freshTenant());
+      await notifyOn();
+      const { shift, assign } = await shiftFor(employee);
+      // The notification's row cannot be written: the assignment stands all the same.
+      hooks.failNext(on('insert', 'notifications'), new Error('disk full'));
+      const assignment = await assign();
+      // Reading who is on the renamed shift fails: the rename stands all the same.
+      hooks.failNext(on('select', 'shift_assignments'), new Error('connection lost'));
+      const renamed = await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar, late' });
+      expect(renamed.statusCode).toBe(200);
+      expect(renamed.json().name).toBe('Bar, late');
+      await fragile.app.notificationsIdle();
+      expect(await notificationsOf(employee)).toEqual([]);
+      const staff = (await admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json();
+      expect(staff.map((a: { id: string }) => a.id)).toEqual([assignment.id]);
+    } finally {
+      await fragile.close();
+    }
+  });
+
+  it('keeps the notification and the operation when the push service cannot be reached', async () => {
+    await notifyOn();
+    const body = { ...push.subscribe().body, endpoint: 'https://127.0.0.1:9/push/unreachable' };
+    expect((await employee.request('POST', '/api/v1/push-subscriptions', body)).statusCode).toBe(201);
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    expect(await notificationsOf(employee)).toHaveLength(1);
+  });
+});
