@@ -52,14 +52,14 @@ try {
   );
 
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.owner);
   const tenant = canonicalId().id;
   const vapid = webpush.generateVAPIDKeys();
-  await handle.db
+  await handle.owner
     .insertInto('tenants')
     .values({ id: tenant, vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey })
     .execute();
-  await handle.db.insertInto('tenant_settings').values({ tenant_id: tenant }).execute();
+  await handle.owner.insertInto('tenant_settings').values({ tenant_id: tenant }).execute();
   const targets: Targets = { tenantId: tenant, vapid, ca: started.ca, users: [] };
   for (let i = 0; i < users; i++) {
     const subscriptions = started.subscriptions.slice(2 * i, 2 * i + 2).map((s) => ({
@@ -69,11 +69,11 @@ try {
     }));
     targets.users.push({ id: canonicalId().id, subscriptions });
   }
-  await handle.db
+  await handle.owner
     .insertInto('users')
     .values(targets.users.map((user) => ({ tenant_id: tenant, id: user.id, role: 'employee' as const })))
     .execute();
-  await handle.db
+  await handle.owner
     .insertInto('push_subscriptions')
     .values(
       targets.users.flatMap((user) =>

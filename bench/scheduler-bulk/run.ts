@@ -24,7 +24,7 @@ const timeZone = 'Europe/Berlin';
 const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  const db = handle.db;
+  const db = handle.owner;
   await migrateToLatest(db);
   const tenant = canonicalId();
   await insertTenant(db, tenant.id);

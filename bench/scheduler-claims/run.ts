@@ -45,7 +45,7 @@ function sequence(seed: number): () => number {
 const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 4 });
-  const db = handle.db;
+  const db = handle.owner;
   await migrateToLatest(db);
   const tenant = canonicalId();
   await insertTenant(db, tenant.id);

@@ -76,7 +76,7 @@ async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: str
 const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.owner);
   // A canonical (hyphenated, not version 5) UUID claim is kept as the tenant id by the
   // scheduler, and the floor hands the same text to PostgreSQL: both read one tenant.
   const tenantClaim = uuidv7();
@@ -91,7 +91,7 @@ try {
     name: null,
     email: null,
   });
-  await handle.db
+  await handle.owner
     .insertInto('roles')
     .values(
       Array.from({ length: 50 }, (_, i) => ({

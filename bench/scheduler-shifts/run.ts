@@ -29,7 +29,7 @@ interface Figures {
 const cluster = await startPgCluster();
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 4 });
-  const db = handle.db;
+  const db = handle.owner;
   await migrateToLatest(db);
   const tenant = canonicalId();
   await insertTenant(db, tenant.id);

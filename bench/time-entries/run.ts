@@ -163,10 +163,10 @@ try {
   const signer = await createSigner();
   const sign = (tenant: string, subject: string) => signer.sign({ tenant, subject, role: 'admin' });
   const seeding = await openDatabase({ url: databaseUrl(cluster.url, template), poolSize: 2 });
-  await migrateToLatest(seeding.db);
-  const measured = await seedTenant(seeding.db, employees, sign);
-  const warmup = await seedTenant(seeding.db, warmupEmployees, sign);
-  await sql`VACUUM ANALYZE`.execute(seeding.db);
+  await migrateToLatest(seeding.owner);
+  const measured = await seedTenant(seeding.owner, employees, sign);
+  const warmup = await seedTenant(seeding.owner, warmupEmployees, sign);
+  await sql`VACUUM ANALYZE`.execute(seeding.owner);
   await seeding.close();
 
   /**

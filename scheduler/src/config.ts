@@ -31,6 +31,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** The schema owner's login, for migrations; undefined: databaseUrl's. */
+  databaseOwnerUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
   auth: AuthConfig;
@@ -182,14 +184,20 @@ function auth(env: Env): AuthConfig {
   return { mode: 'external', issuer, audience, jwksUrl, publicKeyFile, claims };
 }
 
-export type StorageConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>;
+export type StorageConfig = Pick<Config, 'databaseUrl' | 'databaseOwnerUrl' | 'databasePoolSize' | 'dataDir'>;
 
 /** Where data lives: all the migrate and token commands need, without the auth settings. */
 export function loadStorageConfig(env: Env = process.env): StorageConfig {
   const databaseUrl = text(env, 'DATABASE_URL');
   if (databaseUrl !== undefined) url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseOwnerUrl = text(env, 'DATABASE_OWNER_URL');
+  if (databaseOwnerUrl !== undefined) {
+    if (databaseUrl === undefined) throw new ConfigError('DATABASE_OWNER_URL', 'needs DATABASE_URL');
+    url(env, 'DATABASE_OWNER_URL', ['postgres:', 'postgresql:']);
+  }
   return {
     databaseUrl,
+    databaseOwnerUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
   };

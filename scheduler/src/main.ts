@@ -3,7 +3,12 @@ import { buildApp } from './app.ts';
 import { openDevIssuer } from './auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile, type TokenVerifier, UnusableKeyError } from './auth/verifier.ts';
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts';
-import { type DatabaseHandle, describeDatabaseFailure, openDatabase } from './db/database.ts';
+import {
+  checkApplicationRole,
+  type DatabaseHandle,
+  describeDatabaseFailure,
+  openDatabase,
+} from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from './geocoding/nominatim.ts';
@@ -53,10 +58,13 @@ async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandl
   try {
     database = await openDatabase({
       url: config.databaseUrl,
+      ownerUrl: config.databaseOwnerUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
     });
-    return { database, applied: await migrateToLatest(database.db) };
+    const applied = await migrateToLatest(database.owner);
+    await checkApplicationRole(database.db);
+    return { database, applied };
   } catch (error) {
     await database?.close().catch(() => {});
     throw new StartupError(describeDatabaseFailure(config.databaseUrl, config.dataDir, error), 1);

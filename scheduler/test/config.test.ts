@@ -26,6 +26,7 @@ describe('configuration', () => {
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: undefined,
+      databaseOwnerUrl: undefined,
       dataDir: path.resolve('./data'),
       logLevel: 'info',
       trustProxy: false,
@@ -43,11 +44,28 @@ describe('configuration', () => {
     });
   });
 
+  it('reads the owner login for migrations apart from the application login', () => {
+    const config = loadConfig({
+      ...base,
+      DATABASE_URL: 'postgres://api@db/app',
+      DATABASE_OWNER_URL: 'postgres://owner@db/app',
+    });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://api@db/app',
+      databaseOwnerUrl: 'postgres://owner@db/app',
+    });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ DATABASE_OWNER_URL: 'postgres://owner@db/app' }, 'DATABASE_OWNER_URL'],
+    [
+      { DATABASE_URL: 'postgres://api@db/app', DATABASE_OWNER_URL: 'mysql://owner@db/app' },
+      'DATABASE_OWNER_URL',
+    ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
     [{ AUTH_JWKS_URL: 'ftp://idp/jwks' }, 'AUTH_JWKS_URL'],

@@ -22,7 +22,18 @@ export async function deleteToken(db: Db, tenantId: string, userId: string): Pro
     .execute();
 }
 
-/** Whose feed a token opens, with what the feed needs of them and their tenant. */
+/**
+ * The tenant whose feed a token opens. The one lookup of this feature that crosses tenants
+ * (the feed has no bearer token), through the narrow function of migration 0006.
+ */
+export async function tokenTenant(db: Db, tokenHash: string): Promise<string | undefined> {
+  const { rows } = await sql<{
+    tenant_id: string;
+  }>`SELECT tenant_id FROM calendar_token_owner(${tokenHash})`.execute(db);
+  return rows[0]?.tenant_id;
+}
+
+/** Whose feed a token opens, with what the feed needs of them and their tenant (within its tenant). */
 export function findFeedOwner(db: Db, tokenHash: string) {
   return db
     .selectFrom('calendar_tokens as c')

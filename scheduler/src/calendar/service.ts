@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
+import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { shiftsCalendar } from './ics.ts';
-import { deleteToken, feedEntries, findFeedOwner, saveToken } from './repository.ts';
+import { deleteToken, feedEntries, findFeedOwner, saveToken, tokenTenant } from './repository.ts';
 import type { CalendarToken } from './schemas.ts';
 
 /** How far back a feed reaches; older shifts stay in the calendars that fetched them. */
@@ -31,6 +32,12 @@ export function revokeCalendarToken(deps: Deps, caller: Identity): Promise<void>
 /** The feed a token opens; an unknown, revoked or malformed token is 404 alike. */
 export async function calendarFeed(deps: Deps, token: string): Promise<string> {
   if (!tokenFormat.test(token)) throw notFound('calendar');
+  const tenantId = await tokenTenant(deps.db, hashOf(token));
+  if (!tenantId) throw notFound('calendar');
+  return asTenant(tenantId, () => tenantFeed(deps, token));
+}
+
+async function tenantFeed(deps: Deps, token: string): Promise<string> {
   const owner = await findFeedOwner(deps.db, hashOf(token));
   if (!owner) throw notFound('calendar');
   const since = new Date(deps.clock.now().getTime() - FEED_HISTORY_DAYS * 24 * 60 * 60 * 1000);

@@ -14,8 +14,12 @@ async function run(): Promise<number> {
   }
   let database: DatabaseHandle | undefined;
   try {
-    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-    const applied = await migrateToLatest(database.db);
+    database = await openDatabase({
+      url: config.databaseUrl,
+      ownerUrl: config.databaseOwnerUrl,
+      dataDir: config.dataDir,
+    });
+    const applied = await migrateToLatest(database.owner);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     return 0;
   } catch (error) {

@@ -1,16 +1,34 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
+import { dialectOver, SerializedDriver, SessionDriver, tenantSession } from './drivers.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
 
 export type Db = Kysely<Database>;
 
+/**
+ * The role the application's queries run as (migration 0006 creates it): not the owner of
+ * any table, without BYPASSRLS, so the tenant policies always apply to it.
+ */
+export const appRole = 'scheduler_app';
+
 /** The database handle and its owner: whoever opens it closes it. */
 export interface DatabaseHandle {
+  /** The application's view: role `scheduler_app`, rows of the running tenant scope only. */
   db: Db;
+  /** The schema owner's view: migrations, operators' tools and test fixtures; bypasses row-level security. */
+  owner: Db;
   kind: 'postgres' | 'pglite';
   /** The embedded instance, when kind is pglite (the test setup dumps a snapshot of it). */
   pglite?: PGlite;
@@ -18,8 +36,10 @@ export interface DatabaseHandle {
 }
 
 export interface DatabaseOptions {
-  /** postgres:// URL; absent means PGlite in `dataDir`. */
+  /** postgres:// URL the application connects with; absent means PGlite in `dataDir`. */
   url?: string | undefined;
+  /** postgres:// URL of the schema owner (migrations); absent: `url`. */
+  ownerUrl?: string | undefined;
   dataDir?: string | undefined;
   poolSize?: number | undefined;
   /** How long opening a PostgreSQL connection may take (10 s by default). */
@@ -36,23 +56,70 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
+function pgPool(url: string, max: number, connectTimeoutMs: number, startupOptions: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // A server that accepts the connection but never answers must not hang start-up
+    // or a request for ever.
+    connectionTimeoutMillis: connectTimeoutMs,
+    types: pgTypes,
+    options: startupOptions,
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  return pool;
+}
+
+const run = (sql: string) => (connection: DatabaseConnection) =>
+  connection.executeQuery(CompiledQuery.raw(sql)).then(() => {});
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  if (options.url) {
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      // A server that accepts the connection but never answers must not hang start-up
-      // or a request for ever.
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      types: pgTypes,
-      // Timestamps come back in UTC, whatever the server's default zone.
-      options: '-c TimeZone=UTC',
-    });
-    // An idle client losing its server must not crash the process; the next query reports it.
-    pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
-  }
+  return options.url ? openPostgres(options.url, options) : openPglite(options);
+}
+
+/**
+ * Two pools. With one URL for both (an owner's login), the application's connections take
+ * the role `scheduler_app` as a startup option, so a connection that cannot take it fails
+ * to open rather than run with the owner's rights. With a separate owner URL, the
+ * application's login is expected to be a member of `scheduler_app` of its own (see
+ * docs/operations.md) and takes no option, which also suits a connection pooler in
+ * session mode. Every timestamp comes back in UTC. The owner's pool is small: migrations.
+ */
+async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const timeout = options.connectTimeoutMs ?? 10_000;
+  const switchRole = options.ownerUrl === undefined ? ` -c role=${appRole}` : '';
+  const appDriver = new PostgresDialect({
+    pool: pgPool(url, options.poolSize ?? 10, timeout, `-c TimeZone=UTC${switchRole}`),
+  }).createDriver();
+  const ownerDriver = new PostgresDialect({
+    pool: pgPool(options.ownerUrl ?? url, 2, timeout, '-c TimeZone=UTC'),
+  }).createDriver();
+  await appDriver.init();
+  await ownerDriver.init();
+  const db = new Kysely<Database>({ dialect: dialectOver(new SessionDriver(appDriver, tenantSession())) });
+  const owner = new Kysely<Database>({
+    dialect: dialectOver(new SessionDriver(ownerDriver, async () => {})),
+  });
+  return {
+    db,
+    owner,
+    kind: 'postgres',
+    close: async () => {
+      // Kysely's own destroy first: later queries then fail as "destroyed", which the
+      // error handler answers 503, rather than with whatever a closed pool says.
+      await Promise.all([db.destroy(), owner.destroy()]);
+      await Promise.all([appDriver.destroy(), ownerDriver.destroy()]);
+    },
+  };
+}
+
+/**
+ * PGlite has one session, lent to one borrower at a time. The application's loans run as
+ * `scheduler_app` (taken again whenever the owner's view had dropped it); the owner's
+ * loans drop the role for their length and take it back after, once it exists.
+ */
+async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
   // No dataDir: an in-memory database (tests, the snapshot builder).
   let dataDir: string | undefined;
   if (options.dataDir) {
@@ -66,10 +133,72 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // The exclusion constraint against overlapping assignments needs it (migration 0002).
     extensions: { btree_gist },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  // PGlite has a single session: set once, it holds for every query.
-  await sql`SET TIME ZONE 'UTC'`.execute(db);
-  return { db, kind: 'pglite', pglite, close: () => db.destroy() };
+  const inner: Driver = new PGliteDialect({ pglite }).createDriver();
+  await inner.init();
+  // Set once, it holds for the session.
+  await pglite.exec("SET TIME ZONE 'UTC'");
+  const shared = new SerializedDriver(inner);
+  let asApp = false;
+  const tellTenant = tenantSession();
+  const appSession = new SessionDriver(shared, async (connection) => {
+    if (!asApp) {
+      await run(`SET ROLE ${appRole}`)(connection);
+      asApp = true;
+    }
+    await tellTenant(connection);
+  });
+  const ownerSession = new SessionDriver(
+    shared,
+    async (connection) => {
+      asApp = false;
+      await run('RESET ROLE')(connection);
+    },
+    // Before the first migration the role does not exist yet; the next application loan
+    // then tries again, and fails rather than run as the superuser.
+    async (connection) => {
+      await run(
+        `SELECT set_config('role', '${appRole}', false) WHERE EXISTS (SELECT FROM pg_roles WHERE rolname = '${appRole}')`,
+      )(connection);
+      asApp = (await connection.executeQuery(CompiledQuery.raw('SELECT current_user'))).rows.some(
+        (row) => (row as { current_user?: string }).current_user === appRole,
+      );
+    },
+  );
+  const db = new Kysely<Database>({ dialect: dialectOver(appSession) });
+  const owner = new Kysely<Database>({ dialect: dialectOver(ownerSession) });
+  return {
+    db,
+    owner,
+    kind: 'pglite',
+    pglite,
+    close: async () => {
+      await Promise.all([db.destroy(), owner.destroy()]);
+      await inner.destroy();
+    },
+  };
+}
+
+/**
+ * Refuses to serve when the application's queries would not be held by row-level
+ * security: they must run as `scheduler_app` or a member of it, as a role that is neither
+ * a superuser nor allowed to bypass the policies, and owns no table (owners bypass them).
+ */
+export async function checkApplicationRole(db: Db): Promise<void> {
+  const { rows } = await sql<{ role: string; member: boolean; bypasses: boolean; owns: boolean }>`
+    SELECT current_user AS role,
+           pg_has_role(current_user, ${appRole}, 'USAGE') AS member,
+           (rolsuper OR rolbypassrls) AS bypasses,
+           EXISTS (SELECT FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = 'public' AND c.relowner = r.oid) AS owns
+      FROM pg_roles r WHERE r.rolname = current_user`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error("the role of the application's connections is unknown");
+  if (row.bypasses) {
+    throw new Error(`the application's queries run as ${row.role}, which may bypass row-level security`);
+  }
+  if (row.owns) throw new Error(`the application's queries run as ${row.role}, which owns the tables`);
+  if (!row.member)
+    throw new Error(`the application's queries run as ${row.role}, not a member of ${appRole}`);
 }
 
 /** The URL without its password, for messages. */

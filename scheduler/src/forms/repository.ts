@@ -55,6 +55,19 @@ export async function findForm(db: Db, tenantId: string, id: string): Promise<Cu
 }
 
 /** By slug across every tenant: the public surface resolves the form before the tenant. */
+/**
+ * The tenant a public form's slug belongs to. The form surface resolves a slug across
+ * tenants by design (another tenant's form is 403, not 404), through the narrow function
+ * of migration 0006 that answers only the tenant id.
+ */
+export async function formTenant(db: Db, slug: string): Promise<string | undefined> {
+  const { rows } = await sql<{ tenant_id: string | null }>`SELECT form_tenant(${slug}) AS tenant_id`.execute(
+    db,
+  );
+  return rows[0]?.tenant_id ?? undefined;
+}
+
+/** A form of the running tenant scope by its slug. */
 export async function findFormBySlug(db: Db, slug: string): Promise<StoredForm | undefined> {
   const row = await db
     .selectFrom('customer_forms')

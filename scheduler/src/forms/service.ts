@@ -14,6 +14,7 @@ import {
   findForm,
   findFormBySlug,
   findSubmission,
+  formTenant,
   insertForm,
   insertSubmission,
   listForms,
@@ -149,9 +150,12 @@ export async function convertSubmission(
  * the tenant's admins. Both refusals are the same 403.
  */
 async function reachableForm(deps: Deps, caller: Identity, slug: string): Promise<StoredForm> {
+  const tenantId = await formTenant(deps.db, slug);
+  if (!tenantId) throw notFound('form');
+  if (tenantId !== caller.tenantId) throw forbidden();
   const form = await findFormBySlug(deps.db, slug);
+  // Deleted since the lookup.
   if (!form) throw notFound('form');
-  if (form.tenant_id !== caller.tenantId) throw forbidden();
   if (form.customerKey !== null && caller.role !== 'admin' && caller.customerId !== form.customerKey) {
     throw forbidden();
   }

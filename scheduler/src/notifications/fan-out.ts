@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { asTenant } from '../db/tenant-scope.ts';
 import { newId } from '../ids.ts';
 import { dropSubscription, subscriptionsOf } from '../push/repository.ts';
 import type { PushSender } from '../push/sender.ts';
@@ -30,17 +31,19 @@ export class Notifier {
     if (userIds.length === 0) return;
     let notifications: Notification[];
     try {
-      notifications = await insertNotifications(
-        this.db,
-        userIds.map((userId) => ({
-          tenant_id: tenantId,
-          id: newId(),
-          user_id: userId,
-          type: message.type,
-          title: message.title,
-          body: message.body ?? null,
-          data: message.data ?? null,
-        })),
+      notifications = await asTenant(tenantId, () =>
+        insertNotifications(
+          this.db,
+          userIds.map((userId) => ({
+            tenant_id: tenantId,
+            id: newId(),
+            user_id: userId,
+            type: message.type,
+            title: message.title,
+            body: message.body ?? null,
+            data: message.data ?? null,
+          })),
+        ),
       );
     } catch (error) {
       this.log.error(
@@ -50,9 +53,12 @@ export class Notifier {
       return;
     }
     for (const notification of notifications) {
-      const delivery = this.deliver(notification).catch((error: unknown) => {
-        this.log.error({ err: error, notification: notification.id }, 'push delivery failed');
-      });
+      // Its own tenant's scope, whatever scope the caller was in when it queued.
+      const delivery = asTenant(notification.tenant_id, () => this.deliver(notification)).catch(
+        (error: unknown) => {
+          this.log.error({ err: error, notification: notification.id }, 'push delivery failed');
+        },
+      );
       this.deliveries.add(delivery);
       void delivery.finally(() => this.deliveries.delete(delivery));
     }

@@ -1,5 +1,6 @@
 import webpush from 'web-push';
 import type { Identity } from '../auth/identity.ts';
+import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { provisionUser } from '../users/service.ts';
 import { insertTenant, tenantExists } from './repository.ts';
@@ -49,7 +50,8 @@ export class Provisioner {
       .catch(() => {})
       .then(async () => {
         if (this.#fresh(who, what)) return;
-        await this.#write(identity);
+        // The tenant's own scope: its rows are the only ones it may write.
+        await asTenant(identity.tenantId, () => this.#write(identity));
         this.#remember(who, what);
       });
     this.#inFlight.set(who, pending);

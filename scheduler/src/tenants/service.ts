@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import type { FeatureGate } from '../http/types.ts';
@@ -41,6 +42,6 @@ export async function replaceSettings(
 export async function featureEnabled(deps: Deps, tenantId: string, feature: FeatureGate): Promise<boolean> {
   switch (feature) {
     case 'time_tracking':
-      return timeTrackingEnabled(deps.db, tenantId);
+      return asTenant(tenantId, () => timeTrackingEnabled(deps.db, tenantId));
   }
 }

@@ -168,7 +168,7 @@ describe('calendar feed', () => {
   it('stores only a hash; a new token replaces the old, and revoking ends access at once', async () => {
     await scheduled();
     const first = await feedUrl();
-    const row = await t.ctx.db.db
+    const row = await t.ctx.db.owner
       .selectFrom('calendar_tokens')
       .select('token_hash')
       .where('user_id', '=', t.employee.userId)

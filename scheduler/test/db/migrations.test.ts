@@ -42,10 +42,10 @@ afterAll(async () => {
 
 describe('each migration on a database written under the one before', () => {
   it('0002 keeps what the status columns said and recounts filled_count; 0003 books earlier minutes into the ledger', async () => {
-    const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
+    const migrator = new Migrator({ db: handle.owner, provider: { getMigrations: async () => migrations } });
     const first = await migrator.migrateTo('0001_schema');
     expect(first.error).toBeUndefined();
-    const db = handle.db;
+    const db = handle.owner;
     const [tenant, user, role, draftEvent, liveEvent, shift, slot] = Array.from({ length: 7 }, () =>
       randomUUID(),
     );

@@ -14,7 +14,7 @@ let db: Db;
 
 beforeAll(async () => {
   handle = await openTestDatabase();
-  db = handle.db;
+  db = handle.owner;
 });
 afterAll(async () => handle?.dispose());
 

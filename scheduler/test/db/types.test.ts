@@ -115,7 +115,7 @@ describe('db/types.ts against the migrated database', () => {
       SELECT table_name, column_name, is_nullable, data_type
       FROM information_schema.columns
       WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%'
-      ORDER BY table_name, ordinal_position`.execute(db.db);
+      ORDER BY table_name, ordinal_position`.execute(db.owner);
     const actual = new Map<string, Map<string, { nullable: boolean; sqlType: string }>>();
     for (const row of rows) {
       const table = actual.get(row.table_name) ?? new Map();

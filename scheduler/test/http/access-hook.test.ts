@@ -122,7 +122,7 @@ describe('access hook', () => {
       name: 'Cy',
       email: 'cy@example.test',
     });
-    const tenantRow = await db.db
+    const tenantRow = await db.owner
       .selectFrom('tenants')
       .select('id')
       .where('id', '=', tenantWireId(tenant))
@@ -316,7 +316,7 @@ describe('tenant feature gate', () => {
     expect(
       (await admin('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true })).statusCode,
     ).toBe(200);
-    await db.db.deleteFrom('tenant_settings').where('tenant_id', '=', tenantWireId(tenant)).execute();
+    await db.owner.deleteFrom('tenant_settings').where('tenant_id', '=', tenantWireId(tenant)).execute();
     const response = await admin('GET', '/api/v1/time-tracking/probe');
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'resource not found' } });

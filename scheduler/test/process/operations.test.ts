@@ -274,7 +274,7 @@ describe.skipIf(!onPostgres)('PostgreSQL operations', () => {
     const balance = `/api/v1/time-tracking/balance/${worker.userId}`;
     expect((await json(admin, balance)).balance_minutes).toBe(20);
     expect(await json(adminThere, balance)).toEqual(await json(admin, balance));
-    expect(await ledgerMismatches(db.db)).toEqual([]);
+    expect(await ledgerMismatches(db.owner)).toEqual([]);
     for (const api of apis) expect(await api.stop()).toBe(0);
   });
 });

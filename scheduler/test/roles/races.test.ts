@@ -31,7 +31,7 @@ describe('deleting a role', () => {
   it('answers 409 when a slot starts needing the role between the check and the delete', async () => {
     const { admin } = await ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Raced' })).json();
-    hooks.afterNext(on('select', 'shift_slots'), () => layDownSlot(ctx.db.db, admin.tenantId, role.id));
+    hooks.afterNext(on('select', 'shift_slots'), () => layDownSlot(ctx.db.owner, admin.tenantId, role.id));
     const response = await admin.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual({

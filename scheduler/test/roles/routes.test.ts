@@ -146,7 +146,7 @@ describe('DELETE /api/v1/roles/{id}', () => {
 
   it('refuses with 409 INVALID_STATE while shift slots need the role', async () => {
     const role = (await t.admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
-    await layDownSlot(t.ctx.db.db, t.admin.tenantId, role.id);
+    await layDownSlot(t.ctx.db.owner, t.admin.tenantId, role.id);
 
     const response = await t.admin.request('DELETE', `/api/v1/roles/${role.id}`);
     expect(response.statusCode).toBe(409);
@@ -161,7 +161,7 @@ describe('DELETE /api/v1/roles/{id}', () => {
   it('deletes a role while slots need only other roles', async () => {
     const needed = (await t.admin.request('POST', '/api/v1/roles', { name: 'Needed' })).json();
     const free = (await t.admin.request('POST', '/api/v1/roles', { name: 'Free' })).json();
-    await layDownSlot(t.ctx.db.db, t.admin.tenantId, needed.id);
+    await layDownSlot(t.ctx.db.owner, t.admin.tenantId, needed.id);
     expect((await t.admin.request('DELETE', `/api/v1/roles/${free.id}`)).statusCode).toBe(204);
     expect((await t.admin.request('GET', '/api/v1/roles')).json().map((r: { id: string }) => r.id)).toEqual([
       needed.id,

@@ -30,6 +30,9 @@ function pgliteWasm(): Promise<PGliteWasmModule> {
   return wasmModule;
 }
 
+/** The login the application's pool uses on PostgreSQL runs: a member of scheduler_app only. */
+export const testAppLogin = 'scheduler_test_api';
+
 /** A fresh, migrated database for one test file. */
 export async function openTestDatabase(): Promise<TestDatabase> {
   if (inject('testDb') === 'postgres') {
@@ -41,7 +44,10 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     await admin.end();
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    const handle = await openDatabase({ url: url.toString(), poolSize: 20 });
+    const appUrl = new URL(url);
+    appUrl.username = testAppLogin;
+    appUrl.password = '';
+    const handle = await openDatabase({ url: appUrl.toString(), ownerUrl: url.toString(), poolSize: 20 });
     return {
       ...handle,
       url: url.toString(),

@@ -2,10 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { testAppLogin } from './database.ts';
 import { type PgCluster, startPgCluster } from './pg-cluster.ts';
 
 declare module 'vitest' {
@@ -49,7 +51,19 @@ export default async function setup(project: TestProject) {
     const url = new URL(adminUrl);
     url.pathname = `/${template}`;
     const handle = await openDatabase({ url: url.toString(), poolSize: 1 });
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.owner);
+    // The application connects as a login of its own that holds only scheduler_app, as
+    // docs/operations.md advises: nothing it runs can step back into the owner's rights.
+    await sql
+      .raw(
+        `DO $$ BEGIN
+           IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${testAppLogin}') THEN
+             CREATE ROLE ${testAppLogin} LOGIN IN ROLE scheduler_app;
+           END IF;
+         EXCEPTION WHEN duplicate_object THEN NULL;
+         END $$`,
+      )
+      .execute(handle.owner);
     await handle.close();
 
     project.provide('testDb', 'postgres');
@@ -73,7 +87,7 @@ export default async function setup(project: TestProject) {
   }
 
   const handle = await openDatabase({ pglite: {} });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.owner);
   const dump = await (handle.pglite as NonNullable<typeof handle.pglite>).dumpDataDir('none');
   await handle.close();
   const snapshot = path.join(tmpdir(), `sched-pglite-${process.pid}.tar`);

@@ -38,7 +38,7 @@ function identityIn(tenant: string, user = 'user-1', extra: Partial<Identity> = 
 }
 
 const userRow = (identity: Identity) =>
-  database.db
+  database.owner
     .selectFrom('users')
     .select(['role', 'display_name', 'email'])
     .where('tenant_id', '=', identity.tenantId)
@@ -63,7 +63,7 @@ describe('Provisioner', () => {
       'insert users',
     ]);
     expect(await userRow(identity)).toEqual({ role: 'admin', display_name: 'Ada', email: 'ada@p.test' });
-    const settings = await database.db
+    const settings = await database.owner
       .selectFrom('tenant_settings')
       .select(['time_tracking_enabled', 'timezone'])
       .where('tenant_id', '=', identity.tenantId)
@@ -190,7 +190,7 @@ describe('just-in-time provisioning through the API', () => {
       timezone: 'UTC',
     });
 
-    const tenant = await ctx.db.db
+    const tenant = await ctx.db.owner
       .selectFrom('tenants')
       .selectAll()
       .where('id', '=', claimToUuid(TEST_ISSUER, tenantName))
@@ -214,7 +214,7 @@ describe('just-in-time provisioning through the API', () => {
     const tenant = uniqueName('flip');
     const roleInDb = async () =>
       (
-        await ctx.db.db
+        await ctx.db.owner
           .selectFrom('users')
           .select('role')
           .where('tenant_id', '=', tenantWireId(tenant))
@@ -239,7 +239,7 @@ describe('just-in-time provisioning through the API', () => {
     );
     const responses = await Promise.all(tokens.map((token) => get(token)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
-    const count = await ctx.db.db
+    const count = await ctx.db.owner
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('tenant_id', '=', claimToUuid(TEST_ISSUER, raceTenant))

@@ -73,7 +73,7 @@ describe('PATCH /api/v1/tenant/settings', () => {
     expect((await t.otherAdmin.request('GET', url)).json()).toEqual(before);
     expect(before).toMatchObject({ time_tracking_enabled: false, timezone: 'UTC' });
     // And straight from the table: one row changed, the other tenant's row untouched.
-    const rows = await t.ctx.db.db
+    const rows = await t.ctx.db.owner
       .selectFrom('tenant_settings')
       .select(['tenant_id', 'timezone'])
       .where('tenant_id', 'in', [t.admin.tenantId, t.otherAdmin.tenantId])
@@ -126,7 +126,7 @@ describe('PATCH /api/v1/tenant/settings', () => {
 
 describe('a tenant whose settings are gone', () => {
   it('answers 404 to reading and to replacing them', async () => {
-    await t.ctx.db.db.deleteFrom('tenant_settings').where('tenant_id', '=', t.admin.tenantId).execute();
+    await t.ctx.db.owner.deleteFrom('tenant_settings').where('tenant_id', '=', t.admin.tenantId).execute();
     const notFound = { error: { code: 'NOT_FOUND', message: 'tenant settings not found' } };
     for (const response of [
       await t.admin.request('GET', url),

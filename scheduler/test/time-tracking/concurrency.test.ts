@@ -10,7 +10,7 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  */
 const t = useRouteTests();
 afterEach(async () => {
-  expect(await ledgerMismatches(t.ctx.db.db)).toEqual([]);
+  expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });
 
 const entries = '/api/v1/time-tracking/entries';
@@ -58,7 +58,7 @@ describe('concurrent time entries and payouts', () => {
       ),
     );
     expect(responses.map((r) => r.statusCode).sort()).toEqual([...Array(19).fill(200), 201]);
-    const stored = await t.ctx.db.db
+    const stored = await t.ctx.db.owner
       .selectFrom('time_entries')
       .select('overtime_minutes')
       .where('shift_assignment_id', '=', assignment)

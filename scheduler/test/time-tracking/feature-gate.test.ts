@@ -10,7 +10,7 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  */
 const t = useRouteTests();
 afterEach(async () => {
-  expect(await ledgerMismatches(t.ctx.db.db)).toEqual([]);
+  expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });
 
 const NOT_FOUND_BODY = { error: { code: 'NOT_FOUND', message: 'resource not found' } };

@@ -9,7 +9,7 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  */
 const t = useRouteTests();
 afterEach(async () => {
-  expect(await ledgerMismatches(t.ctx.db.db)).toEqual([]);
+  expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });
 
 const hex32 = /^[0-9a-f]{32}$/;

@@ -28,7 +28,7 @@ describe('granting a qualification', () => {
     const { admin, employee } = await ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Vanishing' })).json();
     hooks.afterNext(on('select', 'roles'), async () => {
-      await ctx.db.db.deleteFrom('roles').where('id', '=', role.id).execute();
+      await ctx.db.owner.deleteFrom('roles').where('id', '=', role.id).execute();
     });
     const response = await admin.request(
       'POST',

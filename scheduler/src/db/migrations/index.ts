@@ -4,6 +4,7 @@ import * as schedulingRules from './0002_scheduling_rules.ts';
 import * as overtimeLedger from './0003_overtime_ledger.ts';
 import * as forms from './0004_forms.ts';
 import * as notifications from './0005_notifications.ts';
+import * as tenantWall from './0006_tenant_wall.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_overtime_ledger': overtimeLedger,
   '0004_forms': forms,
   '0005_notifications': notifications,
+  '0006_tenant_wall': tenantWall,
 };

@@ -1,0 +1,158 @@
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryCompiler,
+  type TransactionSettings,
+} from 'kysely';
+import { currentTenant } from './tenant-scope.ts';
+
+/**
+ * Kysely drivers layered over the one real driver (a pg pool, or PGlite's single
+ * session), so that the application's queries and the owner's share it:
+ *
+ * - `SerializedDriver` lends PGlite's one session to one user at a time, whole
+ *   transactions included (the application and the owner's view both queue on it);
+ * - `SessionDriver` prepares a connection each time it is lent: the application's sets
+ *   the request's tenant (row-level security, migration 0006), PGlite's owner view drops
+ *   the application role for the loan and takes it back after.
+ *
+ * None of them owns the real driver: the database handle initialises and destroys it once.
+ */
+type Prepare = (connection: DatabaseConnection) => Promise<void>;
+
+/** Passes everything through to `inner`; init and destroy belong to the handle. */
+class DelegatingDriver implements Driver {
+  constructor(protected readonly inner: Driver) {}
+  async init(): Promise<void> {}
+  acquireConnection(): Promise<DatabaseConnection> {
+    return this.inner.acquireConnection();
+  }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
+  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return this.inner.savepoint?.(connection, name, compile) ?? Promise.reject(new Error('no savepoints'));
+  }
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return (
+      this.inner.rollbackToSavepoint?.(connection, name, compile) ??
+      Promise.reject(new Error('no savepoints'))
+    );
+  }
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return (
+      this.inner.releaseSavepoint?.(connection, name, compile) ?? Promise.reject(new Error('no savepoints'))
+    );
+  }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(connection);
+  }
+  async destroy(): Promise<void> {}
+}
+
+/** One borrower at a time, in arrival order (PGlite has a single session). */
+export class SerializedDriver extends DelegatingDriver {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly releases = new WeakMap<DatabaseConnection, () => void>();
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    let release = () => {};
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const previous = this.tail;
+    this.tail = previous.then(() => turn);
+    await previous;
+    try {
+      const connection = await this.inner.acquireConnection();
+      this.releases.set(connection, release);
+      return connection;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.releaseConnection(connection);
+    } finally {
+      this.releases.get(connection)?.();
+      this.releases.delete(connection);
+    }
+  }
+}
+
+/** Runs `prepare` on every connection lent, and `restore` when it comes back. */
+export class SessionDriver extends DelegatingDriver {
+  constructor(
+    inner: Driver,
+    private readonly prepare: Prepare,
+    private readonly restore?: Prepare,
+  ) {
+    super(inner);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    try {
+      await this.prepare(connection);
+    } catch (error) {
+      await this.inner.releaseConnection(connection);
+      throw error;
+    }
+    return connection;
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.restore?.(connection);
+    } finally {
+      await this.inner.releaseConnection(connection);
+    }
+  }
+}
+
+/**
+ * Tells a connection the tenant of the running scope (tenant-scope.ts) before it is used:
+ * `app.tenant_id`, read by the row-level security policies; the empty string outside any
+ * scope, which they match with nothing. The value is set for the session and only ever by
+ * this function, so a connection that was last told the same tenant needs no round trip;
+ * every other loan overwrites it before the borrower's first statement, whatever the
+ * connection served before. It is set outside any transaction (a loan starts before
+ * BEGIN), so no rollback can undo it behind the record kept here.
+ */
+export function tenantSession(): Prepare {
+  const told = new WeakMap<DatabaseConnection, string>();
+  return async (connection) => {
+    const tenant = currentTenant() ?? '';
+    if (told.get(connection) === tenant) return;
+    told.delete(connection);
+    await connection.executeQuery(
+      CompiledQuery.raw("SELECT set_config('app.tenant_id', $1, false)", [tenant]),
+    );
+    told.set(connection, tenant);
+  };
+}
+
+/** A Kysely dialect for PostgreSQL syntax over a driver of ours. */
+export function dialectOver(driver: Driver): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => driver,
+    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
