@@ -20,6 +20,7 @@ import webpush from 'web-push';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { newId } from '../../scheduler/src/ids.ts';
 import { Notifier } from '../../scheduler/src/notifications/fan-out.ts';
+import { OutboundPolicy, parseAllowedHosts } from '../../scheduler/src/outbound/destinations.ts';
 import { defaultPushOptions, PushSender } from '../../scheduler/src/push/sender.ts';
 
 export interface Targets {
@@ -37,7 +38,9 @@ const message = { type: 'assignment', title: 'You are on the bar shift on Saturd
 
 async function notifier(): Promise<() => Promise<void>> {
   const handle = await openDatabase({ url, poolSize: 10 });
-  const sender = new PushSender({ ...defaultPushOptions, subject: 'mailto:bench@example.com', agent });
+  // The push service runs on this machine: admitted as an operator would with OUTBOUND_ALLOWED_HOSTS.
+  const policy = new OutboundPolicy(parseAllowedHosts('127.0.0.1'));
+  const sender = new PushSender({ ...defaultPushOptions, subject: 'mailto:bench@example.com', agent, policy });
   const fanOut = new Notifier(handle.db, sender, pino({ level: 'warn' }));
   return async () => {
     await Promise.all(targets.users.map((user) => fanOut.notify(targets.tenantId, [user.id], message)));

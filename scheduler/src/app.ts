@@ -25,6 +25,7 @@ import { ajvOptions } from './http/validation.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { Notifier } from './notifications/fan-out.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
+import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushRoutes } from './push/routes.ts';
 import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
 import { rolesRoutes } from './roles/routes.ts';
@@ -60,8 +61,13 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   trustProxy?: boolean | string[] | ((address: string, hop: number) => boolean);
   timeouts?: HttpTimeouts;
-  /** Web Push delivery; `allowLoopbackHttp` lets tests register http://127.0.0.1 endpoints. */
-  push?: Partial<PushOptions> & { allowLoopbackHttp?: boolean };
+  /** Web Push delivery (tests point `agent` at a local push service). */
+  push?: Partial<Omit<PushOptions, 'policy'>>;
+  /**
+   * Hosts exempt from the outbound address rules, plain http allowed (OUTBOUND_ALLOWED_HOSTS);
+   * every other destination a caller names must be a public https host.
+   */
+  outboundAllowedHosts?: AllowedHost[];
   /** Object storage for event documents; absent: the document routes answer 503. */
   documents?: DocumentStorage;
   /** Form submissions per client address and slug; 10 an hour by default. */
@@ -101,7 +107,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerRawRequestErrors(app, newRequestId);
 
-  const { allowLoopbackHttp, ...pushOptions } = options.push ?? {};
+  const outbound = new OutboundPolicy(options.outboundAllowedHosts ?? []);
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,
@@ -109,8 +115,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
     submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
-    notifier: new Notifier(options.db, new PushSender({ ...defaultPushOptions, ...pushOptions }), app.log),
-    push: { allowLoopbackHttp: allowLoopbackHttp ?? false },
+    notifier: new Notifier(
+      options.db,
+      new PushSender({ ...defaultPushOptions, ...options.push, policy: outbound }),
+      app.log,
+    ),
+    outbound,
     documents: options.documents ?? null,
     publicBaseUrl: options.publicBaseUrl ?? null,
   };

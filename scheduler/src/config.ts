@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ClaimNames } from './auth/identity.ts';
+import { type AllowedHost, parseAllowedHosts } from './outbound/destinations.ts';
 import type { ObjectStorageConfig } from './storage/object-storage.ts';
 
 /**
@@ -46,6 +47,8 @@ export interface Config {
   formSubmitLimit: { max: number; windowMs: number };
   /** The contact push services see in every VAPID token (mailto: or https:). */
   vapidSubject: string;
+  /** Hosts exempt from the outbound address rules (OUTBOUND_ALLOWED_HOSTS). */
+  outboundAllowedHosts: AllowedHost[];
   /** Object storage for event documents; undefined when not configured. */
   objectStorage: ObjectStorageConfig | undefined;
   uploads: { urlTtlSeconds: number; maxBytes: number };
@@ -256,6 +259,14 @@ function vapidSubject(env: Env): string {
   return value;
 }
 
+function outboundAllowedHosts(env: Env): AllowedHost[] {
+  try {
+    return parseAllowedHosts(text(env, 'OUTBOUND_ALLOWED_HOSTS'));
+  } catch (error) {
+    throw new ConfigError('OUTBOUND_ALLOWED_HOSTS', `${(error as Error).message}; expected host[:port],...`);
+  }
+}
+
 const loopbackHosts = new Set(['localhost', '[::1]']);
 const loopbackIPv4 = /^127(\.\d{1,3}){3}$/;
 
@@ -295,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
     vapidSubject: vapidSubject(env),
+    outboundAllowedHosts: outboundAllowedHosts(env),
     objectStorage: objectStorage(env),
     uploads: {
       urlTtlSeconds: integer(env, 'UPLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),

@@ -3,6 +3,7 @@ import type { Db } from './db/database.ts';
 import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import type { Notifier } from './notifications/fan-out.ts';
+import type { OutboundPolicy } from './outbound/destinations.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 
 /** The time source; tests may pin it. */
@@ -26,7 +27,8 @@ export interface Deps {
   submitLimiter: SlidingWindowLimiter;
   /** The notification fan-out (row + Web Push). */
   notifier: Notifier;
-  push: { allowLoopbackHttp: boolean };
+  /** Where the server may connect for URLs callers chose (push endpoints). */
+  outbound: OutboundPolicy;
   /** Event documents; null while no object storage is configured (the routes answer 503). */
   documents: DocumentStorage | null;
   /** Where clients reach the API (PUBLIC_BASE_URL); null: taken from each request. */

@@ -120,6 +120,7 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     push: { subject: config.vapidSubject },
+    outboundAllowedHosts: config.outboundAllowedHosts,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(config.objectStorage
       ? { documents: { store: createS3Storage(config.objectStorage), ...config.uploads } }

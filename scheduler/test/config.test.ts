@@ -27,6 +27,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       databaseUrl: undefined,
       databaseOwnerUrl: undefined,
+      outboundAllowedHosts: [],
       dataDir: path.resolve('./data'),
       logLevel: 'info',
       trustProxy: false,
@@ -41,6 +42,15 @@ describe('configuration', () => {
         issuer: 'https://idp.example',
         claims: { user: 'sub', tenant: 'tenant_id', role: 'role', customer: 'customer_id' },
       },
+    });
+  });
+
+  it('reads the hosts exempt from the outbound address rules', () => {
+    expect(loadConfig({ ...base, OUTBOUND_ALLOWED_HOSTS: 'push.corp.example:8443,10.0.0.7' })).toMatchObject({
+      outboundAllowedHosts: [
+        { host: 'push.corp.example', port: 8443 },
+        { host: '10.0.0.7', port: null },
+      ],
     });
   });
 
@@ -62,6 +72,7 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ DATABASE_OWNER_URL: 'postgres://owner@db/app' }, 'DATABASE_OWNER_URL'],
+    [{ OUTBOUND_ALLOWED_HOSTS: 'https://push.example' }, 'OUTBOUND_ALLOWED_HOSTS'],
     [
       { DATABASE_URL: 'postgres://api@db/app', DATABASE_OWNER_URL: 'mysql://owner@db/app' },
       'DATABASE_OWNER_URL',

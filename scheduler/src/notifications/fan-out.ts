@@ -81,6 +81,12 @@ export class Notifier {
       targets.map(async (target) => {
         const outcome = await this.push.send(target, payload, vapid);
         if (outcome === 'gone') await dropSubscription(this.db, notification.tenant_id, target.id);
+        if (outcome === 'refused') {
+          this.log.warn(
+            { notification: notification.id, subscription: target.id },
+            'push endpoint refused by the outbound address rules; not sent',
+          );
+        }
         if (outcome === 'failed') {
           this.log.warn(
             { notification: notification.id, pushHost: new URL(target.endpoint).host },

@@ -23,7 +23,7 @@ export async function pushRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'registerPushSubscription',
         summary: 'Register this browser for Web Push',
         description:
-          'The body is the browser’s PushSubscription JSON. An endpoint is one browser: registering it again (by anyone of the tenant) updates it and makes it the caller’s (200); a new one is 201. Endpoints must be https.',
+          'The body is the browser’s PushSubscription JSON. An endpoint is one browser: registering it again (by anyone of the tenant) updates it and makes it the caller’s (200); a new one is 201. Endpoints must be public https URLs: loopback, private, link-local and other reserved addresses, internal names and user names in the URL are 422, unless the operator admits the host (OUTBOUND_ALLOWED_HOSTS).',
         security: bearerSecurity,
         body: RegisterPushRequest,
         response: {

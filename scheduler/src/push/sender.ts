@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { type Agent, request as httpsRequest } from 'node:https';
 import PQueue from 'p-queue';
 import webpush from 'web-push';
+import { DestinationRefused, OutboundPolicy } from '../outbound/destinations.ts';
 
 /** How Web Push messages leave the process; tests point `agent` at a local push service. */
 export interface PushOptions {
@@ -9,6 +10,8 @@ export interface PushOptions {
   subject: string;
   /** TLS agent, e.g. one trusting a test certificate authority. */
   agent?: Agent;
+  /** Which destinations may be connected to (OUTBOUND_ALLOWED_HOSTS and the address rules). */
+  policy: OutboundPolicy;
   /** Sends at once across all users (a slow push service must not pile up sockets). */
   concurrency: number;
   /** Tries per message for a transient failure (network, 429, 5xx). */
@@ -26,6 +29,7 @@ export interface PushOptions {
 
 export const defaultPushOptions: PushOptions = {
   subject: 'mailto:scheduler@localhost',
+  policy: new OutboundPolicy(),
   concurrency: 32,
   attempts: 3,
   backoffMs: 1000,
@@ -44,13 +48,19 @@ export interface VapidKeys {
   privateKey: string;
 }
 
-/** What became of one message: delivered, gone (404/410: drop the subscription) or failed. */
-export type PushOutcome = 'delivered' | 'gone' | 'failed';
+/**
+ * What became of one message: delivered, gone (404/410: drop the subscription), failed,
+ * or refused (the endpoint is not a destination the address rules allow: no connection
+ * was opened, and none is tried again).
+ */
+export type PushOutcome = 'delivered' | 'gone' | 'failed' | 'refused';
 
 /** An HTTP status; 0 stands for no answer at all (refused, reset, timed out). */
 type Status = number;
 /** The request could not even be built (unusable keys): failed, never retried. */
 const UNSENDABLE: Status = -1;
+/** The address rules refused the destination before or while connecting. */
+const REFUSED: Status = -2;
 
 const transient = (status: Status) => status === 0 || status === 429 || status >= 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,9 +81,12 @@ export class PushSender {
   }
 
   async send(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushOutcome> {
+    // Checked again at every send: the row may predate the rules, or the operator's list changed.
+    if (this.options.policy.refusal(target.endpoint) !== null) return 'refused';
     for (let attempt = 1; ; attempt++) {
       if (this.queue.size >= this.options.maxQueued) return 'failed';
       const status = await this.queue.add(() => this.post(target, payload, keys), { throwOnTimeout: true });
+      if (status === REFUSED) return 'refused';
       if (status >= 200 && status < 300) return 'delivered';
       if (status === 404 || status === 410) return 'gone';
       // A 4xx other than 429 will not improve by waiting.
@@ -110,6 +123,7 @@ export class PushSender {
     }
     const url = new URL(details.endpoint);
     const secure = url.protocol === 'https:';
+    const lookup = this.options.policy.lookupFor(url);
     return new Promise((resolve) => {
       const request = (secure ? httpsRequest : httpRequest)(
         url,
@@ -117,6 +131,8 @@ export class PushSender {
           method: details.method,
           headers: details.headers,
           timeout: this.options.timeoutMs,
+          // The address a name resolves to is checked as the connection is made.
+          ...(lookup ? { lookup } : {}),
           ...(secure && this.options.agent ? { agent: this.options.agent } : {}),
         },
         (response) => {
@@ -126,7 +142,7 @@ export class PushSender {
         },
       );
       request.on('timeout', () => request.destroy(new Error('push service timed out')));
-      request.on('error', () => resolve(0));
+      request.on('error', (error) => resolve(error instanceof DestinationRefused ? REFUSED : 0));
       request.end(details.body ?? undefined);
     });
   }

@@ -7,14 +7,14 @@ import { vapidKeys } from '../tenants/repository.ts';
 import { deleteOwnSubscription, upsertSubscription } from './repository.ts';
 import type { PushSubscription, RegisterPushRequest, VapidPublicKey } from './schemas.ts';
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** https only; plain http to this machine only when the deployment allows it (tests). */
-function checkEndpoint(deps: Deps, endpoint: string): void {
-  const url = new URL(endpoint);
-  if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && deps.push.allowLoopbackHttp && loopbackHosts.has(url.hostname)) return;
-  throw validationFailed('endpoint', 'must be an https URL');
+/**
+ * A public https URL (src/outbound/destinations.ts), returned as the URL reader writes it
+ * (scheme and host in lower case), which is what is stored and later connected to.
+ */
+function checkedEndpoint(deps: Deps, endpoint: string): string {
+  const refusal = deps.outbound.refusal(endpoint);
+  if (refusal !== null) throw validationFailed('endpoint', refusal);
+  return new URL(endpoint).href;
 }
 
 /** The keys must be usable for aes128gcm encryption (RFC 8291): a P-256 point and 16 bytes. */
@@ -39,13 +39,13 @@ export async function registerSubscription(
   caller: Identity,
   input: RegisterPushRequest,
 ): Promise<{ subscription: PushSubscription; created: boolean }> {
-  checkEndpoint(deps, input.endpoint);
+  const endpoint = checkedEndpoint(deps, input.endpoint);
   checkKeys(input.keys);
   return upsertSubscription(deps.db, {
     tenant_id: caller.tenantId,
     id: newId(),
     user_id: caller.userId,
-    endpoint: input.endpoint,
+    endpoint,
     p256dh: input.keys.p256dh,
     auth: input.keys.auth,
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
@@ -16,7 +17,11 @@ let employee: Caller;
 
 beforeAll(async () => {
   push = await startPushService();
-  ctx = await createTestContext({ push: { agent: push.agent, backoffMs: 5, attempts: 3 } });
+  ctx = await createTestContext({
+    push: { agent: push.agent, backoffMs: 5, attempts: 3 },
+    // Any port of this machine: one test registers an endpoint nobody listens on.
+    outboundAllowedHosts: parseAllowedHosts('127.0.0.1'),
+  });
 });
 afterAll(async () => {
   await ctx?.close();
@@ -112,6 +117,7 @@ describe('Web Push fan-out', () => {
     let hooks = withDbHooks(ctx.db.db);
     const fragile = await createTestContext({
       push: { agent: push.agent, backoffMs: 5 },
+      outboundAllowedHosts: parseAllowedHosts('127.0.0.1'),
       viewDb: (db) => {
         hooks = withDbHooks(db);
         return hooks.db;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
@@ -16,7 +17,10 @@ let employee: Caller;
 
 beforeAll(async () => {
   push = await startPushService();
-  ctx = await createTestContext({ push: { agent: push.agent, backoffMs: 5, attempts: 3 } });
+  ctx = await createTestContext({
+    push: { agent: push.agent, backoffMs: 5, attempts: 3 },
+    outboundAllowedHosts: parseAllowedHosts(new URL(push.origin).host),
+  });
 });
 afterAll(async () => {
   await ctx?.close();

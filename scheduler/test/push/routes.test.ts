@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
@@ -14,7 +15,10 @@ let employee: Caller;
 
 beforeAll(async () => {
   push = await startPushService();
-  ctx = await createTestContext({ push: { agent: push.agent, backoffMs: 5, attempts: 3 } });
+  ctx = await createTestContext({
+    push: { agent: push.agent, backoffMs: 5, attempts: 3 },
+    outboundAllowedHosts: parseAllowedHosts(new URL(push.origin).host),
+  });
 });
 afterAll(async () => {
   await ctx?.close();
@@ -58,7 +62,6 @@ describe('push subscriptions', () => {
   });
 
   it.each([
-    [{ endpoint: 'http://127.0.0.1:9/push/x' }, 'endpoint: must be an https URL'],
     [{ endpoint: 'http://push.example.net/x' }, 'endpoint: must be an https URL'],
     [{ endpoint: 'not a url' }, 'endpoint'],
     [
@@ -75,17 +78,79 @@ describe('push subscriptions', () => {
     expect(response.json().error.message).toContain(message);
   });
 
-  it('accepts a plain-http loopback endpoint only where the deployment allows it, and delivers there', async () => {
+  it.each([
+    ['https://127.0.0.1:9/push/x', 'loopback'],
+    ['https://127.1/push/x', 'loopback, spelled short'],
+    ['https://2130706433/push/x', 'loopback as one decimal number'],
+    ['https://0x7f.1/push/x', 'loopback in hexadecimal'],
+    ['https://[::1]/push/x', 'IPv6 loopback'],
+    ['https://[::ffff:127.0.0.1]/push/x', 'loopback mapped into IPv6'],
+    ['https://169.254.169.254/latest/meta-data', 'link-local (cloud metadata)'],
+    ['https://10.0.0.1:6443/push/x', 'private (10/8)'],
+    ['https://172.16.5.4/push/x', 'private (172.16/12)'],
+    ['https://192.168.1.1/push/x', 'private (192.168/16)'],
+    ['https://100.64.0.1/push/x', 'carrier-grade NAT'],
+    ['https://[fd00::1]/push/x', 'IPv6 unique-local'],
+    ['https://[fe80::1]/push/x', 'IPv6 link-local'],
+    ['https://224.0.0.1/push/x', 'multicast'],
+    ['https://0.0.0.0/push/x', 'unspecified'],
+    ['https://[::]/push/x', 'IPv6 unspecified'],
+    ['https://192.0.2.7/push/x', 'documentation range'],
+    ['https://localhost/push/x', 'localhost'],
+    ['https://push.localhost/push/x', 'a name under localhost'],
+    ['https://metadata/computeMetadata', 'a single-label internal name'],
+    ['https://metadata.google.internal/computeMetadata', 'an .internal name'],
+    ['https://api.cluster.local:6443/push/x', 'a .local name'],
+    ['https://user:secret@push.example.net/push/x', 'a user name and password'],
+    ['https://user@push.example.net/push/x', 'a user name'],
+  ])('refuses %s (%s) with 422 and stores nothing', async (endpoint) => {
+    const body = { ...push.subscribe().body, endpoint };
+    const response = await employee.request('POST', '/api/v1/push-subscriptions', body);
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().error.code).toBe('VALIDATION_FAILED');
+    expect(response.json().error.message).toMatch(/^endpoint: must /);
+    const stored = await ctx.db.owner
+      .selectFrom('push_subscriptions')
+      .select('endpoint')
+      .where('tenant_id', '=', employee.tenantId)
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
+  it('answers 422, not 500, for endpoints the URL reader refuses, and stores what it read for one in capitals', async () => {
+    const keys = push.subscribe().body.keys;
+    const outOfRange = await employee.request('POST', '/api/v1/push-subscriptions', {
+      endpoint: 'https://push.example.net:99999/x',
+      keys,
+    });
+    expect(outOfRange.statusCode).toBe(422);
+    expect(outOfRange.json().error.message).toMatch(/^endpoint: /);
+    const shouted = await employee.request('POST', '/api/v1/push-subscriptions', {
+      endpoint: 'HTTPS://Push.Example.NET/wpush/Ab',
+      keys,
+    });
+    expect(shouted.statusCode, shouted.body).toBe(201);
+    expect(shouted.json().endpoint).toBe('https://push.example.net/wpush/Ab');
+  });
+
+  it('admits hosts the operator lists in OUTBOUND_ALLOWED_HOSTS, plain http only for those, and delivers there', async () => {
     const plain = await startPushService({ plain: true });
-    const loose = await createTestContext({ push: { allowLoopbackHttp: true } });
+    const loose = await createTestContext({
+      outboundAllowedHosts: parseAllowedHosts(new URL(plain.origin).host),
+    });
     try {
       const { admin: boss, employee: someone } = await loose.freshTenant();
       const subscription = plain.subscribe();
       expect(subscription.body.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:/);
       const registered = await someone.request('POST', '/api/v1/push-subscriptions', subscription.body);
       expect(registered.statusCode).toBe(201);
+      // Another port of the same host is not listed; neither is plain http elsewhere.
+      const otherPort = { ...subscription.body, endpoint: 'http://127.0.0.1:9/push/x' };
+      expect((await someone.request('POST', '/api/v1/push-subscriptions', otherPort)).statusCode).toBe(422);
       const remote = { ...subscription.body, endpoint: 'http://push.example.net/x' };
-      expect((await someone.request('POST', '/api/v1/push-subscriptions', remote)).statusCode).toBe(422);
+      expect((await someone.request('POST', '/api/v1/push-subscriptions', remote)).json()).toEqual({
+        error: { code: 'VALIDATION_FAILED', message: 'endpoint: must be an https URL' },
+      });
 
       await boss.request('PATCH', '/api/v1/tenant/settings', {
         time_tracking_enabled: false,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
+import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { defaultPushOptions, type PushOptions, PushSender, type PushTarget } from '../../src/push/sender.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 
@@ -13,7 +14,13 @@ beforeAll(async () => {
 afterAll(async () => push?.close());
 
 const sender = (options: Partial<PushOptions>) =>
-  new PushSender({ ...defaultPushOptions, agent: push.agent, backoffMs: 5, ...options });
+  new PushSender({
+    ...defaultPushOptions,
+    agent: push.agent,
+    backoffMs: 5,
+    policy: new OutboundPolicy(parseAllowedHosts(new URL(push.origin).host)),
+    ...options,
+  });
 
 function target(): { id: string; target: PushTarget } {
   const subscription = push.subscribe();
@@ -76,5 +83,33 @@ describe('PushSender', () => {
     const outcome = await queue.send({ ...bad.target, p256dh: 'AAAA' }, '"x"', keys);
     expect(outcome).toBe('failed');
     expect(push.attempts.get(bad.id)).toBeUndefined();
+  });
+});
+
+describe('PushSender and the outbound address rules', () => {
+  const local = () => parseAllowedHosts(new URL(push.origin).host);
+
+  it('opens no connection to an endpoint the rules refuse (one stored before they existed), and does not retry it', async () => {
+    const queue = sender({ policy: new OutboundPolicy([]) });
+    const stale = target();
+    expect(await queue.send(stale.target, '"x"', keys)).toBe('refused');
+    expect(push.attempts.get(stale.id)).toBeUndefined();
+  });
+
+  it('checks the addresses a name resolves to when it connects: a public-looking name that now resolves to loopback is refused', async () => {
+    const port = new URL(push.origin).port;
+    // A resolver that says what a rebinding DNS server would: this name is 127.0.0.1 now.
+    const rebinding = (_name: string) => [{ address: '127.0.0.1', family: 4 }];
+    const queue = sender({ policy: new OutboundPolicy([], rebinding) });
+    const victim = target();
+    const disguised = { ...victim.target, endpoint: `https://push.example.net:${port}/push/${victim.id}` };
+    expect(await queue.send(disguised, '"x"', keys)).toBe('refused');
+    expect(push.attempts.get(victim.id)).toBeUndefined();
+  });
+
+  it('delivers to an admitted host as before', async () => {
+    const queue = sender({ policy: new OutboundPolicy(local()) });
+    const ok = target();
+    expect(await queue.send(ok.target, '"ok"', keys)).toBe('delivered');
   });
 });

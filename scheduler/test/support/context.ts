@@ -91,6 +91,8 @@ export async function createTestContext(
     formSubmitLimit?: SubmitLimit;
     trustProxy?: boolean;
     push?: AppOptions['push'];
+    /** Hosts exempt from the outbound address rules (OUTBOUND_ALLOWED_HOSTS): the local push service. */
+    outboundAllowedHosts?: AppOptions['outboundAllowedHosts'];
     documents?: AppOptions['documents'];
     publicBaseUrl?: string;
   } = {},
@@ -113,6 +115,7 @@ export async function createTestContext(
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
+    ...(options.outboundAllowedHosts ? { outboundAllowedHosts: options.outboundAllowedHosts } : {}),
     ...(options.documents ? { documents: options.documents } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     onRoute: (route) => {
