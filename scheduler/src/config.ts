@@ -85,17 +85,30 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function url(env: Env, name: string, protocols: string[]): URL | undefined {
+/**
+ * A URL as it may appear in a message: everything before its last `@` masked (a password
+ * that a URL cannot be read with may hold `#` or `/`).
+ */
+const masked = (raw: string) => raw.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@');
+
+/**
+ * A URL setting. `credentials: false` refuses a user name or password in it: the
+ * server's HTTP client cannot send them, and a URL that carries them ends up in messages.
+ */
+function url(env: Env, name: string, protocols: string[], credentials = true): URL | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+    throw new ConfigError(name, `not a valid URL: "${masked(raw)}"`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `URL must use ${protocols.join(' or ')}`);
+  }
+  if (!credentials && (parsed.username !== '' || parsed.password !== '')) {
+    throw new ConfigError(name, 'must not carry a user name or password');
   }
   return parsed;
 }
@@ -146,7 +159,7 @@ function auth(env: Env): AuthConfig {
   };
   const issuer = text(env, 'AUTH_ISSUER');
   const audience = text(env, 'AUTH_AUDIENCE');
-  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:']);
+  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['https:', 'http:'], false);
   const publicKeyFile = text(env, 'AUTH_PUBLIC_KEY_FILE');
   const dev = flag(env, 'AUTH_DEV_ISSUER');
 
@@ -224,7 +237,7 @@ function timeouts(env: Env): Config['timeouts'] {
 function objectStorage(env: Env): ObjectStorageConfig | undefined {
   const required = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
   const given = required.filter((name) => text(env, name) !== undefined);
-  const endpoint = url(env, 'S3_ENDPOINT', ['https:', 'http:']);
+  const endpoint = url(env, 'S3_ENDPOINT', ['https:', 'http:'], false);
   if (given.length === 0) {
     if (endpoint)
       throw new ConfigError('S3_BUCKET', 'S3_ENDPOINT is set; S3_BUCKET and the keys are needed too');
@@ -297,7 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     timeouts: timeouts(env),
     geocoder: {
-      url: url(env, 'GEOCODER_URL', ['https:', 'http:']),
+      url: url(env, 'GEOCODER_URL', ['https:', 'http:'], false),
       timeoutMs: integer(env, 'GEOCODER_TIMEOUT_MS', 3000, 100, 60000),
       userAgent: text(env, 'GEOCODER_USER_AGENT') ?? 'shift-scheduler/0.1 (self-hosted)',
     },

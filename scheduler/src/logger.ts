@@ -1,4 +1,5 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
+import type { IncomingMessage } from 'node:http';
+import pino, { type DestinationStream, type Logger, type SerializedError } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 
@@ -9,13 +10,97 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** Query parameters whose values are secrets wherever they appear (tokens, signatures, keys). */
+const secretParameter = /token|secret|password|passwd|signature|credential|api[_-]?key|^key$|^sig$|^code$/i;
+
+/**
+ * A request target fit for a log line: a calendar feed's token (the path is the secret;
+ * the database keeps only its hash) and the values of secret-looking query parameters
+ * are replaced by `[redacted]`.
+ */
+export function redactUrl(url: string): string {
+  const [path = '', query] = url.split(/\?(.*)/s, 2);
+  const safePath = path.replace(
+    /^\/cal\/[^/]*?(\.ics)?$/i,
+    (_match, ics: string | undefined) => `/cal/[redacted]${ics ?? ''}`,
+  );
+  if (query === undefined) return safePath;
+  const safeQuery = query
+    .split('&')
+    .map((pair) => {
+      const [name = '', value] = pair.split(/=(.*)/s, 2);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {}
+      return value !== undefined && secretParameter.test(decoded) ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${safePath}?${safeQuery}`;
+}
+
+/** Fields database drivers attach to errors that may hold row values or statement parameters. */
+const leakyErrorFields = [
+  'params',
+  'parameters',
+  'query',
+  'queryOptions',
+  'detail',
+  'where',
+  'internalQuery',
+];
+
+function serializeError(error: unknown): SerializedError | unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+  if (!serialized || typeof serialized !== 'object') return serialized;
+  const scrub = (value: Record<string, unknown>) => {
+    for (const field of leakyErrorFields) delete value[field];
+    for (const nested of ['cause', 'aggregateErrors']) {
+      const inner = value[nested];
+      if (Array.isArray(inner)) for (const item of inner) if (item && typeof item === 'object') scrub(item);
+      if (inner && typeof inner === 'object' && !Array.isArray(inner))
+        scrub(inner as Record<string, unknown>);
+    }
+  };
+  scrub(serialized);
+  return serialized;
+}
+
+/** Fastify's request fields, with the target redacted. */
+function serializeRequest(request: IncomingMessage & { ip?: string; host?: string }) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url ?? ''),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /**
  * The process logger: one JSON object per line for log collectors, or pino-pretty's
- * readable lines when standard output is a terminal. Authorization headers never appear.
+ * readable lines when standard output is a terminal. Secrets stay out of every line: the
+ * request log's target is redacted (redactUrl), errors lose the driver fields that carry
+ * row values and statement parameters, and credential headers are censored wherever a
+ * line carries headers.
  */
 export function createLogger(level: Config['logLevel'], options: LoggerOptions = {}): Logger {
   const interactive = options.interactive ?? process.stdout.isTTY === true;
-  const settings = { level, redact: ['req.headers.authorization'] };
+  const settings = {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-api-key"]',
+        'headers.authorization',
+        'headers.cookie',
+        'headers["x-api-key"]',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: { req: serializeRequest, err: serializeError },
+  };
   if (interactive) {
     return pino(
       settings,

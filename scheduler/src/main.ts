@@ -48,7 +48,11 @@ async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
       url: jwksUrl,
       // Stale keys keep verifying through an outage: say so, or nobody notices.
       onRefreshError: (error) =>
-        log.warn({ err: error, url: jwksUrl.href }, 'identity provider keys could not be refreshed'),
+        log.warn(
+          // Origin and path only: a query string may hold a key.
+          { err: error, url: `${jwksUrl.origin}${jwksUrl.pathname}` },
+          'identity provider keys could not be refreshed',
+        ),
     },
   });
 }

@@ -45,6 +45,11 @@ describe('configuration', () => {
     });
   });
 
+  it('never repeats a password from a URL it cannot read', () => {
+    const error = failure({ ...base, DATABASE_URL: 'postgres://app:p#ss/w0rd@db:5432/sched' });
+    expect(error.message).toBe('DATABASE_URL: not a valid URL: "postgres://***@db:5432/sched"');
+  });
+
   it('reads the hosts exempt from the outbound address rules', () => {
     expect(loadConfig({ ...base, OUTBOUND_ALLOWED_HOSTS: 'push.corp.example:8443,10.0.0.7' })).toMatchObject({
       outboundAllowedHosts: [
@@ -73,6 +78,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ DATABASE_OWNER_URL: 'postgres://owner@db/app' }, 'DATABASE_OWNER_URL'],
     [{ OUTBOUND_ALLOWED_HOSTS: 'https://push.example' }, 'OUTBOUND_ALLOWED_HOSTS'],
+    [{ AUTH_JWKS_URL: 'https://user:pw@idp.example/jwks' }, 'AUTH_JWKS_URL'],
+    [{ GEOCODER_URL: 'https://user:pw@geo.example' }, 'GEOCODER_URL'],
     [
       { DATABASE_URL: 'postgres://api@db/app', DATABASE_OWNER_URL: 'mysql://owner@db/app' },
       'DATABASE_OWNER_URL',

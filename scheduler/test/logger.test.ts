@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 
@@ -38,5 +39,57 @@ describe('process logger', () => {
     log.info('quiet');
     log.warn('loud');
     expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['loud']);
+  });
+});
+
+describe('secrets in log lines', () => {
+  async function served(url: string, headers: Record<string, string> = {}) {
+    const { lines, destination } = capture();
+    const app = Fastify({ loggerInstance: createLogger('info', { interactive: false, destination }) });
+    app.get('/cal/:file', async () => 'BEGIN:VCALENDAR');
+    app.get('/api/v1/roles', async () => []);
+    app.get('/boom', async () => {
+      throw Object.assign(new Error('insert failed'), {
+        params: ['p256dh-secret', 'auth-secret'],
+        query: 'INSERT INTO push_subscriptions VALUES ($1, $2)',
+        detail: 'Failing row contains (auth-secret)',
+        code: '23514',
+      });
+    });
+    await app.inject({ method: 'GET', url, headers });
+    await app.close();
+    return lines.join('\n');
+  }
+
+  it('writes a calendar feed address without its secret token', async () => {
+    const text = await served('/cal/Zm9vYmFyYmF6cXV4cXV1eHNlY3JldHRva2VuMTIzNDU2.ics');
+    expect(text).not.toContain('Zm9vYmFyYmF6cXV4cXV1eHNlY3JldHRva2VuMTIzNDU2');
+    expect(text).toContain('"url":"/cal/[redacted].ics"');
+  });
+
+  it('writes query strings without the values of secret-looking parameters', async () => {
+    const text = await served('/api/v1/roles?status=open&access_token=t0ken&X-Amz-Signature=s1g&api_key=k3y');
+    for (const secret of ['t0ken', 's1g', 'k3y']) expect(text).not.toContain(secret);
+    expect(text).toContain('status=open');
+  });
+
+  it('writes no request header that carries a credential, whatever the line', async () => {
+    const { lines, destination } = capture();
+    createLogger('info', { interactive: false, destination }).info(
+      {
+        req: { headers: { authorization: 'Bearer a-token', cookie: 'sid=a-cookie' } },
+        headers: { authorization: 'Basic a-password', 'x-api-key': 'a-key' },
+      },
+      'something',
+    );
+    const text = lines.join('\n');
+    for (const secret of ['a-token', 'a-cookie', 'a-password', 'a-key']) expect(text).not.toContain(secret);
+  });
+
+  it('writes an error without the statement’s parameters, its text or the failing row', async () => {
+    const text = await served('/boom');
+    expect(text).toContain('insert failed');
+    expect(text).toContain('23514');
+    for (const secret of ['p256dh-secret', 'auth-secret', 'INSERT INTO']) expect(text).not.toContain(secret);
   });
 });
