@@ -167,9 +167,10 @@ export async function listUserAssignments(
   tenantId: string,
   userId: string,
   now: Date,
+  onlyVisible: boolean,
 ): Promise<MyAssignment[]> {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const rows = await db
+  let query = db
     .selectFrom('shift_assignments as a')
     .innerJoin('shifts as s', (join) =>
       join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
@@ -194,7 +195,11 @@ export async function listUserAssignments(
       'e.name as event_name',
     ])
     .where('a.tenant_id', '=', tenantId)
-    .where('a.user_id', '=', userId)
+    .where('a.user_id', '=', userId);
+  // Staff see a shift once it and its event are published.
+  if (onlyVisible)
+    query = query.where('s.published_at', 'is not', null).where('e.published_at', 'is not', null);
+  const rows = await query
     .orderBy(sql`CASE WHEN s.ends_at > ${at} THEN 0 ELSE 1 END`)
     .orderBy(sql`CASE WHEN s.ends_at > ${at} THEN s.starts_at END`, 'asc')
     .orderBy('s.starts_at', 'desc')

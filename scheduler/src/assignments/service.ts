@@ -5,7 +5,8 @@ import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { findSlot } from '../shifts/repository.ts';
-import { getShift } from '../shifts/service.ts';
+import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
+import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { findStaff } from '../users/repository.ts';
 import {
   deleteAssignment,
@@ -33,18 +34,27 @@ interface Seat {
 async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssignment> {
   const now = deps.clock.now();
   const claim = seat.source === 'claim';
-  const taken = await takeSeat(deps.db, {
-    tenantId: caller.tenantId,
-    id: newId(),
-    ...seat,
-    assignedBy: caller.userId,
-    now,
-    onlyOpen: claim,
-  });
+  let taken: ShiftAssignment | undefined;
+  let keyGone = false;
+  try {
+    taken = await takeSeat(deps.db, {
+      tenantId: caller.tenantId,
+      id: newId(),
+      ...seat,
+      assignedBy: caller.userId,
+      now,
+      onlyOpen: claim,
+    });
+  } catch (error) {
+    // What the statement read was deleted, split or moved before its keys were checked.
+    if (!isForeignKeyViolation(error)) throw error;
+    keyGone = true;
+  }
   if (taken) return taken;
   const shift = await getShift(deps, caller, seat.shiftId);
   const slot = await findSlot(deps.db, caller.tenantId, seat.shiftId, seat.slotId);
   if (!slot) throw notFound('slot');
+  if (keyGone) throw shiftChangedMeanwhile();
   if (claim && shift.status === 'draft') throw new AppError('INVALID_STATE', 'shift is not published');
   if (claim && shift.status === 'completed') throw new AppError('INVALID_STATE', 'shift has ended');
   if (!(await holdsRole(deps.db, caller.tenantId, seat.userId, slot.role_id))) {
@@ -76,7 +86,7 @@ export async function assignSlot(
     throw validationFailed('user_id', 'no such admin or employee in this tenant');
   }
   const assignment = await seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
-  await notifyAssignmentChange(deps, caller, async () => {
+  await notifyAssignmentChange(deps, caller, shiftId, async () => {
     const shift = await getShift(deps, caller, shiftId);
     return {
       userIds: [assignment.user_id],
@@ -100,8 +110,15 @@ export async function getShiftAssignments(
   return listShiftAssignments(deps.db, caller.tenantId, shiftId);
 }
 
+/** The caller's seats; employees see only shifts staff may see (as on every other route). */
 export function getMyAssignments(deps: Deps, caller: Identity): Promise<MyAssignment[]> {
-  return listUserAssignments(deps.db, caller.tenantId, caller.userId, deps.clock.now());
+  return listUserAssignments(
+    deps.db,
+    caller.tenantId,
+    caller.userId,
+    deps.clock.now(),
+    !seesUnpublishedShifts(caller),
+  );
 }
 
 /**
@@ -135,7 +152,7 @@ export async function unassign(
       throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
     throw error;
   }
-  await notifyAssignmentChange(deps, caller, async () => ({
+  await notifyAssignmentChange(deps, caller, shiftId, async () => ({
     userIds: [assignment.user_id],
     message: {
       type: 'assignment.removed',

@@ -20,9 +20,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  * A foreign key refused the statement: 23503, or 23001 from a key declared ON DELETE
  * RESTRICT (PostgreSQL 17 and later report those with their own code).
  */
-export function isForeignKeyViolation(error: unknown): boolean {
+export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
   const state = sqlState(error);
-  return state === '23503' || state === '23001';
+  return (
+    (state === '23503' || state === '23001') &&
+    (constraint === undefined || constraintOf(error) === constraint)
+  );
 }
 
 /** A CHECK constraint, or a trigger raising check_violation under that constraint's name. */

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { EventsTable } from '../db/types.ts';
 import type { Event } from './schemas.ts';
@@ -49,19 +49,24 @@ export async function insertEvent(
   return withStatus(await db.insertInto('events').values(row).returning(columns).executeTakeFirstOrThrow());
 }
 
+/**
+ * Changes an event; with `asRead`, only while its times are still those (a concurrent
+ * change of times makes it update nothing). Undefined when nothing was updated.
+ */
 export async function updateEvent(
   db: Db,
   tenantId: string,
   id: string,
   changes: Pick<Updateable<EventsTable>, 'name' | 'description' | 'location_id' | 'starts_at' | 'ends_at'>,
+  asRead?: { starts_at: string; ends_at: string },
 ): Promise<Event | undefined> {
-  const row = await db
-    .updateTable('events')
-    .set(changes)
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returning(columns)
-    .executeTakeFirst();
+  let query = db.updateTable('events').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (asRead) {
+    query = query
+      .where('starts_at', '=', sql<string>`${asRead.starts_at}::timestamptz`)
+      .where('ends_at', '=', sql<string>`${asRead.ends_at}::timestamptz`);
+  }
+  const row = await query.returning(columns).executeTakeFirst();
   return row && withStatus(row);
 }
 

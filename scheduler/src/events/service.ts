@@ -51,7 +51,8 @@ export async function createEvent(
       submission_id: submissionId,
     });
   } catch (error) {
-    // The location was deleted between the check and the insert.
+    // The submission (its form deleted) or the location went between the check and the insert.
+    if (isForeignKeyViolation(error, 'events_tenant_id_submission_id_fkey')) throw notFound('submission');
     if (isForeignKeyViolation(error))
       throw validationFailed('location_id', 'no such location in this tenant');
     throw error;
@@ -74,15 +75,29 @@ export async function changeEvent(
   };
   checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
   await checkLocationReference(deps, caller, changes.location_id);
+  const movesTimes = changes.starts_at !== undefined || changes.ends_at !== undefined;
   try {
-    const updated = await updateEvent(deps.db, caller.tenantId, id, changes);
-    if (!updated) throw notFound('event');
-    return updated;
+    // A change of times applies to the times this request checked, or not at all.
+    const updated = await updateEvent(
+      deps.db,
+      caller.tenantId,
+      id,
+      changes,
+      movesTimes ? current : undefined,
+    );
+    if (updated) return updated;
   } catch (error) {
     if (isForeignKeyViolation(error))
       throw validationFailed('location_id', 'no such location in this tenant');
     throw error;
   }
+  if (await findEvent(deps.db, caller.tenantId, id, false)) {
+    throw new AppError(
+      'INVALID_STATE',
+      'the event changed while this request was handled; reload it and try again',
+    );
+  }
+  throw notFound('event');
 }
 
 export async function publishEvent(deps: Deps, caller: Identity, id: string): Promise<Event> {

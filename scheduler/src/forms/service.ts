@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
 import { claimToUuid } from '../auth/identity.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import type { Event } from '../events/schemas.ts';
@@ -156,8 +156,10 @@ async function reachableForm(deps: Deps, caller: Identity, slug: string): Promis
   const form = await findFormBySlug(deps.db, slug);
   // Deleted since the lookup.
   if (!form) throw notFound('form');
-  if (form.customerKey !== null && caller.role !== 'admin' && caller.customerId !== form.customerKey) {
-    throw forbidden();
+  // A pinned form is its customer's (a customer token with the same claim) and the
+  // admins'; an employee is refused whatever claims their token carries.
+  if (form.customerKey !== null && caller.role !== 'admin') {
+    if (caller.role !== 'customer' || caller.customerId !== form.customerKey) throw forbidden();
   }
   return form;
 }
@@ -188,13 +190,20 @@ export async function submitForm(
     });
   }
   const data = checkSubmission(form.fields, input.data);
-  return insertSubmission(deps.db, {
-    tenant_id: form.tenant_id,
-    id: newId(),
-    form_id: form.id,
-    data,
-    submitted_by: caller.userId,
-    customer_id: caller.customerId,
-    customer_claim: caller.customerClaim,
-  });
+  try {
+    return await insertSubmission(deps.db, {
+      tenant_id: form.tenant_id,
+      id: newId(),
+      form_id: form.id,
+      data,
+      submitted_by: caller.userId,
+      // Only a customer's own claim names the customer of a submission.
+      customer_id: caller.role === 'customer' ? caller.customerId : null,
+      customer_claim: caller.role === 'customer' ? caller.customerClaim : null,
+    });
+  } catch (error) {
+    // The form was deleted since it was read.
+    if (isForeignKeyViolation(error)) throw notFound('form');
+    throw error;
+  }
 }

@@ -23,6 +23,17 @@ function isUnavailable(error: { code?: unknown; message?: string }): boolean {
   );
 }
 
+/**
+ * The database refused a write for a rule a service should have named (an integrity
+ * constraint, SQLSTATE class 23) or gave up on a transaction that met another one
+ * (deadlock, serialization failure): a race no service foresaw. The client's request
+ * conflicts with a change made at the same time, and may be tried again.
+ */
+function isConflict(error: { code?: unknown }): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  return /^23[0-9A-Z]{3}$/.test(code) || code === '40P01' || code === '40001';
+}
+
 /** Fixed texts for Fastify's own client errors, so internals never reach a response. */
 function clientError(error: FastifyError): AppError | null {
   // Fastify reports an unparsable body as FST_ERR_CTP_*JSON*. Errors of other libraries may
@@ -72,6 +83,15 @@ export function registerErrorHandling(app: App): void {
     }
     const mapped = clientError(error);
     if (mapped) return sendError(reply, mapped.code, mapped.message);
+    if (isConflict(error)) {
+      // A service should answer this itself (404 gone, 409 with its rule): logged as its bug.
+      request.log.error({ err: error }, 'database refusal not handled by its service');
+      return sendError(
+        reply,
+        'INVALID_STATE',
+        'the request conflicts with a change made at the same time; reload and try again',
+      );
+    }
     if (isUnavailable(error)) {
       request.log.error({ err: error }, 'dependency unavailable');
       return sendError(reply, 'SERVICE_UNAVAILABLE', 'service temporarily unavailable');

@@ -1,6 +1,7 @@
 import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
+import { findShift } from '../shifts/repository.ts';
 import { notifiesOnAssignment } from '../tenants/repository.ts';
 import { listNotifications, markAllRead, markRead } from './repository.ts';
 import type { MarkAllReadResponse, Notification, NotificationMessage } from './schemas.ts';
@@ -28,18 +29,31 @@ export interface AssignmentChange {
 }
 
 /**
- * Tells the people a change concerns (never `caller`, who made it), when the tenant asked
- * for that (`notify_on_assignment`, off by default). `compose` reads what the message
+ * Whether staff may see the shift (published, of a published event): a notification
+ * names the shift and its times, so a draft is announced to nobody, as every route
+ * keeps it from employees.
+ */
+async function announceable(deps: Deps, tenantId: string, shiftId: string): Promise<boolean> {
+  const shift = await findShift(deps.db, { tenantId, now: deps.clock.now(), onlyVisible: true, shiftId });
+  return shift !== undefined;
+}
+
+/**
+ * Tells the people a change of shift `shiftId` concerns (never `caller`, who made it),
+ * when the tenant asked for that (`notify_on_assignment`, off by default) and the shift
+ * is one staff may see. `compose` reads what the message
  * needs; it runs only when the setting is on. Never throws: the change it reports has
  * committed already, so a failed read or write here is logged, not answered.
  */
 export async function notifyAssignmentChange(
   deps: Deps,
   caller: Identity,
+  shiftId: string,
   compose: () => Promise<AssignmentChange>,
 ): Promise<void> {
   try {
     if (!(await notifiesOnAssignment(deps.db, caller.tenantId))) return;
+    if (!(await announceable(deps, caller.tenantId, shiftId))) return;
     const { userIds, message } = await compose();
     const recipients = [...new Set(userIds)].filter((id) => id !== caller.userId);
     await deps.notifier.notify(caller.tenantId, recipients, message);

@@ -13,10 +13,12 @@ import {
   listSlots,
   type NewShift,
   type NewSlot,
+  shiftExists,
   shiftHasAssignments,
+  updateShift,
 } from './repository.ts';
 import type { BulkGenerateRequest, Shift } from './schemas.ts';
-import { checkRoles } from './service.ts';
+import { checkRoles, shiftChangedMeanwhile } from './service.ts';
 
 /** Bulk generation makes at most this many shifts in one call (two years of days). */
 export const maxGeneratedDays = 731;
@@ -71,7 +73,11 @@ export async function generateShifts(
     // Generated shifts are drafts.
     return rows.map((row) => ({ ...row, status: 'draft' as const }));
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw validationFailed('slots', 'a role or the event no longer exists');
+    if (isForeignKeyViolation(error)) {
+      // The event went meanwhile (404, as for an event that was never there), or a role.
+      if (!(await findEvent(deps.db, caller.tenantId, eventId, false))) throw notFound('event');
+      throw validationFailed('slots', 'a role of the slots no longer exists');
+    }
     throw error;
   }
 }
@@ -81,6 +87,11 @@ export async function generateShifts(
  * original keeps its id, status and slots as piece one; the other pieces copy its name,
  * location, publication and slots (empty). Only without assignments: the people on it
  * agreed to the whole shift.
+ *
+ * The pieces are cut from the shift as this request read it: shortening the original is
+ * conditioned on its times being unchanged, so of two splits (or a split and a change of
+ * times) racing on one shift, the later writer finds it changed and answers 409, and the
+ * slots it copies are read after that write, in the same transaction.
  */
 export async function splitShift(deps: Deps, caller: Identity, id: string, rawN: string): Promise<Shift[]> {
   const shift = await findShift(deps.db, {
@@ -97,7 +108,6 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
   const hasAssignments = () =>
     new AppError('INVALID_STATE', 'shift has assignments; it can be split only without them');
   if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
-  const slots = await listSlots(deps.db, caller.tenantId, id);
   const pieces: NewShift[] = boundaries.slice(1, -1).map((startsAt, index) => ({
     tenant_id: caller.tenantId,
     id: newId(),
@@ -108,29 +118,38 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
     ends_at: boundaries[index + 2] as string,
     published_at: shift.published_at,
   }));
-  const pieceSlots: NewSlot[] = pieces.flatMap((piece) =>
-    slots.map((slot) => ({
-      tenant_id: caller.tenantId,
-      id: newId(),
-      shift_id: piece.id,
-      role_id: slot.role_id,
-      capacity: slot.capacity,
-    })),
-  );
+  let cut: boolean;
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      // Shortening the original fails on the assignments' time key if someone claimed meanwhile.
-      await trx
-        .updateTable('shifts')
-        .set({ ends_at: boundaries[1] as string })
-        .where('tenant_id', '=', caller.tenantId)
-        .where('id', '=', id)
-        .execute();
+    cut = await deps.db.transaction().execute(async (trx) => {
+      // Fails on the assignments' time key if someone claimed meanwhile.
+      if (!(await updateShift(trx, caller.tenantId, id, { ends_at: boundaries[1] as string }, shift))) {
+        return false;
+      }
+      const slots = await listSlots(trx, caller.tenantId, id);
+      const pieceSlots: NewSlot[] = pieces.flatMap((piece) =>
+        slots.map((slot) => ({
+          tenant_id: caller.tenantId,
+          id: newId(),
+          shift_id: piece.id,
+          role_id: slot.role_id,
+          capacity: slot.capacity,
+        })),
+      );
       await insertShifts(trx, pieces, pieceSlots);
+      return true;
     });
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw hasAssignments();
+    if (isForeignKeyViolation(error)) {
+      if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
+      // The event (cascading to the shift) or a slot's role went meanwhile.
+      if (!(await shiftExists(deps.db, caller.tenantId, id))) throw notFound('shift');
+      throw shiftChangedMeanwhile();
+    }
     throw error;
+  }
+  if (!cut) {
+    if (await shiftExists(deps.db, caller.tenantId, id)) throw shiftChangedMeanwhile();
+    throw notFound('shift');
   }
   const filter = { tenantId: caller.tenantId, now: deps.clock.now(), onlyVisible: false };
   const all = await Promise.all(

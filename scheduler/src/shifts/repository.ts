@@ -149,19 +149,41 @@ export async function insertShift(
   if (slots.length > 0) await db.insertInto('shift_slots').values(slots).execute();
 }
 
+/** A shift's times as a request read them; a write conditioned on them acts on that shift only. */
+export interface ReadTimes {
+  starts_at: string;
+  ends_at: string;
+}
+
+/**
+ * Changes a shift; with `asRead`, only while its times are still those (a concurrent split
+ * or change of times makes it update nothing). False when nothing was updated.
+ */
 export async function updateShift(
   db: Db,
   tenantId: string,
   id: string,
   changes: Pick<Updateable<ShiftsTable>, 'name' | 'location_id' | 'starts_at' | 'ends_at'>,
+  asRead?: ReadTimes,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('shifts')
-    .set(changes)
+  let query = db.updateTable('shifts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (asRead) {
+    query = query
+      .where('starts_at', '=', sql<string>`${asRead.starts_at}::timestamptz`)
+      .where('ends_at', '=', sql<string>`${asRead.ends_at}::timestamptz`);
+  }
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function shiftExists(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('shifts')
+    .select('id')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row !== undefined;
 }
 
 /** Publishes a draft shift; false when it is missing or already published. */

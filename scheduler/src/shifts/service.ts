@@ -20,6 +20,7 @@ import {
   listShifts,
   listSlots,
   publishDraftShift,
+  shiftExists,
   shiftHasAssignments,
   updateShift,
   updateSlotCapacity,
@@ -124,6 +125,14 @@ export async function createShift(deps: Deps, caller: Identity, input: CreateShi
 const hasAssignments = (what: string) =>
   new AppError('INVALID_STATE', `shift has assignments; ${what} only without them`);
 
+/** The shift was split, moved or deleted between this request's read and its write. */
+export const shiftChangedMeanwhile = () =>
+  new AppError('INVALID_STATE', 'the shift changed while this request was handled; reload it and try again');
+
+/** An instant the request names that differs from the one the shift has (spelling aside). */
+const differs = (given: string | undefined, current: string) =>
+  given !== undefined && Date.parse(given) !== Date.parse(current);
+
 export async function changeShift(
   deps: Deps,
   caller: Identity,
@@ -137,14 +146,18 @@ export async function changeShift(
     ...(input.starts_at !== undefined ? { starts_at: input.starts_at } : {}),
     ...(input.ends_at !== undefined ? { ends_at: input.ends_at } : {}),
   };
-  const movesTimes = changes.starts_at !== undefined || changes.ends_at !== undefined;
+  // Times sent as they are (in any spelling) move nothing: allowed under assignments too.
+  const movesTimes =
+    differs(changes.starts_at, current.starts_at) || differs(changes.ends_at, current.ends_at);
   checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
   await checkLocationReference(deps, caller, changes.location_id);
   if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
     throw hasAssignments('its times change');
   }
+  let updated: boolean;
   try {
-    if (!(await updateShift(deps.db, caller.tenantId, id, changes))) throw notFound('shift');
+    // A change of times applies to the times this request checked, or not at all.
+    updated = await updateShift(deps.db, caller.tenantId, id, changes, movesTimes ? current : undefined);
   } catch (error) {
     // An assignment made meanwhile holds the old times; the database refuses the move.
     if (isForeignKeyViolation(error)) {
@@ -155,10 +168,15 @@ export async function changeShift(
     }
     throw error;
   }
+  if (!updated) {
+    if (await shiftExists(deps.db, caller.tenantId, id)) throw shiftChangedMeanwhile();
+    throw notFound('shift');
+  }
   const shift = await getShift(deps, caller, id);
-  // Times never change under assignments, so what the assignees hear of is name or place.
-  if (changes.name !== undefined || changes.location_id !== undefined) {
-    await notifyAssignmentChange(deps, caller, async () => ({
+  // Times never change under assignments, so what the assignees hear of is name or place,
+  // and only when either really changed.
+  if (shift.name !== current.name || shift.location_id !== current.location_id) {
+    await notifyAssignmentChange(deps, caller, id, async () => ({
       userIds: await assigneesOf(deps.db, caller.tenantId, id),
       message: {
         type: 'shift.changed',
@@ -206,7 +224,11 @@ export async function addSlot(
       capacity: input.capacity,
     });
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw referenceGone();
+    if (isForeignKeyViolation(error)) {
+      // The shift went meanwhile (404, as for a shift that was never there), or the role.
+      if (!(await shiftExists(deps.db, caller.tenantId, shiftId))) throw notFound('shift');
+      throw validationFailed('role_id', 'no such role in this tenant');
+    }
     throw error;
   }
 }

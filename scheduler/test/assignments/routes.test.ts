@@ -249,6 +249,42 @@ describe('who is where', () => {
   });
 });
 
+describe('GET /api/v1/me/assignments and drafts', () => {
+  it('shows employees no draft shift and no shift of a draft event, as every other route; admins see theirs', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const draftShift = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-03T10:00:00Z',
+      ends_at: '2030-07-03T12:00:00Z',
+      publish: false,
+    });
+    const draftEvent = await newEvent(t.admin, { publish: false });
+    const shiftOfDraftEvent = await newShift(t.admin, draftEvent, {
+      roleId,
+      starts_at: '2030-07-04T10:00:00Z',
+      ends_at: '2030-07-04T12:00:00Z',
+    });
+    for (const staffed of [shift, draftShift, shiftOfDraftEvent]) {
+      await created(t.admin, `/api/v1/shifts/${staffed.id}/slots/${staffed.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      });
+    }
+    const mine = (await t.employee.request('GET', '/api/v1/me/assignments')).json();
+    expect(mine.map((a: { shift_id: string }) => a.shift_id)).toEqual([shift.id]);
+    // Each hidden one is 404 to the employee on its own route too.
+    for (const hidden of [draftShift, shiftOfDraftEvent]) {
+      expect((await t.employee.request('GET', `/api/v1/shifts/${hidden.id}`)).statusCode).toBe(404);
+    }
+    // An admin placed on drafts sees them: admins see drafts everywhere.
+    await qualify(t.admin, t.admin, roleId);
+    await created(t.admin, `/api/v1/shifts/${draftShift.id}/slots/${draftShift.slots[0]}/assign`, {
+      user_id: t.admin.userId,
+    });
+    const admins = (await t.admin.request('GET', '/api/v1/me/assignments')).json();
+    expect(admins.map((a: { shift_id: string }) => a.shift_id)).toEqual([draftShift.id]);
+  });
+});
+
 describe('DELETE /api/v1/shifts/{shift_id}/assignments/{assignment_id}', () => {
   it("lets an employee withdraw an own claim before the start, and nobody else's", async () => {
     const { roleId, shift } = await qualifiedSetup();

@@ -190,6 +190,8 @@ describe('the public form surface /f/{slug}', () => {
       await customerOf(t.admin, ' c-1'),
       await customerOf(t.admin, null),
       t.employee,
+      // An employee whose token happens to carry the very customer claim: still 403.
+      await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('emp'), { customer: 'c-1' }),
     ]) {
       expect((await caller.request('GET', url)).json()).toEqual(FORBIDDEN_BODY);
       expect((await caller.request('POST', `${url}/submit`, { data: goodData })).statusCode).toBe(403);
@@ -218,6 +220,10 @@ describe('the public form surface /f/{slug}', () => {
     ]);
     const byEmployee = await created(t.employee, `/api/v1/f/${form.slug}/submit`, { data: goodData });
     expect(byEmployee.customer_id).toBeNull();
+    // Only a customer's own claim names the customer of a submission.
+    const claiming = await t.ctx.caller('admin', tenantOf(t.admin), uniqueName('adm'), { customer: 'cust-4711' });
+    const byAdmin = await created(claiming, `/api/v1/f/${form.slug}/submit`, { data: goodData });
+    expect(byAdmin.customer_id).toBeNull();
   });
 
   it.each([

@@ -37,6 +37,19 @@ const thrown: Record<string, () => Error> = {
   'json-named': () => failure('bad schema', { code: 'ERR_JSON_SCHEMA', statusCode: 400 }),
   'code-x08': () => failure('not a connection class', { code: 'X0800' }),
 };
+/** Refusals of the database that a service did not turn into a domain answer: a race it did not foresee. */
+const conflicts: Record<string, () => Error> = {
+  '23503': () =>
+    failure('insert or update violates foreign key constraint "x_fkey"', {
+      code: '23503',
+      constraint: 'x_fkey',
+    }),
+  '23505': () => failure('duplicate key value violates unique constraint "x_key"', { code: '23505' }),
+  '23514': () => failure('new row violates check constraint "x_check"', { code: '23514' }),
+  '23P01': () => failure('conflicting key value violates exclusion constraint "x"', { code: '23P01' }),
+  '40P01': () => failure('deadlock detected', { code: '40P01' }),
+  '40001': () => failure('could not serialize access due to concurrent update', { code: '40001' }),
+};
 const unavailable: Record<string, () => Error> = {
   ECONNREFUSED: () => failure('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' }),
   ECONNRESET: () => failure('read ECONNRESET', { code: 'ECONNRESET' }),
@@ -56,7 +69,8 @@ beforeAll(async () => {
   probe = await buildProbeApp((app) => {
     app.get('/api/v1/probe/admin', { config: { access: 'admin' } }, async (request) => identityOf(request));
     app.get<{ Params: { kind: string } }>('/probe/throw/:kind', async (request) => {
-      const make = thrown[request.params.kind] ?? unavailable[request.params.kind];
+      const make =
+        thrown[request.params.kind] ?? unavailable[request.params.kind] ?? conflicts[request.params.kind];
       if (!make) throw new Error(`no such kind ${request.params.kind}`);
       throw make();
     });
@@ -102,6 +116,27 @@ describe('error handler', () => {
       }),
     );
   });
+
+  it.each(Object.keys(conflicts))(
+    'answers 409 for a database refusal no service foresaw (%s), logging it as an error',
+    async (kind) => {
+      const response = await get(`/probe/throw/${kind}`);
+      expectError(
+        response,
+        409,
+        'INVALID_STATE',
+        'the request conflicts with a change made at the same time; reload and try again',
+      );
+      expect(response.body).not.toContain(conflicts[kind]?.().message);
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'database refusal not handled by its service',
+          reqId: response.headers['x-request-id'],
+        }),
+      );
+    },
+  );
 
   it.each([
     ['status-399', 500, 'INTERNAL', null],

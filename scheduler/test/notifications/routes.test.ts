@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
+import {
+  type Caller,
+  createTestContext,
+  FORBIDDEN_BODY,
+  type TestContext,
+  uniqueName,
+} from '../support/context.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
-import { created, qualify, tenantOf } from '../support/scheduling.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /**
  * Notifications through their routes: which operations make them, the caller's list,
@@ -104,6 +110,38 @@ describe('notifications', () => {
       'assignment.created',
     ]);
     expect(await notificationsOf(admin)).toEqual([]);
+  });
+
+  it('tell nobody of a shift they may not see: assigned to, renamed or taken off a draft', async () => {
+    await notifyOn();
+    const role = await newRole(admin, uniqueName('Cook'));
+    await qualify(admin, employee, role);
+    const draftEvent = await newEvent(admin, { publish: false });
+    const ofDraftEvent = await newShift(admin, draftEvent, { roleId: role });
+    const draftShift = await newShift(admin, await newEvent(admin), {
+      roleId: role,
+      starts_at: '2030-07-03T10:00:00Z',
+      ends_at: '2030-07-03T12:00:00Z',
+      publish: false,
+    });
+    for (const hidden of [ofDraftEvent, draftShift]) {
+      const seat = await created(admin, `/api/v1/shifts/${hidden.id}/slots/${hidden.slots[0]}/assign`, {
+        user_id: employee.userId,
+      });
+      await admin.request('PATCH', `/api/v1/shifts/${hidden.id}`, { name: 'Secret bar' });
+      await admin.request('DELETE', `/api/v1/shifts/${hidden.id}/assignments/${seat.id}`);
+    }
+    await settle();
+    expect(await notificationsOf(employee)).toEqual([]);
+  });
+
+  it('tell assignees of a change only when something changed', async () => {
+    await notifyOn();
+    const { shift, assign } = await shiftFor(employee);
+    await assign();
+    await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar' });
+    await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { location_id: null });
+    expect((await notificationsOf(employee)).map((n) => n.type)).toEqual(['assignment.created']);
   });
 
   it('are for admins and employees; customers get the fixed 403', async () => {

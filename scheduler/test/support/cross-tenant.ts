@@ -94,7 +94,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     });
   }
   // The worker is told of a change to their shift: a notification only they own.
-  await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar' });
+  await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar, late' });
   const notification = (await worker.request('GET', '/api/v1/notifications')).json()[0].id as string;
   // Registered after the notification, so nothing is sent to this made-up push service.
   const pushSubscription = (

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { useRouteTests } from '../support/context.ts';
+import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { raceAgainst } from '../support/held-racer.ts';
+import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+
+/**
+ * A split or a change of times acts on the shift as it is when it writes, not as it was
+ * when the request read it: of two such requests racing on one shift, one commits and
+ * the other is 409 (the shift changed; reload and try again), never 500 and never both.
+ * Fired together, on PostgreSQL they race for real; on the embedded database their
+ * statements interleave one at a time.
+ */
+let hooks: DbHooks;
+const t = useRouteTests({
+  viewDb: (db) => {
+    hooks = withDbHooks(db);
+    return hooks.db;
+  },
+});
+
+const changed = {
+  error: {
+    code: 'INVALID_STATE',
+    message: 'the shift changed while this request was handled; reload it and try again',
+  },
+};
+
+interface Piece {
+  id: string;
+  starts_at: string;
+  ends_at: string;
+}
+
+async function setup(capacities = [2, 3]) {
+  const roleId = await newRole(t.admin);
+  const eventId = await newEvent(t.admin);
+  const shift = await newShift(t.admin, eventId, {
+    roleId,
+    capacities,
+    starts_at: '2030-07-02T10:00:00Z',
+    ends_at: '2030-07-02T18:00:00Z',
+  });
+  return { eventId, shift, roleId };
+}
+
+async function piecesOf(eventId: string): Promise<Piece[]> {
+  return (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
+}
+
+/** Consecutive and non-overlapping, covering exactly [from, to). */
+function expectTiling(pieces: Piece[], from: string, to: string) {
+  expect(pieces[0]?.starts_at).toBe(from);
+  expect(pieces.at(-1)?.ends_at).toBe(to);
+  for (let i = 1; i < pieces.length; i++) expect(pieces[i]?.starts_at).toBe(pieces[i - 1]?.ends_at);
+}
+
+async function seatsOf(pieces: Piece[]): Promise<number> {
+  let seats = 0;
+  for (const piece of pieces) {
+    const slots = (await t.admin.request('GET', `/api/v1/shifts/${piece.id}/slots`)).json() as {
+      capacity: number;
+    }[];
+    seats += slots.reduce((sum, slot) => sum + slot.capacity, 0);
+  }
+  return seats;
+}
+
+describe('splitting a shift', () => {
+  it('of two splits of one shift that read it before either wrote, one commits and the other is 409', async () => {
+    const { eventId, shift } = await setup();
+    let inner: { statusCode: number; body: string } | undefined;
+    // The second split runs whole between the first one's read and its write.
+    hooks.afterNext(on('select', 'shifts'), async () => {
+      inner = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/4`);
+    });
+    const outer = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`);
+    expect(inner?.statusCode, inner?.body).toBe(200);
+    expect(outer.statusCode, outer.body).toBe(409);
+    expect(outer.json()).toEqual(changed);
+    const pieces = await piecesOf(eventId);
+    expect(pieces).toHaveLength(4);
+    expectTiling(pieces, '2030-07-02T10:00:00.000Z', '2030-07-02T18:00:00.000Z');
+    expect(await seatsOf(pieces)).toBe(5 * 4);
+  });
+
+  it('fired together, splits of one shift leave consecutive pieces with the seats once each; the losers are 409', async () => {
+    const { eventId, shift } = await setup();
+    const answers = await Promise.all(
+      [2, 3, 4, 2, 3].map((n) => t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`)),
+    );
+    for (const answer of answers) {
+      expect([200, 409], answer.body).toContain(answer.statusCode);
+      if (answer.statusCode === 409) expect(answer.json()).toEqual(changed);
+    }
+    const pieces = await piecesOf(eventId);
+    // Splits that did not overlap split piece one again, which is as it should be.
+    expectTiling(pieces, '2030-07-02T10:00:00.000Z', '2030-07-02T18:00:00.000Z');
+    expect(await seatsOf(pieces)).toBe(5 * pieces.length);
+  });
+
+  it('fired together with a change of the shift’s times: never 500, and the pieces stay consecutive', async () => {
+    const { eventId, shift } = await setup();
+    const [split, move] = await Promise.all([
+      t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`),
+      t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { starts_at: '2030-07-02T17:00:00Z' }),
+    ]);
+    // Both may pass one after the other; a loser that read the shift before the winner
+    // wrote is 409, one that read it after is 422 (its change no longer fits the shift).
+    expect([split.statusCode, move.statusCode]).toContain(200);
+    for (const answer of [split, move]) {
+      expect([200, 409, 422], answer.body).toContain(answer.statusCode);
+      if (answer.statusCode === 409) expect(answer.json()).toEqual(changed);
+    }
+    const pieces = await piecesOf(eventId);
+    expectTiling(pieces, pieces[0]?.starts_at ?? '', '2030-07-02T18:00:00.000Z');
+    expect(pieces).toHaveLength(split.statusCode === 200 ? 2 : 1);
+  });
+
+  it('answers 409 when the shift’s times change between its read and its write, and writes nothing', async () => {
+    const { eventId, shift } = await setup();
+    hooks.afterNext(on('select', 'shifts'), async () => {
+      await t.ctx.db.owner
+        .updateTable('shifts')
+        .set({ ends_at: '2030-07-02T16:00:00Z' })
+        .where('id', '=', shift.id)
+        .execute();
+    });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`);
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toEqual(changed);
+    expect((await piecesOf(eventId)).map((p) => p.ends_at)).toEqual(['2030-07-02T16:00:00.000Z']);
+  });
+
+  it('answers 404 when the shift is deleted between its read and its write, and leaves no pieces behind', async () => {
+    const { eventId, shift } = await setup();
+    hooks.afterNext(on('select', 'shifts'), async () => {
+      await t.ctx.db.owner.deleteFrom('shifts').where('id', '=', shift.id).execute();
+    });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`);
+    expect(response.statusCode, response.body).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'shift not found' } });
+    expect(await piecesOf(eventId)).toEqual([]);
+  });
+});
+
+describe('changing a shift’s times', () => {
+  it('two changes of one side each, which together would end the shift before it starts: one is 409, never 500', async () => {
+    const { shift } = await setup();
+    const [early, late] = await Promise.all([
+      t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { ends_at: '2030-07-02T12:00:00Z' }),
+      t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { starts_at: '2030-07-02T14:00:00Z' }),
+    ]);
+    expect([early.statusCode, late.statusCode]).toContain(200);
+    const loser = early.statusCode === 200 ? late : early;
+    expect([409, 422], loser.body).toContain(loser.statusCode);
+    const now = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}`)).json() as Piece;
+    expect(Date.parse(now.ends_at)).toBeGreaterThan(Date.parse(now.starts_at));
+  });
+
+  it('accepts the times a staffed shift already has, in any spelling of the same instants', async () => {
+    const { shift, roleId } = await setup();
+    await qualify(t.admin, t.employee, roleId);
+    await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    const response = await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, {
+      name: 'Bar, renamed',
+      starts_at: '2030-07-02T12:00:00+02:00',
+      ends_at: '2030-07-02T18:00:00.000Z',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({
+      name: 'Bar, renamed',
+      starts_at: '2030-07-02T10:00:00.000Z',
+      ends_at: '2030-07-02T18:00:00.000Z',
+    });
+  });
+});
+
+describe('adding to what is being deleted', () => {
+  it('answers 404 for a slot added to a shift deleted meanwhile, never 500', async () => {
+    const { shift, roleId } = await setup();
+    const answer = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) => trx.deleteFrom('shifts').where('id', '=', shift.id).execute(),
+      () => t.admin.request('POST', `/api/v1/shifts/${shift.id}/slots`, { role_id: roleId, capacity: 1 }),
+    );
+    expect(answer.json(), answer.body).toEqual({ error: { code: 'NOT_FOUND', message: 'shift not found' } });
+  });
+
+  it('answers 404 for shifts generated for an event deleted meanwhile, and leaves none behind', async () => {
+    const { eventId } = await setup();
+    const answer = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) => trx.deleteFrom('events').where('id', '=', eventId).execute(),
+      () =>
+        t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+          start_time: '09:00',
+          end_time: '17:00',
+        }),
+    );
+    expect(answer.json(), answer.body).toEqual({ error: { code: 'NOT_FOUND', message: 'event not found' } });
+    const left = await t.ctx.db.owner
+      .selectFrom('shifts')
+      .select('id')
+      .where('event_id', '=', eventId)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});
