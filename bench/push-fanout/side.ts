@@ -40,7 +40,12 @@ async function notifier(): Promise<() => Promise<void>> {
   const handle = await openDatabase({ url, poolSize: 10 });
   // The push service runs on this machine: admitted as an operator would with OUTBOUND_ALLOWED_HOSTS.
   const policy = new OutboundPolicy(parseAllowedHosts('127.0.0.1'));
-  const sender = new PushSender({ ...defaultPushOptions, subject: 'mailto:bench@example.com', agent, policy });
+  const sender = new PushSender({
+    ...defaultPushOptions,
+    subject: 'mailto:bench@example.com',
+    agent,
+    policy,
+  });
   const fanOut = new Notifier(handle.db, sender, pino({ level: 'warn' }));
   return async () => {
     await Promise.all(targets.users.map((user) => fanOut.notify(targets.tenantId, [user.id], message)));

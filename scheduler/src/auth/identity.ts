@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { v5 as uuidv5 } from 'uuid';
+import { oneLineClaim } from '../input/text.ts';
 
 /**
  * The kind of caller a token speaks for. Not to be confused with the job roles of a
@@ -90,10 +91,14 @@ function pickRole(value: unknown): AccessRole | null {
   return rolePrecedence.find((role) => held.has(role)) ?? null;
 }
 
-/** A profile claim as storable text: no NUL characters, no lone surrogates, bounded. */
+/**
+ * A profile claim as storable, displayable text: one line (control characters, line
+ * separators and bidirectional overrides become spaces: a name is shown in calendar
+ * feeds and lists), no lone surrogates, bounded.
+ */
 function optionalString(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const text = value.replaceAll('\u0000', '').toWellFormed().trim().slice(0, 320);
+  const text = oneLineClaim(value, 320);
   return text === '' ? null : text;
 }
 
@@ -126,7 +131,8 @@ export function identityFromClaims(
   const tenant = idClaim(claimAt(payload, names.tenant));
   if (tenant === 'malformed') return 'malformed-claim';
   if (!tenant) return 'missing-tenant';
-  const customer = idClaim(claimAt(payload, names.customer));
+  const customerValue = claimAt(payload, names.customer);
+  const customer = idClaim(customerValue);
   if (customer === 'malformed') return 'malformed-claim';
   const role = pickRole(claimAt(payload, names.role));
   if (!role) return 'no-known-role';
@@ -135,7 +141,8 @@ export function identityFromClaims(
     userId: claimToUuid(issuer, subject),
     role,
     customerId: customer ? claimToUuid(issuer, customer) : null,
-    customerClaim: customer || null,
+    // The claim as text to show and store: a number's digits (its mark lives only in the id).
+    customerClaim: customer ? (typeof customerValue === 'number' ? String(customerValue) : customer) : null,
     issuer,
     name: optionalString(claimAt(payload, names.name)),
     email: optionalString(claimAt(payload, names.email)),

@@ -1,6 +1,7 @@
 import { ICalCalendar } from 'ical-generator';
 import { Temporal } from 'temporal-polyfill';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
+import { oneLineClaim } from '../input/text.ts';
 import type { FeedEntry } from './repository.ts';
 
 /** Stable across feeds and devices, so calendars update an event instead of adding one. */
@@ -9,7 +10,7 @@ export const eventUid = (assignmentId: string) => `${assignmentId}@shift-schedul
 function place(entry: FeedEntry): string | null {
   const address = [entry.street, [entry.postal_code, entry.city].filter(Boolean).join(' ')].filter(Boolean);
   const parts = [entry.location_name, ...address].filter((part): part is string => Boolean(part));
-  return parts.length > 0 ? parts.join(', ') : null;
+  return parts.length > 0 ? oneLineClaim(parts.join(', '), 1000) : null;
 }
 
 const utcZones = /^(Etc\/)?(UTC|UCT|GMT|GMT0|Zulu|Universal|Greenwich)$/;
@@ -39,22 +40,28 @@ function zoneDefinition(timezone: string): { tzid: string; block: string } | nul
 export function shiftsCalendar(name: string, timezone: string, entries: readonly FeedEntry[]): string {
   const zone = zoneDefinition(timezone);
   const calendar = new ICalCalendar({
-    name,
+    name: oneLineClaim(name, 400),
     prodId: { company: 'shift-scheduler', product: 'shifts', language: 'EN' },
     // Clients that honour it poll hourly.
     ttl: 60 * 60,
   });
   for (const entry of entries) {
-    const time = (instant: string) =>
-      zone ? Temporal.Instant.from(instant).toZonedDateTimeISO(zone.tzid) : new Date(instant);
+    const local = (instant: string) =>
+      zone ? Temporal.Instant.from(instant).toZonedDateTimeISO(zone.tzid) : null;
+    const [start, end] = [local(entry.starts_at), local(entry.ends_at)];
+    // iCalendar dates have four-digit years: near the ends of the calendar, a local time in
+    // year 0 or 10000 is written as the UTC time it is instead.
+    const inZone = start !== null && end !== null && [start, end].every((t) => t.year >= 1 && t.year <= 9999);
     calendar.createEvent({
       id: eventUid(entry.id),
-      start: time(entry.starts_at),
-      end: time(entry.ends_at),
-      ...(zone ? { timezone: zone.tzid } : {}),
+      start: inZone ? start : new Date(entry.starts_at),
+      end: inZone ? end : new Date(entry.ends_at),
+      ...(inZone && zone ? { timezone: zone.tzid } : {}),
       stamp: new Date(entry.created_at),
-      summary: `${entry.shift_name} (${entry.event_name})`,
-      description: `${entry.role_name} at ${entry.event_name}`,
+      // Names are one line since input refuses control characters; rows older than that
+      // rule are made one line here, so no stored text can add a line to the feed.
+      summary: oneLineClaim(`${entry.shift_name} (${entry.event_name})`, 1000),
+      description: oneLineClaim(`${entry.role_name} at ${entry.event_name}`, 1000),
       location: place(entry),
     });
   }

@@ -1,5 +1,33 @@
 import { type Static, Type } from 'typebox';
 import { examples, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { fileNamePattern } from '../input/text.ts';
+
+/**
+ * The content types an upload may declare: documents people open with an application,
+ * nothing a browser renders as a page or runs (HTML, SVG, XML, JavaScript are refused,
+ * since the bucket serves the bytes back under the declared type). Downloads are
+ * attachments in any case (storage/object-storage.ts).
+ */
+export const documentContentTypes = [
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/heic',
+  'text/plain',
+  'text/csv',
+  'application/msword',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-powerpoint',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/vnd.oasis.opendocument.text',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/vnd.oasis.opendocument.presentation',
+  'application/zip',
+] as const;
 
 /** What an admin asks to upload: the presigned PUT is bound to this type and size. */
 export const RequestUploadRequest = Type.Object(
@@ -7,14 +35,13 @@ export const RequestUploadRequest = Type.Object(
     filename: Type.String({
       minLength: 1,
       maxLength: 255,
-      pattern: '^[^/\\\\\\u0000]+$',
-      description: 'A file name, no path',
+      pattern: fileNamePattern,
+      description: 'A file name, no path: one line, without / or \\',
     }),
-    content_type: Type.String({
-      minLength: 3,
-      maxLength: 255,
-      pattern: '^[a-zA-Z0-9!#$&^_.+-]+/[a-zA-Z0-9!#$&^_.+-]+$',
-      description: 'A MIME type such as application/pdf',
+    content_type: Type.Enum(documentContentTypes, {
+      type: 'string',
+      description:
+        'One of the document types the API stores (docs/scheduler/decisions.md, Event documents): PDF, raster images, plain text and CSV, office documents, zip. No HTML, SVG or scripts: a stored file is served back from the bucket, where such types would run in the browser.',
     }),
     size_bytes: Type.Integer({
       minimum: 1,

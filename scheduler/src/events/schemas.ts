@@ -3,7 +3,9 @@ import {
   examples,
   Id,
   Instant,
+  MultiLine,
   Nullable,
+  OneLine,
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
@@ -49,9 +51,9 @@ export const exampleEvent: Event = {
   created_at: examples.createdAt,
 };
 
-const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank' });
+const Name = OneLine({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank; one line' });
 const Description = Nullable(
-  Type.String({ maxLength: 5000, description: 'Trimmed; blank is stored as null' }),
+  MultiLine({ maxLength: 5000, description: 'Trimmed; blank is stored as null; line breaks kept' }),
 );
 const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant (32 hex digits)' }));
 

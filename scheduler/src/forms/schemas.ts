@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  MultiLine,
+  Nullable,
+  OneLine,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+} from '../http/schemas.ts';
 
 export const fieldTypes = ['text', 'email', 'tel', 'date', 'number', 'textarea', 'select'] as const;
 
@@ -9,7 +17,7 @@ export const FormField = Type.Object(
       pattern: '^[a-z][a-z0-9_]{0,62}$',
       description: 'Key in the submitted data: lowercase letters, digits and _, starting with a letter',
     }),
-    label: Type.String({ minLength: 1, maxLength: 200, description: 'What the customer reads' }),
+    label: OneLine({ minLength: 1, maxLength: 200, description: 'What the customer reads' }),
     type: Type.Enum(fieldTypes, {
       type: 'string',
       description:
@@ -17,7 +25,7 @@ export const FormField = Type.Object(
     }),
     required: Type.Optional(Type.Boolean({ default: false, description: 'false when absent' })),
     options: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      Type.Array(OneLine({ minLength: 1, maxLength: 200 }), {
         minItems: 1,
         maxItems: 100,
         uniqueItems: true,
@@ -34,14 +42,14 @@ const Fields = Type.Array(FormField, {
   maxItems: 50,
   description: 'Names unique within the form',
 });
-const Title = Type.String({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank' });
+const Title = OneLine({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank; one line' });
 const Slug = Type.String({
   pattern: '^[a-z0-9](?:[a-z0-9]|-(?!-)){1,78}[a-z0-9]$',
   description:
     'Lowercase letters, digits and single inner hyphens, 3 to 80 characters; unique across all tenants',
 });
 const CustomerClaim = Nullable(
-  Type.String({
+  OneLine({
     minLength: 1,
     maxLength: 255,
     description:
@@ -157,11 +165,11 @@ export type SubmitFormRequest = Static<typeof SubmitFormRequest>;
 
 export const ConvertSubmissionRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, description: 'The event name; trimmed' }),
+    name: OneLine({ minLength: 1, maxLength: 200, description: 'The event name; trimmed' }),
     starts_at: Type.String({ format: 'date-time', description: 'RFC 3339 with any offset, stored in UTC' }),
     ends_at: Type.String({ format: 'date-time', description: 'After starts_at' }),
     location_id: Type.Optional(Nullable(Type.String({ ...Id, description: 'A location of the tenant' }))),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    description: Type.Optional(Nullable(MultiLine({ maxLength: 5000 }))),
   },
   {
     title: 'ConvertSubmissionRequest',

@@ -1,6 +1,7 @@
 import { Temporal } from 'temporal-polyfill';
 import type { FormField as StoredField } from '../db/types.ts';
 import { validationFailed } from '../errors.ts';
+import { isMultiLine, isOneLine, multiLinePattern, oneLinePattern, patternMeanings } from '../input/text.ts';
 import type { FormField } from './schemas.ts';
 
 const textLimits = { text: 1_000, textarea: 10_000, email: 254, tel: 32 } as const;
@@ -22,10 +23,17 @@ function realDate(value: string): boolean {
 function checkValue(field: FormField, value: unknown): string | number {
   const at = `data.${field.name}`;
   if (field.type === 'number') {
-    if (typeof value !== 'number') throw validationFailed(at, 'must be a number');
+    // JSON reads 1e400 as Infinity, which JSON cannot write back (it would be stored as null).
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw validationFailed(at, 'must be a number');
     return value;
   }
   if (typeof value !== 'string') throw validationFailed(at, 'must be a string');
+  if (field.type === 'textarea' ? !isMultiLine(value) : !isOneLine(value)) {
+    throw validationFailed(
+      at,
+      patternMeanings[field.type === 'textarea' ? multiLinePattern : oneLinePattern] ?? '',
+    );
+  }
   const text = value.trim();
   switch (field.type) {
     case 'select':
@@ -70,7 +78,8 @@ export function checkSubmission(
   }
   const stored: Record<string, unknown> = {};
   for (const field of fields) {
-    const value = data[field.name];
+    // Own fields only: a field named `constructor` left out must not read Object's.
+    const value = Object.hasOwn(data, field.name) ? data[field.name] : undefined;
     if (absent(value)) {
       if (field.required) throw validationFailed(`data.${field.name}`, 'is required');
       continue;

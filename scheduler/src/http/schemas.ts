@@ -1,5 +1,14 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
+import { multiLinePattern, oneLinePattern } from '../input/text.ts';
+
+type StringOptions = Parameters<typeof Type.String>[0];
+
+/** Text shown as one line (names, titles, labels, address parts): no line breaks or control characters. */
+export const OneLine = (options: StringOptions = {}) => Type.String({ ...options, pattern: oneLinePattern });
+/** Free text (descriptions, notes): line breaks and tabs, no other control characters. */
+export const MultiLine = (options: StringOptions = {}) =>
+  Type.String({ ...options, pattern: multiLinePattern });
 
 /** Wire id: a UUID as 32 lowercase hex digits. */
 export const Id = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'UUID as 32 lowercase hex digits' });

@@ -1,4 +1,5 @@
 import type { FastifyError } from 'fastify';
+import { patternMeanings } from '../input/text.ts';
 import { isInstant } from '../time/instant.ts';
 
 /**
@@ -46,6 +47,10 @@ export function describeValidationError(error: FastifyError): string {
       const allowed = issue.params?.allowedValues;
       if (Array.isArray(allowed)) return `${base || context}: must be one of ${allowed.join(', ')}`;
       return `${base || context}: ${issue.message ?? 'is invalid'}`;
+    }
+    case 'pattern': {
+      const meaning = patternMeanings[String(issue.params?.pattern)];
+      return `${base || context}: ${meaning ?? issue.message ?? 'is invalid'}`;
     }
     default: {
       const field = base || context;

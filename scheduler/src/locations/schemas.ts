@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { examples, Nullable, OneLine, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
 const serverFilled =
   'Filled by the server when street and city are present (city level offline); null when geocoding fails';
@@ -35,11 +35,11 @@ export const exampleLocation: Location = {
 };
 
 const optionalText = (maxLength: number, description?: string) =>
-  Type.Optional(Nullable(Type.String({ maxLength, ...(description ? { description } : {}) })));
+  Type.Optional(Nullable(OneLine({ maxLength, ...(description ? { description } : {}) })));
 
 export const CreateLocationRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, description: 'What people call the place; trimmed' }),
+    name: OneLine({ minLength: 1, maxLength: 200, description: 'What people call the place; trimmed' }),
     street: optionalText(300, 'Street and number; with city, the server fills lat and lng'),
     city: optionalText(200, 'City, in any language (München, Munich)'),
     postal_code: optionalText(32, 'Postal code; helps an external geocoder'),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { examples, MultiLine, Nullable, OneLine, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
 export const RoleDefinition = Type.Object(
   {
@@ -26,10 +26,12 @@ export const exampleRole: RoleDefinition = {
 
 export const CreateRoleRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the tenant; trimmed' }),
-    description: Type.Optional(
-      Nullable(Type.String({ maxLength: 2000, description: 'Free text for people' })),
-    ),
+    name: OneLine({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Unique within the tenant; trimmed; one line',
+    }),
+    description: Type.Optional(Nullable(MultiLine({ maxLength: 2000, description: 'Free text for people' }))),
   },
   {
     title: 'CreateRoleRequest',

@@ -12,7 +12,7 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { generateShifts, maxGeneratedDays, splitShift } from './generation.ts';
+import { generateShifts, maxGeneratedDays, maxGeneratedRows, splitShift } from './generation.ts';
 import {
   BulkGenerateRequest,
   CreateShiftRequest,
@@ -319,7 +319,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['shifts'],
         operationId: 'generateEventShifts',
         summary: 'One draft shift per local day of the event window, at the given wall times',
-        description: `Admins only. For every calendar day the event window touches in the tenant time zone, one draft shift from start_time to end_time local wall time; end_time at or before start_time ends the next day (overnight, which may run past the event end). A wall time skipped by a daylight-saving change moves forward by the gap; one that occurs twice is the first occurrence. All shifts are created in one transaction, with the given slots each. At most ${maxGeneratedDays} days (409 INVALID_STATE beyond).`,
+        description: `Admins only. For every calendar day the event window touches in the tenant time zone, one draft shift from start_time to end_time local wall time; end_time at or before start_time ends the next day (overnight, which may run past the event end). A wall time skipped by a daylight-saving change moves forward by the gap; one that occurs twice is the first occurrence. All shifts are created in one transaction, with the given slots each. At most ${maxGeneratedDays} days (409 INVALID_STATE beyond) and ${maxGeneratedRows} rows, shifts and their slots together (422 naming slots beyond); days whose shifts would fall outside the years 1 to 9999 (UTC) are 422.`,
         security: bearerSecurity,
         params: EventIdParams,
         body: BulkGenerateRequest,

@@ -4,6 +4,7 @@ import {
   Id,
   Instant,
   Nullable,
+  OneLine,
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
@@ -89,7 +90,7 @@ export const UpdateSlotRequest = Type.Object(
 );
 export type UpdateSlotRequest = Static<typeof UpdateSlotRequest>;
 
-const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank' });
+const Name = OneLine({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank; one line' });
 const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant' }));
 
 export const CreateShiftRequest = Type.Object(
@@ -162,7 +163,7 @@ export const BulkGenerateRequest = Type.Object(
     start_time: WallTime('Local wall time each shift starts, in the tenant time zone'),
     end_time: WallTime('Local wall time each shift ends; at or before start_time means the next day'),
     name: Type.Optional(
-      Type.String({
+      OneLine({
         minLength: 1,
         maxLength: 200,
         description: "Name of every shift; the event's by default",

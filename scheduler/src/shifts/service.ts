@@ -8,7 +8,7 @@ import { requiredText } from '../input/text.ts';
 import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { roleExists } from '../roles/repository.ts';
-import { checkWindow } from '../time/window.ts';
+import { checkShiftWindow } from '../time/window.ts';
 import {
   assigneesOf,
   deleteShift,
@@ -85,7 +85,7 @@ const referenceGone = () => validationFailed('body', 'a referenced event, locati
 
 export async function createShift(deps: Deps, caller: Identity, input: CreateShiftRequest): Promise<Shift> {
   const name = requiredText('name', input.name);
-  checkWindow(input.starts_at, input.ends_at);
+  checkShiftWindow(input.starts_at, input.ends_at);
   if (!(await findEvent(deps.db, caller.tenantId, input.event_id, false))) {
     throw validationFailed('event_id', 'no such event in this tenant');
   }
@@ -149,7 +149,7 @@ export async function changeShift(
   // Times sent as they are (in any spelling) move nothing: allowed under assignments too.
   const movesTimes =
     differs(changes.starts_at, current.starts_at) || differs(changes.ends_at, current.ends_at);
-  checkWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
+  checkShiftWindow(changes.starts_at ?? current.starts_at, changes.ends_at ?? current.ends_at);
   await checkLocationReference(deps, caller, changes.location_id);
   if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
     throw hasAssignments('its times change');

@@ -1,7 +1,8 @@
 import { validationFailed } from '../errors.ts';
+import { MAX_SHIFT_MINUTES } from '../time/window.ts';
 
-/** The longest span one entry may cover; longer is a typing error, not a shift. */
-export const MAX_ENTRY_MINUTES = 7 * 24 * 60;
+/** The longest span one entry may cover: as long as a shift may last. */
+export const MAX_ENTRY_MINUTES = MAX_SHIFT_MINUTES;
 
 /**
  * Whole minutes between two instants: real elapsed time, so midnight and the daylight
@@ -43,6 +44,13 @@ export function overtimeOf(worked: WorkedTime, shift: { startsAt: Date; endsAt: 
   }
   const workedMinutes = span - worked.breakMinutes;
   const scheduled = elapsedMinutes(shift.startsAt, shift.endsAt);
+  // Only a shift stored before shifts were bounded can be longer; its minutes would not fit.
+  if (scheduled > MAX_SHIFT_MINUTES) {
+    throw validationFailed(
+      'shift_assignment_id',
+      'its shift is longer than 7 days; no time can be recorded against it',
+    );
+  }
   return {
     worked_minutes: workedMinutes,
     scheduled_minutes: scheduled,

@@ -3,6 +3,7 @@ import {
   examples,
   Id,
   Instant,
+  MultiLine,
   Nullable,
   ReadOnlyId,
   ReadOnlyTimestamp,
@@ -111,7 +112,7 @@ export const PayoutRequest = Type.Object(
       description: 'More than 0, at most the balance',
     }),
     note: Type.Optional(
-      Nullable(Type.String({ maxLength: 2000, description: 'Trimmed; blank is stored as null' })),
+      Nullable(MultiLine({ maxLength: 2000, description: 'Trimmed; blank is stored as null' })),
     ),
   },
   {

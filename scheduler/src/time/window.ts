@@ -5,3 +5,14 @@ export function checkWindow(startsAt: string, endsAt: string): void {
   if (Date.parse(endsAt) <= Date.parse(startsAt))
     throw validationFailed('ends_at', 'must be after starts_at');
 }
+
+/** The longest a shift (and a time entry) may last: 7 days. Longer is a typing error, not a shift. */
+export const MAX_SHIFT_MINUTES = 7 * 24 * 60;
+
+/** A shift's window: ends after it starts, and lasts at most MAX_SHIFT_MINUTES (422 otherwise). */
+export function checkShiftWindow(startsAt: string, endsAt: string): void {
+  checkWindow(startsAt, endsAt);
+  if (Date.parse(endsAt) - Date.parse(startsAt) > MAX_SHIFT_MINUTES * 60_000) {
+    throw validationFailed('ends_at', 'a shift lasts at most 7 days');
+  }
+}

@@ -126,6 +126,26 @@ describe('identityFromClaims', () => {
       expect(identity({ ...base, sub: 42 })).not.toMatchObject({ userId: claimToUuid(ISSUER, '42') });
     });
 
+    it('keeps a numeric customer claim as its digits, the number mark only in the id it derives', () => {
+      const result = identity({ ...base, customer_id: 4711 });
+      expect(result).toMatchObject({
+        customerClaim: '4711',
+        customerId: claimToUuid(ISSUER, '\u0000number:4711'),
+      });
+    });
+
+    it('makes name and email claims one line: control characters, separators and overrides become spaces', () => {
+      const result = identity({
+        ...base,
+        name: 'Eve\r\nX-WR-CALNAME:Owned\u0007 \u202Egnp.exe',
+        email: 'eve@example.com\nBcc: all@example.com',
+      });
+      expect(result).toMatchObject({
+        name: 'Eve X-WR-CALNAME:Owned gnp.exe',
+        email: 'eve@example.com Bcc: all@example.com',
+      });
+    });
+
     it('calls a text id claim holding NUL malformed: it could meet a number mark', () => {
       expect(identity({ ...base, sub: '\u0000number:42' })).toBe('malformed-claim');
     });

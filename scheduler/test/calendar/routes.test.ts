@@ -76,6 +76,49 @@ async function scheduled(options: { publish?: boolean; timezone?: string } = {})
   return created(t.admin, `/api/v1/shifts/${shift.id}/slots/${slot}/assign`, { user_id: t.employee.userId });
 }
 
+describe('calendar feed at the edges', () => {
+  it('writes a shift whose local time reaches year 10000 in UTC, never with a five-digit year', async () => {
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: 'Pacific/Kiritimati',
+    });
+    const role = await newRole(t.admin, 'Watch');
+    await qualify(t.admin, t.employee, role);
+    const event = await newEvent(t.admin, {
+      starts_at: '9999-12-30T00:00:00Z',
+      ends_at: '9999-12-31T23:59:00Z',
+    });
+    const shift = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '9999-12-31T08:00:00Z',
+      ends_at: '9999-12-31T20:00:00Z',
+    });
+    await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: t.employee.userId,
+    });
+    const { url } = await feedUrl();
+    const response = await fetchFeed(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toMatch(/\d{9}T\d{6}/);
+    expect(response.body).toContain('DTSTART:99991231T080000Z');
+    expect(response.body).toContain('DTEND:99991231T200000Z');
+    expect(parse(response.body).events.map((e) => [e.start, e.end])).toEqual([
+      ['9999-12-31T08:00:00.000Z', '9999-12-31T20:00:00.000Z'],
+    ]);
+  });
+
+  it('names the feed after its owner in one line, whatever the name claim held', async () => {
+    const evil = await t.ctx.caller('employee', tenantOf(t.admin), `eve-${Date.now()}`, {
+      name: 'Eve\r\nX-WR-CALNAME:Owned\r\nBEGIN:VEVENT',
+    });
+    const token = (await evil.request('POST', '/api/v1/me/calendar-token')).json();
+    const body = (await t.ctx.request('GET', new URL(token.url).pathname)).body;
+    expect(body).not.toContain('\r\nX-WR-CALNAME:Owned');
+    expect(body).not.toContain('\r\nBEGIN:VEVENT');
+    expect(parse(body).name).toBe('Shifts of Eve X-WR-CALNAME:Owned BEGIN:VEVENT');
+  });
+});
+
 describe('calendar feed', () => {
   it('serves the caller’s shifts as iCalendar with stable UIDs, the tenant zone and the place', async () => {
     const assignment = await scheduled();

@@ -137,6 +137,11 @@ describe('event documents', () => {
     [{ ...asked, filename: '../etc/passwd' }, 'filename'],
     [{ ...asked, filename: '' }, 'filename'],
     [{ ...asked, content_type: 'pdf' }, 'content_type'],
+    [{ ...asked, content_type: 'text/html' }, 'content_type: must be one of application/pdf, image/png'],
+    [{ ...asked, content_type: 'image/svg+xml' }, 'content_type: must be one of'],
+    [{ ...asked, content_type: 'application/xhtml+xml' }, 'content_type: must be one of'],
+    [{ ...asked, content_type: 'text/javascript' }, 'content_type: must be one of'],
+    [{ ...asked, content_type: 'Application/PDF' }, 'content_type: must be one of'],
     [{ filename: 'a.pdf', content_type: 'application/pdf' }, 'size_bytes'],
   ])('refuses %j with 422 and records nothing', async (body, message) => {
     const event = await newEvent(admin);

@@ -198,6 +198,57 @@ describe('the public form surface /f/{slug}', () => {
     }
   });
 
+  it('refuses a number JSON reads as infinite (1e400) with 422, instead of storing null', async () => {
+    const form = await created(t.admin, '/api/v1/forms', {
+      title: 'Headcount',
+      fields: [{ name: 'guests', label: 'Guests', type: 'number', required: true }],
+    });
+    const customer = await customerOf(t.admin);
+    for (const raw of ['1e400', '-1e400']) {
+      const response = await t.ctx.request('POST', `/api/v1/f/${form.slug}/submit`, {
+        token: customer.token,
+        rawBody: `{"data":{"guests":${raw}}}`,
+      });
+      expect(response.statusCode, raw).toBe(422);
+      expect(response.json()).toEqual({
+        error: { code: 'VALIDATION_FAILED', message: 'data.guests: must be a number' },
+      });
+    }
+    expect((await t.admin.request('GET', `/api/v1/forms/${form.id}/submissions`)).json()).toEqual([]);
+  });
+
+  it('lets an optional field named like an Object property (constructor, toString) be left out', async () => {
+    const form = await created(t.admin, '/api/v1/forms', {
+      title: 'Builders',
+      fields: [
+        { name: 'contact', label: 'Name', type: 'text', required: true },
+        { name: 'constructor', label: 'Construction firm', type: 'text' },
+        { name: 'tostring', label: 'Other', type: 'text' },
+        { name: 'hasownproperty', label: 'Owner', type: 'number' },
+      ],
+    });
+    const customer = await customerOf(t.admin);
+    const without = await customer.request('POST', `/api/v1/f/${form.slug}/submit`, {
+      data: { contact: 'Dana' },
+    });
+    expect(without.statusCode, without.body).toBe(201);
+    expect(without.json().data).toEqual({ contact: 'Dana' });
+    const withIt = await customer.request('POST', `/api/v1/f/${form.slug}/submit`, {
+      data: { contact: 'Dana', constructor: 'Bau GmbH' },
+    });
+    expect(withIt.json().data).toEqual({ contact: 'Dana', constructor: 'Bau GmbH' });
+  });
+
+  it('stores a numeric customer claim as its digits', async () => {
+    const form = await newForm();
+    const customer = await t.ctx.caller('customer', tenantOf(t.admin), uniqueName('cust'), {
+      customer: 4711,
+    });
+    const response = await customer.request('POST', `/api/v1/f/${form.slug}/submit`, { data: goodData });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().customer_id).toBe('4711');
+  });
+
   it('stores a valid submission (201): known fields only, text trimmed, the customer’s claim', async () => {
     const form = await newForm();
     const customer = await customerOf(t.admin, 'cust-4711');
@@ -221,7 +272,9 @@ describe('the public form surface /f/{slug}', () => {
     const byEmployee = await created(t.employee, `/api/v1/f/${form.slug}/submit`, { data: goodData });
     expect(byEmployee.customer_id).toBeNull();
     // Only a customer's own claim names the customer of a submission.
-    const claiming = await t.ctx.caller('admin', tenantOf(t.admin), uniqueName('adm'), { customer: 'cust-4711' });
+    const claiming = await t.ctx.caller('admin', tenantOf(t.admin), uniqueName('adm'), {
+      customer: 'cust-4711',
+    });
     const byAdmin = await created(claiming, `/api/v1/f/${form.slug}/submit`, { data: goodData });
     expect(byAdmin.customer_id).toBeNull();
   });

@@ -17,6 +17,61 @@ async function setZone(admin: Caller, timezone: string) {
   expect(response.statusCode).toBe(200);
 }
 
+describe('POST /api/v1/events/{event_id}/shifts/bulk at the edges', () => {
+  it.each([
+    ['America/New_York', '0001-01-01T00:00:00Z', '0001-01-03T00:00:00Z', '09:00', '17:00'],
+    ['Pacific/Kiritimati', '9999-12-29T00:00:00Z', '9999-12-31T23:00:00Z', '22:00', '06:00'],
+  ])(
+    'refuses (422) shifts that would fall outside the years 1 to 9999 in %s, and makes none',
+    async (zone, startsAt, endsAt, start, end) => {
+      await setZone(t.admin, zone);
+      const eventId = await newEvent(t.admin, { starts_at: startsAt, ends_at: endsAt });
+      const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+        start_time: start,
+        end_time: end,
+      });
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json()).toEqual({
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: 'start_time: the shifts would fall outside the years 1 to 9999 (UTC)',
+        },
+      });
+      expect((await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json()).toHaveLength(0);
+    },
+  );
+
+  it('bounds the rows one call writes (shifts and their slots): 422 naming the slots beyond 5,000', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-01-01T00:00:00Z',
+      ends_at: '2031-12-31T00:00:00Z',
+    });
+    const slots = (n: number) => Array.from({ length: n }, () => ({ role_id: roleId, capacity: 1 }));
+    const tooMany = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+      slots: slots(50),
+    });
+    expect(tooMany.statusCode, tooMany.body).toBe(422);
+    expect(tooMany.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message:
+          'slots: 729 shifts with 50 slots each are 37179 rows; one call writes at most 5000 (fewer slots, or a shorter event, then add slots to the shifts)',
+      },
+    });
+    expect((await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json()).toHaveLength(0);
+    const enough = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+      slots: slots(5),
+    });
+    expect(enough.statusCode).toBe(201);
+    expect(enough.json()).toHaveLength(729);
+  });
+});
+
 describe('POST /api/v1/events/{event_id}/shifts/bulk', () => {
   it('makes one draft shift per local day in the tenant zone, with slots, in one call', async () => {
     await setZone(t.admin, 'Europe/Berlin');

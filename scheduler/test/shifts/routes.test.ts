@@ -53,6 +53,11 @@ describe('POST /api/v1/shifts', () => {
   it.each([
     ['an end before the start', { ends_at: '2030-07-02T07:00:00Z' }, 'ends_at: must be after starts_at'],
     [
+      'a shift longer than 7 days',
+      { starts_at: '2030-07-01T00:00:00Z', ends_at: '2030-07-08T00:01:00Z' },
+      'ends_at: a shift lasts at most 7 days',
+    ],
+    [
       'an unknown event',
       { event_id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c' },
       'event_id: no such event in this tenant',
@@ -88,6 +93,24 @@ describe('POST /api/v1/shifts', () => {
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
     expect((await t.admin.request('GET', '/api/v1/shifts')).json()).toEqual([]);
+  });
+
+  it('takes a shift of exactly 7 days, and refuses a change that makes one longer', async () => {
+    const eventId = await newEvent(t.admin);
+    const week = await t.admin.request('POST', '/api/v1/shifts', {
+      event_id: eventId,
+      name: 'Standby week',
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-08T00:00:00Z',
+    });
+    expect(week.statusCode, week.body).toBe(201);
+    const longer = await t.admin.request('PATCH', `/api/v1/shifts/${week.json().id}`, {
+      ends_at: '2030-07-09T00:00:00Z',
+    });
+    expect(longer.statusCode).toBe(422);
+    expect(longer.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'ends_at: a shift lasts at most 7 days' },
+    });
   });
 
   it("refuses another tenant's event and role as unknown", async () => {

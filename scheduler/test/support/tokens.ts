@@ -27,7 +27,7 @@ export interface TokenOptions {
   tenant: string;
   role: string | string[];
   sub: string;
-  customer?: string;
+  customer?: string | number;
   name?: string;
   email?: string;
   issuer?: string;

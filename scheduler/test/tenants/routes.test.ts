@@ -28,6 +28,20 @@ describe('GET /api/v1/tenant/settings', () => {
 });
 
 describe('PATCH /api/v1/tenant/settings', () => {
+  it.each([
+    ['Europe/Kyiv', 'Europe/Kyiv'],
+    ['europe/kyiv', 'Europe/Kyiv'],
+    ['Europe/Kiev', 'Europe/Kiev'],
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+    ['America/Nuuk', 'America/Nuuk'],
+    ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
+  ])('stores the zone %s as %s: the name the admin chose, in its canonical case', async (given, stored) => {
+    const response = await t.admin.request('PATCH', url, { time_tracking_enabled: false, timezone: given });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().timezone).toBe(stored);
+    expect((await t.admin.request('GET', url)).json().timezone).toBe(stored);
+  });
+
   it('replaces the whole record and canonicalises the zone name', async () => {
     const response = await t.admin.request('PATCH', url, {
       time_tracking_enabled: true,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { created, tenantOf } from '../support/scheduling.ts';
@@ -35,6 +36,66 @@ async function world() {
 }
 
 describe('POST /time-tracking/entries', () => {
+  it('refuses (422) an entry on a shift too long to schedule, one that outlived the rule, instead of overflowing', async () => {
+    await setTimeTracking(t.admin, true);
+    // A shift of four thousand years, as a database written before shifts were bounded may hold.
+    const owner = t.ctx.db.owner;
+    const tenant = t.admin.tenantId;
+    const id = () => randomUUID().replaceAll('-', '');
+    const [role, event, shift, slot, assignment] = [id(), id(), id(), id(), id()];
+    await owner.insertInto('roles').values({ tenant_id: tenant, id: role, name: 'Keeper' }).execute();
+    await owner
+      .insertInto('events')
+      .values({
+        tenant_id: tenant,
+        id: event,
+        name: 'Ages',
+        starts_at: '2000-01-01T00:00:00Z',
+        ends_at: '6000-01-01T00:00:00Z',
+      })
+      .execute();
+    await owner
+      .insertInto('shifts')
+      .values({
+        tenant_id: tenant,
+        id: shift,
+        event_id: event,
+        name: 'Watch',
+        starts_at: '2000-01-01T00:00:00Z',
+        ends_at: '6000-01-01T00:00:00Z',
+      })
+      .execute();
+    await owner
+      .insertInto('shift_slots')
+      .values({ tenant_id: tenant, id: slot, shift_id: shift, role_id: role, capacity: 1 })
+      .execute();
+    await owner
+      .insertInto('shift_assignments')
+      .values({
+        tenant_id: tenant,
+        id: assignment,
+        shift_id: shift,
+        slot_id: slot,
+        user_id: t.employee.userId,
+        source: 'assign',
+        starts_at: '2000-01-01T00:00:00Z',
+        ends_at: '6000-01-01T00:00:00Z',
+      })
+      .execute();
+    const response = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assignment,
+      started_at: '2000-01-01T00:00:00Z',
+      ended_at: '2000-01-01T08:00:00Z',
+    });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: 'shift_assignment_id: its shift is longer than 7 days; no time can be recorded against it',
+      },
+    });
+  });
+
   it('records an entry (201) with its arithmetic and credits the overtime in the ledger', async () => {
     const w = await world();
     const response = await w.record({ started_at: at('09:50'), ended_at: at('14:40'), break_minutes: 30 });
