@@ -17,6 +17,7 @@ import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
 import { registerAccessHook } from './http/access-hook.ts';
+import { registerCommonResponses } from './http/common-responses.ts';
 import { clientErrorHandler, frameworkErrors, registerRawRequestErrors } from './http/edge-errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
@@ -130,6 +131,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   registerErrorHandling(app);
   registerJsonParser(app);
+  // Before any route: every route then declares the errors the pipeline answers on it.
+  registerCommonResponses(app);
   const provisioner = new Provisioner(deps);
   registerAccessHook(app, {
     verifier: options.verifier,

@@ -26,6 +26,8 @@ export interface RouteInfo {
   url: string;
   access: string;
   hidden: boolean;
+  /** The route's schemas as registered (the property-based tests draw requests from them). */
+  schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
 
 export interface Caller {
@@ -127,6 +129,7 @@ export async function createTestContext(
           url: route.url,
           access: route.config?.access ?? (route.url.startsWith('/api/v1/') ? 'admin' : 'public'),
           hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide),
+          schema: (route.schema ?? {}) as RouteInfo['schema'],
         });
       }
     },
