@@ -362,3 +362,56 @@ describe('a provider outage through the API', () => {
     },
   );
 });
+
+describe('key rotation at the provider, through the API', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(async () => db?.dispose());
+
+  it('takes a new key without a restart, refuses a removed one after the cache age, and fails closed while the provider is down', async () => {
+    const app = await buildApp({ db: db.db, verifier: verifierWith() });
+    const roles = async (key: SigningKey) =>
+      app.inject({
+        method: 'GET',
+        url: '/api/v1/roles',
+        headers: { authorization: `Bearer ${await server.sign(key)}` },
+      });
+    try {
+      expect((await roles(first)).statusCode).toBe(200);
+      // The provider rotates: it publishes key-2 and drops key-1.
+      server.keys = [second];
+      clock += 2001; // past the refetch cooldown
+      expect((await roles(second)).statusCode).toBe(200);
+      expect(server.hits).toBe(2);
+      // That refetch already replaced the cached set: key-1 is gone at once.
+      const removed = await roles(first);
+      expect(removed.statusCode).toBe(401);
+      expect(removed.headers['www-authenticate']).toContain('no matching signing key');
+
+      // A removal seen only through the cache age: key-3 published, then taken away.
+      const third = await signingKey('key-3');
+      server.keys = [second, third];
+      clock += 2001;
+      expect((await roles(third)).statusCode).toBe(200);
+      server.keys = [second];
+      clock += 4999; // within maxAgeMs of the last fetch: the cached key-3 still verifies
+      expect((await roles(third)).statusCode).toBe(200);
+      clock += 2; // older than maxAgeMs: this request starts the background refresh
+      expect((await roles(third)).statusCode).toBe(200);
+      await expect.poll(() => server.hits).toBe(4);
+      expect((await roles(third)).statusCode).toBe(401);
+
+      // The provider goes down: the cached key keeps verifying, an unknown kid is refused.
+      server.behaviour = 'status-500';
+      clock += 10_000;
+      expect((await roles(second)).statusCode).toBe(200);
+      const forged = await roles(await signingKey('key-forged'));
+      expect(forged.statusCode).toBe(401);
+      expect(forged.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'invalid token' } });
+    } finally {
+      await app.close();
+    }
+  });
+});
