@@ -1,18 +1,17 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { claimToUuid } from '../../src/auth/identity.ts';
-import { type Caller, type Method, uniqueName } from '../support/context.ts';
+import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { findPgBinDir, freePort } from '../support/pg-cluster.ts';
+import { findPgBinDir } from '../support/pg-cluster.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
-import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from '../support/tokens.ts';
+import { createTestKeys } from '../support/tokens.ts';
 
 /**
  * The runbooks of docs/operations.md, run against the production build (dist/main.mjs,
@@ -24,96 +23,7 @@ import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } 
  */
 vi.setConfig({ testTimeout: 180_000 });
 const exec = promisify(execFile);
-const schedulerDir = path.resolve(import.meta.dirname, '../..');
 const onPostgres = inject('testDb') === 'postgres';
-
-const processes = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
-  processes.clear();
-});
-
-interface Api {
-  base: string;
-  child: ChildProcess;
-  stop(): Promise<number | null>;
-}
-
-/** `node dist/main.mjs` with tokens verified by `keys`; resolves once /health answers. */
-async function startApi(keys: TestKeys, env: Record<string, string>): Promise<Api> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.mjs'], {
-    cwd: schedulerDir,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      AUTH_ISSUER: TEST_ISSUER,
-      AUTH_AUDIENCE: TEST_AUDIENCE,
-      AUTH_PUBLIC_KEY_FILE: keys.publicKeyFile,
-      // No gazetteer to load: these processes do not geocode.
-      GEOCODER_URL: 'http://127.0.0.1:9/',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  processes.add(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const base = `http://127.0.0.1:${port}`;
-  let healthy = false;
-  for (let i = 0; i < 600 && !healthy; i++) {
-    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
-    healthy = await fetch(`${base}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!healthy) throw new Error(`the API on ${base} never answered /health`);
-  return {
-    base,
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
-/** A caller of one tenant talking HTTP to `api` (the shape the test builders expect). */
-async function httpCaller(
-  keys: TestKeys,
-  api: () => Api,
-  tenant: string,
-  role: string,
-  sub: string,
-): Promise<Caller> {
-  const token = await signToken(keys, { tenant, role, sub });
-  const request = async (method: Method, url: string, body?: unknown) => {
-    const response = await fetch(`${api().base}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    return {
-      statusCode: response.status,
-      body: text,
-      json: () => JSON.parse(text),
-    } as unknown as LightMyRequestResponse;
-  };
-  // The first request provisions the tenant and the user.
-  await request('GET', '/api/v1/tenant/settings');
-  return {
-    token,
-    tenantId: claimToUuid(TEST_ISSUER, tenant),
-    userId: claimToUuid(TEST_ISSUER, sub),
-    request,
-  };
-}
 
 const json = async (caller: Caller, url: string) => {
   const response = await caller.request('GET', url);

@@ -10,7 +10,12 @@ import path from 'node:path';
  */
 export interface PgCluster {
   url: string;
+  /** Stops the server and removes its files. */
   stop(): void;
+  /** Stops the server, keeping its files: `fast` ends sessions cleanly, `immediate` as a crash would. */
+  halt(mode: 'fast' | 'immediate'): void;
+  /** Starts a halted server again on the same port. */
+  resume(): void;
 }
 
 export function findPgBinDir(): string | null {
@@ -88,24 +93,32 @@ export async function startPgCluster(): Promise<PgCluster> {
   const data = path.join(dir, 'data');
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
-  run('pg_ctl', [
-    '-D',
-    data,
-    '-l',
-    path.join(dir, 'pg.log'),
-    '-w',
-    '-o',
-    `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-    'start',
-  ]);
+  const start = () =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'pg.log'),
+      '-w',
+      '-o',
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      'start',
+    ]);
+  start();
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    halt(mode) {
+      run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+    },
+    resume: start,
     stop() {
       if (stopped) return;
       stopped = true;
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (existsSync(path.join(data, 'postmaster.pid'))) {
+          run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterEach } from 'vitest';
+import { claimToUuid } from '../../src/auth/identity.ts';
+import type { Caller, Method } from './context.ts';
+import { freePort } from './pg-cluster.ts';
+import { signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './tokens.ts';
+
+/**
+ * The API as a real process: the production build (dist/main.mjs, as the container and
+ * the service unit run it), and callers that talk HTTP to it. Processes a test started are
+ * killed after it, whatever happened.
+ */
+const schedulerDir = path.resolve(import.meta.dirname, '../..');
+
+const processes = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
+  processes.clear();
+});
+
+export interface Api {
+  base: string;
+  child: ChildProcess;
+  stop(): Promise<number | null>;
+}
+
+/** `node dist/main.mjs` with tokens verified by `keys`; resolves once /health answers. */
+export async function startApi(keys: TestKeys, env: Record<string, string>): Promise<Api> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/main.mjs'], {
+    cwd: schedulerDir,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+      AUTH_PUBLIC_KEY_FILE: keys.publicKeyFile,
+      // No gazetteer to load: these processes do not geocode.
+      GEOCODER_URL: 'http://127.0.0.1:9/',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  processes.add(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  let healthy = false;
+  for (let i = 0; i < 600 && !healthy; i++) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    healthy = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) throw new Error(`the API on ${base} never answered /health`);
+  return {
+    base,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A caller of one tenant talking HTTP to `api` (the shape the test builders expect). */
+export async function httpCaller(
+  keys: TestKeys,
+  api: () => Api,
+  tenant: string,
+  role: string,
+  sub: string,
+): Promise<Caller> {
+  const token = await signToken(keys, { tenant, role, sub });
+  const request = async (method: Method, url: string, body?: unknown) => {
+    const response = await fetch(`${api().base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return {
+      statusCode: response.status,
+      body: text,
+      json: () => JSON.parse(text),
+    } as unknown as LightMyRequestResponse;
+  };
+  // The first request provisions the tenant and the user.
+  await request('GET', '/api/v1/tenant/settings');
+  return {
+    token,
+    tenantId: claimToUuid(TEST_ISSUER, tenant),
+    userId: claimToUuid(TEST_ISSUER, sub),
+    request,
+  };
+}
