@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 
 /**
  * What the scheduler benchmarks share: each server runs in its own process (the load
@@ -12,7 +13,34 @@ export interface Server {
   child: ChildProcess;
 }
 
-/** Starts `bench/support/servers.ts <mode>` and waits for its port. */
+let bundle: string | undefined;
+
+/**
+ * servers.ts as one ES module, built once per run with esbuild, as the scheduler ships
+ * (npm start runs its bundle): no TypeScript loader at run time, and no source maps
+ * behind every stack trace a refused request formats (tsx turns them on, which made each
+ * refusal cost tens of microseconds that production does not pay). The bundle goes into
+ * dist/ beside this file, so its packages resolve from the repository's node_modules.
+ */
+function serversBundle(): string {
+  if (!bundle) {
+    const outfile = path.join(import.meta.dirname, 'dist', 'servers.mjs');
+    buildSync({
+      entryPoints: [path.join(import.meta.dirname, 'servers.ts')],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile,
+      logLevel: 'warning',
+    });
+    bundle = outfile;
+  }
+  return bundle;
+}
+
+/** Starts `bench/support/servers.ts <mode>` (from its bundle) and waits for its port. */
 export async function startServer(mode: string, env: NodeJS.ProcessEnv): Promise<Server> {
   // PROFILE_DIR=dir writes a V8 CPU profile of each server for a closer look.
   // HEAP_PROFILE_DIR=dir does the same for allocations (sampling heap profile).
@@ -22,11 +50,10 @@ export async function startServer(mode: string, env: NodeJS.ProcessEnv): Promise
       ? ['--heap-prof', `--heap-prof-dir=${process.env.HEAP_PROFILE_DIR}`]
       : []),
   ];
-  const child = spawn(
-    process.execPath,
-    [...profile, '--import', 'tsx', path.join(import.meta.dirname, 'servers.ts'), mode],
-    { env, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [...profile, serversBundle(), mode], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -38,7 +38,17 @@ async function startApp() {
   return buildApp({
     db: database.db,
     geocoder,
-    verifier: createVerifier({ issuer: ISSUER as string, audience: AUDIENCE, publicKey }),
+    verifier: createVerifier({
+      issuer: ISSUER as string,
+      audience: AUDIENCE,
+      publicKey,
+      // TOKEN_CACHE=off: verify every request's token, as the floors do.
+      ...(process.env.TOKEN_CACHE === 'off' ? { cacheEntries: 0 } : {}),
+    }),
+    // The soak benchmark submits forms far beyond the default limit of 10 an hour.
+    ...(process.env.FORM_SUBMIT_LIMIT
+      ? { formSubmitLimit: { max: Number(process.env.FORM_SUBMIT_LIMIT), windowMs: 3_600_000 } }
+      : {}),
     // Production logging at warn: request lines are not written, the logger still runs.
     ...(process.env.BENCH_LOGGER === 'off' ? {} : { logger: createLogger('warn', { interactive: false }) }),
   });

@@ -1,4 +1,5 @@
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../../scheduler/src/db/database.ts';
 
@@ -54,4 +55,18 @@ export async function insertTenant(db: Db, tenantId: string): Promise<void> {
     .values({ id: tenantId, vapid_public_key: 'bench', vapid_private_key: 'bench' })
     .execute();
   await db.insertInto('tenant_settings').values({ tenant_id: tenantId }).execute();
+}
+
+/**
+ * WALL=off measures the scheduler without its second wall between tenants: the
+ * application role may then bypass row-level security (what the server itself refuses
+ * to start with, which the benchmark's in-process server does not check).
+ */
+export async function applyWallSetting(owner: Db): Promise<void> {
+  if (process.env.WALL === 'off') await sql`ALTER ROLE scheduler_app BYPASSRLS`.execute(owner);
+}
+
+/** What the run measured, for its heading: the wall and the verified-token memory, on or off. */
+export function settingsLine(): string {
+  return `wall ${process.env.WALL === 'off' ? 'off' : 'on'}, verified-token memory ${process.env.TOKEN_CACHE === 'off' ? 'off' : 'on'}`;
 }

@@ -50,7 +50,12 @@ export class AppError extends Error {
     /** Extra response headers, e.g. Retry-After. */
     readonly headers: Record<string, string> = {},
   ) {
+    // An AppError is an answer, not a fault: nobody reads its stack, and capturing one is
+    // most of what it costs (a claim storm refuses nine claims in ten).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'AppError';
   }
 

@@ -29,80 +29,75 @@ export interface SeatRequest {
   onlyOpen: boolean;
 }
 
+/** What a try for a seat came to: the seat, a slot without a free seat, or something else to look into. */
+export type SeatOutcome =
+  | { seat: ShiftAssignment }
+  | { refused: 'full' }
+  | { refused: 'seated' }
+  | { refused: 'unknown slot' }
+  | { refused: 'other' };
+
+interface SeatRow extends ShiftAssignment {
+  qualified: boolean;
+  open: boolean;
+  free: boolean;
+  seated: boolean;
+}
+
 /**
- * Takes a seat in one statement: the row is inserted only when the slot belongs to the
- * shift, the shift may be taken (`onlyOpen`) and the user holds the slot's role. The
- * database refuses the rest as the row goes in: a full slot (the fill trigger's capacity
- * check, which queues concurrent claims on the slot's row lock), a second seat on the
- * shift (unique key) and an overlapping assignment (exclusion constraint). Undefined when
- * the conditions left nothing to insert; the caller then asks why.
+ * Takes a seat in one statement that also says why it took none: the row is inserted
+ * only when the slot belongs to the shift, the shift may be taken (`onlyOpen`), the user
+ * holds the slot's role and the slot had a free seat when the statement began. The
+ * database refuses the rest as the row goes in: a slot that filled meanwhile (the fill
+ * trigger's capacity check, which queues concurrent claims on the slot's row lock), a
+ * second seat on the shift (unique key) and an overlapping assignment (exclusion
+ * constraint). A full slot, the most common refusal in a rush for seats, and a second
+ * seat on the shift cost no error at all; any other refusal is left to the caller to look
+ * into.
  */
-export async function takeSeat(db: Db, seat: SeatRequest): Promise<ShiftAssignment | undefined> {
-  const now = seat.now.toISOString();
+export async function takeSeat(db: Db, seat: SeatRequest): Promise<SeatOutcome> {
+  const open = seat.onlyOpen
+    ? sql<boolean>`(sh.published_at IS NOT NULL AND sh.ends_at > ${seat.now.toISOString()}::timestamptz
+        AND EXISTS (SELECT 1 FROM events e
+                     WHERE e.tenant_id = sh.tenant_id AND e.id = sh.event_id AND e.published_at IS NOT NULL))`
+    : sql<boolean>`true`;
+  let rows: SeatRow[];
   try {
-    return await db
-      .insertInto('shift_assignments')
-      .columns([
-        'tenant_id',
-        'id',
-        'shift_id',
-        'slot_id',
-        'user_id',
-        'source',
-        'assigned_by',
-        'starts_at',
-        'ends_at',
-      ])
-      .expression((eb) => {
-        let query = eb
-          .selectFrom('shift_slots as sl')
-          .innerJoin('shifts as sh', (join) =>
-            join.onRef('sh.tenant_id', '=', 'sl.tenant_id').onRef('sh.id', '=', 'sl.shift_id'),
-          )
-          .select([
-            'sl.tenant_id',
-            sql.lit(seat.id).as('id'),
-            'sh.id',
-            'sl.id',
-            sql<string>`${seat.userId}::uuid`.as('user_id'),
-            sql<string>`${seat.source}`.as('source'),
-            sql<string>`${seat.assignedBy}::uuid`.as('assigned_by'),
-            'sh.starts_at',
-            'sh.ends_at',
-          ])
-          .where('sl.tenant_id', '=', seat.tenantId)
-          .where('sl.id', '=', seat.slotId)
-          .where('sl.shift_id', '=', seat.shiftId)
-          .where(({ exists, selectFrom }) =>
-            exists(
-              selectFrom('user_qualifications as q')
-                .select('q.role_id')
-                .whereRef('q.tenant_id', '=', 'sl.tenant_id')
-                .whereRef('q.role_id', '=', 'sl.role_id')
-                .where('q.user_id', '=', seat.userId),
-            ),
-          );
-        if (seat.onlyOpen) {
-          query = query
-            .where('sh.published_at', 'is not', null)
-            .where('sh.ends_at', '>', now)
-            .where(({ exists, selectFrom }) =>
-              exists(
-                selectFrom('events as e')
-                  .select('e.id')
-                  .whereRef('e.tenant_id', '=', 'sh.tenant_id')
-                  .whereRef('e.id', '=', 'sh.event_id')
-                  .where('e.published_at', 'is not', null),
-              ),
-            );
-        }
-        return query;
-      })
-      .returning(columns)
-      .executeTakeFirst();
+    ({ rows } = await sql<SeatRow>`
+      WITH target AS (
+        SELECT sl.tenant_id, sl.id AS slot_id, sh.id AS shift_id, sh.starts_at, sh.ends_at,
+               sl.filled_count < sl.capacity AS free,
+               EXISTS (SELECT 1 FROM shift_assignments a
+                        WHERE a.tenant_id = sh.tenant_id AND a.shift_id = sh.id
+                          AND a.user_id = ${seat.userId}::uuid) AS seated,
+               EXISTS (SELECT 1 FROM user_qualifications q
+                        WHERE q.tenant_id = sl.tenant_id AND q.role_id = sl.role_id
+                          AND q.user_id = ${seat.userId}::uuid) AS qualified,
+               ${open} AS open
+          FROM shift_slots sl
+          JOIN shifts sh ON sh.tenant_id = sl.tenant_id AND sh.id = sl.shift_id
+         WHERE sl.tenant_id = ${seat.tenantId}::uuid AND sl.id = ${seat.slotId}::uuid
+           AND sl.shift_id = ${seat.shiftId}::uuid
+      ), taken AS (
+        INSERT INTO shift_assignments
+               (tenant_id, id, shift_id, slot_id, user_id, source, assigned_by, starts_at, ends_at)
+        SELECT tenant_id, ${seat.id}::uuid, shift_id, slot_id, ${seat.userId}::uuid, ${seat.source}::text,
+               ${seat.assignedBy}::uuid, starts_at, ends_at
+          FROM target WHERE qualified AND open AND free AND NOT seated
+        RETURNING id, tenant_id, shift_id, slot_id, user_id, source, assigned_by, created_at
+      )
+      SELECT taken.*, target.qualified, target.open, target.free, target.seated
+        FROM target LEFT JOIN taken ON true`.execute(db));
   } catch (error) {
     throw seatRefusal(error) ?? error;
   }
+  const row = rows[0];
+  if (!row) return { refused: 'unknown slot' };
+  const { qualified, open: mayTake, free, seated, ...taken } = row;
+  if (taken.id) return { seat: taken };
+  if (qualified && mayTake && seated) return { refused: 'seated' };
+  if (qualified && mayTake && !free) return { refused: 'full' };
+  return { refused: 'other' };
 }
 
 /** The domain answer to a constraint the database raised while a seat was taken. */

@@ -26,18 +26,17 @@ interface Seat {
 }
 
 /**
- * Puts a user on a slot. The happy path is one statement (see takeSeat); when it inserts
- * nothing, the reads below name the rule that stopped it, in the order a person would
- * check them: can the caller see the shift, is the slot there, may the shift be taken,
- * does the user hold the role.
+ * Puts a user on a slot. The happy path and a full slot are one statement (see
+ * takeSeat); for any other refusal the reads below name the rule that stopped it, in the
+ * order a person would check them: can the caller see the shift, is the slot there, may
+ * the shift be taken, does the user hold the role.
  */
 async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssignment> {
   const now = deps.clock.now();
   const claim = seat.source === 'claim';
-  let taken: ShiftAssignment | undefined;
   let keyGone = false;
   try {
-    taken = await takeSeat(deps.db, {
+    const outcome = await takeSeat(deps.db, {
       tenantId: caller.tenantId,
       id: newId(),
       ...seat,
@@ -45,12 +44,16 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
       now,
       onlyOpen: claim,
     });
+    if ('seat' in outcome) return outcome.seat;
+    if (outcome.refused === 'seated') {
+      throw new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
+    }
+    if (outcome.refused === 'full') throw new AppError('SLOT_FULL', 'the slot is full');
   } catch (error) {
     // What the statement read was deleted, split or moved before its keys were checked.
     if (!isForeignKeyViolation(error)) throw error;
     keyGone = true;
   }
-  if (taken) return taken;
   const shift = await getShift(deps, caller, seat.shiftId);
   const slot = await findSlot(deps.db, caller.tenantId, seat.shiftId, seat.slotId);
   if (!slot) throw notFound('slot');

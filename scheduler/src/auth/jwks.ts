@@ -31,6 +31,10 @@ export interface JwksKeySource {
   getKey: JWTVerifyGetKey;
   /** Fetches now unless a fetch is running or backing off (start-up warms the cache with it). */
   refresh(): Promise<void>;
+  /** Counts the key sets fetched: a token verified under an earlier one is verified again. */
+  readonly generation: number;
+  /** Starts a background refresh when the keys are older than maxAgeMs (as a verification would). */
+  touch(): void;
 }
 
 function isKeySet(value: unknown): value is JSONWebKeySet {
@@ -74,6 +78,7 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
   const now = options.now ?? Date.now;
 
   let keys: KeySet | null = null;
+  let generation = 0;
   let fetchedAt = Number.NEGATIVE_INFINITY;
   let failures = 0;
   let retryAt = Number.NEGATIVE_INFINITY;
@@ -87,6 +92,7 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
         if (!isKeySet(body)) throw new Error('answer is not a JSON Web Key Set');
         const fetched = createLocalJWKSet(body);
         keys = fetched;
+        generation += 1;
         fetchedAt = now();
         failures = 0;
         retryAt = Number.NEGATIVE_INFINITY;
@@ -137,6 +143,12 @@ export function createJwksKeySource(options: JwksOptions): JwksKeySource {
     async refresh() {
       if (backingOff()) return;
       await fetchKeys();
+    },
+    get generation() {
+      return generation;
+    },
+    touch() {
+      if (keys !== null && now() - fetchedAt > maxAgeMs && !backingOff()) fetchKeys().catch(() => {});
     },
   };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { type JWTPayload, type JWTVerifyResult, errors as joseErrors, jwtVerify } from 'jose';
 import { KeySourceUnavailable, TokenRejected } from './errors.ts';
 import { createJwksKeySource, type JwksOptions } from './jwks.ts';
+import { VerifiedTokens } from './verified-tokens.ts';
 
 /** Verifies bearer tokens: signature, `exp` (required) and `nbf`, `iss`, and `aud` when configured. */
 export interface TokenVerifier {
@@ -119,6 +120,8 @@ export function createVerifier(options: {
   audience?: string | undefined;
   jwks?: JwksOptions | undefined;
   publicKey?: KeyObject | undefined;
+  /** Verified tokens remembered (src/auth/verified-tokens.ts); 10,000 by default, 0 for none. */
+  cacheEntries?: number | undefined;
 }): TokenVerifier {
   const common = {
     issuer: options.issuer,
@@ -129,10 +132,14 @@ export function createVerifier(options: {
   // jwtVerify has one overload for a key and one for a key function: one call per source.
   let check: (token: string) => Promise<JWTVerifyResult>;
   let warmUp = async () => {};
+  let generation = () => 0;
+  let touch = () => {};
   if (options.jwks) {
     const source = createJwksKeySource(options.jwks);
     check = (token) => jwtVerify(token, source.getKey, { ...common, algorithms: asymmetric });
     warmUp = () => source.refresh();
+    generation = () => source.generation;
+    touch = () => source.touch();
   } else if (options.publicKey) {
     const key = options.publicKey;
     const algorithms = algorithmsForKey(key);
@@ -140,12 +147,22 @@ export function createVerifier(options: {
   } else {
     throw new Error('createVerifier needs jwks options or a publicKey');
   }
+  const verified = new VerifiedTokens(clockTolerance, options.cacheEntries ?? 10_000);
   return {
     issuer: options.issuer,
     warmUp,
     async verify(token) {
+      const keys = generation();
+      const known = verified.get(token, keys);
+      if (known) {
+        // Keys age while only known tokens arrive: refresh them as a verification would.
+        touch();
+        return known;
+      }
       try {
-        return (await check(token)).payload;
+        const { payload } = await check(token);
+        verified.set(token, payload, keys);
+        return payload;
       } catch (error) {
         throw rejection(error);
       }

@@ -32,6 +32,23 @@ export const maxGeneratedDays = 731;
  */
 export const maxGeneratedRows = 5000;
 
+/** Each of `slots` (role and capacity) again, empty, for every one of `shifts`. */
+function slotsOf(
+  tenantId: string,
+  shifts: readonly { id: string }[],
+  slots: readonly { role_id: string; capacity: number }[],
+): NewSlot[] {
+  return shifts.flatMap((shift) =>
+    slots.map((slot) => ({
+      tenant_id: tenantId,
+      id: newId(),
+      shift_id: shift.id,
+      role_id: slot.role_id,
+      capacity: slot.capacity,
+    })),
+  );
+}
+
 /**
  * One draft shift per local calendar day of the event window, in the tenant's time zone,
  * all in one transaction (see dailyWindows for overnight and daylight-saving rules).
@@ -79,15 +96,7 @@ export async function generateShifts(
     starts_at: window.startsAt,
     ends_at: window.endsAt,
   }));
-  const newSlots: NewSlot[] = shifts.flatMap((shift) =>
-    slots.map((slot) => ({
-      tenant_id: caller.tenantId,
-      id: newId(),
-      shift_id: shift.id,
-      role_id: slot.role_id,
-      capacity: slot.capacity,
-    })),
-  );
+  const newSlots = slotsOf(caller.tenantId, shifts, slots);
   try {
     const rows = await deps.db.transaction().execute((trx) => insertShifts(trx, shifts, newSlots));
     // Generated shifts are drafts.
@@ -146,16 +155,7 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
         return false;
       }
       const slots = await listSlots(trx, caller.tenantId, id);
-      const pieceSlots: NewSlot[] = pieces.flatMap((piece) =>
-        slots.map((slot) => ({
-          tenant_id: caller.tenantId,
-          id: newId(),
-          shift_id: piece.id,
-          role_id: slot.role_id,
-          capacity: slot.capacity,
-        })),
-      );
-      await insertShifts(trx, pieces, pieceSlots);
+      await insertShifts(trx, pieces, slotsOf(caller.tenantId, pieces, slots));
       return true;
     });
   } catch (error) {

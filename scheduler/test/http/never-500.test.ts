@@ -22,29 +22,10 @@ let ids: string[];
 let slugs: string[];
 let declared: Map<string, Set<number>>;
 
-/** Every table's rows of the tenant, as one fingerprint (owner's view, past the wall). */
-const tenantTables = [
-  'tenant_settings',
-  'users',
-  'roles',
-  'user_qualifications',
-  'locations',
-  'customer_forms',
-  'form_submissions',
-  'events',
-  'event_documents',
-  'shifts',
-  'shift_slots',
-  'shift_assignments',
-  'time_entries',
-  'overtime_balances',
-  'payouts',
-  'overtime_ledger',
-  'notifications',
-  'push_subscriptions',
-  'calendar_tokens',
-];
+/** The tables that hold a tenant's rows, read from the migrated schema (none is left out). */
+let tenantTables: string[];
 
+/** Every table's rows of the tenant, as one fingerprint (owner's view, past the wall). */
 async function fingerprint(tenantId: string): Promise<string> {
   const parts = tenantTables.map(
     (table) =>
@@ -59,6 +40,10 @@ async function fingerprint(tenantId: string): Promise<string> {
 
 beforeAll(async () => {
   ctx = await createTestContext({ formSubmitLimit: { max: 1_000_000, windowMs: 3_600_000 } });
+  const { rows } = await sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.columns
+     WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY table_name`.execute(ctx.db.owner);
+  tenantTables = rows.map((row) => row.table_name);
   ({ admin, employee } = await ctx.freshTenant());
   customer = await ctx.caller('customer', tenantOf(admin), 'fuzz-customer', { customer: 'c-1' });
   routes = ctx.routes.filter((route) => !route.hidden);
@@ -118,13 +103,17 @@ const pathValue = (name: string) =>
       weight: 6,
       arbitrary: fc.constantFrom(...(name === 'slug' ? slugs : name === 'n' ? ['2', '3', '97', '0'] : ids)),
     },
+    // Not `.`, `..` or `%2e%2e`: the URL reader resolves those to another route before it is matched.
     {
       weight: 1,
-      arbitrary: fc.constantFrom('not-an-id', '%2e%2e', '..', 'a'.repeat(100), '%C0%AF', '0x7f', '-1'),
+      arbitrary: fc.constantFrom('not-an-id', 'a'.repeat(100), '%C0%AF', '%00', '0x7f', '-1', '%E2%80%AE'),
     },
     {
       weight: 1,
-      arbitrary: fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }).map(encodeURIComponent),
+      arbitrary: fc
+        .string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' })
+        .filter((text) => !/^\.{1,2}$/.test(text))
+        .map(encodeURIComponent),
     },
   );
 

@@ -11,7 +11,8 @@ import { type Kysely, sql } from 'kysely';
  * - Each connection the application borrows is told its request's tenant in
  *   `app.tenant_id` (src/db/drivers.ts); `app_current_tenant()` reads it, and every policy
  *   shows, updates, deletes and accepts only rows of that tenant. No tenant (an empty or
- *   missing setting) matches nothing.
+ *   missing setting) matches nothing. The policies read it through a scalar subquery,
+ *   which PostgreSQL evaluates once per statement rather than once per row.
  * - Two lookups must cross tenants by design, and do so through narrow functions run as
  *   the owner that answer only an id: the tenant of a public form's slug (the form surface
  *   answers 403, not 404, for another tenant's form) and the owner of a calendar feed
@@ -64,12 +65,12 @@ const statements = [
   'GRANT USAGE ON SCHEMA public TO scheduler_app',
   'ALTER TABLE tenants ENABLE ROW LEVEL SECURITY',
   `CREATE POLICY tenant_wall ON tenants
-     USING (id = app_current_tenant()) WITH CHECK (id = app_current_tenant())`,
+     USING (id = (SELECT app_current_tenant())) WITH CHECK (id = (SELECT app_current_tenant()))`,
   'GRANT SELECT, INSERT, UPDATE, DELETE ON tenants TO scheduler_app',
   ...tenantTables.flatMap((table) => [
     `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY tenant_wall ON ${table}
-       USING (tenant_id = app_current_tenant()) WITH CHECK (tenant_id = app_current_tenant())`,
+       USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO scheduler_app`,
   ]),
   'GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO scheduler_app',
