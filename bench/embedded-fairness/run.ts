@@ -33,16 +33,22 @@ const app = await buildApp({
 const [busy, other] = [canonicalId(), canonicalId()];
 const busyAdmin = await signer.sign({ tenant: busy.claim, subject: canonicalId().claim, role: 'admin' });
 const otherAdmin = await signer.sign({ tenant: other.claim, subject: canonicalId().claim, role: 'admin' });
+// Over real HTTP, as clients reach it: an in-process inject loop of reads runs on
+// microtasks alone and would starve the bulk request of the event loop's other phases.
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 const call = async (token: string, method: 'GET' | 'POST', url: string, payload?: unknown) => {
-  const response = await app.inject({
+  const response = await fetch(`${base}${url}`, {
     method,
-    url,
-    headers: { authorization: `Bearer ${token}` },
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
   });
-  if (response.statusCode >= 300)
-    throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return JSON.parse(text);
 };
 for (let i = 0; i < 20; i++) await call(otherAdmin, 'POST', '/api/v1/roles', { name: `Role ${i}` });
 const roles = await Promise.all(
