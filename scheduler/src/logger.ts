@@ -13,17 +13,28 @@ export interface LoggerOptions {
 /** Query parameters whose values are secrets wherever they appear (tokens, signatures, keys). */
 const secretParameter = /token|secret|password|passwd|signature|credential|api[_-]?key|^key$|^sig$|^code$/i;
 
+/** Percent-escapes decoded byte by byte, a broken one left as it is: what a router may read. */
+function looselyDecoded(path: string): string {
+  return path.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+}
+
 /**
  * A request target fit for a log line: a calendar feed's token (the path is the secret;
  * the database keeps only its hash) and the values of secret-looking query parameters
- * are replaced by `[redacted]`.
+ * are replaced by `[redacted]`. The path is judged as decoded, so no spelling of a feed's
+ * address (escaped letters, doubled or trailing slashes, a deeper path) keeps its token;
+ * everything after `/cal/` goes.
  */
 export function redactUrl(url: string): string {
   const [path = '', query] = url.split(/\?(.*)/s, 2);
-  const safePath = path.replace(
-    /^\/cal\/[^/]*?(\.ics)?$/i,
-    (_match, ics: string | undefined) => `/cal/[redacted]${ics ?? ''}`,
-  );
+  const decoded = looselyDecoded(path);
+  const feed = decoded.search(/\/cal\//i);
+  const safePath =
+    feed === -1
+      ? path
+      : `${decoded.slice(0, feed)}/cal/[redacted]${/\.ics\/?$/i.test(decoded) ? '.ics' : ''}`;
   if (query === undefined) return safePath;
   const safeQuery = query
     .split('&')

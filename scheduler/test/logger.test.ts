@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { registerErrorHandling } from '../src/http/error-handler.ts';
+import { createLogger, redactUrl } from '../src/logger.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -45,7 +46,11 @@ describe('process logger', () => {
 describe('secrets in log lines', () => {
   async function served(url: string, headers: Record<string, string> = {}) {
     const { lines, destination } = capture();
-    const app = Fastify({ loggerInstance: createLogger('info', { interactive: false, destination }) });
+    const app = Fastify({
+      loggerInstance: createLogger('info', { interactive: false, destination }) as FastifyBaseLogger,
+    });
+    // The scheduler's own answers to errors and unknown routes, as in the served API.
+    registerErrorHandling(app);
     app.get('/cal/:file', async () => 'BEGIN:VCALENDAR');
     app.get('/api/v1/roles', async () => []);
     app.get('/boom', async () => {
@@ -65,6 +70,23 @@ describe('secrets in log lines', () => {
     const text = await served('/cal/Zm9vYmFyYmF6cXV4cXV1eHNlY3JldHRva2VuMTIzNDU2.ics');
     expect(text).not.toContain('Zm9vYmFyYmF6cXV4cXV1eHNlY3JldHRva2VuMTIzNDU2');
     expect(text).toContain('"url":"/cal/[redacted].ics"');
+  });
+
+  it.each([
+    ['a trailing slash', '/cal/c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng.ics/'],
+    ['an encoded path', '/%63al/c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng.ics'],
+    ['an encoded dot', '/cal/c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng%2Eics'],
+    ['a doubled slash', '//cal/c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng.ics'],
+    ['a deeper path', '/cal/c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng/x.ics'],
+  ])('writes a calendar address spelled with %s without its token', async (_how, url) => {
+    const text = await served(url);
+    expect(text).not.toContain('c2VjcmV0dG9rZW5zZWNyZXR0b2tlbjEyMzQ1Ng');
+    expect(text).toContain('/cal/[redacted]');
+  });
+
+  it('redacts a calendar address whose escapes are broken (the router refuses it before logging)', () => {
+    expect(redactUrl('/cal/c2VjcmV0%zz.ics?x=1')).toBe('/cal/[redacted].ics?x=1');
+    expect(redactUrl('/api/v1/calendar')).toBe('/api/v1/calendar');
   });
 
   it('writes query strings without the values of secret-looking parameters', async () => {
