@@ -71,14 +71,33 @@ export function parseAllowedHosts(raw: string | undefined): AllowedHost[] {
 
 const defaultPort = (url: URL) => (url.port !== '' ? Number(url.port) : url.protocol === 'http:' ? 80 : 443);
 
-/** An address a public service may have: ipaddr.js's `unicast` range, IPv4-mapped IPv6 judged as IPv4. */
+/**
+ * An address a public service may have: ipaddr.js's `unicast` range, IPv4-mapped IPv6
+ * judged as IPv4. The deprecated IPv4-compatible block `::/96` (`::7f00:1`), which
+ * ipaddr.js counts as unicast, is refused whole: no public service uses it, and a host
+ * with an automatic tunnel would carry it to the IPv4 address it embeds.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // ipaddr.js reads the dotted `::8.8.8.8` as IPv4-mapped; the socket would not.
+  const spelled = address.includes(':') ? canonicalIPv6(address) : address;
+  if (spelled === undefined) return false;
+  let parsed = ipaddr.parse(spelled);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
   }
   return parsed.range() === 'unicast';
+}
+
+/** The WHATWG URL reader's spelling of an IPv6 address (hex groups only), or undefined. */
+function canonicalIPv6(address: string): string | undefined {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
 }
 
 function isInternalName(hostname: string): boolean {

@@ -54,6 +54,12 @@ describe('isPublicAddress', () => {
     ['::ffff:127.0.0.1', false],
     ['::ffff:8.8.8.8', true],
     ['64:ff9b::7f00:1', false],
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
+    ['::a9fe:a9fe', false],
+    ['::8.8.8.8', false],
+    ['fe80::1%eth0', false],
+    ['2002:7f00:1::1', false],
     ['2001:db8::1', false],
     ['not an address', false],
   ])('%s is public: %s', (address, expected) => {
