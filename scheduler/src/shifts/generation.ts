@@ -28,7 +28,8 @@ export const maxGeneratedDays = 731;
  * Shift and slot rows one call writes at most. The embedded database has one session, so
  * a call's transaction makes every other tenant wait: 5,000 rows take about 0.2 s there
  * (37,000, a 731-day event with 50 slots a day, took 1.7 s). A split writes at most
- * 96 × 51 rows, within the same bound.
+ * 96 shifts and 95 × 50 slots (a shift holds at most `maxSlotsPerShift`), within the
+ * same bound.
  */
 export const maxGeneratedRows = 5000;
 

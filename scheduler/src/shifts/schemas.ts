@@ -10,6 +10,12 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 
+/**
+ * Slots one shift holds at most, however they came (created with it, added, generated):
+ * so that splitting a shift into 96 copies its slots in one bounded transaction.
+ */
+export const maxSlotsPerShift = 50;
+
 export const ShiftStatus = Type.Enum(['draft', 'open', 'filled', 'completed'], {
   type: 'string',
   description:
@@ -103,7 +109,7 @@ export const CreateShiftRequest = Type.Object(
     slots: Type.Optional(
       // Inline, not the SlotRequest component: a body schema loses its examples in the document.
       Type.Array(Type.Object(SlotRequest.properties, { additionalProperties: false }), {
-        maxItems: 50,
+        maxItems: maxSlotsPerShift,
         description: 'Seats by role; none by default',
       }),
     ),
@@ -171,7 +177,7 @@ export const BulkGenerateRequest = Type.Object(
     ),
     slots: Type.Optional(
       Type.Array(Type.Object(SlotRequest.properties, { additionalProperties: false }), {
-        maxItems: 50,
+        maxItems: maxSlotsPerShift,
         description: 'Slots every generated shift gets',
       }),
     ),

@@ -34,6 +34,7 @@ import type {
   UpdateShiftRequest,
   UpdateSlotRequest,
 } from './schemas.ts';
+import { maxSlotsPerShift } from './schemas.ts';
 import { seesUnpublishedShifts } from './visibility.ts';
 
 const shiftFilter = (deps: Deps, caller: Identity) => ({
@@ -216,13 +217,22 @@ export async function addSlot(
   await getShift(deps, caller, shiftId);
   await checkRoles(deps, caller, [input], () => 'role_id');
   try {
-    return await insertSlot(deps.db, {
-      tenant_id: caller.tenantId,
-      id: newId(),
-      shift_id: shiftId,
-      role_id: input.role_id,
-      capacity: input.capacity,
-    });
+    const inserted = await insertSlot(
+      deps.db,
+      {
+        tenant_id: caller.tenantId,
+        id: newId(),
+        shift_id: shiftId,
+        role_id: input.role_id,
+        capacity: input.capacity,
+      },
+      maxSlotsPerShift,
+    );
+    if (inserted === undefined) throw notFound('shift');
+    if (inserted === 'full') {
+      throw new AppError('INVALID_STATE', `a shift holds at most ${maxSlotsPerShift} slots`);
+    }
+    return inserted;
   } catch (error) {
     if (isForeignKeyViolation(error)) {
       // The shift went meanwhile (404, as for a shift that was never there), or the role.

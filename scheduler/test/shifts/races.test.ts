@@ -176,6 +176,29 @@ describe('changing a shift’s times', () => {
   });
 });
 
+describe('slots added together', () => {
+  it('never take a shift past 50 slots: of 10 added at once to a shift of 45, 5 are 201 and 5 are 409', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const shift = await newShift(t.admin, eventId, { roleId, capacities: Array(45).fill(1) });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.admin.request('POST', `/api/v1/shifts/${shift.id}/slots`, { role_id: roleId, capacity: 1 }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([
+      ...Array(5).fill(201),
+      ...Array(5).fill(409),
+    ]);
+    for (const refused of answers.filter((answer) => answer.statusCode === 409)) {
+      expect(refused.json()).toEqual({
+        error: { code: 'INVALID_STATE', message: 'a shift holds at most 50 slots' },
+      });
+    }
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()).toHaveLength(50);
+  });
+});
+
 describe('adding to what is being deleted', () => {
   it('answers 404 for a slot added to a shift deleted meanwhile, never 500', async () => {
     const { shift, roleId } = await setup();
