@@ -11,7 +11,7 @@ const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * does: the server's own trouble on every route; the token and role checks where a token
  * is needed; an unknown, malformed or overlong path id where the path names a record; a
  * body that cannot be read (malformed, too large, not JSON, text holding NUL) wherever a
- * body may be sent; a query string that breaks its schema; a feature switched off.
+ * body may be sent, and a write the database refused because of a concurrent change; a query string that breaks its schema; a feature switched off.
  */
 export function pipelineCodes(
   route: Pick<RouteOptions, 'method' | 'url' | 'config' | 'schema'>,
@@ -22,7 +22,9 @@ export function pipelineCodes(
   const codes: ErrorCode[] = ['INTERNAL', 'SERVICE_UNAVAILABLE'];
   if (access !== 'public') codes.push('UNAUTHORIZED', 'FORBIDDEN');
   if (route.url.includes(':')) codes.push(...pathIdCodes, 'BAD_REQUEST');
-  if (methods.some((method) => bodyMethods.has(method))) codes.push(...bodyCodes);
+  // A write may also meet a database refusal its service did not map (a concurrent change
+  // nobody foresaw): the error handler answers it 409, never 500.
+  if (methods.some((method) => bodyMethods.has(method))) codes.push(...bodyCodes, 'INVALID_STATE');
   if (route.schema?.querystring) codes.push('VALIDATION_FAILED');
   if (config.feature) codes.push('NOT_FOUND');
   return [...new Set(codes)];

@@ -132,4 +132,13 @@ describe('every status a route can send is declared', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it('declares 409 on every write: the answer to a database refusal no service foresaw', () => {
+    const writes = routes.filter((route) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method));
+    expect(writes.length).toBeGreaterThan(20);
+    const undeclared = writes
+      .filter((route) => !declared.get(keyOf(route.method, route.url))?.has(409))
+      .map((route) => `${route.method} ${route.url}`);
+    expect(undeclared).toEqual([]);
+  });
 });
