@@ -59,6 +59,7 @@ async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
 
 async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandle; applied: string[] }> {
   let database: DatabaseHandle | undefined;
+  let step: 'migrate' | 'serve' = 'migrate';
   try {
     database = await openDatabase({
       url: config.databaseUrl,
@@ -67,11 +68,12 @@ async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandl
       poolSize: config.databasePoolSize,
     });
     const applied = await migrateToLatest(database.owner);
+    step = 'serve';
     await checkApplicationRole(database.db);
     return { database, applied };
   } catch (error) {
     await database?.close().catch(() => {});
-    throw new StartupError(describeDatabaseFailure(config.databaseUrl, config.dataDir, error), 1);
+    throw new StartupError(describeDatabaseFailure(config, step, error), 1);
   }
 }
 

@@ -23,7 +23,7 @@ async function run(): Promise<number> {
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     return 0;
   } catch (error) {
-    console.error(`migrate: ${describeDatabaseFailure(config.databaseUrl, config.dataDir, error)}`);
+    console.error(`migrate: ${describeDatabaseFailure(config, 'migrate', error)}`);
     return 1;
   } finally {
     await database?.close();

@@ -232,12 +232,29 @@ function rootMessage(error: unknown): string {
   return 'unknown error';
 }
 
+/** Where the database is, as configured: the setting names a failure points at. */
+export interface DatabaseSettings {
+  databaseUrl?: string | undefined;
+  databaseOwnerUrl?: string | undefined;
+  dataDir: string;
+}
+
 /**
  * Why the database could not be opened or migrated, naming the setting to look at:
- * DATABASE_URL for PostgreSQL, DATA_DIR for the embedded database.
+ * DATA_DIR for the embedded database; for PostgreSQL the login the failed step used,
+ * DATABASE_OWNER_URL for migrations when it is set, DATABASE_URL otherwise.
  */
-export function describeDatabaseFailure(url: string | undefined, dataDir: string, error: unknown): string {
+export function describeDatabaseFailure(
+  settings: DatabaseSettings,
+  step: 'migrate' | 'serve',
+  error: unknown,
+): string {
   const reason = rootMessage(error);
-  if (url) return `DATABASE_URL: cannot use the database at ${redacted(url)}: ${reason}`;
-  return `DATA_DIR: cannot use the embedded database in ${dataDir}/pglite: ${reason}`;
+  if (step === 'migrate' && settings.databaseOwnerUrl) {
+    return `DATABASE_OWNER_URL: cannot use the database at ${redacted(settings.databaseOwnerUrl)}: ${reason}`;
+  }
+  if (settings.databaseUrl) {
+    return `DATABASE_URL: cannot use the database at ${redacted(settings.databaseUrl)}: ${reason}`;
+  }
+  return `DATA_DIR: cannot use the embedded database in ${settings.dataDir}/pglite: ${reason}`;
 }

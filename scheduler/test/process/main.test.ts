@@ -153,6 +153,22 @@ describe('start-up failures outside the configuration', () => {
     expect(failure.stderr).not.toContain('s3cret');
   });
 
+  it('names DATABASE_OWNER_URL (without its password) when the owner’s login is the one that fails', async () => {
+    const [appPort, ownerPort] = [await freePort(), await freePort()];
+    const failure = await startFailure({
+      DATABASE_URL: `postgres://app:s3cret@127.0.0.1:${appPort}/app`,
+      DATABASE_OWNER_URL: `postgres://owner:0wn3r@127.0.0.1:${ownerPort}/app`,
+    });
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toMatch(
+      new RegExp(
+        `DATABASE_OWNER_URL: cannot use the database at postgres://owner:\\*\\*\\*@127.0.0.1:${ownerPort}/app: .*ECONNREFUSED`,
+      ),
+    );
+    expect(failure.stderr).not.toContain('0wn3r');
+    expect(failure.stderr).not.toContain('s3cret');
+  });
+
   it('names DATABASE_URL when the database accepts connections but never answers', async () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
