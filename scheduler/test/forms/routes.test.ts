@@ -48,6 +48,11 @@ describe('admin forms', () => {
     expect(untitled.slug).toMatch(/^unicode-[0-9a-f]{10}$/);
     const symbols = await newForm({ title: '✓✓✓' });
     expect(symbols.slug).toMatch(/^form-[0-9a-f]{10}$/);
+    const spaced = await newForm({ title: '  --Grand  Opening!! Night--  ' });
+    expect(spaced.slug).toMatch(/^grand-opening-night-[0-9a-f]{10}$/);
+    // Cut at 60 characters, where a separator would end the title's part with a dash.
+    const long = await newForm({ title: `${'a'.repeat(59)} ${'b'.repeat(20)}` });
+    expect(long.slug).toMatch(/^a{59}-[0-9a-f]{10}$/);
   });
 
   it('takes a chosen slug, unique across every tenant (409 DUPLICATE)', async () => {
