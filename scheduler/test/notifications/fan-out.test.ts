@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
@@ -15,9 +18,23 @@ let push: PushService;
 let admin: Caller;
 let employee: Caller;
 
+/** The app's log lines (JSON), as an operator reads them; emptied before each test. */
+let lines: Record<string, unknown>[] = [];
+const logger = createLogger('info', {
+  interactive: false,
+  destination: new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  }),
+}) as FastifyBaseLogger;
+const logged = (msg: string) => lines.filter((line) => line.msg === msg);
+
 beforeAll(async () => {
   push = await startPushService();
   ctx = await createTestContext({
+    logger,
     push: { agent: push.agent, backoffMs: 5, attempts: 3 },
     // Any port of this machine: one test registers an endpoint nobody listens on.
     outboundAllowedHosts: parseAllowedHosts('127.0.0.1'),
@@ -29,6 +46,11 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   ({ admin, employee } = await ctx.freshTenant());
+  lines = [];
+});
+afterEach(() => {
+  // No test here makes a delivery fail outside the sender's outcomes.
+  expect(logged('push delivery failed')).toEqual([]);
 });
 
 const settle = () => ctx.app.notificationsIdle();
@@ -89,6 +111,16 @@ describe('Web Push fan-out', () => {
     expect(push.received.filter((r) => r.subscription === flaky.id)).toHaveLength(1);
     expect(push.attempts.get(broken.id)).toBe(3);
     expect(push.received.filter((r) => r.subscription === broken.id)).toHaveLength(0);
+    // The operator reads which notification went undelivered, and to which push service.
+    const [notification] = await notificationsOf(employee);
+    if (!notification) throw new Error('no notification stored');
+    expect(logged('push message not delivered after retries')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        notification: notification.id,
+        pushHost: new URL(push.origin).host,
+      }),
+    ]);
     // A failing browser is kept: only the push service's "gone" removes one.
     expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${broken.apiId}`)).statusCode).toBe(
       204,
@@ -116,6 +148,7 @@ describe('Web Push fan-out', () => {
   it('never fails an operation that has committed, whatever fails after it', async () => {
     let hooks = withDbHooks(ctx.db.db);
     const fragile = await createTestContext({
+      logger,
       push: { agent: push.agent, backoffMs: 5 },
       outboundAllowedHosts: parseAllowedHosts('127.0.0.1'),
       viewDb: (db) => {
@@ -137,11 +170,73 @@ describe('Web Push fan-out', () => {
       expect(renamed.json().name).toBe('Bar, late');
       await fragile.app.notificationsIdle();
       expect(await notificationsOf(employee)).toEqual([]);
+      expect(logged('notification not stored')).toEqual([
+        expect.objectContaining({
+          level: 50,
+          tenantId: employee.tenantId,
+          users: 1,
+          type: 'assignment.created',
+          err: expect.objectContaining({ message: 'disk full' }),
+        }),
+      ]);
+      expect(logged('assignment change not notified')).toEqual([
+        expect.objectContaining({ level: 50, err: expect.objectContaining({ message: 'connection lost' }) }),
+      ]);
       const staff = (await admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json();
       expect(staff.map((a: { id: string }) => a.id)).toEqual([assignment.id]);
     } finally {
       await fragile.close();
     }
+  });
+
+  it('sends nothing to an endpoint the address rules refuse now, keeps it, and says so in the log', async () => {
+    await notifyOn();
+    // Registered while its host was admitted; the operator's list no longer names it.
+    const body = { ...push.subscribe().body, endpoint: 'https://127.0.0.2:9/push/dropped-from-the-list' };
+    const registered = await ctx.db.owner
+      .insertInto('push_subscriptions')
+      .values({
+        tenant_id: employee.tenantId,
+        id: '0123456789abcdef0123456789abcdef',
+        user_id: employee.userId,
+        endpoint: body.endpoint,
+        p256dh: body.keys.p256dh,
+        auth: body.keys.auth,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    const [notification] = await notificationsOf(employee);
+    if (!notification) throw new Error('no notification stored');
+    expect(logged('push endpoint refused by the outbound address rules; not sent')).toEqual([
+      expect.objectContaining({ level: 40, notification: notification.id, subscription: registered.id }),
+    ]);
+    const kept = await ctx.db.owner
+      .selectFrom('push_subscriptions')
+      .select('id')
+      .where('id', '=', registered.id)
+      .execute();
+    expect(kept).toHaveLength(1);
+  });
+
+  it('stores the row for a user without browsers, sends nothing, and logs no trouble', async () => {
+    await notifyOn();
+    const { assign } = await shiftFor(employee);
+    await assign();
+    await settle();
+    expect(await notificationsOf(employee)).toHaveLength(1);
+    expect(lines.filter((line) => (line.level as number) >= 40)).toEqual([]);
+  });
+
+  it('notifies nobody, and logs no trouble, when the only person concerned made the change', async () => {
+    await notifyOn();
+    const { assign } = await shiftFor(admin);
+    await assign();
+    await settle();
+    expect(await notificationsOf(admin)).toEqual([]);
+    expect(lines.filter((line) => (line.level as number) >= 40)).toEqual([]);
   });
 
   it('keeps the notification and the operation when the push service cannot be reached', async () => {

@@ -97,6 +97,8 @@ export async function createTestContext(
     outboundAllowedHosts?: AppOptions['outboundAllowedHosts'];
     documents?: AppOptions['documents'];
     publicBaseUrl?: string;
+    /** Where the app logs (a test reads what an operator would); absent: silent. */
+    logger?: AppOptions['logger'];
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -120,6 +122,7 @@ export async function createTestContext(
     ...(options.outboundAllowedHosts ? { outboundAllowedHosts: options.outboundAllowedHosts } : {}),
     ...(options.documents ? { documents: options.documents } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
