@@ -1,3 +1,4 @@
+import { createECDH } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
@@ -9,6 +10,19 @@ import { created, newEvent, newRole, newShift, qualify } from '../support/schedu
  * VAPID signature and decrypts every message, as a browser's push service does.
  */
 let ctx: TestContext;
+
+/** A browser's P-256 public key, uncompressed (prefix 4), base64url. */
+const validPoint = () => {
+  const key = createECDH('prime256v1');
+  key.generateKeys();
+  return key.getPublicKey().toString('base64url');
+};
+/** The same kind of key in the hybrid encoding (prefix 6 or 7 by the parity of y). */
+const hybridPoint = () => {
+  const point = Buffer.from(validPoint(), 'base64url');
+  point[0] = 6 | ((point[64] ?? 0) & 1);
+  return point.toString('base64url');
+};
 let push: PushService;
 let admin: Caller;
 let employee: Caller;
@@ -69,6 +83,12 @@ describe('push subscriptions', () => {
       'keys.p256dh: must be an uncompressed P-256 public key',
     ],
     [{ keys: { p256dh: 'short', auth: 'A'.repeat(22) } }, 'keys.p256dh'],
+    // A point on the curve in the hybrid encoding (prefix 6 or 7): OpenSSL takes it, RFC 8291 does not.
+    [
+      { keys: { p256dh: hybridPoint(), auth: 'A'.repeat(22) } },
+      'keys.p256dh: must be an uncompressed P-256 public key (65 bytes, base64url)',
+    ],
+    [{ keys: { p256dh: validPoint(), auth: 'A'.repeat(24) } }, 'keys.auth: must be 16 bytes, base64url'],
     [{ keys: { auth: 'A'.repeat(22) } }, 'keys.p256dh'],
     [{ extra: 1 }, 'extra'],
   ])('refuses %j with 422 and stores nothing', async (change, message) => {

@@ -49,6 +49,20 @@ describe('PushSender', () => {
     expect(push.received.filter((r) => r.subscription === ok.id).map((r) => r.payload)).toEqual([{ n: 1 }]);
   });
 
+  it('takes any 2xx as delivered and a redirect as a failure it does not retry; messages live a day', async () => {
+    const queue = sender({});
+    const [ok, accepted, created, moved] = [target(), target(), target(), target()];
+    push.answer(ok.id, 200);
+    push.answer(accepted.id, 202);
+    push.answer(moved.id, 300);
+    const outcomes = await Promise.all(
+      [ok, accepted, created, moved].map((t) => queue.send(t.target, '{"n":2}', keys)),
+    );
+    expect(outcomes).toEqual(['delivered', 'delivered', 'delivered', 'failed']);
+    expect(push.attempts.get(moved.id)).toBe(1);
+    expect(push.received.filter((r) => r.subscription === created.id).map((r) => r.ttl)).toEqual([86_400]);
+  });
+
   it('waits out a retry outside the queue: others are sent meanwhile', async () => {
     const queue = sender({ concurrency: 1, backoffMs: 1_500 });
     const [flaky, steady] = [target(), target()];

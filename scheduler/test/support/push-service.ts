@@ -21,6 +21,8 @@ export interface Received {
   claims: JWTPayload;
   /** The decrypted payload. */
   payload: unknown;
+  /** The TTL header: seconds the push service may keep the message for an offline browser. */
+  ttl: number;
 }
 
 export interface TestSubscription {
@@ -120,6 +122,7 @@ export async function startPushService(options: { plain?: boolean } = {}): Promi
           vapidKey: vapid.key,
           claims: vapid.claims,
           payload: JSON.parse(plain.toString('utf8')),
+          ttl: Number(request.headers.ttl),
         });
         response.writeHead(201).end();
       } catch (error) {
