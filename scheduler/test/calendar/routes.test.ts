@@ -238,7 +238,78 @@ describe('calendar feed', () => {
     ]) {
       const response = await t.ctx.request('GET', path);
       expect(response.statusCode, path).toBe(404);
+      expect(response.json(), path).toEqual({ error: { code: 'NOT_FOUND', message: 'calendar not found' } });
     }
+  });
+
+  it('reaches back 90 days: a shift that ended longer ago is left out, a recent one is in', async () => {
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+    });
+    const role = await newRole(t.admin, 'Porter');
+    await qualify(t.admin, t.employee, role);
+    const day = 24 * 60 * 60 * 1000;
+    const at = (daysAgo: number, hours: number) =>
+      new Date(Date.now() - daysAgo * day + hours * 3_600_000).toISOString();
+    const event = await newEvent(t.admin, { starts_at: at(120, 0), ends_at: at(1, 0) });
+    const assigned = [];
+    for (const daysAgo of [95, 85]) {
+      const shift = await newShift(t.admin, event, {
+        roleId: role,
+        starts_at: at(daysAgo, 0),
+        ends_at: at(daysAgo, 4),
+      });
+      assigned.push(
+        await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+          user_id: t.employee.userId,
+        }),
+      );
+    }
+    const { url } = await feedUrl();
+    expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
+      `${assigned[1]?.id}@shift-scheduler`,
+    ]);
+  });
+
+  it('shows an admin the unpublished shifts they are on, and names a feed without a display name "Shifts"', async () => {
+    await scheduled({ publish: false });
+    const admin = await t.ctx.caller('admin', tenantOf(t.admin), `boss-${Date.now()}`, { name: '' });
+    const role = await newRole(t.admin, 'Lead');
+    await qualify(t.admin, admin, role);
+    const event = await newEvent(t.admin, { publish: false });
+    const shift = await newShift(t.admin, event, { roleId: role, publish: false });
+    const held = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: admin.userId,
+    });
+    const token = (await admin.request('POST', '/api/v1/me/calendar-token')).json();
+    const feed = parse((await t.ctx.request('GET', new URL(token.url).pathname)).body);
+    expect(feed.events.map((e) => e.uid)).toEqual([`${held.id}@shift-scheduler`]);
+    expect(feed.name).toBe('Shifts');
+  });
+
+  it('writes a place from what the location has: a name and a city only', async () => {
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: 'UTC',
+    });
+    const role = await newRole(t.admin, 'Usher');
+    await qualify(t.admin, t.employee, role);
+    const location = (await created(t.admin, '/api/v1/locations', { name: 'Hall 5', city: 'Leipzig' })).id;
+    const event = await newEvent(t.admin);
+    const shift = await created(t.admin, '/api/v1/shifts', {
+      event_id: event,
+      name: 'Doors',
+      location_id: location,
+      starts_at: '2030-07-02T06:00:00Z',
+      ends_at: '2030-07-02T12:00:00Z',
+      slots: [{ role_id: role, capacity: 1 }],
+    });
+    await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`);
+    const slot = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()[0].id;
+    await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${slot}/assign`, { user_id: t.employee.userId });
+    const { url } = await feedUrl();
+    expect(parse((await fetchFeed(url)).body).events.map((e) => e.location)).toEqual(['Hall 5, Leipzig']);
   });
 
   it('shows employees only published shifts of published events', async () => {
