@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createS3Storage } from '../../src/storage/object-storage.ts';
 import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
+import { raceAgainst } from '../support/held-racer.ts';
 import { type S3Server, startS3Server } from '../support/s3-server.ts';
 import { newEvent } from '../support/scheduling.ts';
 
@@ -96,7 +97,43 @@ describe('event documents', () => {
       expect(download.status).toBe(200);
       expect(Buffer.from(await download.arrayBuffer())).toEqual(pdf);
       expect(download.headers.get('content-disposition')).toBe('attachment; filename="Site plan _v2_.pdf"');
+      // Downloads are signed for the same fifteen minutes.
+      const downloadExpires = Date.parse(document.download_expires_at);
+      expect(downloadExpires).toBeGreaterThanOrEqual(before + 900_000 - 1_000);
+      expect(downloadExpires).toBeLessThanOrEqual(Date.now() + 900_000 + 1_000);
     }
+  });
+
+  it('keys a file by a safe name: leading dots and unsafe characters become _, the record keeps the name', async () => {
+    const event = await newEvent(admin);
+    const answer = await upload(event, { ...asked, filename: '..hidden plan.pdf' });
+    expect(answer.object_key).toBe(
+      `tenants/${admin.tenantId}/events/${event}/${answer.document_id}/_hidden_plan.pdf`,
+    );
+    const [document] = (await admin.request('GET', `/api/v1/events/${event}/documents`)).json();
+    expect(document.filename).toBe('..hidden plan.pdf');
+  });
+
+  it('takes a file of exactly the size limit', async () => {
+    const event = await newEvent(admin);
+    const answer = await upload(event, { ...asked, size_bytes: 1024 * 1024 });
+    expect(answer.headers['content-length']).toBe(String(1024 * 1024));
+  });
+
+  it('answers 404 when the event is deleted while the upload is requested, and records nothing', async () => {
+    const event = await newEvent(admin);
+    const answer = await raceAgainst(
+      ctx.db.owner,
+      (trx) => trx.deleteFrom('events').where('id', '=', event).execute(),
+      () => admin.request('POST', `/api/v1/events/${event}/documents/upload`, asked),
+    );
+    expect(answer.json(), answer.body).toEqual({ error: { code: 'NOT_FOUND', message: 'event not found' } });
+    const rows = await ctx.db.owner
+      .selectFrom('event_documents')
+      .select('id')
+      .where('event_id', '=', event)
+      .execute();
+    expect(rows).toEqual([]);
   });
 
   it('refuses a tampered URL, another key, another content type, another size and an expired URL', async () => {
