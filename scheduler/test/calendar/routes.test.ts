@@ -145,6 +145,9 @@ describe('calendar feed', () => {
       },
     ]);
     expect(response.body).toContain('DTSTART;TZID=Europe/Berlin:20300702T080000');
+    // Who made it, and how often clients that honour it should poll: hourly.
+    expect(response.body).toContain('\r\nPRODID:-//shift-scheduler//shifts//EN\r\n');
+    expect(response.body).toContain('\r\nREFRESH-INTERVAL;VALUE=DURATION:PT1H\r\nX-PUBLISHED-TTL:PT1H\r\n');
     // The same UIDs on every fetch: calendars update events instead of adding copies.
     expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
       `${assignment.id}@shift-scheduler`,
