@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { createTestContext, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { type Caller, createTestContext, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /** The secret calendar feed, read back with an iCalendar parser (ical.js). */
@@ -46,14 +46,30 @@ async function feedUrl() {
 }
 const fetchFeed = (url: string) => t.ctx.request('GET', new URL(url).pathname);
 
+/** Feeds in the tenant's zone (time tracking left off). */
+async function inZone(timezone: string) {
+  const response = await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: false,
+    timezone,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+/** A new role the worker holds. */
+async function roleHeldBy(worker: Caller, name: string): Promise<string> {
+  const role = await newRole(t.admin, name);
+  await qualify(t.admin, worker, role);
+  return role;
+}
+
+/** The worker assigned to the first slot of a shift. */
+const assign = (shift: { id: string; slots: string[] }, worker: Caller) =>
+  created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, { user_id: worker.userId });
+
 /** The employee on a shift at a place, in a tenant on Berlin time. */
 async function scheduled(options: { publish?: boolean; timezone?: string } = {}) {
-  await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-    time_tracking_enabled: false,
-    timezone: options.timezone ?? 'Europe/Berlin',
-  });
-  const role = await newRole(t.admin, 'Bartender');
-  await qualify(t.admin, t.employee, role);
+  await inZone(options.timezone ?? 'Europe/Berlin');
+  const role = await roleHeldBy(t.employee, 'Bartender');
   const location = (
     await created(t.admin, '/api/v1/locations', {
       name: 'Hall 3',
@@ -78,12 +94,8 @@ async function scheduled(options: { publish?: boolean; timezone?: string } = {})
 
 describe('calendar feed at the edges', () => {
   it('writes a shift whose local time reaches year 10000 in UTC, never with a five-digit year', async () => {
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: false,
-      timezone: 'Pacific/Kiritimati',
-    });
-    const role = await newRole(t.admin, 'Watch');
-    await qualify(t.admin, t.employee, role);
+    await inZone('Pacific/Kiritimati');
+    const role = await roleHeldBy(t.employee, 'Watch');
     const event = await newEvent(t.admin, {
       starts_at: '9999-12-30T00:00:00Z',
       ends_at: '9999-12-31T23:59:00Z',
@@ -93,9 +105,7 @@ describe('calendar feed at the edges', () => {
       starts_at: '9999-12-31T08:00:00Z',
       ends_at: '9999-12-31T20:00:00Z',
     });
-    await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
-      user_id: t.employee.userId,
-    });
+    await assign(shift, t.employee);
     const { url } = await feedUrl();
     const response = await fetchFeed(url);
     expect(response.statusCode).toBe(200);
@@ -168,10 +178,7 @@ describe('calendar feed', () => {
       [`${assignment.id}@shift-scheduler`, '2030-07-02T06:00:00.000Z', '2030-07-02T12:00:00.000Z'],
     ]);
     // In a zoned feed too, and every TZID used has its VTIMEZONE.
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: false,
-      timezone: 'America/New_York',
-    });
+    await inZone('America/New_York');
     const zoned = (await fetchFeed(url)).body;
     expect(zoned).toMatch(/\r\nDTSTAMP:\d{8}T\d{6}Z\r\n/);
     expect(zoned).toContain('DTSTART;TZID=America/New_York:20300702T020000');
@@ -183,13 +190,10 @@ describe('calendar feed', () => {
     const mine = await scheduled();
     // A colleague on another shift, without a location: not in my feed, in theirs.
     const colleague = await t.ctx.caller('employee', tenantOf(t.admin), 'colleague');
-    const role = await newRole(t.admin, 'Runner');
-    await qualify(t.admin, colleague, role);
+    const role = await roleHeldBy(colleague, 'Runner');
     const event = await newEvent(t.admin);
     const shift = await newShift(t.admin, event, { roleId: role });
-    const theirs = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
-      user_id: colleague.userId,
-    });
+    const theirs = await assign(shift, colleague);
     const { url } = await feedUrl();
     expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
       `${mine.id}@shift-scheduler`,
@@ -246,12 +250,8 @@ describe('calendar feed', () => {
   });
 
   it('reaches back 90 days: a shift that ended longer ago is left out, a recent one is in', async () => {
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: false,
-      timezone: 'UTC',
-    });
-    const role = await newRole(t.admin, 'Porter');
-    await qualify(t.admin, t.employee, role);
+    await inZone('UTC');
+    const role = await roleHeldBy(t.employee, 'Porter');
     const day = 24 * 60 * 60 * 1000;
     const at = (daysAgo: number, hours: number) =>
       new Date(Date.now() - daysAgo * day + hours * 3_600_000).toISOString();
@@ -263,11 +263,7 @@ describe('calendar feed', () => {
         starts_at: at(daysAgo, 0),
         ends_at: at(daysAgo, 4),
       });
-      assigned.push(
-        await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
-          user_id: t.employee.userId,
-        }),
-      );
+      assigned.push(await assign(shift, t.employee));
     }
     const { url } = await feedUrl();
     expect(parse((await fetchFeed(url)).body).events.map((e) => e.uid)).toEqual([
@@ -278,13 +274,10 @@ describe('calendar feed', () => {
   it('shows an admin the unpublished shifts they are on, and names a feed without a display name "Shifts"', async () => {
     await scheduled({ publish: false });
     const admin = await t.ctx.caller('admin', tenantOf(t.admin), `boss-${Date.now()}`, { name: '' });
-    const role = await newRole(t.admin, 'Lead');
-    await qualify(t.admin, admin, role);
+    const role = await roleHeldBy(admin, 'Lead');
     const event = await newEvent(t.admin, { publish: false });
     const shift = await newShift(t.admin, event, { roleId: role, publish: false });
-    const held = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
-      user_id: admin.userId,
-    });
+    const held = await assign(shift, admin);
     const token = (await admin.request('POST', '/api/v1/me/calendar-token')).json();
     const feed = parse((await t.ctx.request('GET', new URL(token.url).pathname)).body);
     expect(feed.events.map((e) => e.uid)).toEqual([`${held.id}@shift-scheduler`]);
@@ -292,12 +285,8 @@ describe('calendar feed', () => {
   });
 
   it('writes a place from what the location has: a name and a city only', async () => {
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: false,
-      timezone: 'UTC',
-    });
-    const role = await newRole(t.admin, 'Usher');
-    await qualify(t.admin, t.employee, role);
+    await inZone('UTC');
+    const role = await roleHeldBy(t.employee, 'Usher');
     const location = (await created(t.admin, '/api/v1/locations', { name: 'Hall 5', city: 'Leipzig' })).id;
     const event = await newEvent(t.admin);
     const shift = await created(t.admin, '/api/v1/shifts', {
