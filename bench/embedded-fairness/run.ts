@@ -14,7 +14,7 @@ import { buildApp } from '../../scheduler/src/app.ts';
 import { createVerifier } from '../../scheduler/src/auth/verifier.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
-import { median } from '../support/harness.ts';
+import { apiClient, median } from '../support/harness.ts';
 import { canonicalId, createSigner } from '../support/setup.ts';
 
 const calls = Number(process.env.CALLS ?? 5);
@@ -37,30 +37,18 @@ const otherAdmin = await signer.sign({ tenant: other.claim, subject: canonicalId
 // microtasks alone and would starve the bulk request of the event loop's other phases.
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-const call = async (token: string, method: 'GET' | 'POST', url: string, payload?: unknown) => {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
-  return JSON.parse(text);
-};
-for (let i = 0; i < 20; i++) await call(otherAdmin, 'POST', '/api/v1/roles', { name: `Role ${i}` });
+const { must } = apiClient(base);
+for (let i = 0; i < 20; i++) await must('POST', '/api/v1/roles', otherAdmin, { name: `Role ${i}` });
 const roles = await Promise.all(
   Array.from(
     { length: 5 },
-    async (_, i) => (await call(busyAdmin, 'POST', '/api/v1/roles', { name: `Busy ${i}` })).id,
+    async (_, i) => (await must('POST', '/api/v1/roles', busyAdmin, { name: `Busy ${i}` })).id,
   ),
 );
 
 async function read(): Promise<number> {
   const started = performance.now();
-  await call(otherAdmin, 'GET', '/api/v1/roles');
+  await must('GET', '/api/v1/roles', otherAdmin);
   return performance.now() - started;
 }
 
@@ -73,7 +61,7 @@ for (let i = 0; i < 200; i++) alone.push(await read());
 const during: number[] = [];
 const bulkTimes: number[] = [];
 for (let i = 0; i < calls; i++) {
-  const event = await call(busyAdmin, 'POST', '/api/v1/events', {
+  const event = await must('POST', '/api/v1/events', busyAdmin, {
     name: 'Two years',
     // 2031 and the leap year 2032: 731 days, the most one call may generate.
     starts_at: '2031-01-01T00:00:00Z',
@@ -84,7 +72,7 @@ for (let i = 0; i < calls; i++) {
     while (!done) during.push(await read());
   })();
   const started = performance.now();
-  const shifts = await call(busyAdmin, 'POST', `/api/v1/events/${event.id}/shifts/bulk`, {
+  const shifts = await must('POST', `/api/v1/events/${event.id}/shifts/bulk`, busyAdmin, {
     start_time: '09:00',
     end_time: '17:00',
     slots: roles.map((role) => ({ role_id: role, capacity: 2 })),

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
-import { startServer, stopServer } from '../support/harness.ts';
+import { apiClient, startServer, stopServer } from '../support/harness.ts';
 import { canonicalId, createSigner, serverEnv } from '../support/setup.ts';
 
 const minutes = Number(process.env.DURATION_MINUTES ?? 10);
@@ -56,23 +56,7 @@ try {
   const tenant = canonicalId();
   const token = (subject: string, role: string) => signer.sign({ tenant: tenant.claim, subject, role });
 
-  async function call(method: string, path: string, bearer: string, body?: unknown) {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, json: () => (text === '' ? null : JSON.parse(text)) };
-  }
-  async function must(method: string, path: string, bearer: string, body?: unknown) {
-    const answer = await call(method, path, bearer, body);
-    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status}`);
-    return answer.json();
-  }
+  const { call, must } = apiClient(base);
 
   // The tenant: 200 employees with the role, 60 days of claimable shifts (5 seats each),
   // 20 shifts of 10 seats each that the admin fills for time entries, a form.

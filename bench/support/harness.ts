@@ -84,3 +84,26 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
+
+/** Requests to a server under test, as its clients send them: bearer token, JSON in and out. */
+export function apiClient(base: string) {
+  async function call(method: string, path: string, bearer: string, body?: unknown) {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, json: () => (text === '' ? null : JSON.parse(text)) };
+  }
+  /** The answer's JSON; anything but 2xx stops the run, naming the request. */
+  async function must(method: string, path: string, bearer: string, body?: unknown) {
+    const answer = await call(method, path, bearer, body);
+    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status}`);
+    return answer.json();
+  }
+  return { call, must };
+}
