@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { Outbox } from '../src/alerts/outbox.ts';
 import type { Appliance } from '../src/appliance/appliance.ts';
 import { Clock, holdWidget25, openTest, publish, setup, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
+import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 /**
  * Alerts reach a local webhook receiver and a local SMTP server (STARTTLS with a
@@ -19,38 +19,6 @@ import { advisoryYaml } from './support/feed.ts';
  */
 const PUBLISHED = new Date('2026-11-21T12:00:00Z');
 const DAY = 86_400_000;
-
-interface Receiver {
-  url: string;
-  received: Alert[];
-  /** Statuses to answer, one per request, before answering 204. */
-  script: number[];
-  attempts: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const state = { received: [] as Alert[], script: [] as number[], attempts: 0 };
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => {
-      state.attempts += 1;
-      const status = state.script.shift() ?? 204;
-      if (status === 204 && request.headers['content-type'] === 'application/json') {
-        const alert = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Alert;
-        expect(request.headers['x-advisory-alert-id']).toBe(alert.id);
-        state.received.push(alert);
-      }
-      response.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  });
-}
 
 interface Mail {
   from: string;

@@ -53,7 +53,8 @@ describe('DecisionStore', () => {
   it('appends in order, signs a checkpoint after each batch, and verifies intact', async () => {
     const { dir, store } = await logWith(3);
     const verification = await store.verify();
-    expect(verification).toMatchObject({ intact: true, entries: 3, checkpoints: 3, unsigned: 0, breaks: [] });
+    // The first checkpoint, made with the log, vouches for "no entries yet".
+    expect(verification).toMatchObject({ intact: true, entries: 3, checkpoints: 4, unsigned: 0, breaks: [] });
     expect(verification.lastCheckpoint).toMatchObject({
       size: 3,
       head: JSON.parse(logLines(dir)[2] as string).hash,
@@ -161,7 +162,7 @@ describe('DecisionStore', () => {
     const verification = await store.verify();
     expect(verification.intact).toBe(false);
     expect(verification.breaks.map((b) => b.message)).toContain(
-      `checkpoint 5 (${new Date(Date.UTC(2026, 10, 5)).toISOString()}, 5 entries): the log ends at entry 3, so its tail was cut`,
+      `checkpoint 6 (${new Date(Date.UTC(2026, 10, 5)).toISOString()}, 5 entries): the log ends at entry 3, so its tail was cut`,
     );
   });
 
@@ -180,16 +181,16 @@ describe('DecisionStore', () => {
     const verification = await store.verify();
     expect(verification.intact).toBe(false);
     expect(verification.breaks.filter((b) => b.file === 'log').map((b) => b.message)).toEqual([
-      expect.stringMatching(/^checkpoint 1 .*: entry 1 is not the one signed then: the log was rewritten$/),
-      expect.stringMatching(/^checkpoint 2 .*: entry 2 is not the one signed then/),
-      expect.stringMatching(/^checkpoint 3 .*: entry 3 is not the one signed then/),
+      expect.stringMatching(/^checkpoint 2 .*: entry 1 is not the one signed then: the log was rewritten$/),
+      expect.stringMatching(/^checkpoint 3 .*: entry 2 is not the one signed then/),
+      expect.stringMatching(/^checkpoint 4 .*: entry 3 is not the one signed then/),
     ]);
   });
 
   it('finds a forged or removed checkpoint', async () => {
     const { dir, store } = await logWith(2);
     const checkpoints = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
-    const forged = { ...JSON.parse(checkpoints[1] as string), size: 1 };
+    const forged = { ...JSON.parse(checkpoints[2] as string), size: 1 };
     writeFileSync(path.join(dir, CHECKPOINT_FILE), `${checkpoints[0]}\n${JSON.stringify(forged)}\n`);
     expect((await store.verify()).breaks).toContainEqual({
       file: 'checkpoints',
@@ -224,12 +225,60 @@ describe('DecisionStore', () => {
     },
   );
 
+  it('sets a partial last line apart before appending, and logs the repair', async () => {
+    const { dir } = await logWith(2);
+    const whole = readFileSync(path.join(dir, LOG_FILE), 'utf8');
+    // A crash (or a full disk) mid-append: half an entry, no newline.
+    const half = '{"seq":3,"at":"2026-11-03T00:00:00.000Z","kind":"verdict-ch';
+    writeFileSync(path.join(dir, LOG_FILE), whole + half);
+    const reopened = await DecisionStore.open(dir, new Date('2026-11-04T00:00:00Z'));
+    await reopened.append([{ kind: 'reminder-due', data: { asset: 'x' } }], new Date('2026-11-04T00:00:01Z'));
+    expect(await reopened.verify()).toMatchObject({ intact: true, entries: 4, unsigned: 0, breaks: [] });
+    const entries = await reopened.entries();
+    expect(entries[2]).toMatchObject({
+      seq: 3,
+      kind: 'log-repaired',
+      data: {
+        file: LOG_FILE,
+        removed_bytes: Buffer.byteLength(half),
+        removed_sha256: createHash('sha256').update(half).digest('hex'),
+        kept_in: 'decisions.jsonl.partial-2026-11-04T00-00-00-000Z',
+      },
+    });
+    expect(readFileSync(path.join(dir, 'decisions.jsonl.partial-2026-11-04T00-00-00-000Z'), 'utf8')).toBe(half);
+    // A whole last entry that only lost its newline is kept as it is.
+    const lines = readFileSync(path.join(dir, LOG_FILE), 'utf8');
+    writeFileSync(path.join(dir, LOG_FILE), lines.trimEnd());
+    const again = await DecisionStore.open(dir);
+    expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
+  });
+
+  it('does not sign a log whose checkpoints are all gone, and says so', async () => {
+    const { dir } = await logWith(3);
+    const lines = logLines(dir);
+    lines[1] = (lines[1] as string).replace('"to":"install"', '"to":"hold"');
+    // An edit with the hashes made to fit, and every checkpoint removed: signing the log
+    // at start would make the edit verify.
+    let previous: DecisionEntry | null = null;
+    const rewritten = lines.map((line) => {
+      const entry = JSON.parse(line) as DecisionEntry;
+      previous = chainEntry(previous, entry.at, entry.kind, entry.data);
+      return JSON.stringify(previous);
+    });
+    writeLines(dir, rewritten);
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), '');
+    const reopened = await DecisionStore.open(dir);
+    expect(reopened.unaccounted).toMatch(/3 entries and no checkpoint: it is not signed over/);
+    await reopened.append([{ kind: 'reminder-due', data: { asset: 'x' } }]);
+    expect(await reopened.verify()).toMatchObject({ intact: false, checkpoints: 0 });
+  });
+
   it('signs, when it opens, entries appended just before a crash', async () => {
     const { dir } = await logWith(2);
     const lines = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
-    writeFileSync(path.join(dir, CHECKPOINT_FILE), `${lines[0]}\n`);
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), `${lines[0]}\n${lines[1]}\n`);
     const reopened = await DecisionStore.open(dir);
-    expect(await reopened.verify()).toMatchObject({ intact: true, checkpoints: 2, unsigned: 0 });
+    expect(await reopened.verify()).toMatchObject({ intact: true, checkpoints: 3, unsigned: 0 });
   });
 });
 
@@ -248,7 +297,7 @@ describe('advisory log verify', () => {
     const { dir } = await logWith(3);
     expect(await run(['--state-dir', dir])).toEqual({
       code: 0,
-      out: `HASH CHAIN INTACT: 3 entries, 3 checkpoints; the last (${new Date(Date.UTC(2026, 10, 3)).toISOString()}) covers 3 (${dir})`,
+      out: `HASH CHAIN INTACT: 3 entries, 4 checkpoints; the last (${new Date(Date.UTC(2026, 10, 3)).toISOString()}) covers 3 (${dir})`,
     });
     const lines = logLines(dir);
     lines[0] = (lines[0] as string).replace('host-1', 'host-9');

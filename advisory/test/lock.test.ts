@@ -11,13 +11,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockStateDir, StateDirLockedError } from '../src/appliance/lock.ts';
+import { lockStateDir, StateDirLockedError } from '../src/storage/state-lock.ts';
 
 /**
  * The state directory's lock: one holder at a time, whoever races for it, and a lock left
  * by a process that is gone is taken over at once (by exactly one of the racers).
  */
-const lockModule = path.resolve(import.meta.dirname, '../src/appliance/lock.ts');
+const lockModule = path.resolve(import.meta.dirname, '../src/storage/state-lock.ts');
 
 /** A pid that no process has: one that has just exited. */
 function deadPid(): number {

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockStateDir } from '../src/appliance/lock.ts';
+import { lockStateDir } from '../src/storage/state-lock.ts';
 import { publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
 

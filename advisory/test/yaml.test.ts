@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_YAML_BYTES, parseYaml, YamlError } from '../src/feed/yaml.ts';
+import { MAX_YAML_BYTES, parseYaml, YamlError } from '../src/storage/yaml.ts';
 
 describe('hardened YAML', () => {
   it('parses plain block YAML with the core schema (dates stay strings)', () => {

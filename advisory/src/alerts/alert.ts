@@ -24,7 +24,7 @@ export interface Alert {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function withCheckpoint(checkpoint: Checkpoint | null): Alert['checkpoint'] {
+export function withCheckpoint(checkpoint: Checkpoint | null): Alert['checkpoint'] {
   return checkpoint ? { ...checkpoint, message: checkpointMessage(checkpoint) } : null;
 }
 

@@ -1,6 +1,6 @@
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ensureDir, writeAtomic } from '../appliance/files.ts';
+import { clearTemporaries, ensureDir, writeAtomic } from '../storage/durable-files.ts';
 import type { Alert } from './alert.ts';
 
 /**
@@ -8,7 +8,11 @@ import type { Alert } from './alert.ts';
  * tried, removed once the channel took it. A restart finds what was not delivered and
  * goes on; each failure waits twice as long as the one before (from `retryBaseMs`, at
  * most six hours), and after `maxAttempts` the delivery is given up and kept apart, in
- * `failed/`, for the dashboard to show.
+ * `failed/`, for the dashboard to show. A file that cannot be read as a delivery (damaged
+ * outside the appliance: its own writes are whole) is moved to `damaged/` and counted,
+ * never skipped in silence. Queuing is idempotent per alert id and channel: a recording
+ * finished after a crash queues its alert again under the same name, which changes
+ * nothing if it is still queued.
  */
 export type Channel = 'webhook' | 'email';
 
@@ -51,10 +55,17 @@ export class Outbox {
     return (Object.keys(this.senders) as Channel[]).filter((c) => this.senders[c]);
   }
 
+  /** Removes what a kill left half-written (temporary files, never deliveries). */
+  async recover(): Promise<void> {
+    await clearTemporaries(this.dir);
+  }
+
   /** One file per configured channel; nothing to do without channels. */
   async enqueue(alert: Alert): Promise<void> {
     await ensureDir(this.dir);
     for (const channel of this.channels) {
+      const file = `${Date.parse(alert.at)}-${alert.id}-${channel}.json`;
+      if (await this.queued(file)) continue;
       const delivery: Omit<Delivery, 'file'> = {
         channel,
         alert,
@@ -62,7 +73,6 @@ export class Outbox {
         nextAttemptAt: alert.at,
         lastError: null,
       };
-      const file = `${Date.parse(alert.at)}-${alert.id}-${channel}.json`;
       await writeAtomic(path.join(this.dir, file), JSON.stringify(delivery));
     }
   }
@@ -73,6 +83,24 @@ export class Outbox {
 
   async failed(): Promise<Delivery[]> {
     return this.read(path.join(this.dir, 'failed'));
+  }
+
+  /** Files set aside because they could not be read as deliveries. */
+  async damaged(): Promise<string[]> {
+    return readdir(path.join(this.dir, 'damaged')).catch(() => []);
+  }
+
+  private async queued(name: string): Promise<boolean> {
+    for (const dir of [this.dir, path.join(this.dir, 'failed')]) {
+      if (
+        await stat(path.join(dir, name)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return true;
+    }
+    return false;
   }
 
   /** Tries every delivery that is due, in the order they were queued; one flush at a time. */
@@ -117,14 +145,17 @@ export class Outbox {
     }
     const deliveries: Delivery[] = [];
     for (const name of names) {
+      let text: string;
       try {
-        deliveries.push({
-          ...(JSON.parse(await readFile(path.join(dir, name), 'utf8')) as Delivery),
-          file: name,
-        });
-      } catch {
-        // A file being replaced this instant, or damaged: the next pass reads it again.
+        text = await readFile(path.join(dir, name), 'utf8');
+      } catch (error) {
+        // Moved to failed/ or delivered this instant.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
       }
+      const delivery = parseDelivery(text);
+      if (delivery) deliveries.push({ ...delivery, file: name });
+      else await this.setAside(dir, name);
     }
     return deliveries;
   }
@@ -163,6 +194,15 @@ export class Outbox {
     }
   }
 
+  /** A file that is not a delivery: kept, apart, where the status counts it. */
+  private async setAside(dir: string, name: string): Promise<void> {
+    const damaged = path.join(this.dir, 'damaged');
+    await ensureDir(damaged);
+    await rename(path.join(dir, name), path.join(damaged, name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+
   private async giveUp(file: string, delivery: Delivery, reason: string): Promise<void> {
     const { file: _name, ...kept } = delivery;
     await writeAtomic(file, JSON.stringify({ ...kept, lastError: reason }));
@@ -173,4 +213,31 @@ export class Outbox {
     await ensureDir(path.join(this.dir, 'failed'));
     await rename(file, path.join(this.dir, 'failed', name));
   }
+}
+
+const CHANNELS = new Set<string>(['webhook', 'email']);
+
+/** A delivery file's content, or null when it is not one. */
+function parseDelivery(text: string): Omit<Delivery, 'file'> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const d = value as Record<string, unknown>;
+  const alert = d.alert as Record<string, unknown> | null | undefined;
+  const ok =
+    typeof d.channel === 'string' &&
+    CHANNELS.has(d.channel) &&
+    Number.isInteger(d.attempts) &&
+    typeof d.nextAttemptAt === 'string' &&
+    !Number.isNaN(Date.parse(d.nextAttemptAt)) &&
+    (d.lastError === null || typeof d.lastError === 'string') &&
+    typeof alert === 'object' &&
+    alert !== null &&
+    typeof alert.id === 'string' &&
+    typeof alert.summary === 'string';
+  return ok ? (value as Omit<Delivery, 'file'>) : null;
 }

@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
-import { type Alert, changesAlert, initialAlert } from '../alerts/alert.ts';
+import { type Alert, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { Outbox } from '../alerts/outbox.ts';
 import { postWebhook } from '../alerts/webhook.ts';
 import { sha256 } from '../crypto/digest.ts';
 import type { PublicKey } from '../crypto/signify.ts';
 import type { DecisionKind } from '../decisions/chain.ts';
-import type { Checkpoint } from '../decisions/checkpoints.ts';
 import { DecisionStore } from '../decisions/store.ts';
-import { changesSince, type Snapshot, snapshotOf } from '../evaluation/diff.ts';
 import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
 import { defaultLimits } from '../feed/limits.ts';
 import { FeedRejectedError, type Rejection } from '../feed/rejection.ts';
@@ -19,11 +17,12 @@ import type { AcceptedState } from '../feed/state.ts';
 import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
 import { collectInventory, loadInventory, type SourceStatus } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
+import { ensureDir } from '../storage/durable-files.ts';
+import { lockStateDir } from '../storage/state-lock.ts';
 import { FeedCache } from './cache.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
-import { ensureDir } from './files.ts';
-import { lockStateDir } from './lock.ts';
-import { type EvaluationState, StateStore } from './state.ts';
+import { type EvaluationState, planRecording, type Recording } from './record.ts';
+import { StateStore } from './state.ts';
 
 /** The feed the appliance evaluates with, and where it came from. */
 export interface FeedInUse {
@@ -53,7 +52,7 @@ export interface ApplianceStatus {
   inventoryError: string | null;
   evaluations: AssetEvaluation[];
   evaluatedAt: string | null;
-  outbox: { channels: string[]; pending: number; failed: number };
+  outbox: { channels: string[]; pending: number; failed: number; damaged: number };
   readOnly: boolean;
 }
 
@@ -114,7 +113,7 @@ export class Appliance {
       inventoryError: null,
       evaluations: [],
       evaluatedAt: null,
-      outbox: { channels: outbox.channels, pending: 0, failed: 0 },
+      outbox: { channels: outbox.channels, pending: 0, failed: 0, damaged: 0 },
       readOnly: !!options.readOnly,
     };
   }
@@ -137,12 +136,17 @@ export class Appliance {
             : (error as Error).message;
       throw new ConfigError('ADVISORY_STATE_DIR', `${config.stateDir}: ${problem}`);
     }
+    const cacheRefused = await new FeedCache(config.feedCache).refusal(config.stateDir);
+    if (cacheRefused) throw new ConfigError('ADVISORY_FEED_CACHE', cacheRefused);
     const release = options.readOnly ? null : await lockStateDir(config.stateDir);
     try {
       const state = new StateStore(config.stateDir);
+      if (!options.readOnly) await state.clearTemporaries();
       const accepted = await state.accepted();
       const evaluation = await state.evaluation();
-      const decisions = options.readOnly ? null : await DecisionStore.open(config.stateDir);
+      const decisions = options.readOnly
+        ? null
+        : await DecisionStore.open(config.stateDir, options.now?.() ?? new Date());
       const senders: ConstructorParameters<typeof Outbox>[1] = {};
       const webhook = config.webhookUrl;
       if (webhook) senders.webhook = (alert: Alert) => postWebhook(webhook, alert);
@@ -151,6 +155,7 @@ export class Appliance {
         ...config.alerts,
         ...(options.now ? { now: options.now } : {}),
       });
+      if (!options.readOnly) await outbox.recover();
       const appliance = new Appliance(
         config,
         options,
@@ -202,10 +207,12 @@ export class Appliance {
     if (result.ok) {
       this.status.feed = { feed: result.feed, from: 'cache', since: at };
       this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
-      // The cache is written before the state: after a crash between the two, catch up.
-      if (!this.options.readOnly && result.feed.manifestSha256 !== this.accepted?.manifest_sha256) {
-        this.accepted = result.feed.state;
-        await this.state.saveAccepted(result.feed.state);
+      // The cache is written before the state: after a crash between the two, catch up
+      // (or at the next pull, when the disk refuses it now).
+      if (!this.options.readOnly) {
+        await this.settleAccepted(result.feed, this.now()).catch((error: unknown) => {
+          this.log.warn({ err: error }, 'the accepted feed could not be recorded yet');
+        });
       }
     } else {
       const message = 'rejection' in result ? result.rejection.message : result.unreachable;
@@ -228,7 +235,10 @@ export class Appliance {
 
   private async refreshOnce(): Promise<ApplianceStatus> {
     const started = this.now();
-    if (!this.options.readOnly) await this.pull();
+    if (!this.options.readOnly) {
+      await this.finishRecording();
+      await this.pull();
+    }
     this.expireFeed();
     await this.reloadInventory();
     const known = new Map(Object.entries(this.evaluation?.known ?? {}));
@@ -267,6 +277,10 @@ export class Appliance {
     const at = this.now();
     const pullState = await this.state.pull();
     const inUse = this.status.feed;
+    if (inUse && inUse.feed.manifestSha256 !== this.accepted?.manifest_sha256) {
+      // Cached, but not yet logged and remembered (the disk refused it last time).
+      await this.settleAccepted(inUse.feed, at);
+    }
     // Ask "changed since?" only while the feed in use is the accepted one.
     const conditional = inUse !== null && inUse.feed.manifestSha256 === this.accepted?.manifest_sha256;
     let outcome: PullOutcome;
@@ -322,35 +336,49 @@ export class Appliance {
       return { at: at.toISOString(), outcome: 'unreachable', message: result.unreachable };
     }
     const feed = result.feed;
-    // Cache first, then the remembered state: a crash between leaves a cache that is newer.
+    // Cache first, then the log and the remembered state: a crash between leaves a cache
+    // that is newer, which the next start or pull catches up (settleAccepted).
     await this.cache.commit(copy, feed);
-    await this.state.saveAccepted(feed.state);
-    this.accepted = feed.state;
     this.status.feed = { feed, from: 'live', since: at.toISOString() };
+    await this.settleAccepted(feed, at);
     await this.state.savePull({ validators: head.validators, lastRejection: null });
-    await this.logDecisions(
-      [
-        {
-          kind: 'feed-accepted',
-          data: {
-            feed_version: feed.manifest.feed_version,
-            published_at: feed.manifest.published_at,
-            expires_at: feed.manifest.expires_at,
-            manifest_sha256: feed.manifestSha256,
-            signed_by: feed.signedBy,
-            advisories: feed.advisoryCount,
-            source: this.source.location,
-          },
-        },
-      ],
-      at,
-    );
     this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
     return {
       at: at.toISOString(),
       outcome: 'accepted',
       message: `feed ${feed.manifest.feed_version} accepted`,
     };
+  }
+
+  /**
+   * Logs the acceptance of the feed now in the cache and remembers it, unless both are
+   * done. The log entry comes first and is not written twice: a crash or a full disk
+   * between the two is caught up at the next start or pull.
+   */
+  private async settleAccepted(feed: VerifiedFeed, at: Date): Promise<void> {
+    if (this.accepted?.manifest_sha256 === feed.manifestSha256) return;
+    const logged = await this.decisions?.lastEntry('feed-accepted');
+    if (logged?.data.manifest_sha256 !== feed.manifestSha256) {
+      await this.logDecisions(
+        [
+          {
+            kind: 'feed-accepted',
+            data: {
+              feed_version: feed.manifest.feed_version,
+              published_at: feed.manifest.published_at,
+              expires_at: feed.manifest.expires_at,
+              manifest_sha256: feed.manifestSha256,
+              signed_by: feed.signedBy,
+              advisories: feed.advisoryCount,
+              source: this.source.location,
+            },
+          },
+        ],
+        at,
+      );
+    }
+    await this.state.saveAccepted(feed.state);
+    this.accepted = feed.state;
   }
 
   private async rejected(
@@ -398,71 +426,68 @@ export class Appliance {
     };
   }
 
-  /** Logs what changed since the last evaluation, alerts on it, and remembers this one. */
+  /**
+   * Logs what changed since the last evaluation, alerts on it, and remembers this one, as
+   * one recording (appliance/record.ts): planned and written down first, then carried out.
+   */
   private async record(
     evaluations: AssetEvaluation[],
     assets: { name: string; source: string; status: string }[],
     feed: VerifiedFeed,
     now: Date,
   ): Promise<void> {
-    const previous: Snapshot | null = this.evaluation?.snapshot ?? null;
-    const feedVersion = feed.manifest.feed_version;
-    const entries: { kind: DecisionKind; data: Record<string, unknown> }[] = [];
-    let alert: ((checkpoint: Checkpoint | null) => Alert) | null = null;
-    if (previous === null) {
-      const due = evaluations.flatMap((e) =>
-        e.reminders
-          .filter((r) => r.due)
-          .map((r) => ({ asset: e.asset, advisoryId: r.advisoryId, task: r.task, dueAt: r.dueAt })),
-      );
-      const verdicts = evaluations
-        .filter((e) => e.status === 'ok')
-        .map((e) => ({ asset: e.asset, verdict: e.verdict }));
-      entries.push({
-        kind: 'initial-evaluation',
-        data: {
-          feed_version: feedVersion,
-          verdicts: Object.fromEntries(verdicts.map((v) => [v.asset, v.verdict])),
-          due_reminders: due.map((d) => ({ asset: d.asset, advisory: d.advisoryId })),
-        },
+    const plan = planRecording(this.evaluation, evaluations, assets, feed.manifest.feed_version, now);
+    if (plan.entries.length === 0 && plan.alert === null) {
+      // No news: only the remembered state moves (nothing to repeat after a crash).
+      await this.state.saveEvaluation(plan.evaluation);
+      this.evaluation = plan.evaluation;
+      return;
+    }
+    const recording: Recording = { ...plan, after: this.decisions?.head ?? null };
+    await this.state.saveRecording(recording);
+    await this.carryOut(recording);
+  }
+
+  /**
+   * Carries out a recording, or what is left of one a crash or a full disk interrupted:
+   * the entries are appended unless the log already holds them, the alert is queued under
+   * its own id (a file already queued is left as it is), then the state is saved.
+   */
+  private async carryOut(recording: Recording): Promise<void> {
+    const decisions = this.decisions;
+    if (decisions) {
+      const head = decisions.head;
+      const planned = recording.after;
+      if ((head?.seq ?? 0) === (planned?.seq ?? 0) && (head?.hash ?? '') === (planned?.hash ?? '')) {
+        await decisions.append(recording.entries, new Date(recording.at));
+      } else if ((head?.seq ?? 0) !== (planned?.seq ?? 0) + recording.entries.length) {
+        this.log.warn(
+          { recording: recording.id, head, planned },
+          'the decision log moved on since this recording was planned; its entries are not appended again',
+        );
+      }
+    }
+    if (recording.alert) {
+      await this.outbox.enqueue({
+        ...recording.alert,
+        checkpoint: withCheckpoint(decisions?.latestCheckpoint ?? null),
       });
-      alert = (checkpoint) => initialAlert(verdicts, due, feedVersion, checkpoint, now);
-    } else {
-      const changes = changesSince(previous, evaluations);
-      for (const change of changes.verdicts) {
-        entries.push({
-          kind: 'verdict-changed',
-          data: {
-            asset: change.asset,
-            from: change.from,
-            to: change.to,
-            advisories: change.advisories.map((a) => a.id),
-            feed_version: feedVersion,
-          },
-        });
-      }
-      for (const reminder of changes.reminders) {
-        entries.push({
-          kind: 'reminder-due',
-          data: {
-            asset: reminder.asset,
-            advisory: reminder.advisoryId,
-            task: reminder.task,
-            due_at: reminder.dueAt,
-          },
-        });
-      }
-      if (entries.length > 0) alert = (checkpoint) => changesAlert(changes, feedVersion, checkpoint, now);
     }
-    await this.logDecisions(entries, now);
-    if (alert) await this.outbox.enqueue(alert(this.decisions?.latestCheckpoint ?? null));
-    const known: Record<string, string[]> = { ...this.evaluation?.known };
-    for (const source of new Set(assets.map((a) => a.source))) {
-      if (assets.some((a) => a.source === source && a.status === 'ok'))
-        known[source] = assets.filter((a) => a.source === source).map((a) => a.name);
+    await this.state.saveEvaluation(recording.evaluation);
+    this.evaluation = recording.evaluation;
+    await this.state.clearRecording();
+  }
+
+  /** Finishes a recording a crash or a failed write left under way (at each refresh). */
+  private async finishRecording(): Promise<void> {
+    const recording = await this.state.recording();
+    if (!recording) return;
+    if (this.evaluation?.record === recording.id) {
+      await this.state.clearRecording();
+      return;
     }
-    this.evaluation = { snapshot: snapshotOf(evaluations, previous, now, feedVersion), known };
-    await this.state.saveEvaluation(this.evaluation);
+    this.log.info({ recording: recording.id }, 'finishing a recording left under way');
+    await this.carryOut(recording);
   }
 
   private async logDecisions(
@@ -478,6 +503,7 @@ export class Appliance {
       channels: this.outbox.channels,
       pending: (await this.outbox.pending()).length,
       failed: (await this.outbox.failed()).length,
+      damaged: (await this.outbox.damaged()).length,
     };
   }
 

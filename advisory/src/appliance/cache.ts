@@ -12,6 +12,9 @@ import type { VerifiedFeed } from '../feed/verify-feed.ts';
  * the link naming the old copy or the new one, never a mix; half-written copies are
  * cleared at the next start. Only names of exactly that making are ever removed: the
  * cache may share its folder with anything (a key `feed.pub` beside a cache `feed`).
+ * A path the appliance did not make (a directory with anything in it, a file, a link to
+ * elsewhere, the state directory or one of its parents) is refused before anything is
+ * written (`check`): making the link there would first have to move it out of the way.
  */
 export class FeedCache {
   constructor(readonly path: string) {}
@@ -20,16 +23,42 @@ export class FeedCache {
     return path.dirname(this.path);
   }
 
-  /** A name beside the cache for a copy, a link being made, or a hand-made cache set aside. */
-  private sibling(kind: 'copy' | 'link' | 'manual'): string {
+  /** A name beside the cache for a copy, or a link being made. */
+  private sibling(kind: 'copy' | 'link'): string {
     return path.join(this.parent, `.${path.basename(this.path)}.${kind}-${randomBytes(6).toString('hex')}`);
   }
 
   private isSibling(name: string): boolean {
     const base = path.basename(this.path);
-    return (
-      name.startsWith(`.${base}.`) && /^(copy|link|manual)-[0-9a-f]{12}$/.test(name.slice(base.length + 2))
-    );
+    return name.startsWith(`.${base}.`) && /^(copy|link)-[0-9a-f]{12}$/.test(name.slice(base.length + 2));
+  }
+
+  /**
+   * Why the cache path cannot be the cache, or null when it can: it does not exist, is an
+   * empty directory (made by a service manager), or is a link this cache made.
+   */
+  async refusal(stateDir: string): Promise<string | null> {
+    const inside = path.relative(this.path, path.resolve(stateDir));
+    if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) {
+      return `${this.path} is the state directory or holds it`;
+    }
+    const info = await lstat(this.path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (info === null) return null;
+    if (info.isSymbolicLink()) {
+      const target = await readlink(this.path);
+      if (path.dirname(path.resolve(this.parent, target)) === this.parent && this.isSibling(target))
+        return null;
+      return `${this.path} is a symbolic link the appliance did not make (to ${target})`;
+    }
+    if (!info.isDirectory()) return `${this.path} exists and is not a directory`;
+    const names = await readdir(this.path);
+    if (names.length > 0) {
+      return `${this.path} is a directory the appliance did not make (${names.length} entries in it): name a path that does not exist yet (to start from a feed on disk, set ADVISORY_FEED_URL to its directory)`;
+    }
+    return null;
   }
 
   /** The copy the link names, or null when there is none. */
@@ -37,8 +66,6 @@ export class FeedCache {
     try {
       const info = await lstat(this.path);
       if (info.isSymbolicLink()) return path.resolve(this.parent, await readlink(this.path));
-      // A directory put there by hand (an air-gapped first install): used as it is.
-      if (info.isDirectory()) return this.path;
       return null;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -83,11 +110,6 @@ export class FeedCache {
   async commit(copy: string, feed: VerifiedFeed): Promise<void> {
     if (feed.head.signature) await writeFile(path.join(copy, SIGNATURE_FILE), feed.head.signature);
     await writeFile(path.join(copy, MANIFEST_FILE), feed.head.manifest);
-    const previous = await this.current();
-    if (previous === this.path) {
-      // A hand-made directory: set it aside so the link can be made (once).
-      await rename(this.path, this.sibling('manual'));
-    }
     const link = this.sibling('link');
     await symlink(path.basename(copy), link);
     await rename(link, this.path);

@@ -1,9 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { type PublicKey, parsePublicKey } from '../crypto/signify.ts';
-import { readRegularFile } from '../files/regular-file.ts';
 import { loadInventory } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
+import { readRegularFile } from '../storage/regular-file.ts';
 import { Appliance } from './appliance.ts';
 import { type ApplianceConfig, ConfigError, loadApplianceConfig } from './config.ts';
 

@@ -1,9 +1,11 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Snapshot } from '../evaluation/diff.ts';
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { Validators } from '../feed/sources/source.ts';
 import { type AcceptedState, parseAcceptedState, StateError } from '../feed/state.ts';
-import { readIfExists, writeAtomic } from './files.ts';
+import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
+import type { EvaluationState, Recording } from './record.ts';
 
 /**
  * What the appliance keeps between runs in ADVISORY_STATE_DIR, besides the decision log
@@ -13,10 +15,68 @@ import { readIfExists, writeAtomic } from './files.ts';
  *   pull.json        HTTP validators of the last pull, the last rejection logged
  *   evaluation.json  the last evaluation's verdicts (what the next one's news is measured
  *                    against) and the asset names each inventory source reported
+ *   recording.json   a recording under way (appliance/record.ts): present only between
+ *                    its planning and its end, finished at the next refresh after a crash
+ * Every file is replaced whole (storage/durable-files.ts); one that is there but not of
+ * its shape is a StateError naming it, never a crash and never a silent fresh start.
  */
 export const ACCEPTED_FILE = 'accepted.json';
 const PULL_FILE = 'pull.json';
 const EVALUATION_FILE = 'evaluation.json';
+const RECORDING_FILE = 'recording.json';
+
+const SnapshotShape = Type.Object({
+  at: Type.String(),
+  feedVersion: Type.Union([Type.String(), Type.Null()]),
+  assets: Type.Record(
+    Type.String(),
+    Type.Object({
+      verdict: Type.Union([Type.String(), Type.Null()]),
+      advisories: Type.Array(Type.String()),
+      dueReminders: Type.Array(Type.String()),
+    }),
+  ),
+});
+const EvaluationShape = Type.Object({
+  snapshot: SnapshotShape,
+  known: Type.Record(Type.String(), Type.Array(Type.String())),
+  record: Type.Optional(Type.String()),
+});
+const RecordingShape = Type.Object({
+  id: Type.String(),
+  at: Type.String(),
+  after: Type.Union([Type.Object({ seq: Type.Integer(), hash: Type.String() }), Type.Null()]),
+  entries: Type.Array(Type.Object({ kind: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) })),
+  alert: Type.Union([Type.Object({ id: Type.String(), at: Type.String() }), Type.Null()]),
+  evaluation: EvaluationShape,
+});
+const evaluationShape = Compile(EvaluationShape);
+const recordingShape = Compile(RecordingShape);
+
+/** Reads a JSON state file of a known shape: null when absent, a StateError when damaged. */
+async function readShaped<T>(
+  file: string,
+  check: (value: unknown) => boolean,
+  what: string,
+): Promise<T | null> {
+  const text = await readIfExists(file);
+  if (text === '') {
+    const exists = await stat(file).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return null;
+    throw new StateError(`${file}: empty, expected ${what}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new StateError(`${file}: not JSON (${(error as Error).message})`);
+  }
+  if (!check(value)) throw new StateError(`${file}: not ${what}`);
+  return value as T;
+}
 
 export interface PullState {
   validators: Validators;
@@ -24,14 +84,15 @@ export interface PullState {
   lastRejection: { reason: string; manifestSha256: string } | null;
 }
 
-export interface EvaluationState {
-  snapshot: Snapshot;
-  /** Source -> the asset names it reported last (an unknown source keeps them). */
-  known: Record<string, string[]>;
-}
+export type { EvaluationState } from './record.ts';
 
 export class StateStore {
   constructor(readonly dir: string) {}
+
+  /** Temporary files a kill left behind (never state): removed before anything is read. */
+  async clearTemporaries(): Promise<void> {
+    await clearTemporaries(this.dir);
+  }
 
   /** The remembered feed; null only when none was ever accepted. A damaged file is an error. */
   async accepted(): Promise<AcceptedState | null> {
@@ -72,14 +133,28 @@ export class StateStore {
     await writeAtomic(path.join(this.dir, PULL_FILE), JSON.stringify(state));
   }
 
-  async evaluation(): Promise<EvaluationState | null> {
-    const text = await readIfExists(path.join(this.dir, EVALUATION_FILE));
-    if (text === '') return null;
-    try {
-      return JSON.parse(text) as EvaluationState;
-    } catch (error) {
-      throw new StateError(`${path.join(this.dir, EVALUATION_FILE)}: not JSON (${(error as Error).message})`);
-    }
+  evaluation(): Promise<EvaluationState | null> {
+    return readShaped(
+      path.join(this.dir, EVALUATION_FILE),
+      (v) => evaluationShape.Check(v),
+      'an evaluation ({"snapshot","known"})',
+    );
+  }
+
+  recording(): Promise<Recording | null> {
+    return readShaped(
+      path.join(this.dir, RECORDING_FILE),
+      (v) => recordingShape.Check(v),
+      'a recording ({"id","at","after","entries","alert","evaluation"})',
+    );
+  }
+
+  async saveRecording(recording: Recording): Promise<void> {
+    await writeAtomic(path.join(this.dir, RECORDING_FILE), JSON.stringify(recording));
+  }
+
+  async clearRecording(): Promise<void> {
+    await rm(path.join(this.dir, RECORDING_FILE), { force: true });
   }
 
   async saveEvaluation(state: EvaluationState): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { describeFileError, FileReadError, readRegularFile } from '../files/regular-file.ts';
+import { describeFileError, FileReadError, readRegularFile } from '../storage/regular-file.ts';
 import { UsageError } from './io.ts';
 
 /**

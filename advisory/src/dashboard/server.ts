@@ -78,6 +78,8 @@ function describeEntry(entry: DecisionEntry): string {
       return `${d.asset}: ${d.from ?? 'no verdict'} → ${d.to ?? 'no verdict'} (${((d.advisories as string[]) ?? []).join(', ')})`;
     case 'reminder-due':
       return `${d.asset}: ${d.task} is due (${d.advisory})`;
+    case 'log-repaired':
+      return `a partial last line of ${d.file} (${d.removed_bytes} bytes) was set apart in ${d.kept_in}`;
     default:
       return JSON.stringify(d);
   }

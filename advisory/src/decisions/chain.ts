@@ -16,7 +16,8 @@ export type DecisionKind =
   | 'feed-rejected'
   | 'initial-evaluation'
   | 'verdict-changed'
-  | 'reminder-due';
+  | 'reminder-due'
+  | 'log-repaired';
 
 export interface DecisionEntry {
   /** 1, 2, 3…: the entry's place in the log. */

@@ -1,6 +1,6 @@
-import { link, lstat, readdir, rm } from 'node:fs/promises';
+import { link, lstat, readdir, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { appendDurably, createDurably, ensureDir, readIfExists, writeAtomic } from '../appliance/files.ts';
+import { sha256 } from '../crypto/digest.ts';
 import {
   generateKeyPair,
   type PublicKey,
@@ -9,6 +9,13 @@ import {
   publicKeyOf,
   type SecretKey,
 } from '../crypto/signify.ts';
+import {
+  appendWhole,
+  createDurably,
+  ensureDir,
+  readIfExists,
+  writeAtomic,
+} from '../storage/durable-files.ts';
 import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
 import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
 import { type LogVerification, verifyLog } from './verify.ts';
@@ -72,15 +79,63 @@ async function writeNewSecret(file: string, text: string): Promise<void> {
   }
 }
 
+/** A damaged last line found at open and set apart, for the repair entry to describe. */
+interface SetApart {
+  file: typeof LOG_FILE | typeof CHECKPOINT_FILE;
+  bytes: number;
+  sha256: string;
+  keptIn: string;
+}
+
+/**
+ * Ends `file` at its last complete line. A crash or a full disk mid-append can leave part
+ * of a line at the end; anything appended after it would be glued to it and the chain
+ * would read as broken for ever. The part is moved to `<file>.partial-<time>` (kept, for
+ * an operator to look at) and the file cut back to the line before; a complete line that
+ * only lacks its newline gets the newline instead.
+ */
+async function repairLastLine(
+  dir: string,
+  name: SetApart['file'],
+  complete: (line: string) => boolean,
+  at: Date,
+): Promise<SetApart | null> {
+  const file = path.join(dir, name);
+  const text = await readIfExists(file);
+  if (text === '' || text.endsWith('\n')) return null;
+  const cut = text.lastIndexOf('\n') + 1;
+  const fragment = text.slice(cut);
+  if (complete(fragment)) {
+    await appendWhole(file, '\n');
+    return null;
+  }
+  const keptIn = `${name}.partial-${at.toISOString().replace(/[:.]/g, '-')}`;
+  await writeAtomic(path.join(dir, keptIn), fragment);
+  await truncate(file, Buffer.byteLength(text.slice(0, cut)));
+  return { file: name, bytes: Buffer.byteLength(fragment), sha256: sha256(fragment), keptIn };
+}
+
+const parses = (line: string): boolean => {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /**
  * The hash-chained decision log (JSON lines) and its signed checkpoints. Appends are
  * serialised: entries keep their order whoever appends, and each batch is followed by a
- * checkpoint of the new head.
+ * checkpoint of the new head. An append is whole or not at all, and the head this store
+ * chains on moves only once the entries are durable.
  */
 export class DecisionStore {
   private queue: Promise<unknown> = Promise.resolve();
   private last: { seq: number; hash: string } | null;
   private latest: Checkpoint | null;
+  /** Why entries at the end of the log are not signed, when the store will not sign them. */
+  unaccounted: string | null = null;
 
   private constructor(
     readonly dir: string,
@@ -92,9 +147,13 @@ export class DecisionStore {
     this.latest = latest;
   }
 
-  static async open(stateDir: string): Promise<DecisionStore> {
+  static async open(stateDir: string, now = new Date()): Promise<DecisionStore> {
     await ensureDir(stateDir);
     const key = await applianceKey(stateDir);
+    const repairs = [
+      await repairLastLine(stateDir, LOG_FILE, parses, now),
+      await repairLastLine(stateDir, CHECKPOINT_FILE, parses, now),
+    ].filter((r): r is SetApart => r !== null);
     const log = await readIfExists(path.join(stateDir, LOG_FILE));
     const checkpoints = await readIfExists(path.join(stateDir, CHECKPOINT_FILE));
     // New entries chain on to the last line as it stands; a break before it stays visible.
@@ -118,10 +177,39 @@ export class DecisionStore {
       latest = null;
     }
     const store = new DecisionStore(stateDir, key, last, latest);
-    // Entries appended just before a crash, before their checkpoint: sign them now, if
-    // the chain up to them holds.
-    if (last && (latest?.size ?? 0) < last.seq && (await store.verify()).breaks.every((b) => b.line === 0)) {
-      await store.checkpoint();
+    if (!last && !latest) {
+      // A new log: its first checkpoint vouches for "no entries yet", so that entries
+      // found later without any checkpoint at all are known to be unaccounted for.
+      await store.checkpoint(now);
+    } else if (last && (latest?.size ?? 0) < last.seq) {
+      // Entries appended just before a crash, before their checkpoint: sign them, but only
+      // on top of a checkpoint that holds and a chain that holds up to them. With no
+      // checkpoint at all (all of them gone) the log is not signed: that would make an
+      // edited log verify again.
+      const verification = await store.verify();
+      if (!latest) {
+        store.unaccounted = `the decision log has ${last.seq} entries and no checkpoint: it is not signed over (restore checkpoints.jsonl from a backup)`;
+      } else if (verification.breaks.length > 0) {
+        store.unaccounted = `the decision log does not verify (${verification.breaks[0]?.message}): entries after checkpoint ${latest.size} are not signed`;
+      } else {
+        await store.checkpoint(now);
+      }
+    }
+    for (const repair of repairs) {
+      await store.append(
+        [
+          {
+            kind: 'log-repaired',
+            data: {
+              file: repair.file,
+              removed_bytes: repair.bytes,
+              removed_sha256: repair.sha256,
+              kept_in: repair.keptIn,
+            },
+          },
+        ],
+        now,
+      );
     }
     return store;
   }
@@ -134,7 +222,16 @@ export class DecisionStore {
     return this.latest;
   }
 
-  /** Appends the entries in order, then signs a checkpoint of the new head. */
+  /** The last entry's place and hash, as durable on disk. */
+  get head(): { seq: number; hash: string } | null {
+    return this.last;
+  }
+
+  /**
+   * Appends the entries in order, whole or not at all, then signs a checkpoint of the new
+   * head. A checkpoint that cannot be written (a full disk) does not undo the entries:
+   * the next append or start signs them.
+   */
   append(
     entries: { kind: DecisionKind; data: Record<string, unknown> }[],
     at = new Date(),
@@ -142,16 +239,15 @@ export class DecisionStore {
     const work = this.queue.then(async () => {
       if (entries.length === 0) return [];
       const written: DecisionEntry[] = [];
+      let head = this.last;
       for (const { kind, data } of entries) {
-        const entry = chainEntry(this.last, at.toISOString(), kind, data);
+        const entry = chainEntry(head, at.toISOString(), kind, data);
         written.push(entry);
-        this.last = { seq: entry.seq, hash: entry.hash };
+        head = { seq: entry.seq, hash: entry.hash };
       }
-      await appendDurably(
-        path.join(this.dir, LOG_FILE),
-        written.map((e) => `${JSON.stringify(e)}\n`).join(''),
-      );
-      await this.checkpoint(at);
+      await appendWhole(path.join(this.dir, LOG_FILE), written.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      this.last = head;
+      if (this.unaccounted === null) await this.checkpoint(at).catch(() => undefined);
       return written;
     });
     this.queue = work.catch(() => undefined);
@@ -165,9 +261,14 @@ export class DecisionStore {
       this.last?.hash ?? GENESIS,
       at.toISOString(),
     );
-    await appendDurably(path.join(this.dir, CHECKPOINT_FILE), `${JSON.stringify(checkpoint)}\n`);
+    await appendWhole(path.join(this.dir, CHECKPOINT_FILE), `${JSON.stringify(checkpoint)}\n`);
     this.latest = checkpoint;
     return checkpoint;
+  }
+
+  /** The last entry of a kind (the whole log is read: for rare catch-ups only). */
+  async lastEntry(kind: DecisionKind): Promise<DecisionEntry | null> {
+    return (await this.entries()).findLast((e) => e.kind === kind) ?? null;
   }
 
   async entries(): Promise<DecisionEntry[]> {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseYaml, YamlError } from '../storage/yaml.ts';
 import { parseInstant } from '../time/instants.ts';
 import { type AdvisoryRule, checkAdvisory } from './advisory-check.ts';
 import { scanFeed } from './layout.ts';
 import type { Advisory } from './schema.ts';
-import { parseYaml, YamlError } from './yaml.ts';
 
 /** One authoring mistake, located for the author. */
 export interface Finding {

@@ -7,6 +7,7 @@ import {
   parseSignatures,
   SignifyFormatError,
 } from '../crypto/signify.ts';
+import { parseYaml, YamlError } from '../storage/yaml.ts';
 import { parseInstant } from '../time/instants.ts';
 import { checkAdvisory } from './advisory-check.ts';
 import type { FeedLimits } from './limits.ts';
@@ -22,7 +23,6 @@ import {
 } from './rules.ts';
 import { type Advisory, Manifest, SUPPORTED_SCHEMA_MAJOR } from './schema.ts';
 import type { AcceptedState } from './state.ts';
-import { parseYaml, YamlError } from './yaml.ts';
 
 /**
  * Feed verification as pure steps over bytes, fail closed: first the manifest (its

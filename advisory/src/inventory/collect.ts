@@ -1,4 +1,4 @@
-import { readRegularFile } from '../files/regular-file.ts';
+import { readRegularFile } from '../storage/regular-file.ts';
 import { collectFile } from './adapters/file.ts';
 import { collectHttp } from './adapters/http.ts';
 import { timeoutOf } from './adapters/limits.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { parseYaml, YamlError } from '../feed/yaml.ts';
+import { parseYaml, YamlError } from '../storage/yaml.ts';
 import { DurationError } from '../time/durations.ts';
 import { parseInstant } from '../time/instants.ts';
 import { timeoutOf } from './adapters/limits.ts';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { StateDirLockedError } from '../../appliance/lock.ts';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
+import { StateDirLockedError } from '../../storage/state-lock.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io } from '../io.ts';
 
 export const checkHelp = `Usage: advisory check

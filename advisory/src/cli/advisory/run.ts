@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Appliance } from '../../appliance/appliance.ts';
-import { StateDirLockedError } from '../../appliance/lock.ts';
 import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
+import { StateDirLockedError } from '../../storage/state-lock.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import type { Io } from '../io.ts';
@@ -34,8 +34,7 @@ const STOP_GRACE_MS = 8_000;
 /**
  * Resolves on the first SIGTERM, SIGINT or SIGHUP, or when the parent that started this
  * process over an IPC channel (`npm start`) goes away, however it ended. A second signal
- * ends the process at once. The handlers stay installed: with none left, signal-exit's
- * hook (through write-file-atomic) would re-raise the signal and kill the process mid-stop.
+ * ends the process at once. The handlers stay installed for the whole stop.
  */
 function stopSignal(io: Io): Promise<string> {
   let received: string | null = null;

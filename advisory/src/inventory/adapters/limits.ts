@@ -1,4 +1,4 @@
-import { readRegularFile } from '../../files/regular-file.ts';
+import { readRegularFile } from '../../storage/regular-file.ts';
 import { parseDuration } from '../../time/durations.ts';
 
 /** A source's deadline: its `timeout` (`10s`, `2m`), or `fallbackMs`. */
