@@ -245,7 +245,9 @@ describe('DecisionStore', () => {
         kept_in: 'decisions.jsonl.partial-2026-11-04T00-00-00-000Z',
       },
     });
-    expect(readFileSync(path.join(dir, 'decisions.jsonl.partial-2026-11-04T00-00-00-000Z'), 'utf8')).toBe(half);
+    expect(readFileSync(path.join(dir, 'decisions.jsonl.partial-2026-11-04T00-00-00-000Z'), 'utf8')).toBe(
+      half,
+    );
     // A whole last entry that only lost its newline is kept as it is.
     const lines = readFileSync(path.join(dir, LOG_FILE), 'utf8');
     writeFileSync(path.join(dir, LOG_FILE), lines.trimEnd());

@@ -43,7 +43,9 @@ describe.skipIf(smallFsSkip)('a full state filesystem', () => {
     const failures: string[] = [];
     for (const leave of [0, 0, 4096, 8192, 12_288, 16_384, 20_480]) {
       fs.fill(leave);
-      await first.refresh().catch((error: NodeJS.ErrnoException) => failures.push(error.code ?? error.message));
+      await first
+        .refresh()
+        .catch((error: NodeJS.ErrnoException) => failures.push(error.code ?? error.message));
       fs.free();
       const verification = await verifyStateDir(env.ADVISORY_STATE_DIR);
       expect(verification.breaks).toEqual([]);
@@ -67,7 +69,9 @@ describe.skipIf(smallFsSkip)('a full state filesystem', () => {
     );
     // The new feed is logged once, and done-box's change once, however many tries it took.
     expect(entries.filter((e) => e.kind === 'feed-accepted')).toHaveLength(2);
-    expect(entries.filter((e) => e.kind === 'verdict-changed').map((e) => e.data.asset)).toEqual(['done-box']);
+    expect(entries.filter((e) => e.kind === 'verdict-changed').map((e) => e.data.asset)).toEqual([
+      'done-box',
+    ]);
     expect(receiver.received.map((a) => a.kind)).toEqual(['initial', 'changes']);
     expect(new Set(receiver.received.map((a) => a.id)).size).toBe(2);
   });
