@@ -167,13 +167,20 @@ describe('authentication', () => {
 
 describe('pages and probes', () => {
   it('/health: 200 while a verified feed is in use, 503 otherwise, and nothing about the inventory', async () => {
-    await withServer(demoSource(demo), {}, async (url) => {
+    const at = (iso: string) => ({ now: () => new Date(iso) });
+    await withServer(demoSource(demo), at('2026-11-26T00:00:00Z'), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(200);
       const body = await response.json();
       expect(body).toEqual({
         status: 'ok',
-        feed: { version: '2026.11.24', from: 'live', expires_at: '2027-05-25T08:24:09Z' },
+        feed: {
+          version: '2026.11.24',
+          from: 'live',
+          published_at: '2026-11-24T08:24:09Z',
+          expires_at: '2027-05-25T08:24:09Z',
+        },
+        problems: [],
       });
     });
     const noFeed: DashboardSource = {
@@ -187,7 +194,70 @@ describe('pages and probes', () => {
     await withServer(noFeed, {}, async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ status: 'no verified feed', problem: 'connection refused' });
+      expect(await response.json()).toEqual({
+        status: 'no verified feed',
+        problem: 'connection refused',
+        problems: [{ code: 'no-feed', message: 'connection refused' }],
+      });
+    });
+  });
+
+  it('/health: degraded while a refused live feed, a stale feed or a failed refresh is behind it; down once expired', async () => {
+    const at = (iso: string) => ({ now: () => new Date(iso) });
+    const refused: DashboardSource = {
+      ...demoSource(demo),
+      status: {
+        ...demo.appliance.status,
+        lastPull: {
+          at: 'then',
+          outcome: 'rejected',
+          message: 'the feed version 2026.11.20 is older than 2026.11.24',
+        },
+        lastRefreshError: { at: '2026-11-25T00:00:00.000Z', message: 'ENOSPC: write failed' },
+      },
+    };
+    await withServer(refused, at('2026-11-26T00:00:00Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        status: 'degraded',
+        problems: [
+          {
+            code: 'feed-refused',
+            message: 'the live feed was refused: the feed version 2026.11.20 is older than 2026.11.24',
+          },
+          {
+            code: 'refresh-failed',
+            message: 'the refresh at 2026-11-25T00:00:00.000Z failed: ENOSPC: write failed',
+          },
+        ],
+      });
+      // A probe that reads only the status code asks strictly.
+      expect((await fetch(`${url}/health?strict`)).status).toBe(503);
+      // Every page says so.
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed', '/log']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain('data-problem="refresh-failed"');
+      }
+    });
+    // Stale: published more than 14 days (the default ADVISORY_FEED_MAX_AGE) before now.
+    await withServer(demoSource(demo), at('2026-12-08T00:00:00Z'), async (url) => {
+      expect(await (await fetch(`${url}/health`)).json()).toMatchObject({ status: 'ok' });
+    });
+    await withServer(demoSource(demo), at('2026-12-08T08:24:10Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: 'degraded', problems: [{ code: 'feed-stale' }] });
+      expect(await (await fetch(`${url}/`)).text()).toContain('data-problem="feed-stale"');
+    });
+    // Expiry is a time: the moment it passes, no refresh needed.
+    await withServer(demoSource(demo), at('2027-05-25T08:24:09Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({
+        status: 'no verified feed',
+        problems: [{ code: 'feed-expired' }],
+      });
     });
   });
 

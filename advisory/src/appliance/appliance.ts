@@ -21,6 +21,7 @@ import { ensureDir } from '../storage/durable-files.ts';
 import { lockStateDir } from '../storage/state-lock.ts';
 import { FeedCache } from './cache.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
+import { assessHealth, type Health } from './health.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
 import { StateStore } from './state.ts';
 
@@ -54,6 +55,10 @@ export interface ApplianceStatus {
   evaluatedAt: string | null;
   outbox: { channels: string[]; pending: number; failed: number; damaged: number };
   readOnly: boolean;
+  /** The last refresh's failure (a full or read-only disk, damaged state), until one succeeds. */
+  lastRefreshError: { at: string; message: string } | null;
+  /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
+  logProblem: string | null;
 }
 
 export interface ApplianceOptions {
@@ -72,7 +77,7 @@ export interface ApplianceOptions {
  * serving, and the status says why.
  */
 export class Appliance {
-  readonly status: ApplianceStatus;
+  private readonly current: ApplianceStatus;
   private readonly now: () => Date;
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
@@ -102,7 +107,7 @@ export class Appliance {
           })
         : new DirectorySource(config.feed.path);
     this.cache = new FeedCache(config.feedCache);
-    this.status = {
+    this.current = {
       startedAt: this.now().toISOString(),
       feedLocation: this.source.location,
       feed: null,
@@ -115,7 +120,20 @@ export class Appliance {
       evaluatedAt: null,
       outbox: { channels: outbox.channels, pending: 0, failed: 0, damaged: 0 },
       readOnly: !!options.readOnly,
+      lastRefreshError: null,
+      logProblem: decisions?.unaccounted ?? null,
     };
+  }
+
+  /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
+  get status(): ApplianceStatus {
+    this.expireFeed();
+    return this.current;
+  }
+
+  /** The status judged for monitoring (appliance/health.ts), as of now. */
+  health(): Health {
+    return assessHealth(this.status, this.now(), this.config.feedMaxAgeMs);
   }
 
   /**
@@ -225,11 +243,24 @@ export class Appliance {
     }
   }
 
-  /** One refresh: pull, verify, evaluate, log, alert. Concurrent calls share one. */
+  /**
+   * One refresh: pull, verify, evaluate, log, alert. Concurrent calls share one. A failure
+   * (a full or read-only disk, no file descriptors) is kept in the status until a refresh
+   * goes through, and raised.
+   */
   refresh(): Promise<ApplianceStatus> {
-    this.refreshing ??= this.refreshOnce().finally(() => {
-      this.refreshing = null;
-    });
+    this.refreshing ??= this.refreshOnce()
+      .then((status) => {
+        this.current.lastRefreshError = null;
+        return status;
+      })
+      .catch((error: unknown) => {
+        this.current.lastRefreshError = { at: this.now().toISOString(), message: describeFailure(error) };
+        throw error;
+      })
+      .finally(() => {
+        this.refreshing = null;
+      });
     return this.refreshing;
   }
 
@@ -415,11 +446,11 @@ export class Appliance {
 
   /** A feed past its expiry is no longer verified: it stops serving, and the status says so. */
   private expireFeed(): void {
-    const feed = this.status.feed;
+    const feed = this.current.feed;
     if (!feed) return;
     if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
-    this.status.feed = null;
-    this.status.problem = {
+    this.current.feed = null;
+    this.current.problem = {
       at: this.now().toISOString(),
       outcome: 'rejected',
       message: `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`,
@@ -533,4 +564,11 @@ export class Appliance {
     if (this.source instanceof HttpSource) await this.source.close();
     await this.release?.();
   }
+}
+
+/** A refresh failure in one line: the system error's code and what it was doing. */
+function describeFailure(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e?.code && e.syscall) return `${e.code}: ${e.syscall}${e.path ? ` ${e.path}` : ''} failed`;
+  return e instanceof Error ? e.message : String(error);
 }

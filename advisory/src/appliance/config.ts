@@ -14,6 +14,8 @@ export interface ApplianceConfig {
   feedCache: string;
   /** Deadline of one feed request (the connection: at most 10 s of it). */
   feedTimeoutMs: number;
+  /** How old the newest accepted feed may be (by its published_at) before it is stale. */
+  feedMaxAgeMs: number;
   stateDir: string;
   refreshIntervalMs: number;
   inventoryFile: string;
@@ -261,6 +263,7 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     feedCache: path.resolve(text(env, 'ADVISORY_FEED_CACHE') ?? path.join(stateDir, 'feed-cache')),
     stateDir,
     feedTimeoutMs: duration(env, 'ADVISORY_FEED_TIMEOUT', '60s', { min: 1000, max: 3_600_000 }),
+    feedMaxAgeMs: duration(env, 'ADVISORY_FEED_MAX_AGE', '14d', { min: 3_600_000, max: 366 * 86_400_000 }),
     refreshIntervalMs: duration(env, 'ADVISORY_REFRESH_INTERVAL', '6h', { min: 60_000, max: 7 * 86_400_000 }),
     inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
     listen: listen(env),

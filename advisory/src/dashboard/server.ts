@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApplianceStatus } from '../appliance/appliance.ts';
+import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
 import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
@@ -22,7 +23,11 @@ export interface DashboardSource {
   trustedKeys: string[];
   refreshInterval: string;
   cachePath: string;
+  /** ADVISORY_FEED_MAX_AGE (14 days when not given). */
+  feedMaxAgeMs?: number;
 }
+
+const DEFAULT_FEED_MAX_AGE_MS = 14 * 86_400_000;
 
 export interface DashboardOptions {
   source: DashboardSource;
@@ -146,14 +151,22 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       cssPath,
       version: options.version,
       feedVersion: source.status.feed?.feed.manifest.feed_version ?? 'none',
+      notice: notice(),
       nav: pages.map((p) => ({ ...p, current: p.href === current })),
     });
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
   };
 
+  const health = () => assessHealth(source.status, now(), source.feedMaxAgeMs ?? DEFAULT_FEED_MAX_AGE_MS);
+
   const notice = () => {
     const feed = source.status.feed;
     return {
+      // Problems beyond the feed in use (refused live feed, stale, failed refresh, log).
+      // (A refused or unreachable live feed has its own panel, from `problem`.)
+      problems: health().problems.filter(
+        (p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused',
+      ),
       feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
       problem: source.status.problem?.message ?? null,
       inventoryError: source.status.inventoryError,
@@ -162,24 +175,34 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     };
   };
 
-  app.get('/health', async (_request, reply) => {
+  /**
+   * For load balancers and probes: 200 while a verified feed serves (`status` "ok" or
+   * "degraded", with the problems listed), 503 when none does. `?strict` answers 503 when
+   * degraded too, for a probe that reads only the status code.
+   */
+  app.get('/health', async (request, reply) => {
     const feed = source.status.feed;
-    const healthy = feed !== null;
+    const assessed = health();
+    const strict = Object.hasOwn((request.query as object | undefined) ?? {}, 'strict');
+    const serving = assessed.status === 'ok' || (assessed.status === 'degraded' && !strict);
     return reply
-      .code(healthy ? 200 : 503)
+      .code(serving ? 200 : 503)
       .header('cache-control', 'no-store')
-      .send(
-        healthy
+      .send({
+        status: assessed.status === 'down' ? 'no verified feed' : assessed.status,
+        ...(feed && assessed.status !== 'down'
           ? {
-              status: 'ok',
               feed: {
                 version: feed.feed.manifest.feed_version,
                 from: feed.from,
+                published_at: feed.feed.manifest.published_at,
                 expires_at: feed.feed.manifest.expires_at,
               },
             }
-          : { status: 'no verified feed', problem: source.status.problem?.message ?? 'no feed accepted yet' },
-      );
+          : {}),
+        ...(assessed.status === 'down' ? { problem: assessed.problems[0]?.message } : {}),
+        problems: assessed.problems,
+      });
   });
 
   // A shield in the brand's dark grey; public like /health (a browser asks for it unprompted).
@@ -236,7 +259,6 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
         })),
       }));
     return page(reply, '/', 'Assets', '@assets', {
-      notice: notice(),
       filter,
       filtered: Object.values(filter).some(Boolean),
       rows,
@@ -251,7 +273,6 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   app.get('/ordering', async (request, reply) => {
     if (!authenticated(request, reply, false)) return reply;
     return page(reply, '/ordering', 'Upgrade order', '@ordering', {
-      notice: notice(),
       steps: orderingSteps(source.status.evaluations),
     });
   });
@@ -259,7 +280,6 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   app.get('/cves', async (request, reply) => {
     if (!authenticated(request, reply, false)) return reply;
     return page(reply, '/cves', 'CVE highlights', '@cves', {
-      notice: notice(),
       cves: cveHighlights(source.status.evaluations),
     });
   });
@@ -270,7 +290,6 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     const byDue = (a: { dueAt: string | null }, b: { dueAt: string | null }) =>
       (a.dueAt ?? '').localeCompare(b.dueAt ?? '');
     return page(reply, '/reminders', 'Reminders', '@reminders', {
-      notice: notice(),
       overdue: all.filter((r) => r.due).sort(byDue),
       upcoming: all.filter((r) => !r.due).sort(byDue),
     });
@@ -281,7 +300,6 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     const status = source.status;
     const feed = status.feed;
     return page(reply, '/feed', 'Feed', '@feed', {
-      notice: notice(),
       location: status.feedLocation,
       feed: feed
         ? {
@@ -299,7 +317,15 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       servingCache: feed?.from === 'cache',
       cachePath: source.cachePath,
       lastPull: status.lastPull,
-      lastError: status.problem ? `${status.problem.at}: ${status.problem.message}` : null,
+      lastError:
+        [
+          status.problem ? `${status.problem.at}: ${status.problem.message}` : '',
+          status.lastRefreshError
+            ? `${status.lastRefreshError.at}: the refresh failed: ${status.lastRefreshError.message}`
+            : '',
+        ]
+          .filter(Boolean)
+          .join('; ') || null,
       interval: source.refreshInterval,
       trustedKeys: source.trustedKeys,
       sources: status.inventory,

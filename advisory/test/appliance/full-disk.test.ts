@@ -52,6 +52,8 @@ describe.skipIf(smallFsSkip)('a full state filesystem', () => {
     }
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.every((code) => code === 'ENOSPC')).toBe(true);
+    await first.refresh();
+    expect(first.status.lastRefreshError).toBeNull();
     await first.stop();
 
     const second = await openTest(env, clock);

@@ -12,7 +12,9 @@ and queues its alerts (one delivery attempt each), then prints the verdict table
 While the daemon (advisory run) holds the state directory, evaluates from its cache
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
-reminder, an asset whose source failed), 2 configuration error, 3 no verified feed.
+reminder, an asset whose source failed, or the appliance itself: the live feed refused,
+the feed stale, the refresh failed, the decision log not vouched for, alert files
+damaged), 2 configuration error, 3 no verified feed (none yet, or expired).
 Configuration: the ADVISORY_* environment variables (see the README); the log level
 defaults to warn here.`;
 
@@ -36,7 +38,7 @@ export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Pro
     return open(true);
   });
   try {
-    const status = await appliance.refresh();
+    const status = await appliance.refresh().catch(() => appliance.status);
     const feed = status.feed;
     if (busy)
       io.out('the appliance daemon holds the state directory: evaluated from its cache, nothing written');
@@ -46,7 +48,11 @@ export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Pro
         `feed ${f.feed_version} from the ${feed.from === 'cache' ? 'cache' : 'live feed'}, published ${f.published_at}, expires ${f.expires_at}`,
       );
     }
+    const health = appliance.health();
+    // The feed's own problem first (as before), then what else monitoring must see.
     if (status.problem) io.out(`${feed ? 'warning' : 'error'}: ${status.problem.message}`);
+    const others = health.problems.filter((p) => p.code !== 'no-feed' && p.code !== 'feed-refused');
+    for (const problem of others) io.out(`${feed ? 'warning' : 'error'}: ${problem.message}`);
     if (!feed) {
       io.out('no verified feed is available: nothing was evaluated');
       return EXIT_NO_FEED;
@@ -74,7 +80,10 @@ export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Pro
     io.out(
       action === 0 ? 'nothing needs action' : `${action} asset${action === 1 ? ' needs' : 's need'} action`,
     );
-    return action === 0 ? EXIT_OK : EXIT_REJECTED;
+    if (health.status !== 'ok') {
+      io.out(`the appliance needs attention: ${health.problems.map((p) => p.code).join(', ')}`);
+    }
+    return action === 0 && health.status === 'ok' ? EXIT_OK : EXIT_REJECTED;
   } finally {
     await appliance.stop();
   }

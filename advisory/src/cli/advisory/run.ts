@@ -20,7 +20,11 @@ start-up with the variable's name (exit 2); an address it cannot listen on exits
 
 export function dashboardSource(appliance: Appliance, trustedKeys: string[]): DashboardSource {
   return {
-    status: appliance.status,
+    // Read at each request: the status is judged as of then (a feed expires on time).
+    get status() {
+      return appliance.status;
+    },
+    feedMaxAgeMs: appliance.config.feedMaxAgeMs,
     decisions: appliance.decisions,
     trustedKeys,
     refreshInterval: describeDuration(appliance.config.refreshIntervalMs),

@@ -24,6 +24,7 @@ const layout = `<!doctype html>
 <% } %></ul></nav>
 </header>
 <main id="main">
+<%~ include('@feedNotice', it.notice) %>
 <%~ it.body %>
 </main>
 <footer>advisory appliance <%= it.version %> · read-only · feed <%= it.feedVersion %></footer>
@@ -38,12 +39,14 @@ const feedNotice = `<% if (!it.feed) { %>
 <% } else if (it.problem) { %>
 <div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving.</div>
 <% } %>
+<% for (const p of it.problems) { %>
+<div class="panel warn" role="status" data-problem="<%= p.code %>"><strong>Needs attention:</strong> <%= p.message %></div>
+<% } %>
 <% if (it.inventoryError) { %>
 <div class="panel warn" role="status"><strong>The inventory file could not be read:</strong> <%= it.inventoryError %> The inventory read before keeps being used.</div>
 <% } %>`;
 
 const assets = `<h1>Assets</h1>
-<%~ include('@feedNotice', it.notice) %>
 <form class="filters" method="get" action="/">
 <label>Verdict
 <select name="verdict">
@@ -83,7 +86,6 @@ const assets = `<h1>Assets</h1>
 `;
 
 const ordering = `<h1>Upgrade order</h1>
-<%~ include('@feedNotice', it.notice) %>
 <p class="note">Installs that wait for another product: do these steps first, in this order.</p>
 <% if (it.steps.length === 0) { %><p>No cross-product requirement is unmet.</p><% } else { %>
 <ol class="steps">
@@ -93,7 +95,6 @@ const ordering = `<h1>Upgrade order</h1>
 `;
 
 const cves = `<h1>CVE highlights</h1>
-<%~ include('@feedNotice', it.notice) %>
 <% if (it.cves.length === 0) { %><p>No advisory in force names a CVE that touches an asset.</p><% } else { %>
 <div class="table-wrap"><table class="cards">
 <caption class="skip">CVEs by severity</caption>
@@ -106,7 +107,6 @@ const cves = `<h1>CVE highlights</h1>
 `;
 
 const reminders = `<h1>Service reminders</h1>
-<%~ include('@feedNotice', it.notice) %>
 <h2>Overdue</h2>
 <% if (it.overdue.length === 0) { %><p>Nothing is overdue.</p><% } else { %>
 <ul><% for (const r of it.overdue) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(<%= r.dueAt ? 'due ' + r.dueAt.slice(0, 10) : 'never recorded' %>; <%= r.advisoryId %>)</span></li>
@@ -120,7 +120,6 @@ const reminders = `<h1>Service reminders</h1>
 `;
 
 const feed = `<h1>Feed</h1>
-<%~ include('@feedNotice', it.notice) %>
 <div class="panel">
 <dl class="facts">
 <dt>Source</dt><dd class="mono"><%= it.location %></dd>
