@@ -45,6 +45,8 @@ beforeAll(async () => {
       return response.end(JSON.stringify({ version: '1.22.3', build: { go: '1.23' } }));
     if (request.url === '/about')
       return response.end('<footer>Powered by Gitea Version: 1.21.11 Page: 2ms</footer>');
+    // An answer that makes a backtracking engine take exponential time for (a+)+ patterns.
+    if (request.url === '/hostile') return response.end(`Version: ${'a'.repeat(5000)}!`);
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
@@ -227,6 +229,15 @@ describe('HTTP getter adapter', () => {
     expect(byRegex[0]?.products).toEqual({ gitea: '1.21.11' });
   });
 
+  it('matches in linear time: an answer built to make a regular expression backtrack does not stall the daemon', async () => {
+    webMode = 'normal';
+    // With JavaScript's RegExp this match would take longer than the age of the universe
+    // (2^5000 paths), blocking the event loop, the dashboard and every refresh with it.
+    await expect(
+      collectHttp(getter({ url: `${webUrl}/hostile`, regex: 'Version: ((a+)+)$' }), inventoryFile(), 2000),
+    ).rejects.toThrow(/no version at \/Version: \(\(a\+\)\+\)\$\//);
+  });
+
   it('fails when the version is not where it was said to be, or the endpoint is slow or failing', async () => {
     webMode = 'normal';
     await expect(collectHttp(getter({ json_pointer: '/build/rust' }), inventoryFile(), 2000)).rejects.toThrow(
@@ -333,6 +344,12 @@ describe('the inventory file', () => {
     expect(
       refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(unclosed" }\n'),
     ).toMatch(/first group captures the version/);
+    // RE2 syntax: lookaround and backreferences (which need backtracking) are refused at start.
+    expect(
+      refuse(
+        'sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(?<=v)([0-9.]+)" }\n',
+      ),
+    ).toMatch(/RE2 syntax: no backreferences or lookaround/);
     expect(
       refuse(
         'sources:\n  - { type: proxmox, name: p, url: "https://h", token_id: "a@pam!t", token_secret_file: s, ca_file: c, fingerprint: "AB:CD" }\n',

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { RE2JS } from 're2js';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { parseYaml, YamlError } from '../storage/yaml.ts';
@@ -206,7 +207,7 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
         throw new InventoryError(`${what}: /sources/${index}: give json_pointer or regex (one of them)`);
       if (source.regex !== undefined && regexGroups(source.regex) < 1)
         throw new InventoryError(
-          `${what}: /sources/${index}: regex must be a valid regular expression whose first group captures the version`,
+          `${what}: /sources/${index}: regex must be a valid regular expression (RE2 syntax: no backreferences or lookaround) whose first group captures the version`,
         );
     }
   });
@@ -221,11 +222,14 @@ export function parseAssetsFile(text: string, source: string, what: string): Ass
   return assetsOf(value.assets, source, what);
 }
 
-/** How many capturing groups a regular expression has; -1 when it is not one. */
+/**
+ * How many capturing groups a regular expression has; -1 when it is not one. The syntax is
+ * RE2's (no backreferences or lookaround), as the adapter matches with RE2JS: linear time
+ * whatever the answer, so a hostile or broken service cannot stall the daemon.
+ */
 function regexGroups(source: string): number {
   try {
-    // An alternative that matches the empty string shows every group, unmatched.
-    return (new RegExp(`${source}|`).exec('')?.length ?? 0) - 1;
+    return RE2JS.compile(source).groupCount();
   } catch {
     return -1;
   }

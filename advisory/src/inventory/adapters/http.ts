@@ -1,4 +1,5 @@
 import jsonpointer from 'jsonpointer';
+import { RE2JS } from 're2js';
 import type { Asset } from '../asset.ts';
 import { type HttpSourceConfig, resolveFrom } from '../config.ts';
 import { AdapterError, adapterAgent, getText } from './fetch-json.ts';
@@ -6,7 +7,8 @@ import { readNamed } from './limits.ts';
 
 /**
  * The HTTP getter: GET a URL of a local service and take the version from the answer,
- * by JSON pointer (RFC 6901, `/version`) or by a regular expression's first group. One
+ * by JSON pointer (RFC 6901, `/version`) or by a regular expression's first group (RE2
+ * syntax, matched in linear time). One
  * asset, named after the source, running `product` at that version.
  */
 export async function collectHttp(
@@ -31,7 +33,10 @@ export async function collectHttp(
           ? jsonpointer.get(document, source.json_pointer)
           : undefined;
     } else {
-      version = new RegExp(source.regex as string).exec(text)?.[1];
+      // RE2JS: linear in the answer's length, so no answer can make the match backtrack
+      // for minutes on the daemon's only thread (JavaScript's RegExp can).
+      const matcher = RE2JS.compile(source.regex as string).matcher(text);
+      version = matcher.find() ? (matcher.group(1) ?? undefined) : undefined;
     }
     if (typeof version === 'number') version = String(version);
     if (typeof version !== 'string' || version.trim() === '' || version.length > 100)
