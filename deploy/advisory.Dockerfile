@@ -21,6 +21,9 @@ RUN npm run build:binary --workspace advisory && mkdir -p /out/state
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /app/advisory/build/advisory /usr/local/bin/advisory
 COPY --from=build --chown=nonroot:nonroot /out/state /var/lib/advisory
+# Listening on every address of the container needs ADVISORY_DASHBOARD_USER and
+# ADVISORY_DASHBOARD_PASSWORD (or ADVISORY_DASHBOARD_OPEN=true when the port is published
+# to 127.0.0.1 only): the appliance refuses to serve the inventory openly by accident.
 ENV ADVISORY_LISTEN=0.0.0.0:8090 ADVISORY_STATE_DIR=/var/lib/advisory
 VOLUME /var/lib/advisory
 EXPOSE 8090

@@ -291,6 +291,30 @@ describe('a refresh over HTTP', () => {
     }
   });
 
+  it('ends a pull at its own deadline, however each file keeps within the request deadline', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const { appliance } = await start({
+        ...s.env,
+        ADVISORY_FEED_URL: server.url,
+        ADVISORY_FEED_TIMEOUT: '30s',
+        ADVISORY_FEED_PULL_TIMEOUT: '1s',
+      });
+      server.mode = 'slow-files';
+      await appliance.refresh();
+      expect(appliance.status.problem).toMatchObject({
+        outcome: 'unreachable',
+        message: expect.stringMatching(/the pull took longer than 1 s$/),
+      });
+      server.mode = 'normal';
+      await appliance.refresh();
+      expect(appliance.status.lastPull?.outcome).toBe('accepted');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses a file served larger than listed without reading it whole', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     writeFileSync(

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadApplianceConfig } from '../src/appliance/config.ts';
+import { ConfigError, checkExposure, loadApplianceConfig } from '../src/appliance/config.ts';
 
 /** The appliance's settings as values: defaults, and a ConfigError naming the variable. */
 const base = {
@@ -20,14 +20,17 @@ function refusal(env: Record<string, string>): string {
 }
 
 describe('ADVISORY_TRUST_PROXY', () => {
-  it('is off by default; takes true, a hop count, or addresses and CIDR ranges', () => {
+  it('is off by default; takes a hop count, or addresses and CIDR ranges', () => {
     const trust = (value?: string) =>
       loadApplianceConfig({ ...base, ...(value === undefined ? {} : { ADVISORY_TRUST_PROXY: value }) })
         .trustProxy;
     expect(trust()).toBe(false);
     expect(trust('')).toBe(false);
     expect(trust('false')).toBe(false);
-    expect(trust('true')).toBe(true);
+    // "Trust every hop" would let a client choose its own address by sending the header.
+    expect(refusal({ ADVISORY_TRUST_PROXY: 'true' })).toMatch(
+      /^ADVISORY_TRUST_PROXY: true would believe any X-Forwarded-For a client sends/,
+    );
     expect(trust('2')).toBe(2);
     expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8')).toEqual([
       '10.0.0.1',
@@ -50,6 +53,42 @@ describe('ADVISORY_TRUST_PROXY', () => {
     ]) {
       expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(/^ADVISORY_TRUST_PROXY: /);
     }
+  });
+});
+
+describe('dashboard exposure', () => {
+  const exposure = (env: Record<string, string>) => {
+    try {
+      checkExposure(loadApplianceConfig({ ...base, ...env }), { ...base, ...env });
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('refuses a non-loopback address without credentials unless told the dashboard is meant to be open', () => {
+    expect(exposure({})).toBeNull();
+    expect(exposure({ ADVISORY_LISTEN: '[::1]:8090' })).toBeNull();
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090' })).toMatch(
+      /^ADVISORY_LISTEN: 0\.0\.0\.0 is reachable from other machines and no dashboard credentials are set/,
+    );
+    expect(exposure({ ADVISORY_LISTEN: '192.168.1.5:8090' })).toMatch(/^ADVISORY_LISTEN: /);
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_DASHBOARD_OPEN: 'true' })).toBeNull();
+    expect(
+      exposure({
+        ADVISORY_LISTEN: '0.0.0.0:8090',
+        ADVISORY_DASHBOARD_USER: 'operator',
+        ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
+      }),
+    ).toBeNull();
+  });
+
+  it('takes host names for ADVISORY_DASHBOARD_HOSTS, lowercased', () => {
+    expect(
+      loadApplianceConfig({ ...base, ADVISORY_DASHBOARD_HOSTS: 'Advisory.LAN, dash.example.org.' })
+        .dashboardHosts,
+    ).toEqual(['advisory.lan', 'dash.example.org']);
+    expect(refusal({ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan:8090' })).toMatch(/^ADVISORY_DASHBOARD_HOSTS: /);
   });
 });
 

@@ -153,6 +153,12 @@ describe('authentication', () => {
       await withServer(demoSource(demo), { credentials, trustProxy }, async (url) => {
         for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess('203.0.113.7'))).status).toBe(401);
         expect((await fetch(`${url}/`, guess('203.0.113.7', credentials.password))).status).toBe(429);
+        // The paused client forges addresses of its own in front of what the proxy appends:
+        // only the hop the proxy wrote counts, and the pause holds.
+        for (const forged of ['198.51.100.1, 203.0.113.7', '10.0.0.1, 127.0.0.1, 203.0.113.7']) {
+          const again = await fetch(`${url}/`, guess(forged, credentials.password));
+          expect(again.status, `${String(trustProxy)} ${forged}`).toBe(429);
+        }
         const other = await fetch(`${url}/`, guess('198.51.100.9', credentials.password));
         expect(other.status, String(trustProxy)).toBe(200);
       });

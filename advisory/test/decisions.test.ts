@@ -225,6 +225,30 @@ describe('DecisionStore', () => {
     },
   );
 
+  it('verifies incrementally, yet finds an edit anywhere at the next look', async () => {
+    const { dir, store } = await logWith(5);
+    expect(await store.verify()).toMatchObject({ intact: true, entries: 5 });
+    await store.append([{ kind: 'reminder-due', data: { asset: 'x' } }]);
+    expect(await store.verify()).toMatchObject({ intact: true, entries: 6, unsigned: 0 });
+    const lines = logLines(dir);
+    lines[0] = (lines[0] as string).replace('host-1', 'host-X');
+    writeLines(dir, lines);
+    expect((await store.verify()).breaks[0]).toEqual({
+      file: 'log',
+      line: 1,
+      message: 'entry 1 does not match its hash: it was edited',
+    });
+  });
+
+  it('reads one page of the log, newest first', async () => {
+    const { store } = await logWith(7);
+    const first = await store.page(1, 3);
+    expect(first.total).toBe(7);
+    expect(first.entries.map((e) => e.seq)).toEqual([7, 6, 5]);
+    expect((await store.page(3, 3)).entries.map((e) => e.seq)).toEqual([1]);
+    expect((await store.page(4, 3)).entries).toEqual([]);
+  });
+
   it('sets a partial last line apart before appending, and logs the repair', async () => {
     const { dir } = await logWith(2);
     const whole = readFileSync(path.join(dir, LOG_FILE), 'utf8');

@@ -260,6 +260,12 @@ describe('advisory run', () => {
         'ADVISORY_SMTP_CA_FILE',
       ],
       [{ ADVISORY_STATE_DIR: s.keyFile }, 'ADVISORY_STATE_DIR'],
+      // The inventory open to the network without credentials, unless explicitly meant.
+      [{ ADVISORY_LISTEN: '0.0.0.0:0' }, 'ADVISORY_LISTEN'],
+      [{ ADVISORY_LISTEN: '0.0.0.0:0', ADVISORY_DASHBOARD_OPEN: 'yes' }, 'ADVISORY_DASHBOARD_OPEN'],
+      [{ ADVISORY_TRUST_PROXY: 'true' }, 'ADVISORY_TRUST_PROXY'],
+      [{ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan, not a name' }, 'ADVISORY_DASHBOARD_HOSTS'],
+      [{ ADVISORY_FEED_CACHE: s.dir }, 'ADVISORY_FEED_CACHE'],
       // A FIFO where a file should be is refused at once, never waited on.
       [{ ADVISORY_PUBLIC_KEYS: fifo }, 'ADVISORY_PUBLIC_KEYS'],
       [{ ADVISORY_INVENTORY: fifo }, 'ADVISORY_INVENTORY'],

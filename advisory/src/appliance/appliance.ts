@@ -103,6 +103,7 @@ export class Appliance {
         ? new HttpSource(config.feed.url, {
             ...defaultHttpLimits,
             totalMs: config.feedTimeoutMs,
+            pullMs: config.feedPullMs,
             connectMs: Math.min(10_000, config.feedTimeoutMs),
           })
         : new DirectorySource(config.feed.path);

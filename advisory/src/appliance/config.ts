@@ -16,6 +16,8 @@ export interface ApplianceConfig {
   feedTimeoutMs: number;
   /** How old the newest accepted feed may be (by its published_at) before it is stale. */
   feedMaxAgeMs: number;
+  /** Deadline of one whole pull (manifest, signature and every file). */
+  feedPullMs: number;
   stateDir: string;
   refreshIntervalMs: number;
   inventoryFile: string;
@@ -23,9 +25,12 @@ export interface ApplianceConfig {
   dashboard: { user: string; password: string } | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (failed-login
-   * pauses): none, all (`true`), a hop count, or addresses and CIDR ranges.
+   * pauses): none, a hop count, or addresses and CIDR ranges. Never "all": the client
+   * would choose its own address.
    */
-  trustProxy: boolean | number | string[];
+  trustProxy: false | number | string[];
+  /** Host names the dashboard answers to (ADVISORY_DASHBOARD_HOSTS), besides IP addresses and localhost. */
+  dashboardHosts: string[];
   webhookUrl: string | null;
   smtp: SmtpConfig | null;
   alerts: { retryBaseMs: number; maxAttempts: number };
@@ -149,7 +154,11 @@ function dashboard(env: Env): ApplianceConfig['dashboard'] {
 function trustProxy(env: Env): ApplianceConfig['trustProxy'] {
   const raw = text(env, 'ADVISORY_TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
+  if (raw === 'true')
+    throw new ConfigError(
+      'ADVISORY_TRUST_PROXY',
+      'true would believe any X-Forwarded-For a client sends (and let it choose its own address): give the number of proxies in front (1) or their addresses',
+    );
   if (/^\d+$/.test(raw)) {
     const hops = Number(raw);
     if (hops < 1 || hops > 10) throw new ConfigError('ADVISORY_TRUST_PROXY', 'a hop count is from 1 to 10');
@@ -164,7 +173,7 @@ function trustProxy(env: Env): ApplianceConfig['trustProxy'] {
     if (family === 0 || !prefixOk || extra !== undefined)
       throw new ConfigError(
         'ADVISORY_TRUST_PROXY',
-        `expected true, false, a hop count or comma-separated addresses and CIDR ranges, got "${entry}"`,
+        `expected false, a hop count or comma-separated addresses and CIDR ranges, got "${entry}"`,
       );
   }
   return entries;
@@ -264,11 +273,13 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     stateDir,
     feedTimeoutMs: duration(env, 'ADVISORY_FEED_TIMEOUT', '60s', { min: 1000, max: 3_600_000 }),
     feedMaxAgeMs: duration(env, 'ADVISORY_FEED_MAX_AGE', '14d', { min: 3_600_000, max: 366 * 86_400_000 }),
+    feedPullMs: duration(env, 'ADVISORY_FEED_PULL_TIMEOUT', '10m', { min: 1000, max: 6 * 3_600_000 }),
     refreshIntervalMs: duration(env, 'ADVISORY_REFRESH_INTERVAL', '6h', { min: 60_000, max: 7 * 86_400_000 }),
     inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
     listen: listen(env),
     dashboard: dashboard(env),
     trustProxy: trustProxy(env),
+    dashboardHosts: dashboardHosts(env),
     webhookUrl: webhook(env),
     smtp: smtp(env),
     alerts: {
@@ -277,4 +288,35 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     },
     logLevel: logLevel(env),
   };
+}
+
+function dashboardHosts(env: Env): string[] {
+  const raw = text(env, 'ADVISORY_DASHBOARD_HOSTS');
+  if (raw === undefined) return [];
+  const names = raw.split(',').map((name) => name.trim().toLowerCase().replace(/\.$/, ''));
+  for (const name of names) {
+    if (
+      !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(name)
+    )
+      throw new ConfigError('ADVISORY_DASHBOARD_HOSTS', `expected comma-separated host names, got "${name}"`);
+  }
+  return names;
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+
+/**
+ * The dashboard shows the whole inventory: on an address other machines can reach it
+ * needs credentials, unless the operator says it is meant to be open.
+ */
+export function checkExposure(config: ApplianceConfig, env: Env): void {
+  if (LOOPBACK.test(config.listen.host) || config.dashboard) return;
+  const open = text(env, 'ADVISORY_DASHBOARD_OPEN');
+  if (open === 'true') return;
+  if (open !== undefined && open !== 'false')
+    throw new ConfigError('ADVISORY_DASHBOARD_OPEN', `expected true or false, got "${open}"`);
+  throw new ConfigError(
+    'ADVISORY_LISTEN',
+    `${config.listen.host} is reachable from other machines and no dashboard credentials are set: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD, listen on 127.0.0.1, or set ADVISORY_DASHBOARD_OPEN=true to serve the inventory without them`,
+  );
 }

@@ -18,7 +18,7 @@ import {
 } from '../storage/durable-files.ts';
 import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
 import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
-import { type LogVerification, verifyLog } from './verify.ts';
+import { type LogVerification, LogVerifier, verifyLog } from './verify.ts';
 
 /** The decision log's files in the state directory. */
 export const LOG_FILE = 'decisions.jsonl';
@@ -136,6 +136,8 @@ export class DecisionStore {
   private latest: Checkpoint | null;
   /** Why entries at the end of the log are not signed, when the store will not sign them. */
   unaccounted: string | null = null;
+  /** Remembers what it verified: a look at the log reads only what was appended since. */
+  private readonly verifier: LogVerifier;
 
   private constructor(
     readonly dir: string,
@@ -145,6 +147,7 @@ export class DecisionStore {
   ) {
     this.last = last;
     this.latest = latest;
+    this.verifier = new LogVerifier(key.public);
   }
 
   static async open(stateDir: string, now = new Date()): Promise<DecisionStore> {
@@ -284,8 +287,31 @@ export class DecisionStore {
     return readIfExists(path.join(this.dir, APPLIANCE_PUBLIC_KEY));
   }
 
+  /** Verifies the log as it is on disk now, incrementally (see LogVerifier). */
   async verify(): Promise<LogVerification> {
-    return verifyStateDir(this.dir, this.key.public);
+    return this.verifier.verify(
+      await readIfExists(path.join(this.dir, LOG_FILE)),
+      await readIfExists(path.join(this.dir, CHECKPOINT_FILE)),
+    );
+  }
+
+  /**
+   * One page of the log, newest first (`page` from 1): only that page's lines are parsed.
+   * Lines that do not parse are left out (verify() reports them).
+   */
+  async page(page: number, size: number): Promise<{ entries: DecisionEntry[]; total: number }> {
+    const text = await readIfExists(path.join(this.dir, LOG_FILE));
+    const all = text.split('\n').filter(Boolean);
+    const end = Math.max(0, all.length - (page - 1) * size);
+    const slice = all.slice(Math.max(0, end - size), end).reverse();
+    const entries = slice.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as DecisionEntry];
+      } catch {
+        return [];
+      }
+    });
+    return { entries, total: all.length };
   }
 }
 

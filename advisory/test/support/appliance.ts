@@ -7,6 +7,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { openAppliance } from '../../src/appliance/open.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/rules.ts';
 import { advisoryYaml, makeFeed, type TestFeed, type TestKey } from './feed.ts';
 
 /**
@@ -139,7 +140,7 @@ export async function openTest(env: NodeJS.ProcessEnv, clock?: Clock): Promise<A
 export interface FeedServer {
   url: string;
   requests: { path: string; status: number }[];
-  mode: 'normal' | 'redirect-loop' | 'redirect-once' | 'slow' | 'endless' | 'down';
+  mode: 'normal' | 'redirect-loop' | 'redirect-once' | 'slow' | 'slow-files' | 'endless' | 'down';
   close(): Promise<void>;
 }
 
@@ -177,27 +178,34 @@ export async function startFeedServer(root: string): Promise<FeedServer> {
       response.on('close', () => response.removeAllListeners('drain'));
       return pump();
     }
-    const file = path.join(root, relative);
-    if (!file.startsWith(root) || relative.includes('..')) {
-      record(404);
-      return response.writeHead(404).end();
+    if (state.mode === 'slow-files' && relative !== MANIFEST_FILE && relative !== SIGNATURE_FILE) {
+      // Each file in time for its own deadline, the whole pull not.
+      return void setTimeout(serveFile, 1_500);
     }
-    let data: Buffer;
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-      data = readFileSync(file);
-    } catch {
-      record(404);
-      return response.writeHead(404).end();
+    serveFile();
+    function serveFile() {
+      const file = path.join(root, relative);
+      if (!file.startsWith(root) || relative.includes('..')) {
+        record(404);
+        return response.writeHead(404).end();
+      }
+      let data: Buffer;
+      try {
+        if (!statSync(file).isFile()) throw new Error('not a file');
+        data = readFileSync(file);
+      } catch {
+        record(404);
+        return response.writeHead(404).end();
+      }
+      const etag = `"${createHash('sha256').update(data).digest('hex').slice(0, 16)}"`;
+      const modified = statSync(file).mtime.toUTCString();
+      if (request.headers['if-none-match'] === etag) {
+        record(304);
+        return response.writeHead(304, { etag, 'last-modified': modified }).end();
+      }
+      record(200);
+      response.writeHead(200, { etag, 'last-modified': modified, 'content-length': data.length }).end(data);
     }
-    const etag = `"${createHash('sha256').update(data).digest('hex').slice(0, 16)}"`;
-    const modified = statSync(file).mtime.toUTCString();
-    if (request.headers['if-none-match'] === etag) {
-      record(304);
-      return response.writeHead(304, { etag, 'last-modified': modified }).end();
-    }
-    record(200);
-    response.writeHead(200, { etag, 'last-modified': modified, 'content-length': data.length }).end(data);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(state, {

@@ -65,7 +65,9 @@ export async function serve(
   options: {
     credentials?: { user: string; password: string } | null;
     now?: () => Date;
-    trustProxy?: boolean | number | string[];
+    trustProxy?: false | number | string[];
+    hosts?: string[];
+    limits?: Parameters<typeof buildDashboard>[0]['limits'];
   } = {},
 ): Promise<Served> {
   const app = await buildDashboard({
@@ -74,6 +76,8 @@ export async function serve(
     version: '0.0.0-test',
     ...(options.now ? { now: options.now } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    ...(options.hosts ? { hosts: options.hosts } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {

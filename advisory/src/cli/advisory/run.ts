@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { Appliance } from '../../appliance/appliance.ts';
+import { checkExposure, loadApplianceConfig } from '../../appliance/config.ts';
 import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
@@ -100,6 +102,8 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
 }
 
 async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  // Before anything is opened: a dashboard open to the network without credentials.
+  checkExposure(loadApplianceConfig(env), env);
   const stopping = stopSignal(io);
   const appliance = await openWhenFree(env, io, stopping);
   if (!appliance) return 0;
@@ -110,6 +114,8 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     credentials: config.dashboard,
     version: CLIENT_VERSION,
     trustProxy: config.trustProxy,
+    // The name it listens on (when a name) is one of its own.
+    hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
   });
   try {
     await dashboard.listen({ host: config.listen.host, port: config.listen.port });

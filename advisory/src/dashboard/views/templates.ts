@@ -150,7 +150,7 @@ const feed = `<h1>Feed</h1>
 <% } %></tbody>
 </table></div>
 <h2>Alerts</h2>
-<p>Channels: <%= it.outbox.channels.length ? it.outbox.channels.join(', ') : 'none configured' %>. Waiting to be delivered: <%= it.outbox.pending %>. Given up: <%= it.outbox.failed %>.</p>
+<p>Channels: <%= it.outbox.channels.length ? it.outbox.channels.join(', ') : 'none configured' %>. Waiting to be delivered: <%= it.outbox.pending %>. Given up: <%= it.outbox.failed %>.<% if (it.outbox.damaged) { %> Damaged and set apart: <%= it.outbox.damaged %>.<% } %></p>
 `;
 
 const log = `<h1>Decision log</h1>
@@ -169,6 +169,7 @@ const log = `<h1>Decision log</h1>
 <% for (const e of it.entries) { %><tr><td data-label="#" class="num"><%= e.seq %></td><td data-label="When"><%= e.at %></td><td data-label="Decision"><%= e.kind %></td><td data-label="Details"><%= e.text %></td></tr>
 <% } %></tbody>
 </table></div>
+<% if (it.pages > 1) { %><nav aria-label="Log pages"><p>Page <%= it.page %> of <%= it.pages %> (<%= it.total %> entries).<% if (it.page > 1) { %> <a href="/log?page=<%= it.page - 1 %>" rel="prev">Newer</a><% } %><% if (it.page < it.pages) { %> <a href="/log?page=<%= it.page + 1 %>" rel="next">Older</a><% } %></p></nav><% } %>
 `;
 
 const asset = `<h1><%= it.name %></h1>

@@ -15,6 +15,11 @@ export interface HttpLimits {
   maxRedirects: number;
   /** Files fetched at once. */
   concurrency: number;
+  /**
+   * Time for one whole pull, from the manifest to the last file: a mirror that answers
+   * every request just inside `totalMs` cannot stretch a pull of many files for hours.
+   */
+  pullMs: number;
 }
 
 export const defaultHttpLimits: HttpLimits = {
@@ -22,6 +27,7 @@ export const defaultHttpLimits: HttpLimits = {
   totalMs: 60_000,
   maxRedirects: 5,
   concurrency: 8,
+  pullMs: 600_000,
 };
 
 /**
@@ -37,6 +43,8 @@ export class HttpSource implements FeedSource {
   private readonly base: URL;
   private readonly dispatcher: Dispatcher;
   private readonly queue: PQueue;
+  /** The deadline of the pull under way (set when its manifest is asked for). */
+  private pullDeadline: AbortSignal | null = null;
 
   constructor(
     baseUrl: string,
@@ -57,6 +65,7 @@ export class HttpSource implements FeedSource {
     const headers: Record<string, string> = {};
     if (previous?.etag) headers['if-none-match'] = previous.etag;
     if (previous?.lastModified) headers['if-modified-since'] = previous.lastModified;
+    this.pullDeadline = AbortSignal.timeout(this.limits.pullMs);
     const manifest = await this.get(MANIFEST_FILE, limits.manifestBytes, headers);
     if (manifest === 'unchanged') return 'unchanged';
     if (!manifest) reject('manifest-missing', `manifest.yaml is missing at ${this.location}`, MANIFEST_FILE);
@@ -95,9 +104,14 @@ export class HttpSource implements FeedSource {
       response = await request(url, {
         dispatcher: this.dispatcher,
         headers: { 'user-agent': 'advisory-appliance', ...headers },
-        signal: AbortSignal.timeout(this.limits.totalMs),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.limits.totalMs),
+          ...(this.pullDeadline ? [this.pullDeadline] : []),
+        ]),
       });
     } catch (error) {
+      if (this.pullDeadline?.aborted)
+        throw new SourceError(`${url.href}: the pull took longer than ${this.limits.pullMs / 1000} s`);
       throw new SourceError(`${url.href}: ${describe(error)}`);
     }
     const { statusCode, body } = response;
@@ -108,6 +122,13 @@ export class HttpSource implements FeedSource {
     if (statusCode === 404 || statusCode === 410) {
       await body.dump();
       return null;
+    }
+    if (statusCode >= 300 && statusCode <= 399) {
+      // Left unfollowed: more redirects than allowed, or back to a URL already visited.
+      await body.dump();
+      throw new SourceError(
+        `${url.href}: HTTP ${statusCode}: too many redirects or a redirect loop (at most ${this.limits.maxRedirects} are followed)`,
+      );
     }
     if (statusCode < 200 || statusCode > 299) {
       await body.dump();
@@ -127,6 +148,8 @@ export class HttpSource implements FeedSource {
         }
       }
     } catch (error) {
+      if (this.pullDeadline?.aborted)
+        throw new SourceError(`${url.href}: the pull took longer than ${this.limits.pullMs / 1000} s`);
       throw new SourceError(`${url.href}: ${describe(error)}`);
     }
     const all = Buffer.concat(chunks, length);

@@ -1,0 +1,246 @@
+import type { ApplianceStatus } from '../appliance/appliance.ts';
+import type { Health } from '../appliance/health.ts';
+import type { DecisionEntry } from '../decisions/chain.ts';
+import type { LogVerification } from '../decisions/verify.ts';
+import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
+import { severity } from '../evaluation/verdicts.ts';
+import { timeline, verdictHistory } from './history.ts';
+
+/**
+ * The dashboard's pages as data: pure functions from what the appliance knows (status,
+ * log entries, the time) to the template, title and values a page is rendered from. No
+ * request, reply or I/O here: each is tested on its own, and the server only wires them.
+ */
+export interface Page {
+  status?: number;
+  /** The navigation entry to mark as current ('' for none). */
+  current: string;
+  title: string;
+  template: string;
+  data: object;
+}
+
+export const navigation = [
+  { href: '/', label: 'Assets' },
+  { href: '/ordering', label: 'Upgrade order' },
+  { href: '/cves', label: 'CVEs' },
+  { href: '/reminders', label: 'Reminders' },
+  { href: '/feed', label: 'Feed' },
+  { href: '/log', label: 'Decision log' },
+];
+
+const colours: Record<string, string> = {
+  blocked: '#82071e',
+  eol: '#cf222e',
+  'wait-for-patch': '#9a6700',
+  hold: '#54aeff',
+  install: '#1a7f37',
+  none: '#d0d7de',
+};
+
+/** The panel every page shows about the feed in use and what else needs attention. */
+export function notice(status: ApplianceStatus, health: Health) {
+  const feed = status.feed;
+  return {
+    feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
+    problem: status.problem?.message ?? null,
+    // A refused or unreachable live feed has its own panel, from `problem`.
+    problems: health.problems.filter(
+      (p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused',
+    ),
+    inventoryError: status.inventoryError,
+    // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.
+    lastEvaluatedAt: feed ? null : status.evaluatedAt,
+  };
+}
+
+export function assetsPage(status: ApplianceStatus, query: Record<string, string | undefined>): Page {
+  const evaluations = status.evaluations;
+  const filter = {
+    verdict: query.verdict || undefined,
+    product: query.product || undefined,
+    source: query.source || undefined,
+  };
+  const rows = evaluations
+    .filter(
+      (e) =>
+        !filter.verdict ||
+        (filter.verdict === 'unknown'
+          ? e.status === 'unknown'
+          : filter.verdict === 'none'
+            ? e.status === 'ok' && e.verdict === null
+            : e.verdict === filter.verdict),
+    )
+    .filter((e) => !filter.product || Object.hasOwn(e.products, filter.product))
+    .filter((e) => !filter.source || e.source === filter.source)
+    .map((e) => ({
+      asset: e.asset,
+      source: e.source,
+      status: e.status,
+      error: e.error,
+      verdict: e.verdict,
+      matches: e.matches,
+      products: Object.entries(e.products).map(([product, version]) => ({
+        product,
+        version,
+        unreadable: e.unreadable.some((u) => u.product === product),
+        recommended:
+          e.matches.find((m) => m.product === product && m.recommendedVersion)?.recommendedVersion ?? null,
+      })),
+    }));
+  return {
+    current: '/',
+    title: 'Assets',
+    template: '@assets',
+    data: {
+      filter,
+      filtered: Object.values(filter).some(Boolean),
+      rows,
+      total: evaluations.length,
+      evaluatedAt: status.evaluatedAt,
+      verdictOptions: [...severity, 'none', 'unknown'],
+      productOptions: [...new Set(evaluations.flatMap((e) => Object.keys(e.products)))].sort(),
+      sourceOptions: [...new Set(evaluations.map((e) => e.source))].sort(),
+    },
+  };
+}
+
+export function orderingPage(status: ApplianceStatus): Page {
+  return {
+    current: '/ordering',
+    title: 'Upgrade order',
+    template: '@ordering',
+    data: { steps: orderingSteps(status.evaluations) },
+  };
+}
+
+export function cvesPage(status: ApplianceStatus): Page {
+  return {
+    current: '/cves',
+    title: 'CVE highlights',
+    template: '@cves',
+    data: { cves: cveHighlights(status.evaluations) },
+  };
+}
+
+export function remindersPage(status: ApplianceStatus): Page {
+  const all = status.evaluations.flatMap((e) => e.reminders.map((r) => ({ ...r, asset: e.asset })));
+  const byDue = (a: { dueAt: string | null }, b: { dueAt: string | null }) =>
+    (a.dueAt ?? '').localeCompare(b.dueAt ?? '');
+  return {
+    current: '/reminders',
+    title: 'Reminders',
+    template: '@reminders',
+    data: { overdue: all.filter((r) => r.due).sort(byDue), upcoming: all.filter((r) => !r.due).sort(byDue) },
+  };
+}
+
+export function feedPage(
+  status: ApplianceStatus,
+  settings: { cachePath: string; refreshInterval: string; trustedKeys: string[] },
+): Page {
+  const feed = status.feed;
+  return {
+    current: '/feed',
+    title: 'Feed',
+    template: '@feed',
+    data: {
+      location: status.feedLocation,
+      feed: feed
+        ? {
+            version: feed.feed.manifest.feed_version,
+            schema: feed.feed.manifest.schema_version,
+            publishedAt: feed.feed.manifest.published_at,
+            expiresAt: feed.feed.manifest.expires_at,
+            signedBy: feed.feed.signedBy,
+            manifestSha256: feed.feed.manifestSha256,
+            advisories: feed.feed.advisoryCount,
+            from: feed.from,
+            since: feed.since,
+          }
+        : null,
+      servingCache: feed?.from === 'cache',
+      cachePath: settings.cachePath,
+      lastPull: status.lastPull,
+      lastError:
+        [
+          status.problem ? `${status.problem.at}: ${status.problem.message}` : '',
+          status.lastRefreshError
+            ? `${status.lastRefreshError.at}: the refresh failed: ${status.lastRefreshError.message}`
+            : '',
+        ]
+          .filter(Boolean)
+          .join('; ') || null,
+      interval: settings.refreshInterval,
+      trustedKeys: settings.trustedKeys,
+      sources: status.inventory,
+      outbox: status.outbox,
+    },
+  };
+}
+
+export const LOG_PAGE_SIZE = 100;
+
+function describeEntry(entry: DecisionEntry): string {
+  const d = entry.data as Record<string, unknown>;
+  switch (entry.kind) {
+    case 'feed-accepted':
+      return `feed ${d.feed_version} accepted (${d.advisories} advisories, signed by ${(d.signed_by as string[] | undefined)?.join(', ')})`;
+    case 'feed-rejected':
+      return `feed refused: ${d.reason}: ${d.message}`;
+    case 'initial-evaluation':
+      return `first evaluation with feed ${d.feed_version}: ${Object.keys((d.verdicts as object) ?? {}).length} assets`;
+    case 'verdict-changed':
+      return `${d.asset}: ${d.from ?? 'no verdict'} → ${d.to ?? 'no verdict'} (${((d.advisories as string[]) ?? []).join(', ')})`;
+    case 'reminder-due':
+      return `${d.asset}: ${d.task} is due (${d.advisory})`;
+    case 'log-repaired':
+      return `a partial last line of ${d.file} (${d.removed_bytes} bytes) was set apart in ${d.kept_in}`;
+    default:
+      return JSON.stringify(d);
+  }
+}
+
+/** `?page=` as a page number from 1; anything else is page 1. */
+export function pageNumber(raw: string | undefined): number {
+  return raw && /^[1-9][0-9]{0,6}$/.test(raw) ? Number(raw) : 1;
+}
+
+export function logPage(
+  verification: LogVerification,
+  page: { entries: DecisionEntry[]; total: number },
+  number: number,
+): Page {
+  return {
+    current: '/log',
+    title: 'Decision log',
+    template: '@log',
+    data: {
+      verification,
+      entries: page.entries.map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, text: describeEntry(e) })),
+      page: number,
+      pages: Math.max(1, Math.ceil(page.total / LOG_PAGE_SIZE)),
+      total: page.total,
+    },
+  };
+}
+
+export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], name: string, now: Date): Page {
+  const evaluation = status.evaluations.find((e) => e.asset === name) ?? null;
+  const history = verdictHistory(entries, name);
+  if (!evaluation && history.length === 0) {
+    return {
+      status: 404,
+      current: '',
+      title: 'Not found',
+      template: '@message',
+      data: { heading: 'No such asset', text: `No asset is called ${name}.` },
+    };
+  }
+  return {
+    current: '',
+    title: name,
+    template: '@asset',
+    data: { name, evaluation, history, timeline: timeline(history, now), colours },
+  };
+}

@@ -1,0 +1,47 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DecisionStore } from '../../src/decisions/store.ts';
+import { type Demo, demoAppliance, demoSource, serve } from '../support/dashboard.ts';
+
+let demo: Demo;
+beforeAll(async () => {
+  demo = await demoAppliance();
+});
+afterAll(async () => demo?.appliance.stop());
+
+describe('the decision log page', () => {
+  it('shows the log a page of 100 at a time, newest first, with the verification of all of it', async () => {
+    const store = await DecisionStore.open(mkdtempSync(path.join(tmpdir(), 'log-page-')));
+    await store.append(
+      Array.from({ length: 250 }, (_, i) => ({
+        kind: 'reminder-due' as const,
+        data: { asset: `host-${i + 1}`, task: 't', advisory: 'A' },
+      })),
+    );
+    const served = await serve({ ...demoSource(demo), decisions: store });
+    try {
+      const first = await (await fetch(`${served.url}/log`)).text();
+      expect(first).toContain('HASH CHAIN INTACT');
+      expect(first).toContain('250 entries');
+      expect(first).toContain('host-250: t is due');
+      expect(first).toContain('host-151: t is due');
+      expect(first).not.toContain('host-150: t is due');
+      expect(first).toContain('Page 1 of 3 (250 entries).');
+      expect(first).toContain('<a href="/log?page=2" rel="next">Older</a>');
+      const last = await (await fetch(`${served.url}/log?page=3`)).text();
+      expect(last).toContain('host-1: t is due');
+      expect(last).toContain('<a href="/log?page=2" rel="prev">Newer</a>');
+      expect(last).not.toContain('rel="next"');
+      // A page number that is not one shows the first page.
+      for (const bad of ['0', '-1', 'abc', '1e3', '99999999']) {
+        const response = await fetch(`${served.url}/log?page=${bad}`);
+        expect(response.status, bad).toBe(200);
+        expect(await response.text(), bad).toContain('Page 1 of 3');
+      }
+    } finally {
+      await served.close();
+    }
+  });
+});
