@@ -272,6 +272,30 @@ describe('verdicts: details', () => {
     expect(hold).toMatchObject({ verdict: 'hold', matches: [{ verdict: 'hold', unmet: [] }] });
   });
 
+  it('a requirement or reminder naming a property of every object (constructor, toString) is just a name', () => {
+    const [result] = evaluate(
+      [
+        advisory({
+          id: 'C',
+          product: 'nextcloud',
+          affects: '<33',
+          requires: [{ product: 'constructor', version: '>=1.0.0', reason: 'r' }],
+        }),
+        advisory({
+          id: 'R',
+          product: 'nextcloud',
+          affects: '<33',
+          verdict: undefined,
+          reminder: { task: 'check', every: 'P1Y', from: 'toString' },
+        }),
+      ],
+      host({ nextcloud: '32.0' }),
+      NOW,
+    );
+    expect(result?.matches[0]?.unmet[0]).toMatchObject({ product: 'constructor', installed: null });
+    expect(result?.reminders[0]).toMatchObject({ dueAt: null, due: true });
+  });
+
   it('the ordering of an unmet requirement without a recommended version', () => {
     const [result] = evaluate(
       [

@@ -113,7 +113,8 @@ function reminderState(asset: Asset, advisory: Advisory, now: Date): ReminderSta
   const reminder = advisory.reminder;
   if (!reminder) return null;
   const period = parsePeriod(reminder.every);
-  const fact = asset.facts[reminder.from];
+  // Own properties only: a feed naming `constructor` must not read Object's prototype.
+  const fact = Object.hasOwn(asset.facts, reminder.from) ? asset.facts[reminder.from] : undefined;
   const start = fact === undefined ? null : parseInstant(fact);
   const dueAt = start && period ? addPeriod(start, period) : null;
   return {
@@ -130,7 +131,10 @@ function matchOf(products: Asset['products'], advisory: Advisory, installed: str
   if (!advisory.verdict) return null;
   const unmet: UnmetRequirement[] = [];
   for (const requirement of advisory.requires ?? []) {
-    const have = products[requirement.product] ?? null;
+    // Own properties only: a feed naming `constructor` must not read Object's prototype.
+    const have = Object.hasOwn(products, requirement.product)
+      ? (products[requirement.product] ?? null)
+      : null;
     if (have !== null && inRange(have, requirement.version)) continue;
     unmet.push({
       product: requirement.product,
@@ -223,9 +227,16 @@ export function evaluate(
  * Whether an asset asks for someone's attention: a verdict other than `hold` (install,
  * wait-for-patch, eol, blocked), a due reminder, or an unknown state (its source failed).
  */
+/**
+ * Whether an operator must act on the asset: a verdict other than hold, a due reminder,
+ * a failed source (`unknown`), or a version that could not be read (it matched nothing,
+ * so "no verdict" would hide that nobody knows).
+ */
 export function needsAction(evaluation: AssetEvaluation): boolean {
   if (evaluation.status === 'unknown') return true;
   return (
-    (evaluation.verdict !== null && evaluation.verdict !== 'hold') || evaluation.reminders.some((r) => r.due)
+    (evaluation.verdict !== null && evaluation.verdict !== 'hold') ||
+    evaluation.reminders.some((r) => r.due) ||
+    evaluation.unreadable.length > 0
   );
 }

@@ -7,6 +7,7 @@ import { collectProxmox } from './adapters/proxmox.ts';
 import type { Asset } from './asset.ts';
 import {
   assetsOf,
+  checkReported,
   InventoryError,
   type InventoryFile,
   parseInventoryFile,
@@ -82,7 +83,7 @@ export async function collectInventory(
     (inventory.sources ?? []).map(async (source): Promise<Asset[]> => {
       const started = performance.now();
       try {
-        const assets = await run(source, inventoryFile);
+        const assets = checkReported(await run(source, inventoryFile), source.name);
         statuses.push({
           name: source.name,
           type: source.type,

@@ -172,6 +172,24 @@ export function assetsOf(entries: Static<typeof AssetEntry>[], source: string, w
   });
 }
 
+/**
+ * What an adapter reported, held to the inventory file's own rules (name characters and
+ * length, product and fact keys, version length, unique names): a Proxmox, Nextcloud or
+ * HTTP answer is outside input like the file, and the dashboard, the terminal and the log
+ * rely on those rules. A breach fails the source, with the reason, like any other error.
+ */
+export function checkReported(assets: Asset[], source: string): Asset[] {
+  const entries = assets.map((a) => ({
+    name: a.name,
+    products: a.products,
+    ...(Object.keys(a.facts).length ? { facts: a.facts } : {}),
+  }));
+  const value = { assets: entries };
+  if (!assetsValidator.Check(value)) firstError(assetsValidator, value, `source ${source} reported`);
+  assetsOf(entries, source, `source ${source} reported`);
+  return assets;
+}
+
 /** The inventory file (YAML or JSON), checked whole: a mistake names its place. */
 export function parseInventoryFile(text: string, what = 'inventory'): InventoryFile {
   const value = parseDocument(text, what);

@@ -12,7 +12,7 @@ and queues its alerts (one delivery attempt each), then prints the verdict table
 While the daemon (advisory run) holds the state directory, evaluates from its cache
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
-reminder, an asset whose source failed, or the appliance itself: the live feed refused,
+reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused,
 the feed stale, the refresh failed, the decision log not vouched for, alert files
 damaged), 2 configuration error, 3 no verified feed (none yet, or expired).
 Configuration: the ADVISORY_* environment variables (see the README); the log level
@@ -20,8 +20,24 @@ defaults to warn here.`;
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
 
-export async function check(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Text from outside (asset names, versions, adapter errors, feed titles) made safe for a
+ * terminal: control characters (escape sequences that could clear the screen, retitle
+ * the window or fake lines) and bidirectional overrides are shown as `\u{…}`.
+ */
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`,
+  );
+}
+
+export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+  const io: Io = {
+    out: (line) => terminal.out(printable(line)),
+    err: (line) => terminal.err(printable(line)),
+  };
   // A command for cron and monitoring: its output is the table; the log says only what
   // went wrong (warnings and worse) unless ADVISORY_LOG_LEVEL asks for more.
   const open = (readOnly: boolean) =>
