@@ -192,6 +192,22 @@ describe('Nextcloud adapter (occ)', () => {
     await expect(collectNextcloud(source, 5000)).rejects.toThrow(/not JSON/);
   });
 
+  it('ends everything occ started at the deadline, not only the direct child (sudo -> php)', async () => {
+    const script = writeOcc(dir, 'slow-grandchild');
+    await expect(collectNextcloud(nextcloud(script), 500)).rejects.toThrow(/did not finish within 500 ms/);
+    const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
+    // Gone, or a zombie waiting for init to reap it: either way no longer running.
+    const running = () => {
+      try {
+        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(running()).toBe(false);
+  });
+
   it('fails with the reason when occ is slow, failing, answers nonsense, or Nextcloud is not installed', async () => {
     await expect(collectNextcloud(nextcloud(writeOcc(dir, 'slow')), 400)).rejects.toThrow(
       /did not finish within 400 ms/,

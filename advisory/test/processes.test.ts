@@ -391,6 +391,28 @@ describe('advisory run under a service manager', () => {
     }
   }, 60_000);
 
+  it('two checks started together on a fresh install: the second waits for the first, then runs in full', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const runs = [run(['check'], s.env), run(['check'], s.env)].map(({ child, done }) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      return done.then((code) => ({ code, out }));
+    });
+    const results = await Promise.all(runs);
+    for (const result of results) {
+      expect(result.code).toBe(1);
+      expect(result.out).not.toContain('holds the state directory');
+      expect(result.out).toMatch(/^new-box +install +widget 2.1 -> 2.5/m);
+    }
+    const kinds = readFileSync(path.join(s.stateDir, 'decisions.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { kind: string }).kind);
+    expect(kinds).toEqual(['feed-accepted', 'initial-evaluation']);
+  }, 60_000);
+
   it('check beside the process holding the state directory reads its cache and writes nothing', async () => {
     const publishedAt = new Date(Date.now() - DAY);
     const s = setup({ publishedAt });
@@ -406,7 +428,7 @@ describe('advisory run under a service manager', () => {
       });
       expect(await done).toBe(1);
       expect(out).toContain(
-        'the appliance daemon holds the state directory: evaluated from its cache, nothing written',
+        'another advisory process (the daemon) holds the state directory: evaluated from its cache, nothing written',
       );
       expect(out).toMatch(/^new-box +install +widget 2.1 -> 2.5/m);
       expect(out).toContain(

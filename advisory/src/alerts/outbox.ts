@@ -160,10 +160,23 @@ export class Outbox {
     return deliveries;
   }
 
+  /**
+   * Channels are delivered side by side, so a dead webhook never holds up the mail; within
+   * a channel in order, and the first failure ends that channel's turn: the deliveries
+   * behind it wait for the next flush instead of each waiting out the same timeout (a
+   * flush costs at most one timeout per channel, `advisory check` included).
+   */
   private async deliverDue(): Promise<void> {
-    for (const delivery of await this.pending()) {
-      const now = this.now();
-      if (Date.parse(delivery.nextAttemptAt) > now.getTime()) continue;
+    const now = this.now();
+    const due = (await this.pending()).filter((d) => Date.parse(d.nextAttemptAt) <= now.getTime());
+    const channels = [...new Set(due.map((d) => d.channel))];
+    await Promise.all(
+      channels.map((channel) => this.deliverChannel(due.filter((d) => d.channel === channel))),
+    );
+  }
+
+  private async deliverChannel(deliveries: Delivery[]): Promise<void> {
+    for (const delivery of deliveries) {
       const send = this.senders[delivery.channel];
       const file = path.join(this.dir, delivery.file);
       if (!send) {
@@ -185,11 +198,12 @@ export class Outbox {
           channel: delivery.channel,
           alert: delivery.alert,
           attempts,
-          nextAttemptAt: new Date(now.getTime() + wait).toISOString(),
+          nextAttemptAt: new Date(this.now().getTime() + wait).toISOString(),
           lastError: (error as Error).message || String(error),
         };
         await writeAtomic(file, JSON.stringify(next));
         if (attempts >= this.options.maxAttempts) await this.moveToFailed(file, delivery.file);
+        return;
       }
     }
   }

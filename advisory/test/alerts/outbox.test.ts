@@ -34,4 +34,44 @@ describe('the outbox', () => {
     await outbox.enqueue(alert);
     expect(await outbox.pending()).toHaveLength(1);
   });
+
+  it('delivers channels side by side, and a failing channel waits one timeout per flush, not one per alert', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    let release: (error: Error) => void = () => undefined;
+    const webhookCalls: string[] = [];
+    const mails: string[] = [];
+    const outbox = new Outbox(
+      dir,
+      {
+        // A webhook that hangs until the test lets it fail, as a dead host does until its timeout.
+        webhook: (a) => {
+          webhookCalls.push(a.id);
+          return new Promise<void>((_, reject) => {
+            release = reject;
+          });
+        },
+        email: async (a) => void mails.push(a.id),
+      },
+      { retryBaseMs: 60_000, maxAttempts: 3 },
+    );
+    const alerts = [1, 2, 3].map((day) =>
+      initialAlert([], [], '2026.11.26', null, new Date(`2026-11-2${day}T00:00:00Z`)),
+    );
+    for (const alert of alerts) await outbox.enqueue(alert);
+    const flushing = outbox.flush();
+    // Mail goes out while the webhook still hangs on the first alert.
+    for (let i = 0; i < 100 && mails.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(mails).toEqual(alerts.map((a) => a.id));
+    expect(webhookCalls).toHaveLength(1);
+    release(new Error('connect ETIMEDOUT'));
+    await flushing;
+    // The two behind it were not tried in this flush: still due, no attempt spent.
+    expect(webhookCalls).toHaveLength(1);
+    const left = await outbox.pending();
+    expect(left.map((d) => [d.channel, d.attempts])).toEqual([
+      ['webhook', 1],
+      ['webhook', 0],
+      ['webhook', 0],
+    ]);
+  });
 });

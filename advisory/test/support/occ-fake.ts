@@ -8,9 +8,10 @@ import path from 'node:path';
  * keys installed, version, versionstring, edition, maintenance, needsDbUpgrade,
  * productname, extendedSupport; apps as {"enabled":{id: version},"disabled":{id: null}}),
  * or misbehaves as asked: slow (sleeps), failing (exits 1 with a PHP error), malformed
- * (prints text that is not JSON).
+ * (prints text that is not JSON), or runs PHP under a wrapper (`slow-grandchild`, as sudo
+ * does): a grandchild that holds the output open, its pid written beside the script.
  */
-export type OccBehaviour = 'normal' | 'slow' | 'failing' | 'malformed' | 'not-installed';
+export type OccBehaviour = 'normal' | 'slow' | 'slow-grandchild' | 'failing' | 'malformed' | 'not-installed';
 
 export const occStatus = {
   installed: true,
@@ -34,7 +35,7 @@ export function writeOcc(
   behaviour: OccBehaviour,
   status: Record<string, unknown> = occStatus,
 ): string {
-  const file = path.join(dir, `occ-${behaviour}.mjs`);
+  const file = path.join(dir, `occ-${behaviour}.cjs`);
   const answers = JSON.stringify({
     status: { ...status, ...(behaviour === 'not-installed' ? { installed: false } : {}) },
     apps: occApps,
@@ -48,6 +49,11 @@ const answers = ${answers};
 const [command, output] = process.argv.slice(2);
 if (output !== '--output=json') { console.error('expected --output=json'); process.exit(2); }
 if (behaviour === 'slow') { setTimeout(() => {}, 60_000); }
+else if (behaviour === 'slow-grandchild') {
+  const child = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' });
+  require('node:fs').writeFileSync(__filename + '.grandchild-pid', String(child.pid));
+  setTimeout(() => {}, 60_000);
+}
 else if (behaviour === 'failing') { console.error('PHP Fatal error:  Allowed memory size exhausted'); process.exit(1); }
 else if (behaviour === 'malformed') { console.log('Nextcloud is in maintenance mode - no apps have been loaded'); }
 else if (command === 'status') { console.log(JSON.stringify(answers.status)); }

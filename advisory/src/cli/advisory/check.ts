@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
@@ -17,6 +18,18 @@ the feed stale, the refresh failed, the decision log not vouched for, alert file
 damaged), 2 configuration error, 3 no verified feed (none yet, or expired).
 Configuration: the ADVISORY_* environment variables (see the README); the log level
 defaults to warn here.`;
+
+/** How long a check waits for another check that holds the state directory. */
+const CHECK_WAIT_MS = 60_000;
+
+/** Whether the process holding the lock is an `advisory check` (Linux: its command line). */
+function holderIsCheck(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('check');
+  } catch {
+    return false;
+  }
+}
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
 
@@ -45,19 +58,34 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
       env: { ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' },
       readOnly,
     });
-  // Taking the lock is the test of whether the daemon holds the directory (asking first
-  // and taking it after would leave a moment for the daemon to start in between).
+  // Taking the lock is the test of whether another process holds the directory (asking
+  // first and taking it after would leave a moment for the daemon to start in between).
+  // Another check (an overlapping cron run) is waited for: it ends in seconds, and reading
+  // its half-made state would say "no feed" on a fresh install. The daemon is not: then
+  // this check evaluates from the daemon's cache and writes nothing.
   let busy = false;
-  const { appliance } = await open(false).catch((error: unknown) => {
-    if (!(error instanceof StateDirLockedError)) throw error;
-    busy = true;
-    return open(true);
-  });
+  const waitUntil = Date.now() + CHECK_WAIT_MS;
+  const { appliance } = await (async () => {
+    for (;;) {
+      try {
+        return await open(false);
+      } catch (error) {
+        if (!(error instanceof StateDirLockedError)) throw error;
+        if (!holderIsCheck(error.pid) || Date.now() >= waitUntil) {
+          busy = true;
+          return open(true);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  })();
   try {
     const status = await appliance.refresh().catch(() => appliance.status);
     const feed = status.feed;
     if (busy)
-      io.out('the appliance daemon holds the state directory: evaluated from its cache, nothing written');
+      io.out(
+        'another advisory process (the daemon) holds the state directory: evaluated from its cache, nothing written',
+      );
     if (feed) {
       const f = feed.feed.manifest;
       io.out(

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { Asset } from '../asset.ts';
 import type { NextcloudSource } from '../config.ts';
 import { AdapterError } from './fetch-json.ts';
@@ -13,34 +13,54 @@ import { MAX_ANSWER_BYTES } from './limits.ts';
  */
 function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promise<unknown> {
   const [command, ...base] = source.command as [string, ...string[]];
+  const shown = `${command} ${args.join(' ')}`;
   return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      [...base, ...args],
-      {
-        timeout: timeoutMs,
-        maxBuffer: MAX_ANSWER_BYTES,
-        shell: false,
-        windowsHide: true,
-        killSignal: 'SIGKILL',
-      },
-      (error, stdout, stderr) => {
-        const shown = `${command} ${args.join(' ')}`;
-        if (error) {
-          const killed = (error as { killed?: boolean }).killed;
-          const reason = killed
-            ? `did not finish within ${timeoutMs} ms`
-            : (stderr.trim().split('\n')[0] ?? '') || error.message;
-          reject(new AdapterError(`${shown}: ${reason}`));
-          return;
-        }
-        try {
-          resolve(JSON.parse(stdout));
-        } catch {
-          reject(new AdapterError(`${shown}: the output is not JSON`));
-        }
-      },
-    );
+    // Its own process group, so a deadline ends everything it started (sudo -> php), not
+    // only the direct child, and no grandchild keeps the pipes (and this call) open.
+    const child = spawn(command, [...base, ...args], {
+      shell: false,
+      windowsHide: true,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let problem: string | null = null;
+    const killGroup = (reason: string) => {
+      problem ??= reason;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => killGroup(`did not finish within ${timeoutMs} ms`), timeoutMs);
+    const take = (into: Buffer[]) => (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) return killGroup(`the output is larger than ${MAX_ANSWER_BYTES} bytes`);
+      into.push(chunk);
+    };
+    child.stdout.on('data', take(out));
+    child.stderr.on('data', take(err));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new AdapterError(`${shown}: ${error.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // Whatever it left running in its group goes with it.
+      killGroup(problem ?? '');
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (problem) return reject(new AdapterError(`${shown}: ${problem}`));
+      if (code !== 0)
+        return reject(new AdapterError(`${shown}: ${stderr.trim().split('\n')[0] || `exit code ${code}`}`));
+      try {
+        resolve(JSON.parse(Buffer.concat(out).toString('utf8')));
+      } catch {
+        reject(new AdapterError(`${shown}: the output is not JSON`));
+      }
+    });
   });
 }
 
