@@ -3,63 +3,24 @@ import { type Alert, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { Outbox } from '../alerts/outbox.ts';
 import { postWebhook } from '../alerts/webhook.ts';
-import { sha256 } from '../crypto/digest.ts';
 import type { PublicKey } from '../crypto/signify.ts';
-import type { DecisionKind } from '../decisions/chain.ts';
 import { DecisionStore } from '../decisions/store.ts';
 import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
-import { defaultLimits } from '../feed/limits.ts';
-import { FeedRejectedError, type Rejection } from '../feed/rejection.ts';
-import { DirectorySource } from '../feed/sources/directory.ts';
-import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
-import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
 import type { AcceptedState } from '../feed/state.ts';
-import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
-import { collectInventory, loadInventory, type SourceStatus } from '../inventory/collect.ts';
+import type { VerifiedFeed } from '../feed/verify-feed.ts';
+import { collectInventory, loadInventory } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { ensureDir } from '../storage/durable-files.ts';
 import { lockStateDir } from '../storage/state-lock.ts';
 import { FeedCache } from './cache.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
+import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
 import { StateStore } from './state.ts';
+import type { ApplianceStatus, PullOutcome } from './status.ts';
 
-/** The feed the appliance evaluates with, and where it came from. */
-export interface FeedInUse {
-  feed: VerifiedFeed;
-  /** `live`: pulled and verified from ADVISORY_FEED_URL; `cache`: re-verified from the cache. */
-  from: 'live' | 'cache';
-  since: string;
-}
-
-export interface PullOutcome {
-  at: string;
-  outcome: 'accepted' | 'unchanged' | 'rejected' | 'unreachable';
-  message: string;
-  rejection?: Rejection;
-}
-
-export interface ApplianceStatus {
-  startedAt: string;
-  feedLocation: string;
-  feed: FeedInUse | null;
-  /** Why no live feed is in use (the last pull's problem), while that holds. */
-  problem: PullOutcome | null;
-  lastPull: PullOutcome | null;
-  lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
-  inventory: SourceStatus[];
-  /** Why the inventory file as it stands could not be read (the last good one is used). */
-  inventoryError: string | null;
-  evaluations: AssetEvaluation[];
-  evaluatedAt: string | null;
-  outbox: { channels: string[]; pending: number; failed: number; damaged: number };
-  readOnly: boolean;
-  /** The last refresh's failure (a full or read-only disk, damaged state), until one succeeds. */
-  lastRefreshError: { at: string; message: string } | null;
-  /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
-  logProblem: string | null;
-}
+export type { ApplianceStatus, FeedInUse, PullOutcome } from './status.ts';
 
 export interface ApplianceOptions {
   trustedKeys: PublicKey[];
@@ -77,10 +38,10 @@ export interface ApplianceOptions {
  * serving, and the status says why.
  */
 export class Appliance {
-  private readonly current: ApplianceStatus;
+  /** The status but for the feed's part, which the keeper holds. */
+  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull'>;
   private readonly now: () => Date;
-  private readonly source: FeedSource;
-  private readonly cache: FeedCache;
+  private readonly keeper: FeedKeeper;
   private refreshing: Promise<ApplianceStatus> | null = null;
   private inventory: InventoryFile;
   private timer: NodeJS.Timeout | null = null;
@@ -92,28 +53,27 @@ export class Appliance {
     private readonly state: StateStore,
     readonly decisions: DecisionStore | null,
     readonly outbox: Outbox,
-    private accepted: AcceptedState | null,
+    accepted: AcceptedState | null,
     private evaluation: EvaluationState | null,
     private readonly release: (() => Promise<void>) | null,
   ) {
     this.now = options.now ?? (() => new Date());
     this.inventory = options.inventory;
-    this.source =
-      config.feed.kind === 'http'
-        ? new HttpSource(config.feed.url, {
-            ...defaultHttpLimits,
-            totalMs: config.feedTimeoutMs,
-            pullMs: config.feedPullMs,
-            connectMs: Math.min(10_000, config.feedTimeoutMs),
-          })
-        : new DirectorySource(config.feed.path);
-    this.cache = new FeedCache(config.feedCache);
+    this.keeper = new FeedKeeper(
+      {
+        config,
+        trustedKeys: options.trustedKeys,
+        state,
+        logger: options.logger,
+        now: this.now,
+        readOnly: !!options.readOnly,
+        decisions,
+      },
+      accepted,
+    );
     this.current = {
       startedAt: this.now().toISOString(),
-      feedLocation: this.source.location,
-      feed: null,
-      problem: null,
-      lastPull: null,
+      feedLocation: this.keeper.location,
       lastRefresh: null,
       inventory: [],
       inventoryError: null,
@@ -128,8 +88,9 @@ export class Appliance {
 
   /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
   get status(): ApplianceStatus {
-    this.expireFeed();
-    return this.current;
+    this.keeper.expire();
+    const { feed, problem, lastPull } = this.keeper;
+    return Object.assign(this.current, { feed, problem, lastPull });
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */
@@ -185,7 +146,7 @@ export class Appliance {
         evaluation,
         release,
       );
-      await appliance.loadCache();
+      await appliance.keeper.loadCache();
       return appliance;
     } catch (error) {
       await release?.();
@@ -210,38 +171,6 @@ export class Appliance {
 
   private get log(): Logger {
     return this.options.logger;
-  }
-
-  /** The cache, re-verified against the remembered state before it is used. */
-  private async loadCache(): Promise<void> {
-    if (!this.options.readOnly) await this.cache.recover();
-    const copy = await this.cache.current();
-    if (!copy) return;
-    const result = await verifyFeed(new DirectorySource(this.config.feedCache), {
-      trustedKeys: this.options.trustedKeys,
-      lastAccepted: this.accepted,
-      now: this.now(),
-    });
-    const at = this.now().toISOString();
-    if (result.ok) {
-      this.status.feed = { feed: result.feed, from: 'cache', since: at };
-      this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
-      // The cache is written before the state: after a crash between the two, catch up
-      // (or at the next pull, when the disk refuses it now).
-      if (!this.options.readOnly) {
-        await this.settleAccepted(result.feed, this.now()).catch((error: unknown) => {
-          this.log.warn({ err: error }, 'the accepted feed could not be recorded yet');
-        });
-      }
-    } else {
-      const message = 'rejection' in result ? result.rejection.message : result.unreachable;
-      this.status.problem = {
-        at,
-        outcome: 'rejected',
-        message: `the cached feed does not verify: ${message}`,
-      };
-      this.log.warn({ problem: message }, 'cached feed refused');
-    }
   }
 
   /**
@@ -269,9 +198,9 @@ export class Appliance {
     const started = this.now();
     if (!this.options.readOnly) {
       await this.finishRecording();
-      await this.pull();
+      await this.keeper.pull();
     }
-    this.expireFeed();
+    this.keeper.expire();
     await this.reloadInventory();
     const known = new Map(Object.entries(this.evaluation?.known ?? {}));
     const collection = await collectInventory(this.config.inventoryFile, this.inventory, known);
@@ -300,162 +229,8 @@ export class Appliance {
    * keeps the feed in use when not. (Benchmarks time it on its own.)
    */
   async pullFeed(): Promise<PullOutcome | null> {
-    await this.pull();
-    return this.status.lastPull;
-  }
-
-  /** Fetches the live feed; accepts it when it verifies, keeps the feed in use when not. */
-  private async pull(): Promise<void> {
-    const at = this.now();
-    const pullState = await this.state.pull();
-    const inUse = this.status.feed;
-    if (inUse && inUse.feed.manifestSha256 !== this.accepted?.manifest_sha256) {
-      // Cached, but not yet logged and remembered (the disk refused it last time).
-      await this.settleAccepted(inUse.feed, at);
-    }
-    // Ask "changed since?" only while the feed in use is the accepted one.
-    const conditional = inUse !== null && inUse.feed.manifestSha256 === this.accepted?.manifest_sha256;
-    let outcome: PullOutcome;
-    try {
-      const head = await this.source.readHead(defaultLimits, conditional ? pullState.validators : null);
-      if (head === 'unchanged' || (inUse && sha256(head.manifest) === inUse.feed.manifestSha256)) {
-        outcome = { at: at.toISOString(), outcome: 'unchanged', message: 'the feed has not changed' };
-        if (inUse) inUse.from = 'live';
-        const same =
-          JSON.stringify(head === 'unchanged' ? pullState.validators : head.validators) ===
-          JSON.stringify(pullState.validators);
-        if (!same && head !== 'unchanged')
-          await this.state.savePull({ ...pullState, validators: head.validators });
-      } else {
-        outcome = await this.verifyLive(head, at, pullState);
-      }
-    } catch (error) {
-      if (error instanceof FeedRejectedError) {
-        outcome = await this.rejected(error.rejection, null, at, pullState);
-      } else if (error instanceof SourceError) {
-        outcome = { at: at.toISOString(), outcome: 'unreachable', message: error.message };
-        this.log.warn({ problem: error.message }, 'feed unreachable');
-      } else {
-        throw error;
-      }
-    }
-    this.status.lastPull = outcome;
-    this.status.problem =
-      outcome.outcome === 'rejected' || outcome.outcome === 'unreachable' ? outcome : null;
-  }
-
-  private async verifyLive(
-    head: FeedHead,
-    at: Date,
-    pullState: Awaited<ReturnType<StateStore['pull']>>,
-  ): Promise<PullOutcome> {
-    const copy = await this.cache.prepare();
-    const result = await verifyHead(this.source, head, {
-      trustedKeys: this.options.trustedKeys,
-      lastAccepted: this.accepted,
-      now: at,
-      signature: 'required',
-      copyTo: copy,
-      limits: defaultLimits,
-    }).catch(async (error: unknown) => {
-      await this.cache.discard(copy);
-      throw error;
-    });
-    if (!result.ok) {
-      await this.cache.discard(copy);
-      if ('rejection' in result) return this.rejected(result.rejection, sha256(head.manifest), at, pullState);
-      this.log.warn({ problem: result.unreachable }, 'feed unreachable');
-      return { at: at.toISOString(), outcome: 'unreachable', message: result.unreachable };
-    }
-    const feed = result.feed;
-    // Cache first, then the log and the remembered state: a crash between leaves a cache
-    // that is newer, which the next start or pull catches up (settleAccepted).
-    await this.cache.commit(copy, feed);
-    this.status.feed = { feed, from: 'live', since: at.toISOString() };
-    await this.settleAccepted(feed, at);
-    await this.state.savePull({ validators: head.validators, lastRejection: null });
-    this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
-    return {
-      at: at.toISOString(),
-      outcome: 'accepted',
-      message: `feed ${feed.manifest.feed_version} accepted`,
-    };
-  }
-
-  /**
-   * Logs the acceptance of the feed now in the cache and remembers it, unless both are
-   * done. The log entry comes first and is not written twice: a crash or a full disk
-   * between the two is caught up at the next start or pull.
-   */
-  private async settleAccepted(feed: VerifiedFeed, at: Date): Promise<void> {
-    if (this.accepted?.manifest_sha256 === feed.manifestSha256) return;
-    const logged = await this.decisions?.lastEntry('feed-accepted');
-    if (logged?.data.manifest_sha256 !== feed.manifestSha256) {
-      await this.logDecisions(
-        [
-          {
-            kind: 'feed-accepted',
-            data: {
-              feed_version: feed.manifest.feed_version,
-              published_at: feed.manifest.published_at,
-              expires_at: feed.manifest.expires_at,
-              manifest_sha256: feed.manifestSha256,
-              signed_by: feed.signedBy,
-              advisories: feed.advisoryCount,
-              source: this.source.location,
-            },
-          },
-        ],
-        at,
-      );
-    }
-    await this.state.saveAccepted(feed.state);
-    this.accepted = feed.state;
-  }
-
-  private async rejected(
-    rejection: Rejection,
-    manifestSha256: string | null,
-    at: Date,
-    pullState: Awaited<ReturnType<StateStore['pull']>>,
-  ): Promise<PullOutcome> {
-    this.log.warn({ reason: rejection.reason, problem: rejection.message }, 'feed rejected');
-    const key = { reason: rejection.reason, manifestSha256: manifestSha256 ?? '' };
-    const repeat =
-      pullState.lastRejection?.reason === key.reason &&
-      pullState.lastRejection.manifestSha256 === key.manifestSha256;
-    if (!repeat) {
-      await this.logDecisions(
-        [
-          {
-            kind: 'feed-rejected',
-            data: {
-              reason: rejection.reason,
-              message: rejection.message,
-              ...(rejection.file ? { file: rejection.file } : {}),
-              ...(manifestSha256 ? { manifest_sha256: manifestSha256 } : {}),
-              source: this.source.location,
-            },
-          },
-        ],
-        at,
-      );
-      await this.state.savePull({ ...pullState, lastRejection: key });
-    }
-    return { at: at.toISOString(), outcome: 'rejected', message: rejection.message, rejection };
-  }
-
-  /** A feed past its expiry is no longer verified: it stops serving, and the status says so. */
-  private expireFeed(): void {
-    const feed = this.current.feed;
-    if (!feed) return;
-    if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
-    this.current.feed = null;
-    this.current.problem = {
-      at: this.now().toISOString(),
-      outcome: 'rejected',
-      message: `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`,
-    };
+    await this.keeper.pull();
+    return this.keeper.lastPull;
   }
 
   /**
@@ -522,14 +297,6 @@ export class Appliance {
     await this.carryOut(recording);
   }
 
-  private async logDecisions(
-    entries: { kind: DecisionKind; data: Record<string, unknown> }[],
-    at: Date,
-  ): Promise<void> {
-    if (!this.decisions || entries.length === 0) return;
-    await this.decisions.append(entries, at);
-  }
-
   private async refreshOutboxStatus(): Promise<void> {
     this.status.outbox = {
       channels: this.outbox.channels,
@@ -562,7 +329,7 @@ export class Appliance {
     this.timer = null;
     await this.refreshing?.catch(() => undefined);
     await this.outbox.stop();
-    if (this.source instanceof HttpSource) await this.source.close();
+    await this.keeper.close();
     await this.release?.();
   }
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { ConfigurationProblem } from '../errors.ts';
 import { DurationError, parseDuration } from '../time/durations.ts';
 
 /**
@@ -52,7 +53,7 @@ export interface SmtpConfig {
   ca: string | null;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends ConfigurationProblem {
   constructor(
     readonly variable: string,
     problem: string,

@@ -1,4 +1,4 @@
-import type { ApplianceStatus } from './appliance.ts';
+import type { ApplianceStatus } from './status.ts';
 
 /**
  * How the appliance is, as monitoring reads it (`/health`, `advisory check`, a banner on

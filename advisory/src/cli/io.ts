@@ -1,24 +1,23 @@
+import { CommandError, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../errors.ts';
+
 /**
- * One exit-code policy for every command of both tools:
- *   0  success (and for `advisory check`: nothing needs action)
- *   1  the feed is rejected (or `advisory check`: something needs action)
- *   2  usage, configuration or unreadable input: nothing was done
- *   3  `advisory check` only: no verified feed is available
- * Errors are one line for a person, never a stack trace.
+ * The exit codes (errors.ts) and the command line's streams. Errors are one line for a
+ * person, never a stack trace.
  */
-export const EXIT_OK = 0;
-export const EXIT_REJECTED = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_NO_FEED = 3;
+export { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../errors.ts';
 
 /** A command line that cannot be run as given, or an input that cannot be used: exit 2. */
-export class UsageError extends Error {
+export class UsageError extends CommandError {
   override name = 'UsageError';
+  readonly exitCode = EXIT_USAGE;
+  readonly prefix = '';
 }
 
 /** The feed (or what was about to be signed) is refused: exit 1. */
-export class RejectedError extends Error {
+export class RejectedError extends CommandError {
   override name = 'RejectedError';
+  readonly exitCode = EXIT_REJECTED;
+  readonly prefix = 'error: ';
 }
 
 export interface Io {
@@ -46,15 +45,18 @@ export function processIo(): Io {
   };
 }
 
-/** Maps what a command threw to its exit code and one line on stderr. */
+/**
+ * Maps what a command threw to its exit code and one line on stderr: a CommandError says
+ * both itself; anything else is exit 2 with its message.
+ */
 export function exitCodeOf(error: unknown, io: Io, usage?: string): number {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     io.err(`${printable((error as Error).message)}${usage ? ` (${usage} --help shows how)` : ''}`);
     return EXIT_USAGE;
   }
-  if (error instanceof RejectedError) {
-    io.err(`error: ${printable(error.message)}`);
-    return EXIT_REJECTED;
+  if (error instanceof CommandError) {
+    io.err(`${error.prefix}${printable(error.message)}`);
+    return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.err(`error: ${printable(message)}`);

@@ -9,6 +9,7 @@ import {
   publicKeyOf,
   type SecretKey,
 } from '../crypto/signify.ts';
+import { ConfigurationProblem } from '../errors.ts';
 import {
   appendWhole,
   createDurably,
@@ -26,7 +27,7 @@ export const CHECKPOINT_FILE = 'checkpoints.jsonl';
 export const APPLIANCE_SECRET_KEY = 'appliance.sec';
 export const APPLIANCE_PUBLIC_KEY = 'appliance.pub';
 
-export class DecisionLogError extends Error {
+export class DecisionLogError extends ConfigurationProblem {
   override name = 'DecisionLogError';
 }
 

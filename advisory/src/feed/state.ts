@@ -1,3 +1,4 @@
+import { ConfigurationProblem } from '../errors.ts';
 import { parseFeedVersion, parseInstant } from '../time/instants.ts';
 
 /**
@@ -12,7 +13,7 @@ export interface AcceptedState {
   manifest_sha256: string;
 }
 
-export class StateError extends Error {
+export class StateError extends ConfigurationProblem {
   override name = 'StateError';
 }
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
 import { StateDirLockedError } from '../../storage/state-lock.ts';
-import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io } from '../io.ts';
+import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable } from '../io.ts';
 
 export const checkHelp = `Usage: advisory check
 
@@ -32,18 +32,6 @@ function holderIsCheck(pid: number): boolean {
 }
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
-
-/**
- * Text from outside (asset names, versions, adapter errors, feed titles) made safe for a
- * terminal: control characters (escape sequences that could clear the screen, retitle
- * the window or fake lines) and bidirectional overrides are shown as `\u{…}`.
- */
-export function printable(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`,
-  );
-}
 
 export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv): Promise<number> {
   parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });

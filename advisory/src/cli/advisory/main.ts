@@ -1,4 +1,3 @@
-import { StateError } from '../../feed/state.ts';
 import { versionText } from '../../version.ts';
 import { runFeedCli } from '../feed/main.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
@@ -66,10 +65,6 @@ export async function runAdvisoryCli(
     }
     return await command.run(rest, io, env);
   } catch (error) {
-    if ((error as Error).name === 'ConfigError' || error instanceof StateError) {
-      io.err(`configuration error: ${(error as Error).message}`);
-      return EXIT_USAGE;
-    }
     return exitCodeOf(error, io, `advisory ${name}`);
   }
 }

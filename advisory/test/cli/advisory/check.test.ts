@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { printable } from '../../../src/cli/advisory/check.ts';
 import { runAdvisoryCli } from '../../../src/cli/advisory/main.ts';
+import { printable } from '../../../src/cli/io.ts';
 import { setup } from '../../support/appliance.ts';
 
 async function check(env: NodeJS.ProcessEnv) {
@@ -20,7 +20,8 @@ describe('advisory check', () => {
       assets: 'assets:\n  - { name: box, products: { widget: "\\e[2J\\e]0;pwned\\a2.5" } }\n',
     });
     const result = await check(s.env);
-    expect(result.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    // No control character but the newlines between lines.
+    expect([...result.out].filter((c) => c !== '\n' && (c.codePointAt(0) as number) < 0x20)).toEqual([]);
     expect(result.out).toContain('widget "\\u{1b}[2J\\u{1b}]0;pwned\\u{7}2.5" is not a version');
   });
 

@@ -1,0 +1,273 @@
+import type { Logger } from 'pino';
+import { sha256 } from '../crypto/digest.ts';
+import type { PublicKey } from '../crypto/signify.ts';
+import type { DecisionEntry, DecisionKind } from '../decisions/chain.ts';
+import { defaultLimits } from '../feed/limits.ts';
+import { FeedRejectedError, type Rejection } from '../feed/rejection.ts';
+import { DirectorySource } from '../feed/sources/directory.ts';
+import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
+import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
+import type { AcceptedState } from '../feed/state.ts';
+import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify-feed.ts';
+import { FeedCache } from './cache.ts';
+import type { ApplianceConfig } from './config.ts';
+import type { StateStore } from './state.ts';
+import type { FeedInUse, PullOutcome } from './status.ts';
+
+export interface FeedKeeperOptions {
+  config: Pick<ApplianceConfig, 'feed' | 'feedCache' | 'feedTimeoutMs' | 'feedPullMs'>;
+  trustedKeys: PublicKey[];
+  state: StateStore;
+  logger: Logger;
+  now: () => Date;
+  readOnly: boolean;
+  /** The decision log, to record acceptances and refusals (null when read-only). */
+  decisions: {
+    append(entries: { kind: DecisionKind; data: Record<string, unknown> }[], at: Date): Promise<unknown>;
+    lastEntry(kind: DecisionKind): Promise<DecisionEntry | null>;
+  } | null;
+}
+
+/**
+ * The feed the appliance evaluates with, kept: the cache re-verified at start, the live
+ * feed pulled, verified, cached and remembered (rollback protection), refusals logged
+ * once, and a feed taken out of use the moment it expires. A pull never leaves the
+ * appliance without a feed it had: a live feed that cannot be reached or is refused
+ * leaves the one in use serving, and `problem` says why.
+ */
+export class FeedKeeper {
+  feed: FeedInUse | null = null;
+  /** Why no live feed is in use (the last pull's problem, or expiry), while that holds. */
+  problem: PullOutcome | null = null;
+  lastPull: PullOutcome | null = null;
+  readonly location: string;
+  private readonly source: FeedSource;
+  private readonly cache: FeedCache;
+
+  constructor(
+    private readonly options: FeedKeeperOptions,
+    private accepted: AcceptedState | null,
+  ) {
+    const { config } = options;
+    this.source =
+      config.feed.kind === 'http'
+        ? new HttpSource(config.feed.url, {
+            ...defaultHttpLimits,
+            totalMs: config.feedTimeoutMs,
+            pullMs: config.feedPullMs,
+            connectMs: Math.min(10_000, config.feedTimeoutMs),
+          })
+        : new DirectorySource(config.feed.path);
+    this.location = this.source.location;
+    this.cache = new FeedCache(config.feedCache);
+  }
+
+  private get log(): Logger {
+    return this.options.logger;
+  }
+
+  private now(): Date {
+    return this.options.now();
+  }
+
+  private get state(): StateStore {
+    return this.options.state;
+  }
+
+  private async logEntries(
+    entries: { kind: DecisionKind; data: Record<string, unknown> }[],
+    at: Date,
+  ): Promise<void> {
+    if (!this.options.decisions || entries.length === 0) return;
+    await this.options.decisions.append(entries, at);
+  }
+
+  async close(): Promise<void> {
+    if (this.source instanceof HttpSource) await this.source.close();
+  }
+
+  /** The cache, re-verified against the remembered state before it is used. */
+  async loadCache(): Promise<void> {
+    if (!this.options.readOnly) await this.cache.recover();
+    const copy = await this.cache.current();
+    if (!copy) return;
+    const result = await verifyFeed(new DirectorySource(this.cache.path), {
+      trustedKeys: this.options.trustedKeys,
+      lastAccepted: this.accepted,
+      now: this.now(),
+    });
+    const at = this.now().toISOString();
+    if (result.ok) {
+      this.feed = { feed: result.feed, from: 'cache', since: at };
+      this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
+      // The cache is written before the state: after a crash between the two, catch up
+      // (or at the next pull, when the disk refuses it now).
+      if (!this.options.readOnly) {
+        await this.settleAccepted(result.feed, this.now()).catch((error: unknown) => {
+          this.log.warn({ err: error }, 'the accepted feed could not be recorded yet');
+        });
+      }
+    } else {
+      const message = 'rejection' in result ? result.rejection.message : result.unreachable;
+      this.problem = {
+        at,
+        outcome: 'rejected',
+        message: `the cached feed does not verify: ${message}`,
+      };
+      this.log.warn({ problem: message }, 'cached feed refused');
+    }
+  }
+
+  /** Fetches the live feed; accepts it when it verifies, keeps the feed in use when not. */
+  async pull(): Promise<void> {
+    const at = this.now();
+    const pullState = await this.state.pull();
+    const inUse = this.feed;
+    if (inUse && inUse.feed.manifestSha256 !== this.accepted?.manifest_sha256) {
+      // Cached, but not yet logged and remembered (the disk refused it last time).
+      await this.settleAccepted(inUse.feed, at);
+    }
+    // Ask "changed since?" only while the feed in use is the accepted one.
+    const conditional = inUse !== null && inUse.feed.manifestSha256 === this.accepted?.manifest_sha256;
+    let outcome: PullOutcome;
+    try {
+      const head = await this.source.readHead(defaultLimits, conditional ? pullState.validators : null);
+      if (head === 'unchanged' || (inUse && sha256(head.manifest) === inUse.feed.manifestSha256)) {
+        outcome = { at: at.toISOString(), outcome: 'unchanged', message: 'the feed has not changed' };
+        if (inUse) inUse.from = 'live';
+        const same =
+          JSON.stringify(head === 'unchanged' ? pullState.validators : head.validators) ===
+          JSON.stringify(pullState.validators);
+        if (!same && head !== 'unchanged')
+          await this.state.savePull({ ...pullState, validators: head.validators });
+      } else {
+        outcome = await this.verifyLive(head, at, pullState);
+      }
+    } catch (error) {
+      if (error instanceof FeedRejectedError) {
+        outcome = await this.rejected(error.rejection, null, at, pullState);
+      } else if (error instanceof SourceError) {
+        outcome = { at: at.toISOString(), outcome: 'unreachable', message: error.message };
+        this.log.warn({ problem: error.message }, 'feed unreachable');
+      } else {
+        throw error;
+      }
+    }
+    this.lastPull = outcome;
+    this.problem = outcome.outcome === 'rejected' || outcome.outcome === 'unreachable' ? outcome : null;
+  }
+
+  private async verifyLive(
+    head: FeedHead,
+    at: Date,
+    pullState: Awaited<ReturnType<StateStore['pull']>>,
+  ): Promise<PullOutcome> {
+    const copy = await this.cache.prepare();
+    const result = await verifyHead(this.source, head, {
+      trustedKeys: this.options.trustedKeys,
+      lastAccepted: this.accepted,
+      now: at,
+      signature: 'required',
+      copyTo: copy,
+      limits: defaultLimits,
+    }).catch(async (error: unknown) => {
+      await this.cache.discard(copy);
+      throw error;
+    });
+    if (!result.ok) {
+      await this.cache.discard(copy);
+      if ('rejection' in result) return this.rejected(result.rejection, sha256(head.manifest), at, pullState);
+      this.log.warn({ problem: result.unreachable }, 'feed unreachable');
+      return { at: at.toISOString(), outcome: 'unreachable', message: result.unreachable };
+    }
+    const feed = result.feed;
+    // Cache first, then the log and the remembered state: a crash between leaves a cache
+    // that is newer, which the next start or pull catches up (settleAccepted).
+    await this.cache.commit(copy, feed);
+    this.feed = { feed, from: 'live', since: at.toISOString() };
+    await this.settleAccepted(feed, at);
+    await this.state.savePull({ validators: head.validators, lastRejection: null });
+    this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
+    return {
+      at: at.toISOString(),
+      outcome: 'accepted',
+      message: `feed ${feed.manifest.feed_version} accepted`,
+    };
+  }
+
+  /**
+   * Logs the acceptance of the feed now in the cache and remembers it, unless both are
+   * done. The log entry comes first and is not written twice: a crash or a full disk
+   * between the two is caught up at the next start or pull.
+   */
+  private async settleAccepted(feed: VerifiedFeed, at: Date): Promise<void> {
+    if (this.accepted?.manifest_sha256 === feed.manifestSha256) return;
+    const logged = await this.options.decisions?.lastEntry('feed-accepted');
+    if (logged?.data.manifest_sha256 !== feed.manifestSha256) {
+      await this.logEntries(
+        [
+          {
+            kind: 'feed-accepted',
+            data: {
+              feed_version: feed.manifest.feed_version,
+              published_at: feed.manifest.published_at,
+              expires_at: feed.manifest.expires_at,
+              manifest_sha256: feed.manifestSha256,
+              signed_by: feed.signedBy,
+              advisories: feed.advisoryCount,
+              source: this.source.location,
+            },
+          },
+        ],
+        at,
+      );
+    }
+    await this.state.saveAccepted(feed.state);
+    this.accepted = feed.state;
+  }
+
+  private async rejected(
+    rejection: Rejection,
+    manifestSha256: string | null,
+    at: Date,
+    pullState: Awaited<ReturnType<StateStore['pull']>>,
+  ): Promise<PullOutcome> {
+    this.log.warn({ reason: rejection.reason, problem: rejection.message }, 'feed rejected');
+    const key = { reason: rejection.reason, manifestSha256: manifestSha256 ?? '' };
+    const repeat =
+      pullState.lastRejection?.reason === key.reason &&
+      pullState.lastRejection.manifestSha256 === key.manifestSha256;
+    if (!repeat) {
+      await this.logEntries(
+        [
+          {
+            kind: 'feed-rejected',
+            data: {
+              reason: rejection.reason,
+              message: rejection.message,
+              ...(rejection.file ? { file: rejection.file } : {}),
+              ...(manifestSha256 ? { manifest_sha256: manifestSha256 } : {}),
+              source: this.source.location,
+            },
+          },
+        ],
+        at,
+      );
+      await this.state.savePull({ ...pullState, lastRejection: key });
+    }
+    return { at: at.toISOString(), outcome: 'rejected', message: rejection.message, rejection };
+  }
+
+  /** A feed past its expiry is no longer verified: it stops serving, and the status says so. */
+  expire(): void {
+    const feed = this.feed;
+    if (!feed) return;
+    if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
+    this.feed = null;
+    this.problem = {
+      at: this.now().toISOString(),
+      outcome: 'rejected',
+      message: `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import type { AssetEvaluation } from '../evaluation/verdicts.ts';
+import type { Rejection } from '../feed/rejection.ts';
+import type { VerifiedFeed } from '../feed/verify-feed.ts';
+import type { SourceStatus } from '../inventory/collect.ts';
+
+/**
+ * What the appliance knows of itself, as the dashboard, `/health` and `advisory check`
+ * read it. Types only: every module above may read it without importing the appliance.
+ */
+/** The feed the appliance evaluates with, and where it came from. */
+export interface FeedInUse {
+  feed: VerifiedFeed;
+  /** `live`: pulled and verified from ADVISORY_FEED_URL; `cache`: re-verified from the cache. */
+  from: 'live' | 'cache';
+  since: string;
+}
+
+export interface PullOutcome {
+  at: string;
+  outcome: 'accepted' | 'unchanged' | 'rejected' | 'unreachable';
+  message: string;
+  rejection?: Rejection;
+}
+
+export interface ApplianceStatus {
+  startedAt: string;
+  feedLocation: string;
+  feed: FeedInUse | null;
+  /** Why no live feed is in use (the last pull's problem), while that holds. */
+  problem: PullOutcome | null;
+  lastPull: PullOutcome | null;
+  lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
+  inventory: SourceStatus[];
+  /** Why the inventory file as it stands could not be read (the last good one is used). */
+  inventoryError: string | null;
+  evaluations: AssetEvaluation[];
+  evaluatedAt: string | null;
+  outbox: { channels: string[]; pending: number; failed: number; damaged: number };
+  readOnly: boolean;
+  /** The last refresh's failure (a full or read-only disk, damaged state), until one succeeds. */
+  lastRefreshError: { at: string; message: string } | null;
+  /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
+  logProblem: string | null;
+}
