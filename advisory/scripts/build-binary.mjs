@@ -106,7 +106,7 @@ await build({
 });
 await build({
   ...common,
-  entryPoints: [path.join(root, 'src/feed/check-worker.ts')],
+  entryPoints: [path.join(root, 'src/feed/verify/check-worker.ts')],
   outfile: path.join(work, 'check-worker.cjs'),
 });
 

@@ -1,5 +1,5 @@
 import manifest from '../package.json' with { type: 'json' };
-import { CURRENT_SCHEMA_VERSION, SUPPORTED_SCHEMA_MAJOR } from './feed/schema.ts';
+import { CURRENT_SCHEMA_VERSION, SUPPORTED_SCHEMA_MAJOR } from './feed/format/schema.ts';
 
 /** The client's version (semantic versioning), from one place: the workspace's package.json. */
 export const CLIENT_VERSION: string = manifest.version;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildFeed } from '../src/feed/build.ts';
+import { buildFeed } from '../src/feed/author/build.ts';
 import { advisoryYaml, makeKey, signFeed, verifyDir } from './support/feed.ts';
 
 /**

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Appliance } from '../src/appliance/appliance.ts';
 import { runFeedCli } from '../src/cli/feed/main.ts';
-import { SIGNATURE_FILE } from '../src/feed/rules.ts';
+import { SIGNATURE_FILE } from '../src/feed/format/rules.ts';
 import { Clock, openTest, widgetAdvisories } from './support/appliance.ts';
 
 /**

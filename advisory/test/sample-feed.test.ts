@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePublicKey } from '../src/crypto/signify.ts';
 import { type AssetEvaluation, evaluate } from '../src/evaluation/verdicts.ts';
-import { lintFeed } from '../src/feed/lint.ts';
-import type { VerifiedAdvisory } from '../src/feed/verify.ts';
+import { lintFeed } from '../src/feed/author/lint.ts';
+import type { VerifiedAdvisory } from '../src/feed/verify/verify-bytes.ts';
 import { collectInventory, loadInventory } from '../src/inventory/collect.ts';
 import { verifyDir } from './support/feed.ts';
 

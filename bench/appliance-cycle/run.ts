@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { generateKeyPair, parseSecretKey, signMessage } from '../../advisory/src/crypto/signify.ts';
-import { buildFeed } from '../../advisory/src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/rules.ts';
+import { buildFeed } from '../../advisory/src/feed/author/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/format/rules.ts';
 import { benchAdvisory, median } from '../feed-verify/feed.ts';
 
 const advisories = Number(process.env.ADVISORIES ?? 20_000);
@@ -61,7 +61,7 @@ try {
   await build({
     entryPoints: {
       side: path.join(import.meta.dirname, 'side.ts'),
-      'check-worker': path.resolve(import.meta.dirname, '../../advisory/src/feed/check-worker.ts'),
+      'check-worker': path.resolve(import.meta.dirname, '../../advisory/src/feed/verify/check-worker.ts'),
     },
     bundle: true,
     platform: 'node',

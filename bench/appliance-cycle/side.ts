@@ -15,7 +15,7 @@ import pino from 'pino';
 import { openAppliance } from '../../advisory/src/appliance/open.ts';
 import { parsePublicKey } from '../../advisory/src/crypto/signify.ts';
 import { DirectorySource } from '../../advisory/src/feed/sources/directory.ts';
-import { verifyFeed } from '../../advisory/src/feed/verify-feed.ts';
+import { verifyFeed } from '../../advisory/src/feed/verify/verify-feed.ts';
 
 const [mode, feed, key, inventory, stateDir] = process.argv.slice(2) as [
   string,

@@ -21,8 +21,8 @@ import path from 'node:path';
 import pino from 'pino';
 import { openAppliance } from '../../advisory/src/appliance/open.ts';
 import { generateKeyPair, parseSecretKey, signMessage } from '../../advisory/src/crypto/signify.ts';
-import { buildFeed } from '../../advisory/src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/rules.ts';
+import { buildFeed } from '../../advisory/src/feed/author/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/format/rules.ts';
 import { benchAdvisory, median, signifyBinary, timed } from './feed.ts';
 
 const advisories = Number(process.env.ADVISORIES ?? 20_000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Checkpoint, checkpointMessage } from '../decisions/checkpoints.ts';
 import type { Changes } from '../evaluation/diff.ts';
-import type { Verdict } from '../feed/schema.ts';
+import type { Verdict } from '../feed/format/schema.ts';
 
 /**
  * What an alert says: news of one refresh (verdict changes, reminders that became due),

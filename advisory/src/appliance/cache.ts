@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../feed/rules.ts';
-import type { VerifiedFeed } from '../feed/verify-feed.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../feed/format/rules.ts';
+import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 
 /**
  * ADVISORY_FEED_CACHE: the last accepted feed, exactly as it was pulled, as a feed

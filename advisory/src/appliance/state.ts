@@ -2,8 +2,8 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { type AcceptedState, parseAcceptedState, StateError } from '../feed/format/accepted-state.ts';
 import type { Validators } from '../feed/sources/source.ts';
-import { type AcceptedState, parseAcceptedState, StateError } from '../feed/state.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
 import type { EvaluationState, Recording } from './record.ts';
 

@@ -1,6 +1,6 @@
 import type { AssetEvaluation } from '../evaluation/verdicts.ts';
-import type { Rejection } from '../feed/rejection.ts';
-import type { VerifiedFeed } from '../feed/verify-feed.ts';
+import type { Rejection } from '../feed/format/rejection.ts';
+import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 import type { SourceStatus } from '../inventory/collect.ts';
 
 /**

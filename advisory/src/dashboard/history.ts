@@ -1,5 +1,5 @@
 import type { DecisionEntry } from '../decisions/chain.ts';
-import type { Verdict } from '../feed/schema.ts';
+import type { Verdict } from '../feed/format/schema.ts';
 
 /** One asset's verdicts over time, from the decision log (its initial verdict and every change). */
 export interface HistoryPoint {

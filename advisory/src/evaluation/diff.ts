@@ -1,4 +1,4 @@
-import type { Verdict } from '../feed/schema.ts';
+import type { Verdict } from '../feed/format/schema.ts';
 import type { AssetEvaluation } from './verdicts.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { Advisory, Verdict } from '../feed/schema.ts';
-import type { VerifiedAdvisory } from '../feed/verify.ts';
-import { inRange, parseVersion } from '../feed/versions.ts';
+import type { Advisory, Verdict } from '../feed/format/schema.ts';
+import { inRange, parseVersion } from '../feed/format/versions.ts';
+import type { VerifiedAdvisory } from '../feed/verify/verify-bytes.ts';
 import type { Asset } from '../inventory/asset.ts';
 import { parseInstant } from '../time/instants.ts';
 import { addPeriod, parsePeriod } from '../time/periods.ts';

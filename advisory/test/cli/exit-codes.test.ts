@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../../src/errors.ts';
-import { MANIFEST_FILE } from '../../src/feed/rules.ts';
+import { MANIFEST_FILE } from '../../src/feed/format/rules.ts';
 import { setup } from '../support/appliance.ts';
 import { advisoryYaml, makeFeed, NOW } from '../support/feed.ts';
 

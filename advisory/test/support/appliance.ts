@@ -7,7 +7,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { openAppliance } from '../../src/appliance/open.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/rules.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
 import { advisoryYaml, makeFeed, type TestFeed, type TestKey } from './feed.ts';
 
 /**

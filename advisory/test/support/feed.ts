@@ -9,10 +9,10 @@ import {
   parseSecretKey,
   signMessage,
 } from '../../src/crypto/signify.ts';
-import { buildFeed } from '../../src/feed/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/rules.ts';
+import { buildFeed } from '../../src/feed/author/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
 import { DirectorySource } from '../../src/feed/sources/directory.ts';
-import { type VerifyOptions, verifyFeed } from '../../src/feed/verify-feed.ts';
+import { type VerifyOptions, verifyFeed } from '../../src/feed/verify/verify-feed.ts';
 
 /** A fixed clock for feeds built in tests. */
 export const NOW = new Date('2026-11-21T12:00:00Z');

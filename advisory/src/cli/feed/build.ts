@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { buildFeed } from '../../feed/build.ts';
-import { MAX_VALIDITY_MS } from '../../feed/rules.ts';
+import { buildFeed } from '../../feed/author/build.ts';
+import { MAX_VALIDITY_MS } from '../../feed/format/rules.ts';
 import { DurationError, parseDuration } from '../../time/durations.ts';
 import { feedVersionOf, parseFeedVersion } from '../../time/instants.ts';
 import { refuseEmpty, requireDirectory } from '../inputs.ts';

@@ -1,5 +1,5 @@
 import { evaluate } from '../../evaluation/verdicts.ts';
-import type { VerifiedAdvisory } from '../../feed/verify.ts';
+import type { VerifiedAdvisory } from '../../feed/verify/verify-bytes.ts';
 import { collectInventory } from '../../inventory/collect.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
 import type { Io } from '../io.ts';

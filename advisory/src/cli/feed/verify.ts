@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
+import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/format/accepted-state.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
-import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/state.ts';
-import { verifyFeed } from '../../feed/verify-feed.ts';
+import { verifyFeed } from '../../feed/verify/verify-feed.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
 import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';

@@ -2,10 +2,10 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type St
 import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import type { FeedLimits } from '../limits.ts';
-import { FeedRejectedError, reject } from '../rejection.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../rules.ts';
-import type { ListedFile } from '../verify.ts';
+import type { FeedLimits } from '../format/limits.ts';
+import { FeedRejectedError, reject } from '../format/rejection.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../format/rules.ts';
+import type { ListedFile } from '../verify/verify-bytes.ts';
 import { type FeedHead, type FeedSource, SourceError } from './source.ts';
 
 // No following a link at the last component; no blocking on a FIFO planted in the feed
@@ -125,7 +125,7 @@ export class DirectorySource implements FeedSource {
 }
 
 /**
- * The same read, synchronous: for the parallel checkers (feed/check-worker.ts), which run
+ * The same read, synchronous: for the parallel checkers (feed/verify/check-worker.ts), which run
  * on threads of their own, where a blocking read blocks nobody and costs less.
  */
 export function readCappedSync(file: string, cap: number, display: string): Buffer | null {

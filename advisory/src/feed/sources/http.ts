@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
 import { Agent, type Dispatcher, interceptors, request } from 'undici';
-import type { FeedLimits } from '../limits.ts';
-import { reject } from '../rejection.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../rules.ts';
-import type { ListedFile } from '../verify.ts';
+import type { FeedLimits } from '../format/limits.ts';
+import { reject } from '../format/rejection.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../format/rules.ts';
+import type { ListedFile } from '../verify/verify-bytes.ts';
 import { type FeedHead, type FeedSource, SourceError, type Validators } from './source.ts';
 
 export interface HttpLimits {

@@ -1,11 +1,11 @@
-import type { FeedLimits } from '../limits.ts';
-import type { ListedFile } from '../verify.ts';
+import type { FeedLimits } from '../format/limits.ts';
+import type { ListedFile } from '../verify/verify-bytes.ts';
 
 /**
  * Where a feed is read from: a directory or an HTTP(S) base URL. A source reads bytes
  * and nothing else: it caps every read (at most one byte more than allowed, so an
  * oversized file is seen without being read whole) and leaves judging them to the pure
- * steps of feed/verify.ts.
+ * steps of feed/verify/verify-bytes.ts.
  */
 export interface FeedHead {
   manifest: Buffer;

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { sha256 } from '../../crypto/digest.ts';
+import { feedVersionOf, formatInstant } from '../../time/instants.ts';
+import { defaultLimits, type FeedLimits } from '../format/limits.ts';
+import {
+  listedSizeProblem,
+  MANIFEST_FILE,
+  MAX_VALIDITY_MS,
+  manifestDateProblems,
+  SIGNATURE_FILE,
+} from '../format/rules.ts';
+import { CURRENT_SCHEMA_VERSION, type Manifest } from '../format/schema.ts';
+import { type Finding, lintFeed } from './lint.ts';
+
+export interface BuildOptions {
+  feedDir: string;
+  /** The publication date, YYYY.MM.DD: today's UTC date (the default). */
+  feedVersion?: string;
+  expiresInMs: number;
+  now?: Date;
+  /** The caps verify applies; build refuses a feed beyond them. */
+  limits?: Partial<FeedLimits>;
+}
+
+export type BuildResult =
+  | { ok: true; manifest: Manifest; findings: Finding[]; removedSignature: boolean }
+  | { ok: false; findings: Finding[] };
+
+const HEADER =
+  '# Advisory feed manifest: written by `advisory-feed build`, signed by `advisory-feed sign`.\n';
+
+/**
+ * Lints the feed; only a clean feed gets a manifest (and any old signature goes). The
+ * manifest obeys the rules `verify` applies (feed/format/rules.ts): its version is the UTC date
+ * it is published on, it is valid for at most 366 days, and it lists only what `verify`
+ * can read back, written by the YAML library's own serializer.
+ */
+export function buildFeed(options: BuildOptions): BuildResult {
+  const now = options.now ?? new Date();
+  const { findings, modules: layout } = lintFeed(options.feedDir, now);
+  const manifestError = (message: string) =>
+    findings.push({ severity: 'error', rule: 'manifest', file: MANIFEST_FILE, line: 1, message });
+  if (!(options.expiresInMs > 0 && options.expiresInMs <= MAX_VALIDITY_MS)) {
+    manifestError('the feed must expire more than 0 and at most 366 days after it is published');
+    return { ok: false, findings };
+  }
+  const publishedAt = formatInstant(now);
+  const dates = {
+    feed_version: options.feedVersion ?? feedVersionOf(now),
+    published_at: publishedAt,
+    expires_at: formatInstant(new Date(now.getTime() + options.expiresInMs)),
+  };
+  for (const problem of manifestDateProblems(dates)) manifestError(problem);
+  if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
+
+  const limits = { ...defaultLimits, ...options.limits };
+  const modules: Manifest['modules'] = {};
+  let count = 0;
+  let total = 0;
+  for (const [module, files] of layout) {
+    modules[module] = {
+      files: files.map((file) => {
+        const data = readFileSync(path.join(options.feedDir, file));
+        count += 1;
+        total += data.length;
+        const problem = listedSizeProblem(file, data.length, limits);
+        if (problem) findings.push({ severity: 'error', rule: 'layout', file, line: 1, message: problem });
+        return { path: file, sha256: sha256(data), size: data.length };
+      }),
+    };
+  }
+  // The caps verify applies (feed/format/limits.ts): a feed build writes is one clients accept.
+  if (count > limits.files) manifestError(`the feed has ${count} files, above the cap of ${limits.files}`);
+  if (total > limits.totalBytes)
+    manifestError(`the files add up to ${total} bytes, above the ${limits.totalBytes}-byte cap`);
+  const manifest: Manifest = { schema_version: CURRENT_SCHEMA_VERSION, ...dates, modules };
+  const text = HEADER + dumpManifest(manifest);
+  if (Buffer.byteLength(text) > limits.manifestBytes)
+    manifestError(
+      `the manifest would be ${Buffer.byteLength(text)} bytes, above the ${limits.manifestBytes}-byte cap`,
+    );
+  if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
+  const sameDay = previousVersion(options.feedDir);
+  if (sameDay === dates.feed_version) {
+    findings.push({
+      severity: 'warning',
+      rule: 'manifest',
+      file: MANIFEST_FILE,
+      line: 1,
+      message: `a feed of version ${sameDay} was built here already: if it was published, clients refuse this one (version-conflict) until the next day's version`,
+    });
+  }
+
+  // A signature over the previous manifest would only mislead: it goes first, and if it
+  // cannot, no manifest is written.
+  let removedSignature = false;
+  try {
+    rmSync(path.join(options.feedDir, SIGNATURE_FILE));
+    removedSignature = true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') {
+      manifestError(
+        `the old ${SIGNATURE_FILE} cannot be removed (${code ?? (error as Error).message}); no manifest written`,
+      );
+      return { ok: false, findings };
+    }
+  }
+  // Written beside it and renamed into place: whatever stood at the name (a FIFO, a link)
+  // is replaced, never opened, and a reader sees the old manifest or the new one.
+  const temporary = path.join(options.feedDir, `.${MANIFEST_FILE}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temporary, text, { flag: 'wx' });
+    renameSync(temporary, path.join(options.feedDir, MANIFEST_FILE));
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    manifestError(`${MANIFEST_FILE} cannot be written: ${(error as Error).message}`);
+    return { ok: false, findings };
+  }
+  return { ok: true, manifest, findings, removedSignature };
+}
+
+/** The feed_version of the manifest already in the directory, if it is a readable one. */
+function previousVersion(feedDir: string): string | null {
+  try {
+    const file = path.join(feedDir, MANIFEST_FILE);
+    if (!lstatSync(file).isFile()) return null;
+    return /^feed_version: "?([0-9.]+)"?$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The manifest as YAML: every string quoted, so no other YAML reader takes one for a number or date. */
+export function dumpManifest(manifest: Manifest): string {
+  return yaml.dump(manifest, { lineWidth: -1, noRefs: true, quotingType: '"', forceQuotes: true });
+}

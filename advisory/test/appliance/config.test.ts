@@ -1,0 +1,353 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, checkExposure, loadApplianceConfig } from '../../src/appliance/config.ts';
+
+/** The appliance's settings as values: defaults, and a ConfigError naming the variable. */
+const base = {
+  ADVISORY_FEED_URL: '/srv/feed',
+  ADVISORY_PUBLIC_KEYS: 'feed.pub',
+  ADVISORY_INVENTORY: 'inv.yaml',
+};
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadApplianceConfig({ ...base, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('ADVISORY_TRUST_PROXY', () => {
+  it('is off by default; takes a hop count, or addresses and CIDR ranges', () => {
+    const trust = (value?: string) =>
+      loadApplianceConfig({ ...base, ...(value === undefined ? {} : { ADVISORY_TRUST_PROXY: value }) })
+        .trustProxy;
+    expect(trust()).toBe(false);
+    expect(trust('')).toBe(false);
+    expect(trust('false')).toBe(false);
+    // "Trust every hop" would let a client choose its own address by sending the header.
+    expect(refusal({ ADVISORY_TRUST_PROXY: 'true' })).toMatch(
+      /^ADVISORY_TRUST_PROXY: true would believe any X-Forwarded-For a client sends/,
+    );
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8')).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+      'fd00::/8',
+    ]);
+  });
+
+  it('names the variable for anything else', () => {
+    for (const value of [
+      'yes',
+      '0',
+      '11',
+      '10.0.0.1/33',
+      'fd00::/129',
+      'proxy.lan',
+      '10.0.0.0/8/1',
+      '10.0.0.1,,',
+    ]) {
+      expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(/^ADVISORY_TRUST_PROXY: /);
+    }
+  });
+});
+
+describe('dashboard exposure', () => {
+  const exposure = (env: Record<string, string>) => {
+    try {
+      checkExposure(loadApplianceConfig({ ...base, ...env }), { ...base, ...env });
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('refuses a non-loopback address without credentials unless told the dashboard is meant to be open', () => {
+    expect(exposure({})).toBeNull();
+    expect(exposure({ ADVISORY_LISTEN: '[::1]:8090' })).toBeNull();
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090' })).toMatch(
+      /^ADVISORY_LISTEN: 0\.0\.0\.0 is reachable from other machines and no dashboard credentials are set/,
+    );
+    expect(exposure({ ADVISORY_LISTEN: '192.168.1.5:8090' })).toMatch(/^ADVISORY_LISTEN: /);
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_DASHBOARD_OPEN: 'true' })).toBeNull();
+    expect(
+      exposure({
+        ADVISORY_LISTEN: '0.0.0.0:8090',
+        ADVISORY_DASHBOARD_USER: 'operator',
+        ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
+      }),
+    ).toBeNull();
+  });
+
+  it('takes host names for ADVISORY_DASHBOARD_HOSTS, lowercased', () => {
+    expect(
+      loadApplianceConfig({ ...base, ADVISORY_DASHBOARD_HOSTS: 'Advisory.LAN, dash.example.org.' })
+        .dashboardHosts,
+    ).toEqual(['advisory.lan', 'dash.example.org']);
+    expect(refusal({ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan:8090' })).toMatch(/^ADVISORY_DASHBOARD_HOSTS: /);
+  });
+});
+
+describe('loadApplianceConfig', () => {
+  it('takes the defaults the README lists', () => {
+    const config = loadApplianceConfig(base);
+    expect(config).toMatchObject({
+      feed: { kind: 'directory', path: '/srv/feed' },
+      publicKeyFiles: [path.resolve('feed.pub')],
+      stateDir: path.resolve('data/advisory'),
+      feedCache: path.resolve('data/advisory/feed-cache'),
+      feedTimeoutMs: 60_000,
+      refreshIntervalMs: 6 * 3_600_000,
+      inventoryFile: path.resolve('inv.yaml'),
+      listen: { host: '127.0.0.1', port: 8090 },
+      dashboard: null,
+      trustProxy: false,
+      webhookUrl: null,
+      smtp: null,
+      alerts: { retryBaseMs: 30_000, maxAttempts: 12 },
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every setting given', () => {
+    const config = loadApplianceConfig({
+      ...base,
+      ADVISORY_FEED_URL: 'https://feed.example.org/advisories/',
+      ADVISORY_PUBLIC_KEYS: ' a.pub , b.pub ,',
+      ADVISORY_STATE_DIR: '/var/lib/advisory',
+      ADVISORY_FEED_TIMEOUT: '2m',
+      ADVISORY_REFRESH_INTERVAL: '15m',
+      ADVISORY_LISTEN: '[::1]:9000',
+      ADVISORY_DASHBOARD_USER: 'ops',
+      ADVISORY_DASHBOARD_PASSWORD: 'twelve-chars',
+      ADVISORY_NOTIFY_WEBHOOK_URL: 'http://hooks.lan/advisory',
+      ADVISORY_SMTP_URL: 'smtps://mailer:p%40ss@mail.lan',
+      ADVISORY_SMTP_FROM: 'advisory@example.org',
+      ADVISORY_SMTP_TO: 'a@example.org, b@example.org',
+      ADVISORY_SMTP_CA_FILE: 'ca.pem',
+      ADVISORY_ALERT_RETRY: '1m',
+      ADVISORY_ALERT_ATTEMPTS: '3',
+      ADVISORY_LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      feed: { kind: 'http', url: 'https://feed.example.org/advisories/' },
+      publicKeyFiles: [path.resolve('a.pub'), path.resolve('b.pub')],
+      stateDir: '/var/lib/advisory',
+      feedCache: '/var/lib/advisory/feed-cache',
+      feedTimeoutMs: 120_000,
+      refreshIntervalMs: 900_000,
+      listen: { host: '::1', port: 9000 },
+      dashboard: { user: 'ops', password: 'twelve-chars' },
+      webhookUrl: 'http://hooks.lan/advisory',
+      smtp: {
+        implicitTls: true,
+        host: 'mail.lan',
+        port: 465,
+        user: 'mailer',
+        password: 'p@ss',
+        from: 'advisory@example.org',
+        to: ['a@example.org', 'b@example.org'],
+        caFile: 'ca.pem',
+        ca: null,
+      },
+      alerts: { retryBaseMs: 60_000, maxAttempts: 3 },
+      logLevel: 'debug',
+    });
+    const starttls = loadApplianceConfig({
+      ...base,
+      ADVISORY_SMTP_URL: 'smtp://mail.lan',
+      ADVISORY_SMTP_FROM: 'a@b.c',
+      ADVISORY_SMTP_TO: 'd@e.f',
+    }).smtp;
+    expect(starttls).toMatchObject({
+      implicitTls: false,
+      port: 587,
+      user: null,
+      password: null,
+      caFile: null,
+    });
+    expect(loadApplianceConfig({ ...base, ADVISORY_FEED_URL: 'file:///srv/mirror/feed' }).feed).toEqual({
+      kind: 'directory',
+      path: '/srv/mirror/feed',
+    });
+    expect(loadApplianceConfig({ ...base, ADVISORY_FEED_URL: 'file://localhost/srv/x' }).feed).toEqual({
+      kind: 'directory',
+      path: '/srv/x',
+    });
+    expect(loadApplianceConfig({ ...base, ADVISORY_LISTEN: '0.0.0.0:65535' }).listen).toEqual({
+      host: '0.0.0.0',
+      port: 65535,
+    });
+    expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1000' }).alerts.maxAttempts).toBe(1000);
+    expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1' }).alerts.maxAttempts).toBe(1);
+    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10' }).trustProxy).toBe(10);
+    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10.0.0.0/32,::/128' }).trustProxy).toEqual([
+      '10.0.0.0/32',
+      '::/128',
+    ]);
+  });
+
+  it('refuses every wrong value with the variable named and what is wrong (exit 2 in the commands)', () => {
+    const smtp = {
+      ADVISORY_SMTP_URL: 'smtp://mail.lan',
+      ADVISORY_SMTP_FROM: 'a@b.c',
+      ADVISORY_SMTP_TO: 'd@e.f',
+    };
+    const cases: [Record<string, string>, string][] = [
+      [
+        { ADVISORY_FEED_URL: ' ' },
+        'ADVISORY_FEED_URL: required: the feed: an https or http URL, file:// URL or a directory',
+      ],
+      [{ ADVISORY_FEED_URL: 'https://' }, 'ADVISORY_FEED_URL: not a valid URL: "https://"'],
+      [
+        { ADVISORY_FEED_URL: 'file://host/x' },
+        'ADVISORY_FEED_URL: a file:// URL names a local directory (file:///path)',
+      ],
+      [
+        { ADVISORY_FEED_URL: 'ftp://feed.example.org/' },
+        'ADVISORY_FEED_URL: use https, http, file:// or a directory, not ftp:',
+      ],
+      [
+        { ADVISORY_FEED_URL: 'https://u:p@feed.example.org/' },
+        'ADVISORY_FEED_URL: credentials in the URL are not used',
+      ],
+      [
+        { ADVISORY_FEED_URL: 'https://u@feed.example.org/' },
+        'ADVISORY_FEED_URL: credentials in the URL are not used',
+      ],
+      [
+        { ADVISORY_FEED_URL: 'https://feed.example.org/?v=1' },
+        'ADVISORY_FEED_URL: the feed URL takes no query or fragment',
+      ],
+      [
+        { ADVISORY_FEED_URL: 'https://feed.example.org/#x' },
+        'ADVISORY_FEED_URL: the feed URL takes no query or fragment',
+      ],
+      [{ ADVISORY_PUBLIC_KEYS: ' , ' }, 'ADVISORY_PUBLIC_KEYS: names no key file'],
+      [
+        { ADVISORY_PUBLIC_KEYS: '' },
+        'ADVISORY_PUBLIC_KEYS: required: comma-separated public key files the feed is signed with',
+      ],
+      [{ ADVISORY_INVENTORY: '' }, 'ADVISORY_INVENTORY: required: the inventory file (YAML or JSON)'],
+      [{ ADVISORY_REFRESH_INTERVAL: '30s' }, 'ADVISORY_REFRESH_INTERVAL: 30s is outside 1m to 1w'],
+      [{ ADVISORY_REFRESH_INTERVAL: '8d' }, 'ADVISORY_REFRESH_INTERVAL: 8d is outside 1m to 1w'],
+      [{ ADVISORY_FEED_TIMEOUT: '2h' }, 'ADVISORY_FEED_TIMEOUT: 2h is outside 1s to 1h'],
+      [{ ADVISORY_ALERT_RETRY: '2d' }, 'ADVISORY_ALERT_RETRY: 2d is outside 1s to 1d'],
+      [
+        { ADVISORY_ALERT_ATTEMPTS: '0' },
+        'ADVISORY_ALERT_ATTEMPTS: expected a whole number from 1 to 1000, got "0"',
+      ],
+      [
+        { ADVISORY_ALERT_ATTEMPTS: '1001' },
+        'ADVISORY_ALERT_ATTEMPTS: expected a whole number from 1 to 1000, got "1001"',
+      ],
+      [
+        { ADVISORY_ALERT_ATTEMPTS: '3x' },
+        'ADVISORY_ALERT_ATTEMPTS: expected a whole number from 1 to 1000, got "3x"',
+      ],
+      [
+        { ADVISORY_ALERT_ATTEMPTS: 'x3' },
+        'ADVISORY_ALERT_ATTEMPTS: expected a whole number from 1 to 1000, got "x3"',
+      ],
+      [
+        { ADVISORY_LISTEN: 'localhost' },
+        'ADVISORY_LISTEN: expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "localhost"',
+      ],
+      [
+        { ADVISORY_LISTEN: '127.0.0.1:65536' },
+        'ADVISORY_LISTEN: expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "127.0.0.1:65536"',
+      ],
+      [
+        { ADVISORY_LISTEN: 'x 127.0.0.1:80' },
+        'ADVISORY_LISTEN: expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "x 127.0.0.1:80"',
+      ],
+      [
+        { ADVISORY_LISTEN: '127.0.0.1:80 x' },
+        'ADVISORY_LISTEN: expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "127.0.0.1:80 x"',
+      ],
+      [
+        { ADVISORY_LISTEN: '[]:80' },
+        'ADVISORY_LISTEN: expected host:port (127.0.0.1:8090, [::1]:8090, 0.0.0.0:8090), got "[]:80"',
+      ],
+      [
+        { ADVISORY_DASHBOARD_PASSWORD: 'long-enough-password' },
+        'ADVISORY_DASHBOARD_USER: set it together with ADVISORY_DASHBOARD_PASSWORD',
+      ],
+      [
+        { ADVISORY_DASHBOARD_USER: 'ops' },
+        'ADVISORY_DASHBOARD_PASSWORD: set it together with ADVISORY_DASHBOARD_USER',
+      ],
+      [
+        { ADVISORY_DASHBOARD_USER: 'ops', ADVISORY_DASHBOARD_PASSWORD: '' },
+        'ADVISORY_DASHBOARD_PASSWORD: set it together with ADVISORY_DASHBOARD_USER',
+      ],
+      [
+        { ADVISORY_DASHBOARD_USER: 'o:ps', ADVISORY_DASHBOARD_PASSWORD: 'long-enough-password' },
+        'ADVISORY_DASHBOARD_USER: HTTP Basic user names cannot contain ":"',
+      ],
+      [
+        { ADVISORY_DASHBOARD_USER: 'ops', ADVISORY_DASHBOARD_PASSWORD: 'eleven-char' },
+        'ADVISORY_DASHBOARD_PASSWORD: use at least 12 characters',
+      ],
+      [
+        { ADVISORY_NOTIFY_WEBHOOK_URL: 'hooks.lan' },
+        'ADVISORY_NOTIFY_WEBHOOK_URL: not a valid URL: "hooks.lan"',
+      ],
+      [
+        { ADVISORY_NOTIFY_WEBHOOK_URL: 'ftp://hooks.lan/' },
+        'ADVISORY_NOTIFY_WEBHOOK_URL: expected an https or http URL',
+      ],
+      [
+        { ADVISORY_SMTP_FROM: 'a@b.c' },
+        'ADVISORY_SMTP_FROM: set ADVISORY_SMTP_URL too, or none of the SMTP settings',
+      ],
+      [
+        { ADVISORY_SMTP_TO: 'a@b.c' },
+        'ADVISORY_SMTP_TO: set ADVISORY_SMTP_URL too, or none of the SMTP settings',
+      ],
+      [
+        { ADVISORY_SMTP_CA_FILE: 'ca.pem' },
+        'ADVISORY_SMTP_CA_FILE: set ADVISORY_SMTP_URL too, or none of the SMTP settings',
+      ],
+      [
+        { ...smtp, ADVISORY_SMTP_URL: 'mail.lan' },
+        'ADVISORY_SMTP_URL: not a valid URL (smtp://user:password@host:587)',
+      ],
+      [
+        { ...smtp, ADVISORY_SMTP_URL: 'https://mail.lan' },
+        'ADVISORY_SMTP_URL: expected smtp://user:password@host:587 (STARTTLS) or smtps://…:465',
+      ],
+      [{ ...smtp, ADVISORY_SMTP_URL: 'smtp://' }, 'ADVISORY_SMTP_URL: names no host'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: '' }, 'ADVISORY_SMTP_FROM: required: the sender address of alert mail'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: 'advisory' }, 'ADVISORY_SMTP_FROM: not a mail address: "advisory"'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: 'a b@c.d' }, 'ADVISORY_SMTP_FROM: not a mail address: "a b@c.d"'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: 'a@b c' }, 'ADVISORY_SMTP_FROM: not a mail address: "a@b c"'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: 'x a@b.c' }, 'ADVISORY_SMTP_FROM: not a mail address: "x a@b.c"'],
+      [{ ...smtp, ADVISORY_SMTP_FROM: 'a@b.c x' }, 'ADVISORY_SMTP_FROM: not a mail address: "a@b.c x"'],
+      [{ ...smtp, ADVISORY_SMTP_TO: 'a@b.c, nobody' }, 'ADVISORY_SMTP_TO: not a mail address: "nobody"'],
+      [{ ...smtp, ADVISORY_SMTP_TO: ' , ' }, 'ADVISORY_SMTP_TO: not a mail address: ""'],
+      [
+        { ...smtp, ADVISORY_SMTP_TO: '' },
+        'ADVISORY_SMTP_TO: required: comma-separated recipients of alert mail',
+      ],
+      [
+        { ADVISORY_LOG_LEVEL: 'verbose' },
+        'ADVISORY_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent',
+      ],
+    ];
+    for (const [env, message] of cases) expect(refusal(env), JSON.stringify(env)).toBe(message);
+    const error = (() => {
+      try {
+        loadApplianceConfig({ ...base, ADVISORY_LOG_LEVEL: 'loud' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toMatchObject({ name: 'ConfigError', variable: 'ADVISORY_LOG_LEVEL' });
+  });
+});

@@ -1,0 +1,126 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runFeedCli } from '../../src/cli/feed/main.ts';
+import { parsePublicKey } from '../../src/crypto/signify.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
+import { makeFeed, NOW, signifyBinary, verifyDir } from '../support/feed.ts';
+
+/**
+ * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
+ * and sets REQUIRE_SIGNIFY=1, so there these tests cannot be skipped silently.
+ */
+const signify = signifyBinary;
+if (!signify)
+  console.warn(
+    'signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)',
+  );
+
+const quiet = { out: () => {}, err: () => {} };
+
+describe.skipIf(!signify)('signify interoperability', () => {
+  it('a signature made by `sign` verifies with signify -V', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    expect(
+      await runFeedCli(
+        ['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`],
+        quiet,
+        NOW,
+      ),
+    ).toBe(0);
+    expect(await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet, NOW)).toBe(
+      0,
+    );
+    // The test key's block names no manifest hash, so sign dropped it: ours is the only one.
+    const blocks = readFileSync(path.join(feed.dir, SIGNATURE_FILE), 'utf8').trim().split('\n');
+    expect(blocks).toHaveLength(2);
+    writeFileSync(`${dir}/only-ours.sig`, `${blocks.join('\n')}\n`);
+    const output = execFileSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/k.pub`,
+      '-x',
+      `${dir}/only-ours.sig`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
+    expect(output.toString()).toMatch(/Signature Verified/);
+  });
+
+  it('a key and signature made by signify verify with `verify`', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    execFileSync(signify as string, [
+      '-G',
+      '-n',
+      '-c',
+      'made by signify',
+      '-p',
+      `${dir}/s.pub`,
+      '-s',
+      `${dir}/s.sec`,
+    ]);
+    execFileSync(signify as string, [
+      '-S',
+      '-s',
+      `${dir}/s.sec`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+      '-x',
+      path.join(feed.dir, SIGNATURE_FILE),
+    ]);
+    const result = await verifyDir(feed.dir, {
+      trustedKeys: [parsePublicKey(readFileSync(`${dir}/s.pub`, 'utf8'))],
+    });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    const out: string[] = [];
+    const code = await runFeedCli(
+      ['verify', '--feed', feed.dir, '--public-key', `${dir}/s.pub`],
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+      NOW,
+    );
+    expect(code).toBe(0);
+    expect(out.join('\n')).toMatch(/feed 2026\.11\.21 OK/);
+  });
+
+  it('`sign` accepts a secret key made by signify -G -n', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    execFileSync(signify as string, ['-G', '-n', '-p', `${dir}/s.pub`, '-s', `${dir}/s.sec`]);
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
+    expect(await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/s.sec`], quiet, NOW)).toBe(
+      0,
+    );
+    const output = execFileSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/s.pub`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
+    expect(output.toString()).toMatch(/Signature Verified/);
+  });
+
+  it('signify refuses a feed manifest changed after `sign`, like `verify` does', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
+    const feed = makeFeed();
+    await runFeedCli(['keygen', '--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`], quiet, NOW);
+    writeFileSync(path.join(feed.dir, SIGNATURE_FILE), '');
+    await runFeedCli(['sign', '--feed', feed.dir, '--secret-key', `${dir}/k.sec`], quiet, NOW);
+    writeFileSync(
+      path.join(feed.dir, MANIFEST_FILE),
+      `${readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8')}# tampered\n`,
+    );
+    const result = spawnSync(signify as string, [
+      '-V',
+      '-p',
+      `${dir}/k.pub`,
+      '-m',
+      path.join(feed.dir, MANIFEST_FILE),
+    ]);
+    expect(result.status).not.toBe(0);
+  });
+});

@@ -1,0 +1,395 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
+import { FailedAttempts } from '../../src/dashboard/auth.ts';
+import type { DashboardSource } from '../../src/dashboard/server.ts';
+import { type Demo, demoAppliance, demoSource, hostileSource, serve } from '../support/dashboard.ts';
+
+/**
+ * The dashboard over HTTP (no browser): authentication, the decision log export, the
+ * health probe, security headers, filters and escaping. The browser tests
+ * (dashboard-browser.test.ts) look at the same pages in Chromium.
+ */
+let demo: Demo;
+beforeAll(async () => {
+  demo = await demoAppliance();
+});
+afterAll(async () => demo?.appliance.stop());
+
+const credentials = { user: 'operator', password: 'correct horse battery' };
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+async function withServer<T>(
+  source: DashboardSource,
+  options: Parameters<typeof serve>[1],
+  test: (url: string) => Promise<T>,
+) {
+  const served = await serve(source, options);
+  try {
+    return await test(served.url);
+  } finally {
+    await served.close();
+  }
+}
+
+describe('/decisions.json', () => {
+  it('always asks for authentication; without credentials configured it says which variables to set', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      const response = await fetch(`${url}/decisions.json`);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        'Basic realm="advisory appliance", charset="UTF-8"',
+      );
+      expect(await response.json()).toEqual({
+        error:
+          'the decision log export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
+      });
+      // The pages themselves are open while no credentials are configured.
+      expect((await fetch(`${url}/`)).status).toBe(200);
+    });
+  });
+
+  it('answers 401 to wrong credentials and the export to the right ones; the export verifies offline', async () => {
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      for (const header of [
+        undefined,
+        basic('operator', 'wrong'),
+        basic('root', credentials.password),
+        'Bearer x',
+        'Basic !!!',
+      ]) {
+        const response = await fetch(
+          `${url}/decisions.json`,
+          header ? { headers: { authorization: header } } : {},
+        );
+        expect(response.status, header).toBe(401);
+      }
+      const response = await fetch(`${url}/decisions.json`, {
+        headers: { authorization: basic(credentials.user, credentials.password) },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toBe('attachment; filename="decisions.json"');
+      const exported = await response.json();
+      expect(exported).toMatchObject({
+        format: 'advisory-decision-log/1',
+        verification: { intact: true, entries: 3 },
+        entries: [{ kind: 'feed-accepted' }, { kind: 'initial-evaluation' }, { kind: 'verdict-changed' }],
+      });
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'export-')), 'decisions.json');
+      writeFileSync(file, JSON.stringify(exported));
+      const out: string[] = [];
+      const code = await runAdvisoryCli(
+        ['log', 'verify', '--export', file, '--appliance-key', path.join(demo.stateDir, 'appliance.pub')],
+        { out: (l) => out.push(l), err: (l) => out.push(l) },
+        {},
+      );
+      expect(code).toBe(0);
+      expect(out[0]).toMatch(/^HASH CHAIN INTACT: 3 entries/);
+    });
+  });
+});
+
+describe('authentication', () => {
+  it('protects every page but /health once credentials are set', async () => {
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      for (const page of [
+        '/',
+        '/ordering',
+        '/cves',
+        '/reminders',
+        '/feed',
+        '/log',
+        '/assets/cloud',
+        '/nowhere',
+      ]) {
+        expect((await fetch(`${url}${page}`)).status, page).toBe(401);
+        const ok = await fetch(`${url}${page}`, {
+          headers: { authorization: basic(credentials.user, credentials.password) },
+        });
+        expect(ok.status, page).toBe(page === '/nowhere' ? 404 : 200);
+      }
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+    });
+  });
+
+  it('pauses a client after 10 failed attempts (429 with Retry-After), others unaffected', async () => {
+    const attempts = new FailedAttempts(10, 600_000);
+    // The limiter itself, with its clock: the 10th failure pauses, the window slides.
+    const t0 = 1_000_000;
+    for (let i = 0; i < 9; i++) attempts.fail('10.0.0.1', t0 + i);
+    expect(attempts.retryAfter('10.0.0.1', t0 + 10)).toBe(0);
+    attempts.fail('10.0.0.1', t0 + 10);
+    expect(attempts.retryAfter('10.0.0.1', t0 + 11)).toBe(600);
+    expect(attempts.retryAfter('10.0.0.2', t0 + 11)).toBe(0);
+    expect(attempts.retryAfter('10.0.0.1', t0 + 600_001)).toBe(0);
+    // Memory stays bounded under many addresses.
+    const small = new FailedAttempts(10, 600_000, 100);
+    for (let i = 0; i < 10_000; i++) small.fail(`10.1.${i >> 8}.${i & 255}`, t0);
+    expect(small.size).toBe(100);
+
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      for (let i = 0; i < 10; i++) {
+        expect(
+          (await fetch(`${url}/`, { headers: { authorization: basic('operator', `guess-${i}`) } })).status,
+        ).toBe(401);
+      }
+      const paused = await fetch(`${url}/`, {
+        headers: { authorization: basic(credentials.user, credentials.password) },
+      });
+      expect(paused.status).toBe(429);
+      expect(Number(paused.headers.get('retry-after'))).toBeGreaterThan(500);
+    });
+  });
+
+  it('counts failed logins per client behind a trusted proxy (ADVISORY_TRUST_PROXY), per connection otherwise', async () => {
+    const guess = (forwardedFor: string, password = 'wrong-guess-123') => ({
+      headers: { authorization: basic('operator', password), 'x-forwarded-for': forwardedFor },
+    });
+    // Behind a proxy on this machine: one client's guesses pause that client alone.
+    for (const trustProxy of [['127.0.0.1'], 1]) {
+      await withServer(demoSource(demo), { credentials, trustProxy }, async (url) => {
+        for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess('203.0.113.7'))).status).toBe(401);
+        expect((await fetch(`${url}/`, guess('203.0.113.7', credentials.password))).status).toBe(429);
+        // The paused client forges addresses of its own in front of what the proxy appends:
+        // only the hop the proxy wrote counts, and the pause holds.
+        for (const forged of ['198.51.100.1, 203.0.113.7', '10.0.0.1, 127.0.0.1, 203.0.113.7']) {
+          const again = await fetch(`${url}/`, guess(forged, credentials.password));
+          expect(again.status, `${String(trustProxy)} ${forged}`).toBe(429);
+        }
+        const other = await fetch(`${url}/`, guess('198.51.100.9', credentials.password));
+        expect(other.status, String(trustProxy)).toBe(200);
+      });
+    }
+    // Not trusted: the header is the client's own claim and changes nothing.
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
+      expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+    });
+  });
+});
+
+describe('pages and probes', () => {
+  it('/health: 200 while a verified feed is in use, 503 otherwise, and nothing about the inventory', async () => {
+    const at = (iso: string) => ({ now: () => new Date(iso) });
+    await withServer(demoSource(demo), at('2026-11-26T00:00:00Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(200);
+      const body = await response.json();
+      expect(body).toEqual({
+        status: 'ok',
+        feed: {
+          version: '2026.11.24',
+          from: 'live',
+          published_at: '2026-11-24T08:24:09Z',
+          expires_at: '2027-05-25T08:24:09Z',
+        },
+        problems: [],
+      });
+    });
+    const noFeed: DashboardSource = {
+      ...demoSource(demo),
+      status: {
+        ...demo.appliance.status,
+        feed: null,
+        problem: { at: 'now', outcome: 'unreachable', message: 'connection refused' },
+      },
+    };
+    await withServer(noFeed, {}, async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        status: 'no verified feed',
+        problem: 'connection refused',
+        problems: [{ code: 'no-feed', message: 'connection refused' }],
+      });
+    });
+  });
+
+  it('/health: degraded while a refused live feed, a stale feed or a failed refresh is behind it; down once expired', async () => {
+    const at = (iso: string) => ({ now: () => new Date(iso) });
+    const refused: DashboardSource = {
+      ...demoSource(demo),
+      status: {
+        ...demo.appliance.status,
+        lastPull: {
+          at: 'then',
+          outcome: 'rejected',
+          message: 'the feed version 2026.11.20 is older than 2026.11.24',
+        },
+        lastRefreshError: { at: '2026-11-25T00:00:00.000Z', message: 'ENOSPC: write failed' },
+      },
+    };
+    await withServer(refused, at('2026-11-26T00:00:00Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        status: 'degraded',
+        problems: [
+          {
+            code: 'feed-refused',
+            message: 'the live feed was refused: the feed version 2026.11.20 is older than 2026.11.24',
+          },
+          {
+            code: 'refresh-failed',
+            message: 'the refresh at 2026-11-25T00:00:00.000Z failed: ENOSPC: write failed',
+          },
+        ],
+      });
+      // A probe that reads only the status code asks strictly.
+      expect((await fetch(`${url}/health?strict`)).status).toBe(503);
+      // Every page says so.
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed', '/log']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain('data-problem="refresh-failed"');
+      }
+    });
+    // Stale: published more than 14 days (the default ADVISORY_FEED_MAX_AGE) before now.
+    await withServer(demoSource(demo), at('2026-12-08T00:00:00Z'), async (url) => {
+      expect(await (await fetch(`${url}/health`)).json()).toMatchObject({ status: 'ok' });
+    });
+    await withServer(demoSource(demo), at('2026-12-08T08:24:10Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: 'degraded', problems: [{ code: 'feed-stale' }] });
+      expect(await (await fetch(`${url}/`)).text()).toContain('data-problem="feed-stale"');
+    });
+    // Expiry is a time: the moment it passes, no refresh needed.
+    await withServer(demoSource(demo), at('2027-05-25T08:24:09Z'), async (url) => {
+      const response = await fetch(`${url}/health`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({
+        status: 'no verified feed',
+        problems: [{ code: 'feed-expired' }],
+      });
+    });
+  });
+
+  it('says on every page, once the feed is gone, that the verdicts shown are the last ones and not current', async () => {
+    const expired: DashboardSource = {
+      ...demoSource(demo),
+      status: {
+        ...demo.appliance.status,
+        feed: null,
+        evaluatedAt: '2026-11-24T08:30:00.000Z',
+        problem: {
+          at: 'now',
+          outcome: 'rejected',
+          message: 'the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted',
+        },
+      },
+    };
+    await withServer(expired, {}, async (url) => {
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>No verified feed is in use.</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of 2026-11-24T08:30:00.000Z; they are not kept current until a verified feed is accepted.',
+        );
+      }
+    });
+    const never: DashboardSource = {
+      ...demoSource(demo),
+      status: { ...demo.appliance.status, feed: null, evaluatedAt: null, evaluations: [], problem: null },
+    };
+    await withServer(never, {}, async (url) => {
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>',
+        );
+      }
+    });
+  });
+
+  it('says on every page when the inventory file as it stands could not be read', async () => {
+    const broken: DashboardSource = {
+      ...demoSource(demo),
+      status: { ...demo.appliance.status, inventoryError: 'inventory.yaml line 3: bad indentation <here>' },
+    };
+    await withServer(broken, {}, async (url) => {
+      for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).toContain(
+          '<strong>The inventory file could not be read:</strong> inventory.yaml line 3: bad indentation &lt;here&gt;',
+        );
+        expect(html, page).toContain('The inventory read before keeps being used.');
+      }
+    });
+    await withServer(demoSource(demo), {}, async (url) => {
+      expect(await (await fetch(`${url}/`)).text()).not.toContain('inventory file could not be read');
+    });
+  });
+
+  it('sends a strict CSP, no framing, no sniffing, no referrer, on every answer', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      for (const page of ['/', '/feed', '/health', '/decisions.json', '/nowhere']) {
+        const response = await fetch(`${url}${page}`);
+        expect(response.headers.get('content-security-policy'), page).toBe(
+          "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        );
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      }
+    });
+  });
+
+  it('filters assets by verdict, product and adapter on the server (no JavaScript needed)', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      const rows = async (query: string) => {
+        const html = await (await fetch(`${url}/?${query}`)).text();
+        return [...html.matchAll(/<td data-label="Asset"><a href="\/assets\/([^"]+)">/g)].map((m) =>
+          decodeURIComponent(m[1] as string),
+        );
+      };
+      expect(await rows('verdict=eol')).toEqual(['pve-node-1', 'pve-legacy', 'files-legacy', 'reporting-db']);
+      expect(await rows('verdict=hold')).toEqual(['files']);
+      expect(await rows('verdict=none')).toEqual(['web', 'badge-printer']);
+      expect(await rows('product=redis')).toEqual(['cache']);
+      expect(await rows('product=php&verdict=install')).toEqual(['cloud']);
+      expect(await rows('source=inventory')).toHaveLength(10);
+      expect(await rows('source=elsewhere')).toEqual([]);
+    });
+  });
+
+  it('escapes everything that comes from the feed or the inventory', async () => {
+    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+    const { source, evaluation } = hostileSource(demo, hostile, '"><script>alert(3)</script>');
+    await withServer(source, {}, async (url) => {
+      for (const page of ['/', '/cves', `/assets/${encodeURIComponent(evaluation.asset)}`]) {
+        const html = await (await fetch(`${url}${page}`)).text();
+        expect(html, page).not.toContain('<script>');
+        expect(html, page).not.toContain('<img');
+        expect(html, page).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
+      }
+    });
+  });
+
+  it('answers an unknown page or asset with 404 and a page, not an error', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      expect((await fetch(`${url}/assets/nobody`)).status).toBe(404);
+      const response = await fetch(`${url}/nowhere`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain('There is no such page.');
+      expect((await fetch(`${url}/assets/%E0%A4%A`)).status).toBeLessThan(500);
+    });
+  });
+
+  it('reads the log and its verification afresh: an edited entry shows at once', async () => {
+    const other = await demoAppliance();
+    try {
+      await withServer(demoSource(other), {}, async (url) => {
+        expect(await (await fetch(`${url}/log`)).text()).toContain('HASH CHAIN INTACT');
+        const file = path.join(other.stateDir, 'decisions.jsonl');
+        writeFileSync(file, readFileSync(file, 'utf8').replace('"advisories":30', '"advisories":31'));
+        const html = await (await fetch(`${url}/log`)).text();
+        expect(html).toContain('HASH CHAIN BROKEN');
+        expect(html).toContain('Log line 1: entry 1 does not match its hash: it was edited');
+      });
+    } finally {
+      await other.appliance.stop();
+    }
+  });
+});

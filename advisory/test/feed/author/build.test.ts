@@ -1,0 +1,166 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../../src/crypto/digest.ts';
+import { buildFeed } from '../../../src/feed/author/build.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../../src/feed/format/rules.ts';
+import { advisoryYaml, NOW } from '../../support/feed.ts';
+
+function feedWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'build-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+const DAY = 86_400_000;
+
+describe('buildFeed', () => {
+  const one = advisoryYaml({});
+  const two = advisoryYaml({ id: 'TEST-2', product: 'gadget' });
+
+  it('writes a manifest of every module and file, with sizes and hashes', () => {
+    const dir = feedWith({ 'widgets/one.yaml': one, 'gadgets/sub/two.yaml': two, 'gadgets/notes.txt': 'x' });
+    const result = buildFeed({ feedDir: dir, feedVersion: '2026.11.21', expiresInMs: 14 * DAY, now: NOW });
+    expect(result).toEqual({
+      ok: true,
+      findings: [
+        {
+          severity: 'warning',
+          rule: 'layout',
+          file: 'gadgets/notes.txt',
+          line: 1,
+          message: 'not an advisory file (.yaml or .yml): not listed in the manifest',
+        },
+      ],
+      removedSignature: false,
+      manifest: {
+        schema_version: '2.0',
+        feed_version: '2026.11.21',
+        published_at: '2026-11-21T12:00:00Z',
+        expires_at: '2026-12-05T12:00:00Z',
+        modules: {
+          gadgets: {
+            files: [{ path: 'gadgets/sub/two.yaml', sha256: sha256(Buffer.from(two)), size: two.length }],
+          },
+          widgets: {
+            files: [{ path: 'widgets/one.yaml', sha256: sha256(Buffer.from(one)), size: one.length }],
+          },
+        },
+      },
+    });
+    expect(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')).toBe(
+      [
+        '# Advisory feed manifest: written by `advisory-feed build`, signed by `advisory-feed sign`.',
+        'schema_version: "2.0"',
+        'feed_version: "2026.11.21"',
+        'published_at: "2026-11-21T12:00:00Z"',
+        'expires_at: "2026-12-05T12:00:00Z"',
+        'modules:',
+        '  gadgets:',
+        '    files:',
+        '      - path: "gadgets/sub/two.yaml"',
+        `        sha256: "${sha256(Buffer.from(two))}"`,
+        `        size: ${two.length}`,
+        '  widgets:',
+        '    files:',
+        '      - path: "widgets/one.yaml"',
+        `        sha256: "${sha256(Buffer.from(one))}"`,
+        `        size: ${one.length}`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes times in whole seconds, rounded down', () => {
+    const dir = feedWith({ 'widgets/one.yaml': one });
+    const result = buildFeed({
+      feedDir: dir,
+      feedVersion: '2026.11.21',
+      expiresInMs: 90 * 60_000 + 1_700,
+      now: new Date('2026-11-21T12:00:00.600Z'),
+    });
+    expect(result.ok && [result.manifest.published_at, result.manifest.expires_at]).toEqual([
+      '2026-11-21T12:00:00Z',
+      '2026-11-21T13:30:02Z',
+    ]);
+  });
+
+  it('uses the clock when no time is given, and today’s UTC date as the version', () => {
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const result = buildFeed({ feedDir: feedWith({ 'widgets/one.yaml': one }), expiresInMs: DAY });
+    const after = Date.now();
+    if (!result.ok) throw new Error('expected a manifest');
+    const published = Date.parse(result.manifest.published_at);
+    expect(result.manifest.feed_version).toBe(result.manifest.published_at.slice(0, 10).replaceAll('-', '.'));
+    expect(published).toBeGreaterThanOrEqual(before);
+    expect(published).toBeLessThanOrEqual(after);
+  });
+
+  it('removes the signature of the previous manifest, and says so', () => {
+    const dir = feedWith({ 'widgets/one.yaml': one, [SIGNATURE_FILE]: 'old signature' });
+    const first = buildFeed({ feedDir: dir, feedVersion: '2026.11.21', expiresInMs: DAY, now: NOW });
+    expect(first).toMatchObject({ ok: true, removedSignature: true });
+    expect(existsSync(path.join(dir, SIGNATURE_FILE))).toBe(false);
+    const again = buildFeed({ feedDir: dir, expiresInMs: DAY, now: NOW });
+    expect(again).toMatchObject({ ok: true, removedSignature: false });
+  });
+
+  it('with errors: the findings, no manifest, and the old signature stays', () => {
+    const dir = feedWith({ 'widgets/one.yaml': advisoryYaml({ verdict: 'maybe' }), [SIGNATURE_FILE]: 'old' });
+    const result = buildFeed({ feedDir: dir, feedVersion: '2026.11.21', expiresInMs: DAY, now: NOW });
+    expect(result).toEqual({
+      ok: false,
+      findings: [
+        {
+          severity: 'error',
+          rule: 'unknown-verdict',
+          file: 'widgets/one.yaml',
+          line: 5,
+          message: 'unknown verdict "maybe" (expected one of blocked, eol, wait-for-patch, hold, install)',
+        },
+      ],
+    });
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(false);
+    expect(readFileSync(path.join(dir, SIGNATURE_FILE), 'utf8')).toBe('old');
+  });
+
+  it('refuses what verify would read otherwise: a version that is not the publication date, a validity over 366 days', () => {
+    const dir = feedWith({ 'widgets/one.yaml': one });
+    const wrongDay = buildFeed({ feedDir: dir, feedVersion: '2062.11.21', expiresInMs: DAY, now: NOW });
+    expect(wrongDay.ok).toBe(false);
+    expect(wrongDay.findings.map((f) => f.message)).toEqual([
+      'feed_version 2062.11.21 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+    ]);
+    for (const expiresInMs of [999_999 * 7 * DAY, 367 * DAY, 0, -DAY]) {
+      const result = buildFeed({ feedDir: dir, expiresInMs, now: NOW });
+      expect(result.ok, String(expiresInMs)).toBe(false);
+      expect(result.findings.map((f) => f.message)).toEqual([
+        'the feed must expire more than 0 and at most 366 days after it is published',
+      ]);
+    }
+    expect(buildFeed({ feedDir: dir, expiresInMs: 366 * DAY, now: NOW }).ok).toBe(true);
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(true);
+  });
+
+  it('refuses a feed with anything it cannot publish as it is, writing no manifest', () => {
+    for (const bad of [
+      'Platform/a.yaml',
+      'widgets/one #2.yaml',
+      'widgets/ümlaut.yaml',
+      'widgets/dir.yaml/x.yaml',
+    ]) {
+      const dir = feedWith({ 'widgets/one.yaml': one, [bad]: two });
+      const result = buildFeed({ feedDir: dir, expiresInMs: DAY, now: NOW });
+      expect(result.ok, bad).toBe(false);
+      expect(
+        result.findings.filter((f) => f.severity === 'error').map((f) => f.rule),
+        bad,
+      ).toEqual(['layout']);
+      expect(existsSync(path.join(dir, MANIFEST_FILE)), bad).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,394 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectHttp } from '../../src/inventory/adapters/http.ts';
+import { collectNextcloud } from '../../src/inventory/adapters/nextcloud.ts';
+import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
+import { collectInventory } from '../../src/inventory/collect.ts';
+import {
+  type HttpSourceConfig,
+  InventoryError,
+  type NextcloudSource,
+  type ProxmoxSource,
+  parseInventoryFile,
+} from '../../src/inventory/config.ts';
+import { writeOcc } from '../support/occ-fake.ts';
+import { type ProxmoxFake, startProxmoxFake } from '../support/proxmox-fake.ts';
+
+/**
+ * The inventory adapters against local fakes that replay the products' documented
+ * payloads: Proxmox VE over TLS with a self-signed certificate, Nextcloud's `occ`, an
+ * HTTP endpoint; each also slow, failing and malformed.
+ */
+let pve: ProxmoxFake;
+let dir: string;
+let web: Server;
+let webUrl: string;
+let webMode: 'normal' | 'slow' | 'failing' = 'normal';
+
+beforeAll(async () => {
+  pve = await startProxmoxFake([
+    { node: 'pve1', status: 'online', version: '9.1.4' },
+    { node: 'pve2', status: 'online', version: '8.4.1' },
+    { node: 'pve3', status: 'offline', version: '8.4.1' },
+  ]);
+  dir = mkdtempSync(path.join(tmpdir(), 'inventory-'));
+  writeFileSync(path.join(dir, 'pve.secret'), `${pve.secret}\n`);
+  writeFileSync(path.join(dir, 'pve.pem'), pve.cert);
+  web = createServer((request, response) => {
+    if (webMode === 'slow') return;
+    if (webMode === 'failing') return response.writeHead(503).end();
+    if (request.url === '/api/v1/version')
+      return response.end(JSON.stringify({ version: '1.22.3', build: { go: '1.23' } }));
+    if (request.url === '/about')
+      return response.end('<footer>Powered by Gitea Version: 1.21.11 Page: 2ms</footer>');
+    // An answer that makes a backtracking engine take exponential time for (a+)+ patterns.
+    if (request.url === '/hostile') return response.end(`Version: ${'a'.repeat(5000)}!`);
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await pve?.close();
+  web?.closeAllConnections();
+  web?.close();
+});
+
+const inventoryFile = () => path.join(dir, 'inventory.yaml');
+
+function proxmox(extra: Partial<ProxmoxSource> = {}): ProxmoxSource {
+  return {
+    type: 'proxmox',
+    name: 'cluster',
+    url: pve.url,
+    token_id: pve.tokenId,
+    token_secret_file: 'pve.secret',
+    fingerprint: pve.fingerprint,
+    ...extra,
+  };
+}
+
+describe('Proxmox VE adapter', () => {
+  it('reports each node with its pve-manager version, authenticated with the API token', async () => {
+    pve.mode = 'normal';
+    pve.seen.length = 0;
+    const assets = await collectProxmox(proxmox({ facts: { site: 'basement' } }), inventoryFile(), 5000);
+    expect(assets).toEqual([
+      {
+        name: 'cluster/pve1',
+        source: 'cluster',
+        products: { 'proxmox-ve': '9.1.4' },
+        facts: { site: 'basement' },
+        status: 'ok',
+      },
+      {
+        name: 'cluster/pve2',
+        source: 'cluster',
+        products: { 'proxmox-ve': '8.4.1' },
+        facts: { site: 'basement' },
+        status: 'ok',
+      },
+      {
+        name: 'cluster/pve3',
+        source: 'cluster',
+        products: {},
+        facts: { site: 'basement' },
+        status: 'unknown',
+        error: 'node pve3 is offline',
+      },
+    ]);
+    expect(new Set(pve.seen.map((s) => s.authorization))).toEqual(
+      new Set([`PVEAPIToken=advisory@pve!monitor=${pve.secret}`]),
+    );
+    expect(pve.seen.map((s) => s.path).sort()).toEqual([
+      '/api2/json/nodes',
+      '/api2/json/nodes/pve1/version',
+      '/api2/json/nodes/pve2/version',
+    ]);
+  });
+
+  it('trusts a self-signed host by its CA file as well as by its pinned fingerprint', async () => {
+    pve.mode = 'normal';
+    const byCa = await collectProxmox(
+      proxmox({ fingerprint: undefined, ca_file: 'pve.pem' }),
+      inventoryFile(),
+      5000,
+    );
+    expect(byCa.map((a) => a.products['proxmox-ve'])).toEqual(['9.1.4', '8.4.1', undefined]);
+  });
+
+  it('refuses a host whose certificate is not the pinned one, or not trusted at all', async () => {
+    pve.mode = 'normal';
+    const wrong = `${'AB:'.repeat(31)}AB`;
+    await expect(collectProxmox(proxmox({ fingerprint: wrong }), inventoryFile(), 5000)).rejects.toThrow(
+      /certificate fingerprint .* is not the pinned/,
+    );
+    await expect(collectProxmox(proxmox({ fingerprint: undefined }), inventoryFile(), 5000)).rejects.toThrow(
+      /self.signed/i,
+    );
+  });
+
+  it('fails with the reason when the token is wrong, the host is slow, failing or answers nonsense', async () => {
+    writeFileSync(path.join(dir, 'wrong.secret'), 'not-the-secret\n');
+    pve.mode = 'normal';
+    await expect(
+      collectProxmox(proxmox({ token_secret_file: 'wrong.secret' }), inventoryFile(), 5000),
+    ).rejects.toThrow(/HTTP 401/);
+    pve.mode = 'slow';
+    await expect(collectProxmox(proxmox(), inventoryFile(), 300)).rejects.toThrow(/timed out/);
+    pve.mode = 'failing';
+    await expect(collectProxmox(proxmox(), inventoryFile(), 5000)).rejects.toThrow(/HTTP 500/);
+    pve.mode = 'malformed';
+    await expect(collectProxmox(proxmox(), inventoryFile(), 5000)).rejects.toThrow(/not JSON/);
+    pve.mode = 'normal';
+  });
+});
+
+describe('Nextcloud adapter (occ)', () => {
+  const nextcloud = (command: string): NextcloudSource => ({
+    type: 'nextcloud',
+    name: 'cloud',
+    command: [command],
+  });
+
+  it('reads versionstring and the enabled apps, without a shell', async () => {
+    const assets = await collectNextcloud(nextcloud(writeOcc(dir, 'normal')), 5000);
+    expect(assets).toEqual([
+      {
+        name: 'cloud',
+        source: 'cloud',
+        products: {
+          nextcloud: '32.0.3',
+          'nextcloud-app-calendar': '5.0.6',
+          'nextcloud-app-richdocuments': '8.5.3',
+          'nextcloud-app-files-pdfviewer': '3.0.0',
+          'nextcloud-app-dav': '1.32.0',
+        },
+        facts: { maintenance: 'false', needs_db_upgrade: 'false' },
+        status: 'ok',
+      },
+    ]);
+  });
+
+  it('takes the first word of a versionstring with a suffix ("21.0.3 Enterprise")', async () => {
+    const occ = writeOcc(dir, 'normal', {
+      installed: true,
+      version: '21.0.3.2',
+      versionstring: '21.0.3 Enterprise',
+    });
+    expect((await collectNextcloud(nextcloud(occ), 5000))[0]?.products.nextcloud).toBe('21.0.3');
+  });
+
+  it('runs the command as argv: shell syntax in it is not interpreted', async () => {
+    const source: NextcloudSource = {
+      type: 'nextcloud',
+      name: 'cloud',
+      command: ['/bin/echo', '$(touch /tmp/pwned)', ';'],
+    };
+    await expect(collectNextcloud(source, 5000)).rejects.toThrow(/not JSON/);
+  });
+
+  it('ends everything occ started at the deadline, not only the direct child (sudo -> php)', async () => {
+    const script = writeOcc(dir, 'slow-grandchild');
+    await expect(collectNextcloud(nextcloud(script), 500)).rejects.toThrow(/did not finish within 500 ms/);
+    const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
+    // Gone, or a zombie waiting for init to reap it: either way no longer running.
+    const running = () => {
+      try {
+        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(running()).toBe(false);
+  });
+
+  it('fails with the reason when occ is slow, failing, answers nonsense, or Nextcloud is not installed', async () => {
+    await expect(collectNextcloud(nextcloud(writeOcc(dir, 'slow')), 400)).rejects.toThrow(
+      /did not finish within 400 ms/,
+    );
+    await expect(collectNextcloud(nextcloud(writeOcc(dir, 'failing')), 5000)).rejects.toThrow(
+      /status --output=json: PHP Fatal error/,
+    );
+    await expect(collectNextcloud(nextcloud(writeOcc(dir, 'malformed')), 5000)).rejects.toThrow(/not JSON/);
+    await expect(collectNextcloud(nextcloud(writeOcc(dir, 'not-installed')), 5000)).rejects.toThrow(
+      /not installed/,
+    );
+    await expect(collectNextcloud(nextcloud(path.join(dir, 'no-such-occ')), 5000)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('HTTP getter adapter', () => {
+  const getter = (extra: Partial<HttpSourceConfig>): HttpSourceConfig => ({
+    type: 'http',
+    name: 'git',
+    url: `${webUrl}/api/v1/version`,
+    product: 'gitea',
+    ...extra,
+  });
+
+  it('takes the version by JSON pointer or by the first group of a regular expression', async () => {
+    webMode = 'normal';
+    expect(await collectHttp(getter({ json_pointer: '/version' }), inventoryFile(), 2000)).toEqual([
+      { name: 'git', source: 'git', products: { gitea: '1.22.3' }, facts: {}, status: 'ok' },
+    ]);
+    const byRegex = await collectHttp(
+      getter({ url: `${webUrl}/about`, regex: 'Version: ([0-9.]+)' }),
+      inventoryFile(),
+      2000,
+    );
+    expect(byRegex[0]?.products).toEqual({ gitea: '1.21.11' });
+  });
+
+  it('matches in linear time: an answer built to make a regular expression backtrack does not stall the daemon', async () => {
+    webMode = 'normal';
+    // With JavaScript's RegExp this match would take longer than the age of the universe
+    // (2^5000 paths), blocking the event loop, the dashboard and every refresh with it.
+    await expect(
+      collectHttp(getter({ url: `${webUrl}/hostile`, regex: 'Version: ((a+)+)$' }), inventoryFile(), 2000),
+    ).rejects.toThrow(/no version at \/Version: \(\(a\+\)\+\)\$\//);
+  });
+
+  it('fails when the version is not where it was said to be, or the endpoint is slow or failing', async () => {
+    webMode = 'normal';
+    await expect(collectHttp(getter({ json_pointer: '/build/rust' }), inventoryFile(), 2000)).rejects.toThrow(
+      /no version at \/build\/rust/,
+    );
+    await expect(collectHttp(getter({ json_pointer: '/build' }), inventoryFile(), 2000)).rejects.toThrow(
+      /no version/,
+    );
+    await expect(
+      collectHttp(getter({ url: `${webUrl}/about`, json_pointer: '/version' }), inventoryFile(), 2000),
+    ).rejects.toThrow(/not JSON/);
+    webMode = 'slow';
+    await expect(collectHttp(getter({ json_pointer: '/version' }), inventoryFile(), 300)).rejects.toThrow(
+      /timed out/,
+    );
+    webMode = 'failing';
+    await expect(collectHttp(getter({ json_pointer: '/version' }), inventoryFile(), 2000)).rejects.toThrow(
+      /HTTP 503/,
+    );
+    webMode = 'normal';
+  });
+});
+
+describe('collecting an inventory', () => {
+  it('asks every source at once; a failing one marks its assets unknown and never stops the others', async () => {
+    pve.mode = 'slow';
+    writeFileSync(
+      path.join(dir, 'lab.json'),
+      JSON.stringify({ assets: [{ name: 'lab-db', products: { postgresql: '16.4' } }] }),
+    );
+    const file = path.join(dir, 'mixed.yaml');
+    writeFileSync(
+      file,
+      [
+        'assets:',
+        '  - { name: cache, products: { redis: "7.4.3" } }',
+        'sources:',
+        `  - { type: proxmox, name: cluster, url: "${pve.url}", token_id: "${pve.tokenId}", token_secret_file: pve.secret, fingerprint: "${pve.fingerprint}", timeout: 1s }`,
+        `  - { type: nextcloud, name: cloud, command: ["${writeOcc(dir, 'failing')}"] }`,
+        `  - { type: nextcloud, name: cloud2, command: ["${writeOcc(dir, 'normal')}"] }`,
+        '  - { type: file, name: lab, path: lab.json, facts: { rack: "b2" } }',
+        `  - { type: http, name: git, url: "${webUrl}/api/v1/version", product: gitea, json_pointer: /version }`,
+      ].join('\n'),
+    );
+    const inventory = parseInventoryFile(readFileSync(file, 'utf8'), file);
+    const known = new Map([['cluster', ['cluster/pve1', 'cluster/pve2']]]);
+    const started = Date.now();
+    const { assets, sources } = await collectInventory(file, inventory, known);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(assets.map((a) => [a.name, a.status, a.products])).toEqual([
+      ['cache', 'ok', { redis: '7.4.3' }],
+      ['cluster/pve1', 'unknown', {}],
+      ['cluster/pve2', 'unknown', {}],
+      ['cloud', 'unknown', {}],
+      ['cloud2', 'ok', expect.objectContaining({ nextcloud: '32.0.3' })],
+      ['lab-db', 'ok', { postgresql: '16.4' }],
+      ['git', 'ok', { gitea: '1.22.3' }],
+    ]);
+    expect(assets.find((a) => a.name === 'lab-db')?.facts).toEqual({ rack: 'b2' });
+    expect(sources.map((s) => [s.name, s.ok, s.assets])).toEqual([
+      ['cloud', false, 1],
+      ['cloud2', true, 1],
+      ['cluster', false, 2],
+      ['git', true, 1],
+      ['inventory', true, 1],
+      ['lab', true, 1],
+    ]);
+    expect(sources.find((s) => s.name === 'cluster')?.error).toMatch(/timed out/);
+    expect(sources.find((s) => s.name === 'cloud')?.error).toMatch(/PHP Fatal error/);
+    pve.mode = 'normal';
+  });
+
+  it('tells apart two sources reporting the same name', async () => {
+    writeFileSync(path.join(dir, 'a.yaml'), 'assets:\n  - { name: db, products: { postgresql: "16.4" } }\n');
+    const file = path.join(dir, 'twice.yaml');
+    writeFileSync(
+      file,
+      'assets:\n  - { name: db, products: { postgresql: "15.8" } }\nsources:\n  - { type: file, name: more, path: a.yaml }\n',
+    );
+    const { assets } = await collectInventory(file, parseInventoryFile(readFileSync(file, 'utf8')));
+    expect(assets.map((a) => a.name)).toEqual(['db', 'more:db']);
+  });
+});
+
+describe('the inventory file', () => {
+  const refuse = (text: string) => {
+    try {
+      parseInventoryFile(text, 'inv.yaml');
+    } catch (error) {
+      expect(error).toBeInstanceOf(InventoryError);
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('names what is wrong and where', () => {
+    expect(refuse('sources:\n  - { type: ftp, name: x }\n')).toMatch(/^inv\.yaml: \/sources\/0/);
+    expect(refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p }\n')).toBe(
+      'inv.yaml: /sources/0: give json_pointer or regex (one of them)',
+    );
+    expect(
+      refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "no group" }\n'),
+    ).toMatch(/first group captures the version/);
+    expect(
+      refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(unclosed" }\n'),
+    ).toMatch(/first group captures the version/);
+    // RE2 syntax: lookaround and backreferences (which need backtracking) are refused at start.
+    expect(
+      refuse(
+        'sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(?<=v)([0-9.]+)" }\n',
+      ),
+    ).toMatch(/RE2 syntax: no backreferences or lookaround/);
+    expect(
+      refuse(
+        'sources:\n  - { type: proxmox, name: p, url: "https://h", token_id: "a@pam!t", token_secret_file: s, ca_file: c, fingerprint: "AB:CD" }\n',
+      ),
+    ).toMatch(/fingerprint/);
+    expect(
+      refuse(
+        'sources:\n  - { type: proxmox, name: p, url: "http://h:8006", token_id: "a@pam!t", token_secret_file: s }\n',
+      ),
+    ).toMatch(/\/sources\/0: \/url must match/);
+    expect(
+      refuse('sources:\n  - { type: file, name: a, path: x }\n  - { type: file, name: a, path: y }\n'),
+    ).toBe('inv.yaml: /sources/1: source name a is used twice');
+    expect(refuse('sources:\n  - { type: file, name: a, path: x, timeout: 10h }\n')).toMatch(/timeout/);
+    // The range a source's deadline may take is checked when the file is read, not at
+    // every collection after: 10m is the longest, 1s the shortest.
+    for (const timeout of ['30m', '601s'])
+      expect(refuse(`sources:\n  - { type: file, name: a, path: x, timeout: ${timeout} }\n`)).toBe(
+        `inv.yaml: /sources/0: timeout ${timeout} is outside 1s to 10m`,
+      );
+    expect(() =>
+      parseInventoryFile('sources:\n  - { type: file, name: a, path: x, timeout: 10m }\n'),
+    ).not.toThrow();
+    expect(refuse('surprise: true\n')).toMatch(/surprise/);
+  });
+});
