@@ -39,6 +39,10 @@ export interface Changes {
   reminders: DueReminder[];
 }
 
+/** The asset's snapshot, never a property every object has (an asset named `constructor`). */
+const snapshotFor = (snapshot: Snapshot | null, asset: string): AssetSnapshot | undefined =>
+  snapshot && Object.hasOwn(snapshot.assets, asset) ? snapshot.assets[asset] : undefined;
+
 export function snapshotOf(
   evaluations: readonly AssetEvaluation[],
   previous: Snapshot | null,
@@ -47,7 +51,7 @@ export function snapshotOf(
 ): Snapshot {
   const assets: Record<string, AssetSnapshot> = {};
   for (const evaluation of evaluations) {
-    const before = previous?.assets[evaluation.asset];
+    const before = snapshotFor(previous, evaluation.asset);
     if (evaluation.status === 'unknown') {
       if (before) assets[evaluation.asset] = before;
       continue;
@@ -66,7 +70,7 @@ export function changesSince(previous: Snapshot, evaluations: readonly AssetEval
   const changes: Changes = { verdicts: [], reminders: [] };
   for (const evaluation of evaluations) {
     if (evaluation.status === 'unknown') continue;
-    const before = previous.assets[evaluation.asset];
+    const before = snapshotFor(previous, evaluation.asset);
     if ((before?.verdict ?? null) !== evaluation.verdict) {
       changes.verdicts.push({
         asset: evaluation.asset,
