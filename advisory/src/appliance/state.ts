@@ -53,21 +53,25 @@ const RecordingShape = Type.Object({
 const evaluationShape = Compile(EvaluationShape);
 const recordingShape = Compile(RecordingShape);
 
+/** A state file's text; null when it does not exist ('' is a file that is there but empty). */
+async function readState(file: string): Promise<string | null> {
+  const text = await readIfExists(file);
+  if (text !== '') return text;
+  return stat(file).then(
+    () => '',
+    () => null,
+  );
+}
+
 /** Reads a JSON state file of a known shape: null when absent, a StateError when damaged. */
 async function readShaped<T>(
   file: string,
   check: (value: unknown) => boolean,
   what: string,
 ): Promise<T | null> {
-  const text = await readIfExists(file);
-  if (text === '') {
-    const exists = await stat(file).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) return null;
-    throw new StateError(`${file}: empty, expected ${what}`);
-  }
+  const text = await readState(file);
+  if (text === null) return null;
+  if (text === '') throw new StateError(`${file}: empty, expected ${what}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -97,15 +101,9 @@ export class StateStore {
   /** The remembered feed; null only when none was ever accepted. A damaged file is an error. */
   async accepted(): Promise<AcceptedState | null> {
     const file = path.join(this.dir, ACCEPTED_FILE);
-    const text = await readIfExists(file);
-    if (text === '') {
-      // Absent: nothing accepted yet. Present but empty: damage, reported.
-      const exists = await stat(file).then(
-        () => true,
-        () => false,
-      );
-      if (!exists) return null;
-    }
+    // Absent: nothing accepted yet. Present but empty: damage, reported.
+    const text = await readState(file);
+    if (text === null) return null;
     try {
       return parseAcceptedState(text);
     } catch (error) {

@@ -1,15 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { setup } from '../support/appliance.ts';
+import { runAdvisory } from '../support/cli.ts';
 
-async function check(env: NodeJS.ProcessEnv) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdvisoryCli(['check'], { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const check = (env: NodeJS.ProcessEnv) => runAdvisory(['check'], env);
 
 /**
  * ADVISORY_FEED_CACHE may only name a path the appliance makes its own: anything else is

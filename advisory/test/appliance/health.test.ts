@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { Clock, openTest, publish, setup, startFeedServer, widgetAdvisories } from '../support/appliance.ts';
+import { runAdvisory } from '../support/cli.ts';
 import { makeFeed } from '../support/feed.ts';
 
 const DAY = 86_400_000;
@@ -8,12 +8,7 @@ const PUBLISHED = new Date('2026-11-21T12:00:00Z');
 /** One asset on the recommended version: nothing needs action while the appliance is well. */
 const calm = 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n';
 
-async function check(env: NodeJS.ProcessEnv) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdvisoryCli(['check'], { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const check = (env: NodeJS.ProcessEnv) => runAdvisory(['check'], env);
 
 /**
  * Monitoring sees what the dashboard sees: a refused live feed, a stale feed and an expiry

@@ -2,20 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../../src/errors.ts';
 import { MANIFEST_FILE } from '../../src/feed/format/rules.ts';
 import { setup } from '../support/appliance.ts';
+import { runAdvisory } from '../support/cli.ts';
 import { advisoryYaml, makeFeed, NOW } from '../support/feed.ts';
 
 type Outcome = { code: number; err: string };
 
-async function advisory(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
-  const err: string[] = [];
-  const code = await runAdvisoryCli(argv, { out: () => undefined, err: (l) => err.push(l) }, env);
-  return { code, err: err.join('\n') };
-}
+const advisory = (argv: string[], env: NodeJS.ProcessEnv = {}) => runAdvisory(argv, env);
 
 async function feed(argv: string[]): Promise<Outcome> {
   const err: string[] = [];
@@ -39,7 +35,7 @@ describe('documented exit codes', () => {
     expect(await advisory(['check'], ok.env)).toMatchObject({ code: EXIT_OK });
     const action = setup({ publishedAt: recent() });
     expect(await advisory(['check'], action.env)).toMatchObject({ code: EXIT_REJECTED });
-    expect(await advisory(['check'], { ...ok.env, ADVISORY_REFRESH_INTERVAL: 'soon' })).toEqual({
+    expect(await advisory(['check'], { ...ok.env, ADVISORY_REFRESH_INTERVAL: 'soon' })).toMatchObject({
       code: EXIT_USAGE,
       err: expect.stringMatching(/^configuration error: ADVISORY_REFRESH_INTERVAL: /),
     });
@@ -47,7 +43,7 @@ describe('documented exit codes', () => {
     const damaged = setup({ publishedAt: recent(), assets: calm });
     await advisory(['check'], damaged.env);
     writeFileSync(path.join(damaged.stateDir, 'evaluation.json'), '{"snapshot": 1}');
-    expect(await advisory(['check'], damaged.env)).toEqual({
+    expect(await advisory(['check'], damaged.env)).toMatchObject({
       code: EXIT_USAGE,
       err: expect.stringMatching(/^configuration error: .*evaluation\.json: not an evaluation/),
     });

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runAdvisoryCli } from '../../../src/cli/advisory/main.ts';
 import { printable } from '../../../src/cli/io.ts';
 import { setup } from '../../support/appliance.ts';
+import { runAdvisory } from '../../support/cli.ts';
 
-async function check(env: NodeJS.ProcessEnv) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdvisoryCli(['check'], { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const check = (env: NodeJS.ProcessEnv) => runAdvisory(['check'], env);
 
 describe('advisory check', () => {
   it('prints outside text without its control characters', async () => {
