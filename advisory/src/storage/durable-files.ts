@@ -73,10 +73,6 @@ export async function clearTemporaries(dir: string): Promise<void> {
   for (const name of names) if (TEMPORARY.test(name)) await rm(path.join(dir, name), { force: true });
 }
 
-export function isTemporary(name: string): boolean {
-  return TEMPORARY.test(name);
-}
-
 /**
  * Appends `text` whole or not at all: on any failure (a full disk mid-write) the file is
  * cut back to its length before, so the next append starts on a line of its own.

@@ -1,7 +1,14 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendWhole, createDurably, writeAtomic } from '../../src/storage/durable-files.ts';
+import {
+  appendWhole,
+  clearTemporaries,
+  createDurably,
+  readIfExists,
+  writeAtomic,
+} from '../../src/storage/durable-files.ts';
 import { dirIn, mountSmallFs, type SmallFs, smallFsSkip } from '../support/small-fs.ts';
 
 /**
@@ -68,5 +75,36 @@ describe('durable files', () => {
     expect(readFileSync(file, 'utf8')).toBe('new');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['state.json']);
+  });
+
+  it('writes bytes as given, and clears only its own temporaries', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'durable-'));
+    await writeAtomic(path.join(dir, 'bytes.bin'), Buffer.from([0, 255, 1]));
+    expect([...readFileSync(path.join(dir, 'bytes.bin'))]).toEqual([0, 255, 1]);
+    for (const name of [
+      '.state.json.tmp-0123456789ab',
+      '.state.json.tmp-short',
+      'state.json.tmp-0123456789ab',
+      'keep',
+    ])
+      writeFileSync(path.join(dir, name), 'x');
+    await clearTemporaries(dir);
+    expect(readdirSync(dir).sort()).toEqual([
+      '.state.json.tmp-short',
+      'bytes.bin',
+      'keep',
+      'state.json.tmp-0123456789ab',
+    ]);
+    await clearTemporaries(path.join(dir, 'missing'));
+    await expect(clearTemporaries(path.join(dir, 'keep'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('reads a missing file as empty, and anything else that fails as the error it is', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'durable-'));
+    expect(await readIfExists(path.join(dir, 'missing'))).toBe('');
+    await expect(readIfExists(dir)).rejects.toMatchObject({ code: 'EISDIR' });
+    await appendWhole(path.join(dir, 'log'), 'a\n');
+    await appendWhole(path.join(dir, 'log'), 'b\n');
+    expect(await readIfExists(path.join(dir, 'log'))).toBe('a\nb\n');
   });
 });
