@@ -23,7 +23,7 @@ export async function postWebhook(url: string, alert: Alert, timeoutMs = 15_000)
     throw new Error(
       name === 'TimeoutError' || name === 'AbortError'
         ? 'timed out'
-        : (cause?.code ?? (error as Error).message),
+        : (cause?.code ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message),
     );
   }
   if (status < 200 || status > 299) throw new Error(`HTTP ${status}`);

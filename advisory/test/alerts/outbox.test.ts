@@ -74,4 +74,93 @@ describe('the outbox', () => {
       ['webhook', 0],
     ]);
   });
+
+  it('never queues again what is waiting for a retry or was given up, and waits twice as long each time', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    let now = new Date('2026-11-26T00:00:00Z');
+    const outbox = new Outbox(
+      dir,
+      { webhook: async () => Promise.reject(new Error('HTTP 503')), email: undefined },
+      { retryBaseMs: 1_000, maxAttempts: 3, now: () => now },
+    );
+    expect(outbox.channels).toEqual(['webhook']);
+    const alert = initialAlert([], [], 'v', null, now);
+    await outbox.enqueue(alert);
+    await outbox.flush();
+    expect(await outbox.pending()).toMatchObject([
+      { attempts: 1, lastError: 'HTTP 503', nextAttemptAt: '2026-11-26T00:00:01.000Z' },
+    ]);
+    // Queued again (a recording finished after a crash): the attempt count is kept.
+    await outbox.enqueue(alert);
+    expect(await outbox.pending()).toMatchObject([{ attempts: 1 }]);
+    // Not due yet: no attempt.
+    await outbox.flush();
+    expect(await outbox.pending()).toMatchObject([{ attempts: 1 }]);
+    now = new Date('2026-11-26T00:00:01Z');
+    await outbox.flush();
+    expect(await outbox.pending()).toMatchObject([
+      { attempts: 2, nextAttemptAt: '2026-11-26T00:00:03.000Z' },
+    ]);
+    now = new Date('2026-11-26T00:00:03Z');
+    await outbox.flush();
+    expect(await outbox.pending()).toEqual([]);
+    expect(await outbox.failed()).toMatchObject([{ attempts: 3 }]);
+    // Given up, and queued once more: it stays given up, not sent again.
+    await outbox.enqueue(alert);
+    expect(await outbox.pending()).toEqual([]);
+  });
+
+  it('sets apart every file that is not a delivery, field by field', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    const outbox = new Outbox(dir, { webhook: async () => undefined }, { retryBaseMs: 10, maxAttempts: 3 });
+    const good = {
+      channel: 'webhook',
+      alert: { id: 'a', summary: 's' },
+      attempts: 0,
+      nextAttemptAt: '2026-11-26T00:00:00Z',
+      lastError: null,
+    };
+    const bad: Record<string, unknown> = {
+      'null.json': null,
+      'array.json': [1],
+      'number.json': 5,
+      'channel.json': { ...good, channel: 'pager' },
+      'channel-type.json': { ...good, channel: 7 },
+      'attempts.json': { ...good, attempts: 1.5 },
+      'next.json': { ...good, nextAttemptAt: 'soon' },
+      'next-type.json': { ...good, nextAttemptAt: 5 },
+      'error.json': { ...good, lastError: 5 },
+      'alert.json': { ...good, alert: null },
+      'alert-id.json': { ...good, alert: { summary: 's' } },
+      'alert-summary.json': { ...good, alert: { id: 'a' } },
+    };
+    for (const [name, value] of Object.entries(bad))
+      writeFileSync(path.join(dir, name), JSON.stringify(value));
+    writeFileSync(path.join(dir, 'good.json'), JSON.stringify(good));
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a delivery file name');
+    expect((await outbox.pending()).map((d) => d.file)).toEqual(['good.json']);
+    expect((await outbox.damaged()).sort()).toEqual(Object.keys(bad).sort());
+    expect(readdirSync(dir).sort()).toEqual(['damaged', 'good.json', 'notes.txt']);
+  });
+
+  it('delivers whenever the next delivery is due once started, and stops', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    const sent: string[] = [];
+    const outbox = new Outbox(
+      dir,
+      { webhook: async (a) => void sent.push(a.id) },
+      { retryBaseMs: 10, maxAttempts: 3 },
+    );
+    // Due in a moment: the first pass finds it not due and waits until it is.
+    const alert = initialAlert([], [], 'v', null, new Date(Date.now() + 300));
+    await outbox.enqueue(alert);
+    outbox.start();
+    expect(sent).toEqual([]);
+    await expect.poll(() => sent, { timeout: 5_000, interval: 50 }).toEqual([alert.id]);
+    await outbox.stop();
+    const later = initialAlert([], [], 'v', null, new Date());
+    await outbox.enqueue(later);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sent).toEqual([alert.id]);
+  });
 });
