@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import type { ApplianceStatus } from '../../src/appliance/status.ts';
+import { hostAllowed } from '../../src/dashboard/access.ts';
+import {
+  assetsPage,
+  feedPage,
+  logPage,
+  notice,
+  pageNumber,
+  remindersPage,
+} from '../../src/dashboard/pages.ts';
+import type { DecisionEntry } from '../../src/decisions/chain.ts';
+import type { AssetEvaluation } from '../../src/evaluation/verdicts.ts';
+
+const evaluation = (asset: string, fields: Partial<AssetEvaluation> = {}): AssetEvaluation => ({
+  asset,
+  source: 'inventory',
+  status: 'ok',
+  products: { widget: '2.1' },
+  verdict: null,
+  matches: [],
+  reminders: [],
+  unreadable: [],
+  ...fields,
+});
+
+const status = (fields: Partial<ApplianceStatus> = {}): ApplianceStatus => ({
+  startedAt: '2026-11-26T00:00:00.000Z',
+  feedLocation: '/srv/feed/',
+  feed: null,
+  problem: null,
+  lastPull: null,
+  lastRefresh: null,
+  inventory: [],
+  inventoryError: null,
+  evaluations: [],
+  evaluatedAt: '2026-11-26T01:00:00.000Z',
+  outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+  readOnly: false,
+  lastRefreshError: null,
+  logProblem: null,
+  ...fields,
+});
+
+/** The page builders are pure: what the appliance knows in, what the page shows out. */
+describe('dashboard pages', () => {
+  it('filters assets by verdict (none and unknown too), product and source', () => {
+    const all = status({
+      evaluations: [
+        evaluation('a', { verdict: 'eol' }),
+        evaluation('b'),
+        evaluation('c', { status: 'unknown', source: 'pve', products: {} }),
+        evaluation('d', { verdict: 'install', products: { php: '8.1' } }),
+      ],
+    });
+    const rows = (query: Record<string, string>) =>
+      (assetsPage(all, query).data as { rows: { asset: string }[] }).rows.map((r) => r.asset);
+    expect(rows({})).toEqual(['a', 'b', 'c', 'd']);
+    expect(rows({ verdict: 'eol' })).toEqual(['a']);
+    expect(rows({ verdict: 'none' })).toEqual(['b']);
+    expect(rows({ verdict: 'unknown' })).toEqual(['c']);
+    expect(rows({ product: 'php' })).toEqual(['d']);
+    expect(rows({ product: 'constructor' })).toEqual([]);
+    expect(rows({ source: 'pve' })).toEqual(['c']);
+    expect(assetsPage(all, { verdict: '' }).data).toMatchObject({
+      filtered: false,
+      total: 4,
+      productOptions: ['php', 'widget'],
+      sourceOptions: ['inventory', 'pve'],
+    });
+    expect(assetsPage(all, { source: 'pve' }).data).toMatchObject({ filtered: true });
+  });
+
+  it('lists reminders overdue and upcoming, each by due date', () => {
+    const r = (advisoryId: string, due: boolean, dueAt: string | null) => ({
+      advisoryId,
+      product: 'p',
+      task: 't',
+      due,
+      dueAt,
+    });
+    const page = remindersPage(
+      status({
+        evaluations: [
+          evaluation('a', {
+            reminders: [
+              r('late', true, '2026-11-02'),
+              r('never', true, null),
+              r('soon', false, '2026-12-09'),
+            ],
+          }),
+          evaluation('b', { reminders: [r('later', false, '2026-12-01'), r('early', true, '2026-11-01')] }),
+        ],
+      }),
+    );
+    const ids = (list: { advisoryId: string }[]) => list.map((x) => x.advisoryId);
+    const data = page.data as { overdue: { advisoryId: string }[]; upcoming: { advisoryId: string }[] };
+    expect(ids(data.overdue)).toEqual(['never', 'early', 'late']);
+    expect(ids(data.upcoming)).toEqual(['later', 'soon']);
+  });
+
+  it('says on the Feed page what went wrong last: the pull, the refresh, or both', () => {
+    const settings = { cachePath: '/c', refreshInterval: '6h', trustedKeys: ['k'] };
+    const lastError = (fields: Partial<ApplianceStatus>) =>
+      (feedPage(status(fields), settings).data as { lastError: string | null }).lastError;
+    expect(lastError({})).toBeNull();
+    const problem = { at: 'T1', outcome: 'unreachable' as const, message: 'connection refused' };
+    expect(lastError({ problem })).toBe('T1: connection refused');
+    expect(lastError({ lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toBe(
+      'T2: the refresh failed: ENOSPC',
+    );
+    expect(lastError({ problem, lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toBe(
+      'T1: connection refused; T2: the refresh failed: ENOSPC',
+    );
+  });
+
+  it('shows problems beyond the feed in use on every page, and the last verdicts only without a feed', () => {
+    const shown = notice(status(), {
+      status: 'down',
+      problems: [
+        { code: 'no-feed', message: 'x' },
+        { code: 'feed-expired', message: 'x' },
+        { code: 'feed-refused', message: 'x' },
+        { code: 'feed-stale', message: 'stale' },
+      ],
+    });
+    expect(shown).toEqual({
+      feed: null,
+      problem: null,
+      problems: [{ code: 'feed-stale', message: 'stale' }],
+      inventoryError: null,
+      lastEvaluatedAt: '2026-11-26T01:00:00.000Z',
+    });
+  });
+
+  it('reads ?page= as a page from 1, and words every kind of log entry', () => {
+    for (const [raw, page] of [
+      [undefined, 1],
+      ['', 1],
+      ['1', 1],
+      ['2', 2],
+      ['0', 1],
+      ['-3', 1],
+      ['1.5', 1],
+      ['12x', 1],
+      ['9999999', 9999999],
+      ['10000000', 1],
+    ] as const)
+      expect(pageNumber(raw), String(raw)).toBe(page);
+    const entry = (kind: DecisionEntry['kind'], data: Record<string, unknown>): DecisionEntry => ({
+      seq: 1,
+      at: 'T',
+      kind,
+      data,
+      prev: '',
+      hash: '',
+    });
+    const texts = (
+      logPage(
+        {
+          intact: true,
+          entries: 6,
+          head: null,
+          checkpoints: 1,
+          lastCheckpoint: null,
+          unsigned: 0,
+          breaks: [],
+        },
+        {
+          entries: [
+            entry('feed-accepted', { feed_version: 'v', advisories: 3, signed_by: ['k1', 'k2'] }),
+            entry('feed-rejected', { reason: 'rollback', message: 'older' }),
+            entry('initial-evaluation', { feed_version: 'v', verdicts: { a: 'eol', b: null } }),
+            entry('verdict-changed', { asset: 'a', from: null, to: 'eol', advisories: ['X', 'Y'] }),
+            entry('reminder-due', { asset: 'a', task: 'restore', advisory: 'R' }),
+            entry('log-repaired', {
+              file: 'decisions.jsonl',
+              removed_bytes: 12,
+              kept_in: 'decisions.jsonl.partial-T',
+            }),
+          ],
+          total: 250,
+        },
+        2,
+      ).data as { entries: { text: string }[]; pages: number; page: number }
+    ).entries.map((e) => e.text);
+    expect(texts).toEqual([
+      'feed v accepted (3 advisories, signed by k1, k2)',
+      'feed refused: rollback: older',
+      'first evaluation with feed v: 2 assets',
+      'a: no verdict → eol (X, Y)',
+      'a: restore is due (R)',
+      'a partial last line of decisions.jsonl (12 bytes) was set apart in decisions.jsonl.partial-T',
+    ]);
+  });
+
+  it('accepts a Host header of its own only', () => {
+    const names = new Set(['advisory.lan']);
+    const allowed = [
+      '127.0.0.1',
+      '127.0.0.1:8090',
+      '10.1.2.3',
+      'localhost',
+      'LOCALHOST:1',
+      '[::1]',
+      '[::1]:8090',
+      '[fd00::5]',
+      'advisory.lan',
+      'Advisory.LAN:443',
+      'advisory.lan.',
+    ];
+    const refused = [
+      undefined,
+      '',
+      'evil.example',
+      'advisory.lan.evil.example',
+      '127.0.0.1.nip.io',
+      '[::1',
+      '[not-ip]:80',
+      '[127.0.0.1]',
+      'a:b:c',
+      '1.2.3',
+     
+    ];
+    for (const host of allowed) expect(hostAllowed(host, names), host).toBe(true);
+    for (const host of refused) expect(hostAllowed(host, names), String(host)).toBe(false);
+  });
+});
