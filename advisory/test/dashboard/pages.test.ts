@@ -220,7 +220,6 @@ describe('dashboard pages', () => {
       '[127.0.0.1]',
       'a:b:c',
       '1.2.3',
-     
     ];
     for (const host of allowed) expect(hostAllowed(host, names), host).toBe(true);
     for (const host of refused) expect(hostAllowed(host, names), String(host)).toBe(false);

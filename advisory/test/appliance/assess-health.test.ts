@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { assessHealth } from '../../src/appliance/health.ts';
+import type { ApplianceStatus, FeedInUse } from '../../src/appliance/status.ts';
+
+const DAY = 86_400_000;
+const feed = (published: string, expires: string): FeedInUse =>
+  ({
+    from: 'live',
+    since: published,
+    feed: { manifest: { feed_version: '2026.11.20', published_at: published, expires_at: expires } },
+  }) as unknown as FeedInUse;
+
+const status = (fields: Partial<ApplianceStatus>): ApplianceStatus =>
+  ({
+    feed: feed('2026-11-20T00:00:00Z', '2026-12-20T00:00:00Z'),
+    problem: null,
+    lastPull: null,
+    lastRefreshError: null,
+    logProblem: null,
+    outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+    ...fields,
+  }) as ApplianceStatus;
+
+const at = (iso: string) => new Date(iso);
+
+/** Pure: the status and the time in, ok / degraded / down with coded problems out. */
+describe('assessHealth', () => {
+  it('is ok with a current feed and nothing wrong', () => {
+    expect(assessHealth(status({}), at('2026-11-21T00:00:00Z'), 14 * DAY)).toEqual({
+      status: 'ok',
+      problems: [],
+    });
+  });
+
+  it('is down without a feed, or once the feed in use has expired (at that instant)', () => {
+    expect(assessHealth(status({ feed: null }), at('2026-11-21T00:00:00Z'), 14 * DAY)).toEqual({
+      status: 'down',
+      problems: [{ code: 'no-feed', message: 'no feed has been accepted yet' }],
+    });
+    const problem = { at: 'T', outcome: 'rejected' as const, message: 'the cached feed does not verify: x' };
+    expect(
+      assessHealth(status({ feed: null, problem }), at('2026-11-21T00:00:00Z'), 14 * DAY).problems,
+    ).toEqual([{ code: 'no-feed', message: 'the cached feed does not verify: x' }]);
+    expect(assessHealth(status({}), at('2026-12-19T23:59:59.999Z'), 60 * DAY).status).toBe('ok');
+    expect(assessHealth(status({}), at('2026-12-20T00:00:00Z'), 60 * DAY)).toEqual({
+      status: 'down',
+      problems: [
+        {
+          code: 'feed-expired',
+          message: 'the feed in use expired at 2026-12-20T00:00:00Z and no fresher feed was accepted',
+        },
+      ],
+    });
+  });
+
+  it('is degraded when stale (past the maximum age, not at it), refused, failing, unaccounted or damaged', () => {
+    expect(assessHealth(status({}), at('2026-11-27T00:00:00Z'), 7 * DAY).status).toBe('ok');
+    expect(assessHealth(status({}), at('2026-11-27T00:00:00.001Z'), 7 * DAY)).toMatchObject({
+      status: 'degraded',
+      problems: [
+        {
+          code: 'feed-stale',
+          message: expect.stringMatching(
+            /^the newest accepted feed was published at 2026-11-20T00:00:00Z, longer ago than ADVISORY_FEED_MAX_AGE allows/,
+          ),
+        },
+      ],
+    });
+    const all = assessHealth(
+      status({
+        lastPull: { at: 'T', outcome: 'rejected', message: 'rollback' },
+        lastRefreshError: { at: 'T2', message: 'ENOSPC: write failed' },
+        logProblem: 'no checkpoint',
+        outbox: { channels: [], pending: 0, failed: 0, damaged: 2 },
+      }),
+      at('2026-11-21T00:00:00Z'),
+      14 * DAY,
+    );
+    expect(all).toEqual({
+      status: 'degraded',
+      problems: [
+        { code: 'feed-refused', message: 'the live feed was refused: rollback' },
+        { code: 'refresh-failed', message: 'the refresh at T2 failed: ENOSPC: write failed' },
+        { code: 'log-unaccounted', message: 'no checkpoint' },
+        {
+          code: 'alerts-damaged',
+          message:
+            "2 alert files were damaged and set apart in the outbox's damaged/ folder: those alerts were not sent",
+        },
+      ],
+    });
+    expect(
+      assessHealth(
+        status({ outbox: { channels: [], pending: 0, failed: 0, damaged: 1 } }),
+        at('2026-11-21T00:00:00Z'),
+        14 * DAY,
+      ).problems[0]?.message,
+    ).toMatch(/^1 alert file was damaged/);
+    // An unreachable live feed alone is no problem: the feed in use serves.
+    expect(
+      assessHealth(
+        status({ lastPull: { at: 'T', outcome: 'unreachable', message: 'down' } }),
+        at('2026-11-21T00:00:00Z'),
+        14 * DAY,
+      ).status,
+    ).toBe('ok');
+    // Without a feed, a failed refresh still shows, and the status is down.
+    expect(
+      assessHealth(
+        status({ feed: null, lastRefreshError: { at: 'T', message: 'EMFILE' } }),
+        at('2026-11-21T00:00:00Z'),
+        14 * DAY,
+      ),
+    ).toMatchObject({ status: 'down', problems: [{ code: 'no-feed' }, { code: 'refresh-failed' }] });
+  });
+});
