@@ -107,4 +107,21 @@ describe('durable files', () => {
     await appendWhole(path.join(dir, 'log'), 'b\n');
     expect(await readIfExists(path.join(dir, 'log'))).toBe('a\nb\n');
   });
+
+  it('counts bytes, not characters, and leaves no file handle open', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'durable-'));
+    const text = 'héllo ✓ — 日本\n';
+    await writeAtomic(path.join(dir, 'utf8.txt'), text);
+    expect(readFileSync(path.join(dir, 'utf8.txt'), 'utf8')).toBe(text);
+    const handles = () => readdirSync('/proc/self/fd').length;
+    const before = handles();
+    for (let i = 0; i < 40; i++) {
+      await writeAtomic(path.join(dir, 'state.json'), `{"n":${i}}`);
+      await appendWhole(path.join(dir, 'log'), `${text}`);
+      await createDurably(path.join(dir, `new-${i}`), text, 0o600);
+      await createDurably(path.join(dir, `new-${i}`), text, 0o600).catch(() => undefined);
+    }
+    expect(handles()).toBe(before);
+    expect(readFileSync(path.join(dir, 'log'), 'utf8')).toBe(text.repeat(40));
+  });
 });

@@ -81,4 +81,11 @@ describe('the state lock, in this process', () => {
     const again = await lockStateDir(dir);
     await again();
   });
+
+  it('refuses a lock path that is a file, with the error it is', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lock-'));
+    writeFileSync(path.join(dir, 'lock'), 'not a directory');
+    await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(readdirSync(dir)).toEqual(['lock']);
+  });
 });
