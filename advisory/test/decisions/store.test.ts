@@ -279,6 +279,21 @@ describe('DecisionStore', () => {
     expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
   });
 
+  it('does not sign entries after the last checkpoint when the chain up to them is broken', async () => {
+    const { dir } = await logWith(3);
+    const checkpoints = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
+    // The last checkpoint lost (a crash before it), and entry 3 edited meanwhile.
+    writeFileSync(path.join(dir, CHECKPOINT_FILE), `${checkpoints.slice(0, -1).join('\n')}\n`);
+    const lines = logLines(dir);
+    lines[2] = (lines[2] as string).replace('host-3', 'host-X');
+    writeLines(dir, lines);
+    const reopened = await DecisionStore.open(dir);
+    expect(reopened.unaccounted).toBe(
+      'the decision log does not verify (entry 3 does not match its hash: it was edited): entries after checkpoint 2 are not signed',
+    );
+    expect(await reopened.verify()).toMatchObject({ intact: false, unsigned: 1 });
+  });
+
   it('does not sign a log whose checkpoints are all gone, and says so', async () => {
     const { dir } = await logWith(3);
     const lines = logLines(dir);
