@@ -88,4 +88,22 @@ describe('the state lock, in this process', () => {
     await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ENOTDIR' });
     expect(readdirSync(dir)).toEqual(['lock']);
   });
+
+  it('touches nothing in the directory but locks being made: old state files and look-alikes stay', async () => {
+    const dir = stateDir();
+    const past = new Date(Date.now() - 3_600_000);
+    for (const name of ['decisions.jsonl', '.lock.new-x-0123456789af', '.lock.new-1-short']) {
+      if (name.endsWith('.jsonl')) writeFileSync(path.join(dir, name), '{}\n');
+      else mkdirSync(path.join(dir, name));
+      utimesSync(path.join(dir, name), past, past);
+    }
+    const release = await lockStateDir(dir);
+    expect(readdirSync(dir).sort()).toEqual([
+      '.lock.new-1-short',
+      '.lock.new-x-0123456789af',
+      'decisions.jsonl',
+      'lock',
+    ]);
+    await release();
+  });
 });
