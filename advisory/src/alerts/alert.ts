@@ -5,13 +5,14 @@ import type { Verdict } from '../feed/format/schema.ts';
 
 /**
  * What an alert says: news of one refresh (verdict changes, reminders that became due),
- * or, after installation, one summary of the initial verdicts. Every alert carries the
+ * after installation one summary of the initial verdicts, or a condition of the
+ * appliance itself that started or cleared (a refused or stale feed). Every alert carries the
  * decision log's latest signed checkpoint, so its recipients witness the log: a log
  * later cut or rewritten no longer matches what they were sent.
  */
 export interface Alert {
   id: string;
-  kind: 'initial' | 'changes';
+  kind: 'initial' | 'changes' | 'condition';
   at: string;
   summary: string;
   feedVersion: string | null;
@@ -20,6 +21,8 @@ export interface Alert {
   /** The initial alert's verdict per asset (those with one). */
   verdicts: { asset: string; verdict: Verdict }[];
   checkpoint: (Checkpoint & { message: string }) | null;
+  /** A condition alert's condition: its code (as /health says it), and whether it started or cleared. */
+  condition?: { code: string; state: 'started' | 'cleared'; since: string; message: string };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -72,6 +75,30 @@ export function changesAlert(
     reminders: changes.reminders,
     verdicts: [],
     checkpoint: withCheckpoint(checkpoint),
+  };
+}
+
+/** A condition of the appliance that started or cleared; its id is the same however often it is made. */
+export function conditionAlert(
+  condition: NonNullable<Alert['condition']>,
+  feedVersion: string | null,
+  checkpoint: Checkpoint | null,
+  at: Date,
+): Alert {
+  return {
+    id: `condition-${condition.code}-${condition.state}-${Date.parse(condition.since)}`,
+    kind: 'condition',
+    at: at.toISOString(),
+    summary:
+      condition.state === 'started'
+        ? `Needs attention: ${condition.message}`
+        : `Cleared: ${condition.code} (since ${condition.since})`,
+    feedVersion,
+    changes: [],
+    reminders: [],
+    verdicts: [],
+    checkpoint: withCheckpoint(checkpoint),
+    condition,
   };
 }
 

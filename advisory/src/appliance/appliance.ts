@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Alert, withCheckpoint } from '../alerts/alert.ts';
+import { type Alert, conditionAlert, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { Outbox } from '../alerts/outbox.ts';
 import { postWebhook } from '../alerts/webhook.ts';
@@ -13,6 +13,7 @@ import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { ensureDir } from '../storage/durable-files.ts';
 import { lockStateDir } from '../storage/state-lock.ts';
 import { FeedCache } from './cache.ts';
+import { conditionChanges } from './conditions.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
 import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
@@ -213,7 +214,11 @@ export class Appliance {
       this.status.evaluatedAt = now.toISOString();
       if (!this.options.readOnly) await this.record(evaluations, collection.assets, feed, now);
     }
-    if (!this.options.readOnly) await this.outbox.flush();
+    if (!this.options.readOnly) {
+      await this.refreshOutboxStatus();
+      await this.alertConditions();
+      await this.outbox.flush();
+    }
     await this.refreshOutboxStatus();
     const finished = this.now();
     this.status.lastRefresh = {
@@ -283,6 +288,26 @@ export class Appliance {
     await this.state.saveEvaluation(recording.evaluation);
     this.evaluation = recording.evaluation;
     await this.state.clearRecording();
+  }
+
+  /**
+   * Alerts the conditions (appliance/conditions.ts) that started or cleared since the last
+   * refresh. Queued before they are remembered: a crash between the two queues them again
+   * under the same ids, which the outbox takes once.
+   */
+  private async alertConditions(): Promise<void> {
+    const now = this.now();
+    const before = await this.state.conditions();
+    const { changes, active } = conditionChanges(before, this.health(), now);
+    if (changes.length === 0) return;
+    const feedVersion = this.keeper.feed?.feed.manifest.feed_version ?? null;
+    for (const change of changes) {
+      this.log.warn({ condition: change.code, state: change.state }, change.message);
+      await this.outbox.enqueue(
+        conditionAlert(change, feedVersion, this.decisions?.latestCheckpoint ?? null, now),
+      );
+    }
+    await this.state.saveConditions(active);
   }
 
   /** Finishes a recording a crash or a failed write left under way (at each refresh). */

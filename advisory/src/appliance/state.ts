@@ -5,6 +5,7 @@ import { Compile } from 'typebox/compile';
 import { type AcceptedState, parseAcceptedState, StateError } from '../feed/format/accepted-state.ts';
 import type { Validators } from '../feed/sources/source.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
+import type { ActiveConditions } from './conditions.ts';
 import type { EvaluationState, Recording } from './record.ts';
 
 /**
@@ -15,6 +16,7 @@ import type { EvaluationState, Recording } from './record.ts';
  *   pull.json        HTTP validators of the last pull, the last rejection logged
  *   evaluation.json  the last evaluation's verdicts (what the next one's news is measured
  *                    against) and the asset names each inventory source reported
+ *   conditions.json  the conditions alerted as started and not yet as cleared
  *   recording.json   a recording under way (appliance/record.ts): present only between
  *                    its planning and its end, finished at the next refresh after a crash
  * Every file is replaced whole (storage/durable-files.ts); one that is there but not of
@@ -24,6 +26,7 @@ export const ACCEPTED_FILE = 'accepted.json';
 const PULL_FILE = 'pull.json';
 const EVALUATION_FILE = 'evaluation.json';
 const RECORDING_FILE = 'recording.json';
+const CONDITIONS_FILE = 'conditions.json';
 
 const SnapshotShape = Type.Object({
   at: Type.String(),
@@ -149,6 +152,28 @@ export class StateStore {
 
   async saveRecording(recording: Recording): Promise<void> {
     await writeAtomic(path.join(this.dir, RECORDING_FILE), JSON.stringify(recording));
+  }
+
+  /** The conditions alerted as in effect; a damaged file is read as none (at worst, one repeat). */
+  async conditions(): Promise<ActiveConditions> {
+    try {
+      const value = JSON.parse(await readIfExists(path.join(this.dir, CONDITIONS_FILE))) as unknown;
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).filter(
+          (entry): entry is [string, { since: string; message: string }] => {
+            const v = entry[1] as { since?: unknown; message?: unknown } | null;
+            return typeof v?.since === 'string' && typeof v.message === 'string';
+          },
+        ),
+      );
+    } catch {
+      return {};
+    }
+  }
+
+  async saveConditions(conditions: ActiveConditions): Promise<void> {
+    await writeAtomic(path.join(this.dir, CONDITIONS_FILE), JSON.stringify(conditions));
   }
 
   async clearRecording(): Promise<void> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Clock, openTest, publish, setup, startFeedServer, widgetAdvisories } from '../support/appliance.ts';
 import { runAdvisory } from '../support/cli.ts';
 import { makeFeed } from '../support/feed.ts';
+import { startReceiver } from '../support/webhook-receiver.ts';
 
 const DAY = 86_400_000;
 const PUBLISHED = new Date('2026-11-21T12:00:00Z');
@@ -83,6 +84,35 @@ describe('honest status', () => {
     } finally {
       await appliance.stop();
       await server.close();
+    }
+  });
+
+  it('alerts a refused live feed once when it starts and once when it clears', async () => {
+    const receiver = await startReceiver();
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const env = { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: receiver.url };
+    try {
+      expect((await check(env)).code).toBe(0);
+      const stranger = makeFeed(widgetAdvisories, {
+        now: new Date(Date.now() - 3_600_000),
+        expiresInMs: 300 * DAY,
+      });
+      publish({ feedDir: s.feedDir, key: stranger.key }, widgetAdvisories, new Date(Date.now() - 3_600_000));
+      expect((await check(env)).code).toBe(1);
+      expect((await check(env)).code).toBe(1);
+      publish(s, widgetAdvisories, new Date(Date.now() - 60_000));
+      expect((await check(env)).code).toBe(0);
+      const conditions = receiver.received.filter((a) => a.kind === 'condition');
+      expect(conditions.map((a) => [a.condition?.code, a.condition?.state])).toEqual([
+        ['feed-refused', 'started'],
+        ['feed-refused', 'cleared'],
+      ]);
+      expect(conditions[0]?.summary).toMatch(
+        /^Needs attention: the live feed was refused: the feed is signed by key [0-9a-f]{16}, which is not among the trusted keys$/,
+      );
+      expect(conditions[1]?.summary).toMatch(/^Cleared: feed-refused \(since /);
+    } finally {
+      await receiver.close();
     }
   });
 });

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { conditionChanges } from '../../src/appliance/conditions.ts';
+import type { Health } from '../../src/appliance/health.ts';
+
+const T1 = new Date('2026-11-26T01:00:00Z');
+const T2 = new Date('2026-11-26T02:00:00Z');
+const health = (...codes: [Health['problems'][number]['code'], string][]): Health => ({
+  status: codes.length ? 'degraded' : 'ok',
+  problems: codes.map(([code, message]) => ({ code, message })),
+});
+
+describe('conditionChanges', () => {
+  it('starts a condition once, keeps it while it holds, and clears it once', () => {
+    const first = conditionChanges({}, health(['feed-refused', 'rollback']), T1);
+    expect(first).toEqual({
+      changes: [{ code: 'feed-refused', state: 'started', since: T1.toISOString(), message: 'rollback' }],
+      active: { 'feed-refused': { since: T1.toISOString(), message: 'rollback' } },
+    });
+    // Still refused (even with another wording): no news, the start is kept.
+    const again = conditionChanges(first.active, health(['feed-refused', 'bad signature']), T2);
+    expect(again).toEqual({ changes: [], active: first.active });
+    const cleared = conditionChanges(again.active, health(), T2);
+    expect(cleared).toEqual({
+      changes: [{ code: 'feed-refused', state: 'cleared', since: T1.toISOString(), message: 'rollback' }],
+      active: {},
+    });
+  });
+
+  it('alerts only the conditions an operator must hear of, each once', () => {
+    const { changes, active } = conditionChanges(
+      {},
+      health(
+        ['refresh-failed', 'ENOSPC'],
+        ['feed-stale', 'old'],
+        ['feed-stale', 'old twice'],
+        ['alerts-damaged', '1'],
+      ),
+      T1,
+    );
+    expect(changes.map((c) => c.code)).toEqual(['feed-stale', 'alerts-damaged']);
+    expect(Object.keys(active)).toEqual(['feed-stale', 'alerts-damaged']);
+    // A property every object has is not a condition in effect.
+    expect(conditionChanges({}, health(['no-feed', 'none yet']), T1).changes).toHaveLength(1);
+  });
+});
