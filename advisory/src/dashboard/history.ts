@@ -15,7 +15,7 @@ export function verdictHistory(entries: readonly DecisionEntry[], asset: string)
     const data = entry.data as Record<string, unknown>;
     if (entry.kind === 'initial-evaluation') {
       const verdicts = (data.verdicts ?? {}) as Record<string, Verdict | null>;
-      if (asset in verdicts) {
+      if (Object.hasOwn(verdicts, asset)) {
         points.push({
           at: entry.at,
           verdict: verdicts[asset] ?? null,

@@ -82,8 +82,6 @@ export const CONNECTION_LIMITS = {
   keepAliveMs: 5_000,
 };
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /**
  * The read-only dashboard: server-rendered pages that work without JavaScript, and
  * `/decisions.json` and `/health`. Who may see what is decided by one hook (access.ts);
@@ -100,9 +98,12 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   // A hop count as the function Fastify's types accept (trust the nearest `hops` proxies).
   const trustProxy = typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 
-  /** A plain error page, for answers given before or outside the routes. */
+  /**
+   * A plain error page, for answers given before or outside the routes. Its texts are
+   * this file's constants, never anything from the request: nothing to escape.
+   */
   const errorHtml = (heading: string, text: string) =>
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(heading)} · Advisory appliance</title></head><body><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${heading} · Advisory appliance</title></head><body><h1>${heading}</h1><p>${text}</p></body></html>\n`;
   const refuse = (reply: FastifyReply, status: number, heading: string, text: string) => {
     for (const [name, value] of Object.entries(securityHeaders)) reply.header(name, value);
     return reply
@@ -273,16 +274,11 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     }),
   );
 
-  app.setErrorHandler(async (error, _request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    const code = status >= 400 && status < 500 ? status : 500;
-    return refuse(
-      reply,
-      code,
-      code < 500 ? 'Bad request' : 'Internal error',
-      code < 500 ? 'The request cannot be answered.' : 'The page could not be made; the log says why.',
-    );
-  });
+  // Only GET routes that take no body: a client's mistakes end at the URL (frameworkErrors)
+  // or at a path no route has (404). What reaches here is the dashboard's own failure.
+  app.setErrorHandler(async (_error, _request, reply) =>
+    refuse(reply, 500, 'Internal error', 'The page could not be made; the log says why.'),
+  );
 
   return app;
 }
