@@ -36,11 +36,9 @@ export interface DashboardSource {
   trustedKeys: string[];
   refreshInterval: string;
   cachePath: string;
-  /** ADVISORY_FEED_MAX_AGE (14 days when not given). */
-  feedMaxAgeMs?: number;
+  /** ADVISORY_FEED_MAX_AGE: the age after which the newest accepted feed is stale. */
+  feedMaxAgeMs: number;
 }
-
-const DEFAULT_FEED_MAX_AGE_MS = 14 * 86_400_000;
 
 export interface DashboardOptions {
   source: DashboardSource;
@@ -146,7 +144,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     refuse,
   });
 
-  const health = () => assessHealth(source.status, now(), source.feedMaxAgeMs ?? DEFAULT_FEED_MAX_AGE_MS);
+  const health = () => assessHealth(source.status, now(), source.feedMaxAgeMs);
 
   const render = (reply: FastifyReply, page: Page) => {
     const status = source.status;

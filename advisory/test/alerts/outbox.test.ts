@@ -5,15 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { initialAlert } from '../../src/alerts/alert.ts';
 import { Outbox } from '../../src/alerts/outbox.ts';
 
+/** An outbox in a new folder whose webhook records what it was sent. */
+function recordingOutbox() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+  const sent: string[] = [];
+  const outbox = new Outbox(
+    dir,
+    { webhook: async (a) => void sent.push(a.id) },
+    { retryBaseMs: 10, maxAttempts: 3 },
+  );
+  return { dir, sent, outbox };
+}
+
 describe('the outbox', () => {
   it('sets a damaged delivery file apart, visibly, instead of skipping it', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
-    const sent: string[] = [];
-    const outbox = new Outbox(
-      dir,
-      { webhook: async (a) => void sent.push(a.id) },
-      { retryBaseMs: 10, maxAttempts: 3 },
-    );
+    const { dir, sent, outbox } = recordingOutbox();
     const alert = initialAlert([], [], '2026.11.26', null, new Date('2026-11-26T00:00:00Z'));
     await outbox.enqueue(alert);
     // A delivery cut short by a full disk under an older version, and one of a wrong shape.
@@ -144,13 +150,7 @@ describe('the outbox', () => {
   });
 
   it('delivers whenever the next delivery is due once started, and stops', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
-    const sent: string[] = [];
-    const outbox = new Outbox(
-      dir,
-      { webhook: async (a) => void sent.push(a.id) },
-      { retryBaseMs: 10, maxAttempts: 3 },
-    );
+    const { sent, outbox } = recordingOutbox();
     // Due in a moment: the first pass finds it not due and waits until it is.
     const alert = initialAlert([], [], 'v', null, new Date(Date.now() + 300));
     await outbox.enqueue(alert);

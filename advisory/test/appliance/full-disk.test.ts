@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyStateDir } from '../../src/decisions/store.ts';
@@ -62,13 +63,10 @@ describe.skipIf(smallFsSkip)('a full state filesystem', () => {
     await second.stop();
     const verification = await verifyStateDir(env.ADVISORY_STATE_DIR);
     expect(verification).toMatchObject({ intact: true, unsigned: 0, breaks: [] });
-    const entries = await import('node:fs').then((m) =>
-      m
-        .readFileSync(path.join(env.ADVISORY_STATE_DIR, 'decisions.jsonl'), 'utf8')
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { kind: string; data: Record<string, unknown> }),
-    );
+    const entries = readFileSync(path.join(env.ADVISORY_STATE_DIR, 'decisions.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; data: Record<string, unknown> });
     // The new feed is logged once, and done-box's change once, however many tries it took.
     expect(entries.filter((e) => e.kind === 'feed-accepted')).toHaveLength(2);
     expect(entries.filter((e) => e.kind === 'verdict-changed').map((e) => e.data.asset)).toEqual([
