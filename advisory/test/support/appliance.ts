@@ -123,10 +123,21 @@ export class Clock {
   }
 }
 
-export async function openTest(env: NodeJS.ProcessEnv, clock?: Clock): Promise<Appliance> {
+/** A pino logger whose lines a test reads: operators act on these messages. */
+export function capturingLogger() {
+  const lines: { level: number; msg: string; [key: string]: unknown }[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines, messages: () => lines.map((l) => l.msg) };
+}
+
+export async function openTest(
+  env: NodeJS.ProcessEnv,
+  clock?: Clock,
+  logger?: pino.Logger,
+): Promise<Appliance> {
   const { appliance } = await openAppliance({
     env,
-    logger: pino({ level: 'silent' }),
+    logger: logger ?? pino({ level: 'silent' }),
     ...(clock ? { now: clock.now } : {}),
   });
   return appliance;
@@ -141,11 +152,17 @@ export interface FeedServer {
   url: string;
   requests: { path: string; status: number }[];
   mode: 'normal' | 'redirect-loop' | 'redirect-once' | 'slow' | 'slow-files' | 'endless' | 'down';
+  /** Mixed into every ETag: another mirror behind the same name tags the same files otherwise. */
+  etagSalt: string;
   close(): Promise<void>;
 }
 
 export async function startFeedServer(root: string): Promise<FeedServer> {
-  const state = { requests: [] as FeedServer['requests'], mode: 'normal' as FeedServer['mode'] };
+  const state = {
+    requests: [] as FeedServer['requests'],
+    mode: 'normal' as FeedServer['mode'],
+    etagSalt: '',
+  };
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
     const record = (status: number) => state.requests.push({ path: url.pathname, status });
@@ -197,7 +214,7 @@ export async function startFeedServer(root: string): Promise<FeedServer> {
         record(404);
         return response.writeHead(404).end();
       }
-      const etag = `"${createHash('sha256').update(data).digest('hex').slice(0, 16)}"`;
+      const etag = `"${state.etagSalt}${createHash('sha256').update(data).digest('hex').slice(0, 16)}"`;
       const modified = statSync(file).mtime.toUTCString();
       if (request.headers['if-none-match'] === etag) {
         record(304);

@@ -1,0 +1,315 @@
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Appliance } from '../../src/appliance/appliance.ts';
+import { ACCEPTED_FILE } from '../../src/appliance/state.ts';
+import { keyId } from '../../src/crypto/signify.ts';
+import {
+  Clock,
+  capturingLogger,
+  holdWidget25,
+  openTest,
+  publish,
+  type Setup,
+  setup,
+  startFeedServer,
+  widgetAdvisories,
+} from '../support/appliance.ts';
+
+/**
+ * The feed keeper (appliance/feed-keeper.ts) through the appliance: what it logs in the
+ * decision log and for the operator, how it catches up an acceptance a crash left half
+ * recorded, when it asks "changed since?", and the instant a feed expires.
+ */
+const DAY = 86_400_000;
+const PUBLISHED = new Date('2026-11-21T12:00:00Z');
+const open: Appliance[] = [];
+afterEach(async () => {
+  for (const appliance of open.splice(0)) await appliance.stop();
+});
+
+async function start(env: NodeJS.ProcessEnv, clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000))) {
+  const log = capturingLogger();
+  const appliance = await openTest(env, clock, log.logger);
+  open.push(appliance);
+  return { appliance, clock, log };
+}
+
+async function stop(appliance: Appliance): Promise<void> {
+  await appliance.stop();
+  open.splice(open.indexOf(appliance), 1);
+}
+
+const entries = async (appliance: Appliance) => (await appliance.decisions?.entries()) ?? [];
+const manifestOf = (s: Setup) => readFileSync(path.join(s.feedDir, 'manifest.yaml'), 'utf8');
+const sha256Of = async (s: Setup) =>
+  (await import('node:crypto'))
+    .createHash('sha256')
+    .update(readFileSync(path.join(s.feedDir, 'manifest.yaml')))
+    .digest('hex');
+
+describe('an accepted feed', () => {
+  it('is logged with what identifies it, and reported to the operator', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    await appliance.refresh();
+    const [accepted] = await entries(appliance);
+    const expires = /expires_at: "?([^"\n]+)"?/.exec(manifestOf(s))?.[1];
+    expect(accepted?.data).toEqual({
+      feed_version: '2026.11.21',
+      published_at: PUBLISHED.toISOString().replace('.000Z', 'Z'),
+      expires_at: expires,
+      manifest_sha256: await sha256Of(s),
+      signed_by: [keyId(s.key.publicKey.keynum)],
+      advisories: 2,
+      source: s.feedDir,
+    });
+    expect(log.lines.find((l) => l.msg === 'feed accepted')).toMatchObject({
+      level: 30,
+      feed: '2026.11.21',
+      advisories: 2,
+    });
+    expect(appliance.status.lastPull).toEqual({
+      at: '2026-11-21T13:00:00.000Z',
+      outcome: 'accepted',
+      message: 'feed 2026.11.21 accepted',
+    });
+    expect(appliance.status.problem).toBeNull();
+  });
+});
+
+describe('a refused feed', () => {
+  it('is logged once per reason and manifest, with the file at fault, and the refusal clears on acceptance', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock, log } = await start(s.env);
+    await appliance.refresh();
+    // A new feed with a file changed after signing: the file is at fault.
+    clock.advance(DAY);
+    publish(s, widgetAdvisories, new Date(PUBLISHED.getTime() + DAY));
+    appendFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), '# edited\n');
+    await appliance.refresh();
+    await appliance.refresh();
+    const refusals = (await entries(appliance)).filter((e) => e.kind === 'feed-rejected');
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]?.data).toEqual({
+      reason: 'file-size-mismatch',
+      message: expect.stringMatching(/^widgets\/eol\.yaml is larger/),
+      file: 'widgets/eol.yaml',
+      manifest_sha256: await sha256Of(s),
+      source: s.feedDir,
+    });
+    expect(log.lines.filter((l) => l.msg === 'feed rejected')).toHaveLength(2);
+    expect(log.lines.find((l) => l.msg === 'feed rejected')).toMatchObject({
+      level: 40,
+      reason: 'file-size-mismatch',
+    });
+    expect(appliance.status.problem).toMatchObject({
+      outcome: 'rejected',
+      rejection: { reason: 'file-size-mismatch' },
+    });
+    expect(appliance.status.lastPull).toBe(appliance.status.problem);
+
+    // The same reason for another manifest is news again.
+    publish(s, widgetAdvisories, new Date(PUBLISHED.getTime() + DAY + 1000));
+    appendFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), '# edited\n');
+    await appliance.refresh();
+    expect((await entries(appliance)).filter((e) => e.kind === 'feed-rejected')).toHaveLength(2);
+
+    // A bad signature names the manifest it did not vouch for, and the signature file.
+    writeFileSync(path.join(s.feedDir, 'manifest.yaml.sig'), 'not a signature\n');
+    await appliance.refresh();
+    const last = (await entries(appliance)).at(-1);
+    expect(last?.kind).toBe('feed-rejected');
+    expect(last?.data).toMatchObject({ file: 'manifest.yaml.sig', manifest_sha256: await sha256Of(s) });
+
+    publish(s, widgetAdvisories, new Date(PUBLISHED.getTime() + DAY + 2000));
+    await appliance.refresh();
+    expect(appliance.status.problem).toBeNull();
+    expect(appliance.status.lastPull?.outcome).toBe('accepted');
+  });
+
+  it('is reported as unreachable when the feed cannot be read, and the operator is told', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    await appliance.refresh();
+    rmSync(s.feedDir, { recursive: true });
+    await appliance.refresh();
+    expect(appliance.status.problem).toMatchObject({
+      outcome: 'unreachable',
+      at: '2026-11-21T13:00:00.000Z',
+    });
+    expect(appliance.status.lastPull).toBe(appliance.status.problem);
+    expect(log.lines.find((l) => l.msg === 'feed unreachable')).toMatchObject({
+      level: 40,
+      problem: appliance.status.problem?.message,
+    });
+    expect((await entries(appliance)).map((e) => e.kind)).toEqual(['feed-accepted', 'initial-evaluation']);
+  });
+});
+
+describe('an acceptance a crash left half recorded', () => {
+  /** The state directory as it was after the first feed, with the cache of the second. */
+  async function crashAfterCaching(s: Setup) {
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    await stop(first.appliance);
+    const before = path.join(s.dir, 'state-before');
+    cpSync(s.stateDir, before, { recursive: true });
+    publish(
+      s,
+      { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD-3') },
+      new Date(PUBLISHED.getTime() + DAY),
+    );
+    const second = await start(s.env, new Clock(new Date(PUBLISHED.getTime() + 2 * DAY)));
+    await second.appliance.refresh();
+    await stop(second.appliance);
+    return before;
+  }
+
+  it('is logged and remembered at the next start when neither was done', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const before = await crashAfterCaching(s);
+    rmSync(s.stateDir, { recursive: true });
+    cpSync(before, s.stateDir, { recursive: true });
+    rmSync(s.feedDir, { recursive: true }); // the live feed is gone: only the cache can tell
+    const { appliance, log } = await start(s.env, new Clock(new Date(PUBLISHED.getTime() + 2 * DAY)));
+    expect(appliance.status.feed).toMatchObject({
+      from: 'cache',
+      feed: { manifest: { feed_version: '2026.11.22' } },
+    });
+    expect(log.lines.find((l) => l.msg === 'cached feed verified')).toMatchObject({ feed: '2026.11.22' });
+    const accepted = (await entries(appliance)).filter((e) => e.kind === 'feed-accepted');
+    expect(accepted.map((e) => e.data.feed_version)).toEqual(['2026.11.21', '2026.11.22']);
+    expect(JSON.parse(readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8'))).toMatchObject({
+      feed_version: '2026.11.22',
+    });
+    expect((await appliance.decisions?.verify())?.intact).toBe(true);
+  });
+
+  it('is only remembered when the log has it already: never logged twice', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const before = await crashAfterCaching(s);
+    // The log entry was written; the remembered state was not.
+    cpSync(path.join(before, ACCEPTED_FILE), path.join(s.stateDir, ACCEPTED_FILE));
+    const { appliance } = await start(s.env, new Clock(new Date(PUBLISHED.getTime() + 2 * DAY)));
+    const accepted = (await entries(appliance)).filter((e) => e.kind === 'feed-accepted');
+    expect(accepted.map((e) => e.data.feed_version)).toEqual(['2026.11.21', '2026.11.22']);
+    expect(JSON.parse(readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8'))).toMatchObject({
+      feed_version: '2026.11.22',
+    });
+  });
+
+  it('is left alone by a read-only check beside the daemon', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const before = await crashAfterCaching(s);
+    cpSync(path.join(before, ACCEPTED_FILE), path.join(s.stateDir, ACCEPTED_FILE));
+    const remembered = readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8');
+    const { openAppliance } = await import('../../src/appliance/open.ts');
+    const { appliance } = await openAppliance({
+      env: s.env,
+      readOnly: true,
+      logger: capturingLogger().logger,
+      now: () => new Date(PUBLISHED.getTime() + 2 * DAY),
+    });
+    open.push(appliance);
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.22');
+    expect(readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8')).toBe(remembered);
+  });
+
+  it('reports a cache that no longer verifies to the operator', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    await stop(first.appliance);
+    appendFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'), '# tampered\n');
+    const { log } = await start(s.env);
+    expect(log.lines.find((l) => l.msg === 'cached feed refused')).toMatchObject({
+      level: 40,
+      problem: expect.stringMatching(/^widgets\/eol\.yaml is larger/),
+    });
+  });
+});
+
+describe('"changed since?" over HTTP', () => {
+  it('remembers new validators for the same manifest (another mirror), and asks with them next time', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const { appliance } = await start({ ...s.env, ADVISORY_FEED_URL: server.url });
+      await appliance.refresh();
+      server.etagSalt = 'mirror-b-';
+      server.requests.length = 0;
+      await appliance.refresh();
+      expect(server.requests).toEqual([
+        { path: '/feed/manifest.yaml', status: 200 },
+        { path: '/feed/manifest.yaml.sig', status: 200 },
+      ]);
+      expect(appliance.status.lastPull?.outcome).toBe('unchanged');
+      const pull = JSON.parse(readFileSync(path.join(s.stateDir, 'pull.json'), 'utf8'));
+      expect(pull.validators.etag).toMatch(/^"mirror-b-/);
+      server.requests.length = 0;
+      await appliance.refresh();
+      expect(server.requests).toEqual([{ path: '/feed/manifest.yaml', status: 304 }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('asks unconditionally while the feed in use is not the accepted one (a cache refused)', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const env = { ...s.env, ADVISORY_FEED_URL: server.url };
+      const first = await start(env);
+      await first.appliance.refresh();
+      await stop(first.appliance);
+      appendFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'), '# tampered\n');
+      const { appliance } = await start(env);
+      expect(appliance.status.feed).toBeNull();
+      server.requests.length = 0;
+      await appliance.refresh();
+      expect(server.requests[0]).toEqual({ path: '/feed/manifest.yaml', status: 200 });
+      expect(appliance.status.feed?.from).toBe('live');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a feed refused before its manifest was read', () => {
+  it('is logged without a manifest hash', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    rmSync(path.join(s.feedDir, 'manifest.yaml'));
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    const [refusal] = await entries(appliance);
+    expect(refusal).toMatchObject({ kind: 'feed-rejected' });
+    expect(refusal?.data).toEqual({
+      reason: 'manifest-missing',
+      message: 'manifest.yaml is missing',
+      file: 'manifest.yaml',
+      source: s.feedDir,
+    });
+  });
+});
+
+describe('expiry', () => {
+  it('takes the feed out of use at the instant it expires, not a millisecond before', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock } = await start(s.env);
+    await appliance.refresh();
+    const expiresAt = appliance.status.feed?.feed.manifest.expires_at ?? '';
+    clock.time = new Date(Date.parse(expiresAt) - 1);
+    expect(appliance.status.feed).not.toBeNull();
+    expect(appliance.status.problem).toBeNull();
+    clock.time = new Date(Date.parse(expiresAt));
+    expect(appliance.status.feed).toBeNull();
+    expect(appliance.status.problem).toEqual({
+      at: clock.time.toISOString(),
+      outcome: 'rejected',
+      message: `the feed in use expired at ${expiresAt} and no fresher feed was accepted`,
+    });
+    // The last pull is what it was: expiry is not a pull.
+    expect(appliance.status.lastPull?.outcome).toBe('accepted');
+  });
+});

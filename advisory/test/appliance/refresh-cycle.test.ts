@@ -1,0 +1,359 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Appliance } from '../../src/appliance/appliance.ts';
+import { openAppliance } from '../../src/appliance/open.ts';
+import type { Recording } from '../../src/appliance/record.ts';
+import {
+  Clock,
+  capturingLogger,
+  holdWidget25,
+  publish,
+  setup,
+  widgetAdvisories,
+} from '../support/appliance.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * The refresh's own bookkeeping, in-process: a recording a failure interrupted is
+ * finished at the next refresh (entries once, the alert under its id), a refresh failure
+ * stays in the status until one goes through, the inventory is re-read, the refresh
+ * cycle runs and stops, and a read-only appliance changes nothing on disk.
+ */
+const DAY = 86_400_000;
+const PUBLISHED = new Date('2026-11-21T12:00:00Z');
+const open: Appliance[] = [];
+let receiver: Receiver | null = null;
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const appliance of open.splice(0)) await appliance.stop();
+  await receiver?.close();
+  receiver = null;
+});
+
+async function start(
+  env: NodeJS.ProcessEnv,
+  options: { clock?: Clock | (() => Date); readOnly?: boolean } = {},
+) {
+  const log = capturingLogger();
+  const clock = options.clock ?? new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+  const { appliance } = await openAppliance({
+    env,
+    logger: log.logger,
+    now: typeof clock === 'function' ? clock : clock.now,
+    ...(options.readOnly ? { readOnly: true } : {}),
+  });
+  open.push(appliance);
+  return { appliance, log };
+}
+
+async function withWebhook() {
+  const s = setup({ publishedAt: PUBLISHED });
+  receiver = await startReceiver();
+  return { s, env: { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: receiver.url } };
+}
+
+const kinds = async (appliance: Appliance) =>
+  ((await appliance.decisions?.entries()) ?? []).map((e) => e.kind);
+const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
+
+/** Replaces the outbox folder with a file: the next alert cannot be queued. */
+function breakOutbox(stateDir: string): () => void {
+  const outbox = path.join(stateDir, 'outbox');
+  rmSync(outbox, { recursive: true, force: true });
+  writeFileSync(outbox, 'in the way\n');
+  return () => {
+    rmSync(outbox);
+    mkdirSync(outbox);
+  };
+}
+
+describe('a recording a failure interrupted', () => {
+  it('is finished at the next refresh: entries logged once, the alert sent under its id, then the state', async () => {
+    const { s, env } = await withWebhook();
+    const clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+    const { appliance, log } = await start(env, { clock });
+    await appliance.refresh();
+    expect(receiver?.received.map((a) => a.kind)).toEqual(['initial']);
+
+    clock.advance(2 * DAY);
+    publish(
+      s,
+      { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD-3') },
+      new Date(PUBLISHED.getTime() + DAY),
+    );
+    const repair = breakOutbox(s.stateDir);
+    await expect(appliance.refresh()).rejects.toMatchObject({ code: 'EEXIST', syscall: 'mkdir' });
+    const recording = readJson<Recording>(path.join(s.stateDir, 'recording.json'));
+    expect(recording.entries.map((e) => e.kind)).toEqual(['verdict-changed']);
+    expect(recording.alert?.id).toBe(recording.id);
+    // The log was written before the alert failed; the state was not.
+    expect(await kinds(appliance)).toEqual([
+      'feed-accepted',
+      'initial-evaluation',
+      'feed-accepted',
+      'verdict-changed',
+    ]);
+    expect(readJson<{ record?: string }>(path.join(s.stateDir, 'evaluation.json')).record).not.toBe(
+      recording.id,
+    );
+    expect(appliance.status.lastRefreshError).toEqual({
+      at: expect.any(String),
+      message: expect.stringMatching(/^E[A-Z]+: \w+ .*outbox.* failed$/),
+    });
+    expect(appliance.health()).toMatchObject({ status: 'degraded', problems: [{ code: 'refresh-failed' }] });
+
+    repair();
+    await appliance.refresh();
+    expect(appliance.status.lastRefreshError).toBeNull();
+    expect(log.messages()).toContain('finishing a recording left under way');
+    expect(log.messages()).not.toContain(
+      'the decision log moved on since this recording was planned; its entries are not appended again',
+    );
+    expect(await kinds(appliance)).toEqual([
+      'feed-accepted',
+      'initial-evaluation',
+      'feed-accepted',
+      'verdict-changed',
+    ]);
+    expect(receiver?.received.map((a) => [a.kind, a.id])).toEqual([
+      ['initial', expect.any(String)],
+      ['changes', recording.id],
+    ]);
+    expect(existsSync(path.join(s.stateDir, 'recording.json'))).toBe(false);
+    expect((await appliance.decisions?.verify())?.intact).toBe(true);
+  });
+
+  it('only clears a recording whose state was saved already: nothing logged or sent again', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance, log } = await start(env);
+    await appliance.refresh();
+    const record = readJson<{ record: string }>(path.join(s.stateDir, 'evaluation.json')).record;
+    const evaluation = readJson<Recording['evaluation']>(path.join(s.stateDir, 'evaluation.json'));
+    // A crash after the state was saved and before recording.json was removed.
+    const left: Recording = {
+      id: record,
+      at: new Date().toISOString(),
+      after: null,
+      entries: [{ kind: 'initial-evaluation', data: { again: true } }],
+      alert: { id: record, at: new Date().toISOString() } as Recording['alert'],
+      evaluation,
+    };
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(left));
+    const sent = receiver?.received.length;
+    await appliance.refresh();
+    expect(existsSync(path.join(s.stateDir, 'recording.json'))).toBe(false);
+    expect(await kinds(appliance)).toEqual(['feed-accepted', 'initial-evaluation']);
+    expect(receiver?.received.length).toBe(sent);
+    expect(log.messages()).not.toContain('finishing a recording left under way');
+  });
+
+  it('appends the entries of a recording planned after the current head, once', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance } = await start(env);
+    await appliance.refresh();
+    const evaluation = readJson<Recording['evaluation']>(path.join(s.stateDir, 'evaluation.json'));
+    const head = appliance.decisions?.head ?? null;
+    const planned: Recording = {
+      id: 'r-planned',
+      at: '2026-11-21T13:30:00.000Z',
+      after: head,
+      entries: [{ kind: 'verdict-changed', data: { asset: 'done-box', from: null, to: 'hold' } }],
+      alert: null,
+      evaluation: { ...evaluation, record: 'r-planned' },
+    };
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(planned));
+    await appliance.refresh();
+    await appliance.refresh();
+    const entries = (await appliance.decisions?.entries()) ?? [];
+    expect(entries.map((e) => e.kind)).toEqual(['feed-accepted', 'initial-evaluation', 'verdict-changed']);
+    expect(entries[2]).toMatchObject({ at: '2026-11-21T13:30:00.000Z', data: { asset: 'done-box' } });
+    expect(existsSync(path.join(s.stateDir, 'recording.json'))).toBe(false);
+  });
+
+  it('does not append entries when the log moved on otherwise, and says so; the alert still goes', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance, log } = await start(env);
+    await appliance.refresh();
+    const evaluation = readJson<Recording['evaluation']>(path.join(s.stateDir, 'evaluation.json'));
+    const stray: Recording = {
+      id: 'r-stray',
+      at: '2026-11-21T13:30:00.000Z',
+      after: { seq: 7, hash: 'f'.repeat(64) },
+      entries: [{ kind: 'verdict-changed', data: { asset: 'done-box' } }],
+      alert: { ...(receiver?.received[0] as NonNullable<Recording['alert']>), id: 'r-stray' },
+      evaluation: { ...evaluation, record: 'r-stray' },
+    };
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(stray));
+    await appliance.refresh();
+    expect(log.lines.find((l) => l.recording === 'r-stray' && l.level === 40)?.msg).toBe(
+      'the decision log moved on since this recording was planned; its entries are not appended again',
+    );
+    expect(await kinds(appliance)).toEqual(['feed-accepted', 'initial-evaluation']);
+    expect(receiver?.received.map((a) => a.id)).toContain('r-stray');
+    expect(existsSync(path.join(s.stateDir, 'recording.json'))).toBe(false);
+  });
+});
+
+describe('a refresh', () => {
+  it('shares one run between concurrent callers, and starts a new one after', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    const first = appliance.refresh();
+    expect(appliance.refresh()).toBe(first);
+    await first;
+    const second = appliance.refresh();
+    expect(second).not.toBe(first);
+    await second;
+  });
+
+  it('times itself with the appliance clock', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    // A clock that moves 250 ms each time it is read.
+    const ticking = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+    const { appliance } = await start(s.env, {
+      clock: () => {
+        ticking.advance(250);
+        return ticking.now();
+      },
+    });
+    const status = await appliance.refresh();
+    const { startedAt, finishedAt, ms } = status.lastRefresh ?? { startedAt: '', finishedAt: '', ms: -1 };
+    expect(ms).toBeGreaterThan(0);
+    expect(ms % 250).toBe(0);
+    expect(Date.parse(finishedAt) - Date.parse(startedAt)).toBe(ms);
+    expect(Date.parse(status.evaluatedAt ?? '')).toBeGreaterThan(Date.parse(startedAt));
+    expect(Date.parse(status.evaluatedAt ?? '')).toBeLessThan(Date.parse(finishedAt));
+  });
+
+  it('reports the failure of a system call by its code, call and path', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    // evaluation.json cannot be replaced by a file while a folder holds its name.
+    const evaluation = path.join(s.stateDir, 'evaluation.json');
+    rmSync(evaluation);
+    mkdirSync(path.join(evaluation, 'in-the-way'), { recursive: true });
+    await expect(appliance.refresh()).rejects.toThrow();
+    expect(appliance.status.lastRefreshError?.message).toMatch(
+      /^E[A-Z]+: rename .*\.evaluation\.json\.tmp-[0-9a-f]{12} failed$/,
+    );
+    rmSync(evaluation, { recursive: true });
+    await appliance.refresh();
+    expect(appliance.status.lastRefreshError).toBeNull();
+  });
+
+  it('re-reads the inventory; one that does not parse leaves the last good one in use, and says why', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    await appliance.refresh();
+    writeFileSync(s.inventoryFile, 'assets: [\n');
+    await appliance.refresh();
+    expect(appliance.status.inventoryError).toMatch(/.+/);
+    expect(appliance.status.evaluations.map((e) => e.asset).sort()).toEqual([
+      'done-box',
+      'new-box',
+      'old-box',
+    ]);
+    expect(log.lines.find((l) => l.level === 40 && l.problem === appliance.status.inventoryError)?.msg).toBe(
+      'inventory file refused; the last good one stays in use',
+    );
+    writeFileSync(s.inventoryFile, 'assets:\n  - { name: only-box, products: { widget: "1.0" } }\n');
+    await appliance.refresh();
+    expect(appliance.status.inventoryError).toBeNull();
+    expect(appliance.status.evaluations.map((e) => e.asset)).toEqual(['only-box']);
+  });
+});
+
+/** Waits on real I/O (fsync takes its time) while the timers are fake; setImmediate is real. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
+
+describe('the refresh cycle', () => {
+  it('refreshes at start and every interval after the previous one ends, until stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start({ ...s.env, ADVISORY_REFRESH_INTERVAL: '10m' });
+    const refresh = vi.spyOn(appliance, 'refresh');
+    appliance.start();
+    await until(() => appliance.status.lastRefresh !== null);
+    expect(refresh).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(10 * 60_000 - 1);
+    expect(refresh).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(refresh).toHaveBeenCalledTimes(2);
+    await appliance.stop();
+    await vi.advanceTimersByTimeAsync(60 * 60_000);
+    expect(refresh).toHaveBeenCalledTimes(2);
+  });
+
+  it('logs a failed refresh and keeps the cycle going', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start({ ...s.env, ADVISORY_REFRESH_INTERVAL: '1m' });
+    const refresh = vi.spyOn(appliance, 'refresh').mockRejectedValueOnce(new Error('EMFILE'));
+    appliance.start();
+    await until(() => log.messages().includes('refresh failed'));
+    expect(log.lines.find((l) => l.msg === 'refresh failed')).toMatchObject({
+      level: 50,
+      err: { message: 'EMFILE' },
+    });
+    await vi.advanceTimersByTimeAsync(60_000);
+    await until(() => appliance.status.lastRefresh !== null);
+    expect(refresh).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('a read-only appliance (a check beside the daemon)', () => {
+  it('leaves temporaries, recordings and the outbox as the daemon has them', async () => {
+    const { s, env } = await withWebhook();
+    const daemon = await start(env);
+    await daemon.appliance.refresh();
+    const temporary = path.join(s.stateDir, '.evaluation.json.tmp-0123456789ab');
+    const outboxTemporary = path.join(s.stateDir, 'outbox', '.x.json.tmp-0123456789ab');
+    writeFileSync(temporary, 'half');
+    writeFileSync(outboxTemporary, 'half');
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify({ not: 'read' }));
+    const reader = await start(env, { readOnly: true });
+    const status = await reader.appliance.refresh();
+    expect(status.readOnly).toBe(true);
+    expect(status.evaluations).toHaveLength(3);
+    expect(reader.appliance.decisions).toBeNull();
+    expect(existsSync(temporary)).toBe(true);
+    expect(existsSync(outboxTemporary)).toBe(true);
+    expect(readJson(path.join(s.stateDir, 'recording.json'))).toEqual({ not: 'read' });
+    expect(status.outbox).toEqual({ channels: ['webhook'], pending: 0, failed: 0, damaged: 0 });
+  });
+
+  it('a writing appliance clears temporaries at start', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    await first.appliance.stop();
+    open.splice(0);
+    const temporary = path.join(s.stateDir, '.evaluation.json.tmp-0123456789ab');
+    const outboxTemporary = path.join(s.stateDir, 'outbox', '.x.json.tmp-0123456789ab');
+    mkdirSync(path.dirname(outboxTemporary), { recursive: true });
+    writeFileSync(temporary, 'half');
+    writeFileSync(outboxTemporary, 'half');
+    await start(s.env);
+    expect(existsSync(temporary)).toBe(false);
+    expect(existsSync(outboxTemporary)).toBe(false);
+  });
+});
+
+describe('the appliance clock', () => {
+  it('dates the start, the log and the alerts by the clock it is given', async () => {
+    const clock = new Clock(new Date(PUBLISHED.getTime() + 2 * DAY));
+    const { env } = await withWebhook();
+    const { appliance } = await start(env, { clock });
+    expect(appliance.status.startedAt).toBe(clock.now().toISOString());
+    await appliance.refresh();
+    const entries = (await appliance.decisions?.entries()) ?? [];
+    expect(new Set(entries.map((e) => e.at))).toEqual(new Set([clock.now().toISOString()]));
+    expect(receiver?.received[0]?.at).toBe(clock.now().toISOString());
+  });
+});
