@@ -9,10 +9,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY common/package.json common/
 COPY scheduler/package.json scheduler/
 COPY advisory/package.json advisory/
 RUN npm ci --workspace advisory --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
+COPY common/src common/src
 COPY advisory/src advisory/src
 COPY advisory/scripts advisory/scripts
 RUN npm run build:binary --workspace advisory && mkdir -p /out/state

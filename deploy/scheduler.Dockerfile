@@ -8,10 +8,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY common/package.json common/
 COPY scheduler/package.json scheduler/
 COPY advisory/package.json advisory/
 RUN npm ci --workspace scheduler --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
+COPY common/src common/src
 COPY scheduler/src scheduler/src
 RUN npm run build --workspace scheduler
 
@@ -20,6 +22,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY common/package.json common/
 COPY scheduler/package.json scheduler/
 COPY advisory/package.json advisory/
 RUN npm ci --workspace scheduler --omit=dev --ignore-scripts --no-audit --no-fund \

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockStateDir } from '../src/storage/state-lock.ts';
+import { lockDataDir } from '../../common/src/data-dir-lock.ts';
 import { publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
 
@@ -419,7 +419,7 @@ describe('advisory run under a service manager', () => {
     expect(await run(['check'], s.env).done).toBe(1);
     const log = path.join(s.stateDir, 'decisions.jsonl');
     const before = readFileSync(log, 'utf8');
-    const release = await lockStateDir(s.stateDir);
+    const release = await lockDataDir(s.stateDir);
     try {
       const { child, done } = run(['check'], s.env);
       let out = '';
@@ -443,7 +443,7 @@ describe('advisory run under a service manager', () => {
   it('waits while another process holds the state directory, then starts', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     mkdirSync(s.stateDir, { recursive: true });
-    const release = await lockStateDir(s.stateDir);
+    const release = await lockDataDir(s.stateDir);
     const daemon = started(s.env);
     try {
       await daemon.waitFor(/another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish/);

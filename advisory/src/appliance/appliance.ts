@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { lockDataDir } from '../../../common/src/data-dir-lock.ts';
 import { type Alert, conditionAlert, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { Outbox } from '../alerts/outbox.ts';
@@ -11,7 +12,6 @@ import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 import { collectInventory, loadInventory } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
 import { ensureDir } from '../storage/durable-files.ts';
-import { lockStateDir } from '../storage/state-lock.ts';
 import { FeedCache } from './cache.ts';
 import { conditionChanges } from './conditions.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
@@ -119,7 +119,7 @@ export class Appliance {
     }
     const cacheRefused = await new FeedCache(config.feedCache).refusal(config.stateDir);
     if (cacheRefused) throw new ConfigError('ADVISORY_FEED_CACHE', cacheRefused);
-    const release = options.readOnly ? null : await lockStateDir(config.stateDir);
+    const release = options.readOnly ? null : await lockDataDir(config.stateDir);
     try {
       const state = new StateStore(config.stateDir);
       if (!options.readOnly) await state.clearTemporaries();

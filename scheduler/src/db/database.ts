@@ -11,6 +11,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { DataDirLockedError, lockDataDir } from '../../../common/src/data-dir-lock.ts';
 import { dialectOver, SerializedDriver, SessionDriver, tenantSession } from './drivers.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
@@ -122,21 +123,33 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
   // No dataDir: an in-memory database (tests, the snapshot builder).
   let dataDir: string | undefined;
+  let release: (() => Promise<void>) | null = null;
   if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    // One process per folder, before anything is opened: two PGlite instances on one
+    // folder corrupt it. A second start, migrate or dev exits here, naming the owner.
+    release = await lockDataDir(options.dataDir);
     dataDir = `${options.dataDir}/pglite`;
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create({
-    ...options.pglite,
-    ...(dataDir ? { dataDir } : {}),
-    parsers: wireParsers,
-    // The exclusion constraint against overlapping assignments needs it (migration 0002).
-    extensions: { btree_gist },
-  });
-  const inner: Driver = new PGliteDialect({ pglite }).createDriver();
-  await inner.init();
-  // Set once, it holds for the session.
-  await pglite.exec("SET TIME ZONE 'UTC'");
+  let pglite: PGlite;
+  let inner: Driver;
+  try {
+    pglite = await PGlite.create({
+      ...options.pglite,
+      ...(dataDir ? { dataDir } : {}),
+      parsers: wireParsers,
+      // The exclusion constraint against overlapping assignments needs it (migration 0002).
+      extensions: { btree_gist },
+    });
+    inner = new PGliteDialect({ pglite }).createDriver();
+    await inner.init();
+    // Set once, it holds for the session.
+    await pglite.exec("SET TIME ZONE 'UTC'");
+  } catch (error) {
+    await release?.();
+    throw error;
+  }
   const shared = new SerializedDriver(inner);
   let asApp = false;
   const tellTenant = tenantSession();
@@ -174,6 +187,7 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
     close: async () => {
       await Promise.all([db.destroy(), owner.destroy()]);
       await inner.destroy();
+      await release?.();
     },
   };
 }
@@ -249,6 +263,9 @@ export function describeDatabaseFailure(
   step: 'migrate' | 'serve',
   error: unknown,
 ): string {
+  if (error instanceof DataDirLockedError) {
+    return `DATA_DIR: ${error.dir} is in use by process ${error.pid} (a scheduler, migrate or dev on the same folder); stop it, or set another DATA_DIR`;
+  }
   const reason = rootMessage(error);
   if (step === 'migrate' && settings.databaseOwnerUrl) {
     return `DATABASE_OWNER_URL: cannot use the database at ${redacted(settings.databaseOwnerUrl)}: ${reason}`;

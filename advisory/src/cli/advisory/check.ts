@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import { openAppliance } from '../../appliance/open.ts';
 import { needsAction } from '../../evaluation/verdicts.ts';
-import { StateDirLockedError } from '../../storage/state-lock.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable } from '../io.ts';
 
 export const checkHelp = `Usage: advisory check
@@ -58,7 +58,7 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
       try {
         return await open(false);
       } catch (error) {
-        if (!(error instanceof StateDirLockedError)) throw error;
+        if (!(error instanceof DataDirLockedError)) throw error;
         if (!holderIsCheck(error.pid) || Date.now() >= waitUntil) {
           busy = true;
           return open(true);

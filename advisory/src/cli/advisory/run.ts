@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { Appliance } from '../../appliance/appliance.ts';
 import { checkExposure, loadApplianceConfig } from '../../appliance/config.ts';
 import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
-import { StateDirLockedError } from '../../storage/state-lock.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import type { Io } from '../io.ts';
@@ -81,7 +81,7 @@ async function openWhenFree(
     try {
       return (await openAppliance({ env })).appliance;
     } catch (error) {
-      if (!(error instanceof StateDirLockedError)) throw error;
+      if (!(error instanceof DataDirLockedError)) throw error;
       if (!said) io.out('another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish');
       said = true;
     }

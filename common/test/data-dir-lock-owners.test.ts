@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockStateDir, StateDirLockedError } from '../../src/storage/state-lock.ts';
+import { DataDirLockedError, lockDataDir } from '../src/data-dir-lock.ts';
 
 function stateDir(): string {
   const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lock-')), 'state');
@@ -21,15 +21,15 @@ const deadPid = () =>
 describe('the state lock, in this process', () => {
   it('names its holder fully and refuses a second open here with the holder named', async () => {
     const dir = stateDir();
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     try {
       const [owner] = readdirSync(path.join(dir, 'lock'));
       // pid, pid namespace, boot id and start time, as /proc tells them.
       expect(owner).toMatch(new RegExp(`^${process.pid}\\.n\\d+\\.b[0-9a-f-]{36}\\.s\\d+$`));
-      const refused = await lockStateDir(dir).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(StateDirLockedError);
+      const refused = await lockDataDir(dir).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(DataDirLockedError);
       expect(refused).toMatchObject({
-        name: 'StateDirLockedError',
+        name: 'DataDirLockedError',
         code: 'ELOCKED',
         pid: process.pid,
         dir,
@@ -56,7 +56,7 @@ describe('the state lock, in this process', () => {
       // Naming nobody: judged by age (its maker was killed before it wrote its name).
       const past = new Date(Date.now() - 31_000);
       utimesSync(path.join(dir, oldEmpty), past, past);
-      const release = await lockStateDir(dir);
+      const release = await lockDataDir(dir);
       expect(readdirSync(dir).sort()).toEqual([live, newEmpty, notOurs, 'lock'].sort());
       await release();
     } finally {
@@ -68,24 +68,24 @@ describe('the state lock, in this process', () => {
     const dir = stateDir();
     mkdirSync(path.join(dir, 'lock'));
     writeFileSync(path.join(dir, 'lock', String(deadPid())), '');
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     await release();
     // Touched just now by process 7 of another container: held.
     mkdirSync(path.join(dir, 'lock'));
     const other = path.join(dir, 'lock', '7.n1');
     writeFileSync(other, '');
-    await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid: 7 });
+    await expect(lockDataDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid: 7 });
     // Untouched for exactly the stale time: gone.
     const past = new Date(Date.now() - 30_000);
     utimesSync(other, past, past);
-    const again = await lockStateDir(dir);
+    const again = await lockDataDir(dir);
     await again();
   });
 
   it('refuses a lock path that is a file, with the error it is', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lock-'));
     writeFileSync(path.join(dir, 'lock'), 'not a directory');
-    await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(lockDataDir(dir)).rejects.toMatchObject({ code: 'ENOTDIR' });
     expect(readdirSync(dir)).toEqual(['lock']);
   });
 
@@ -97,7 +97,7 @@ describe('the state lock, in this process', () => {
       else mkdirSync(path.join(dir, name));
       utimesSync(path.join(dir, name), past, past);
     }
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     expect(readdirSync(dir).sort()).toEqual([
       '.lock.new-1-short',
       '.lock.new-x-0123456789af',

@@ -11,13 +11,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockStateDir, StateDirLockedError } from '../../src/storage/state-lock.ts';
+import { DataDirLockedError, lockDataDir } from '../src/data-dir-lock.ts';
 
 /**
- * The state directory's lock: one holder at a time, whoever races for it, and a lock left
+ * The data directory lock: one holder at a time, whoever races for it, and a lock left
  * by a process that is gone is taken over at once (by exactly one of the racers).
  */
-const lockModule = path.resolve(import.meta.dirname, '../../src/storage/state-lock.ts');
+const lockModule = path.resolve(import.meta.dirname, '../src/data-dir-lock.ts');
 
 /** A pid that no process has: one that has just exited. */
 function deadPid(): number {
@@ -41,13 +41,13 @@ async function race(dir: string, count: number): Promise<string[]> {
   mkdirSync(tried);
   const script = `
     import { readdirSync, writeFileSync } from 'node:fs';
-    import { lockStateDir } from ${JSON.stringify(lockModule)};
+    import { lockDataDir } from ${JSON.stringify(lockModule)};
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     writeFileSync(${JSON.stringify(ready)} + '/' + process.pid, '');
     while (readdirSync(${JSON.stringify(ready)}).length < ${count}) await sleep(1);
     let release = null;
     try {
-      release = await lockStateDir(${JSON.stringify(dir)});
+      release = await lockDataDir(${JSON.stringify(dir)});
       process.stdout.write('held');
     } catch (error) {
       process.stdout.write(error.code ?? error.message);
@@ -74,7 +74,7 @@ function stateDir(): string {
   return dir;
 }
 
-describe('the state directory lock', () => {
+describe('the data directory lock', () => {
   it.each([
     ['a free directory', () => {}],
     [
@@ -103,17 +103,17 @@ describe('the state directory lock', () => {
 
   it('refuses a second holder, names the holder, and is free again once released', async () => {
     const dir = stateDir();
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     // Named after this process: pid, pid namespace, boot id and start time.
     const [name] = readdirSync(path.join(dir, 'lock'));
     const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
     expect(name).toMatch(new RegExp(`^${process.pid}\\.n\\d+\\.b${uuid}\\.s\\d+$`));
-    const second = await lockStateDir(dir).catch((error: unknown) => error);
-    expect(second).toBeInstanceOf(StateDirLockedError);
+    const second = await lockDataDir(dir).catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(DataDirLockedError);
     expect(second).toMatchObject({ code: 'ELOCKED', pid: process.pid });
     await release();
     expect(readdirSync(dir)).toEqual([]);
-    await (await lockStateDir(dir))();
+    await (await lockDataDir(dir))();
   });
 
   it('takes over an empty lock (its maker killed before it was named) and keeps live makers', async () => {
@@ -122,7 +122,7 @@ describe('the state directory lock', () => {
     // A lock this very process is making elsewhere (another open) is not cleared away.
     const making = `.lock.new-${process.pid}-abcdefabcdef`;
     mkdirSync(path.join(dir, making));
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     expect(readdirSync(dir).sort()).toEqual([making, 'lock']);
     await release();
   });
@@ -131,7 +131,7 @@ describe('the state directory lock', () => {
     const dir = stateDir();
     mkdirSync(path.join(dir, 'lock'));
     writeFileSync(path.join(dir, 'lock', String(process.pid)), '');
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     expect(readdirSync(path.join(dir, 'lock'))).toEqual([
       expect.stringMatching(new RegExp(`^${process.pid}\\.n`)),
     ]);
@@ -147,7 +147,7 @@ describe('the state directory lock', () => {
       const taken = async (owner: string) => {
         mkdirSync(path.join(dir, 'lock'));
         writeFileSync(path.join(dir, 'lock', owner), '');
-        const release = await lockStateDir(dir);
+        const release = await lockDataDir(dir);
         expect(readdirSync(path.join(dir, 'lock'))).toEqual([
           expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
         ]);
@@ -162,7 +162,7 @@ describe('the state directory lock', () => {
       for (const owner of [String(pid), `${pid}.b${boot}`]) {
         mkdirSync(path.join(dir, 'lock'));
         writeFileSync(path.join(dir, 'lock', owner), '');
-        await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid });
+        await expect(lockDataDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid });
         rmSync(path.join(dir, 'lock'), { recursive: true });
       }
     } finally {
@@ -177,11 +177,11 @@ describe('the state directory lock', () => {
     const owner = path.join(dir, 'lock', `1.n1.b${boot}.s5`);
     mkdirSync(path.join(dir, 'lock'));
     writeFileSync(owner, '');
-    await expect(lockStateDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid: 1 });
+    await expect(lockDataDir(dir)).rejects.toMatchObject({ code: 'ELOCKED', pid: 1 });
     // Untouched for longer than three beats: gone (its container stopped without a word).
     const past = new Date(Date.now() - 31_000);
     utimesSync(owner, past, past);
-    const release = await lockStateDir(dir);
+    const release = await lockDataDir(dir);
     expect(readdirSync(path.join(dir, 'lock'))).toEqual([
       expect.stringMatching(new RegExp(`^${process.pid}\\.`)),
     ]);
@@ -192,8 +192,8 @@ describe('the state directory lock', () => {
     const dir = stateDir();
     mkdirSync(path.join(dir, 'lock'));
     writeFileSync(path.join(dir, 'lock', 'notes.txt'), 'not a pid');
-    await expect(lockStateDir(dir)).rejects.toThrow(
-      `${path.join(dir, 'lock')} names no process; remove it if no advisory process uses ${dir}`,
+    await expect(lockDataDir(dir)).rejects.toThrow(
+      `${path.join(dir, 'lock')} names no process; remove it if no process uses ${dir}`,
     );
     expect(readdirSync(dir)).toEqual(['lock']);
   });

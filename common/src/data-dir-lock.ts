@@ -4,9 +4,11 @@ import { mkdir, readdir, rename, rm, rmdir, stat, unlink, utimes, writeFile } fr
 import path from 'node:path';
 
 /**
- * One appliance process per state directory. The lock is a directory `lock` in the state
- * directory (the process may own nothing around it, as in a container volume or systemd's
- * StateDirectory=) holding one empty file named after its owner:
+ * One process per data directory: the appliance's state directory (ADVISORY_STATE_DIR),
+ * the scheduler's embedded database folder (DATA_DIR). Both products take it here, with
+ * one implementation. The lock is a directory `lock` in the data directory (the process
+ * may own nothing around it, as in a container volume or systemd's StateDirectory=)
+ * holding one empty file named after its owner:
  * `<pid>.n<pid namespace>.b<boot id>.s<start time>`.
  *
  * The lock and its owner come into being together: the directory is made and named under a
@@ -15,7 +17,7 @@ import path from 'node:path';
  * owner-less lock when the taker is killed between the two, which then blocks every start
  * until it counts as stale.)
  *
- * The state directory is local, so a lock whose owner no longer runs is taken over at once.
+ * The data directory is local, so a lock whose owner no longer runs is taken over at once.
  * A pid alone does not say that: after a power cut the pid may belong to another process
  * now, which the boot id and start time (Linux /proc) tell apart. And a pid means nothing
  * to a process in another pid namespace (two containers sharing the state volume are both
@@ -34,18 +36,18 @@ const OWNER = /^(\d+)(?:\.n(\d+))?(?:\.b([0-9a-f-]+))?(?:\.s(\d+))?$/;
 const BEAT_MS = 10_000;
 const STALE_MS = 30_000;
 
-/** State directories this process holds (so a second open here is refused, not taken over). */
+/** Data directories this process holds (so a second open here is refused, not taken over). */
 const heldHere = new Set<string>();
 
-/** A lock held by a live process: the error `advisory run` waits on. */
-export class StateDirLockedError extends Error {
+/** A lock held by a live process (`advisory run` waits on it; the scheduler exits). */
+export class DataDirLockedError extends Error {
   readonly code = 'ELOCKED';
   constructor(
     readonly dir: string,
     readonly pid: number,
   ) {
     super(`${dir} is in use by process ${pid}`);
-    this.name = 'StateDirLockedError';
+    this.name = 'DataDirLockedError';
   }
 }
 
@@ -174,10 +176,10 @@ async function clearUnfinished(dir: string): Promise<void> {
 }
 
 /**
- * Takes the state directory for this process, or throws StateDirLockedError while a live
+ * Takes the data directory for this process, or throws DataDirLockedError while a live
  * process holds it. Resolves to the release function.
  */
-export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
+export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   const lock = path.join(dir, LOCK);
   const me = ownName();
   const making = path.join(dir, `.lock.new-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -208,14 +210,14 @@ export async function lockStateDir(dir: string): Promise<() => Promise<void>> {
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
       }
       const owner = await ownerIn(lock);
-      if (owner && (await running(owner, dir))) throw new StateDirLockedError(dir, owner.pid);
+      if (owner && (await running(owner, dir))) throw new DataDirLockedError(dir, owner.pid);
       // A gone owner (or none): removed by its name, so a lock another process has meanwhile
       // renamed into place (named after another process) is left alone.
       if (owner) await unlink(owner.file).catch(() => {});
     }
     const owner = await ownerIn(lock);
-    if (owner) throw new StateDirLockedError(dir, owner.pid);
-    throw new Error(`${lock} names no process; remove it if no advisory process uses ${dir}`);
+    if (owner) throw new DataDirLockedError(dir, owner.pid);
+    throw new Error(`${lock} names no process; remove it if no process uses ${dir}`);
   } finally {
     await rm(making, { recursive: true, force: true });
   }

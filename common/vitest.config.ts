@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // CI shuffles files and tests (TEST_SHUFFLE=1): no test may depend on another's leftovers.
+    sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+  },
+});
