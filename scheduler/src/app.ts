@@ -23,10 +23,12 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
+import { jobsRoutes } from './jobs/routes.ts';
+import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/worker.ts';
 import { locationsRoutes } from './locations/routes.ts';
-import { Notifier } from './notifications/fan-out.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
+import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
 import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
 import { rolesRoutes } from './roles/routes.ts';
@@ -64,6 +66,8 @@ export interface AppOptions {
   timeouts?: HttpTimeouts;
   /** Web Push delivery (tests point `agent` at a local push service). */
   push?: Partial<Omit<PushOptions, 'policy'>>;
+  /** The job queue's worker in this process (src/jobs/); `concurrency: 0` runs none here. */
+  jobs?: Partial<WorkerOptions>;
   /**
    * Hosts exempt from the outbound address rules, plain http allowed (OUTBOUND_ALLOWED_HOSTS);
    * every other destination a caller names must be a public https host.
@@ -109,6 +113,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerRawRequestErrors(app, newRequestId);
 
   const outbound = new OutboundPolicy(options.outboundAllowedHosts ?? []);
+  const pushOptions: PushOptions = { ...defaultPushOptions, ...options.push, policy: outbound };
+  const worker = new JobWorker(
+    options.db,
+    { push: pushDelivery(options.db, new PushSender(pushOptions), app.log) },
+    { ...defaultWorkerOptions, backoffMs: pushOptions.backoffMs, ...options.jobs },
+    app.log,
+  );
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,
@@ -116,18 +127,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
     submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
-    notifier: new Notifier(
-      options.db,
-      new PushSender({ ...defaultPushOptions, ...options.push, policy: outbound }),
-      app.log,
-    ),
+    jobs: { kick: () => worker.kick() },
+    pushAttempts: pushOptions.attempts,
     outbound,
     documents: options.documents ?? null,
     publicBaseUrl: options.publicBaseUrl ?? null,
   };
-  // A graceful stop lets the pushes already queued go out; tests wait on the same.
-  app.decorate('notificationsIdle', () => deps.notifier.idle());
-  app.addHook('onClose', () => deps.notifier.idle());
+  // Started here, stopped on close: it finishes the jobs in hand (their leases would
+  // hand them to another process anyway); tests wait for the queue to settle.
+  if (worker.options.concurrency > 0) worker.start();
+  app.decorate('notificationsIdle', () => worker.idle());
+  app.addHook('onClose', () => worker.stop());
 
   registerErrorHandling(app);
   registerJsonParser(app);
@@ -156,5 +166,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await notificationsRoutes(app, deps);
   await pushRoutes(app, deps);
   await calendarRoutes(app, deps);
+  await jobsRoutes(app, deps);
   return app;
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.ts';
 import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
-import type { Notifier } from './notifications/fan-out.ts';
+import type { JobWorker } from './jobs/worker.ts';
 import type { OutboundPolicy } from './outbound/destinations.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 
@@ -25,8 +25,10 @@ export interface Deps {
   log: FastifyBaseLogger;
   /** Form submissions per client address and slug (kept in this process). */
   submitLimiter: SlidingWindowLimiter;
-  /** The notification fan-out (row + Web Push). */
-  notifier: Notifier;
+  /** This process's worker of the shared job queue (Web Push deliveries): woken after a change queues work. */
+  jobs: Pick<JobWorker, 'kick'>;
+  /** Tries per Web Push delivery before it is given up (dead, for an admin to read). */
+  pushAttempts: number;
   /** Where the server may connect for URLs callers chose (push endpoints). */
   outbound: OutboundPolicy;
   /** Event documents; null while no object storage is configured (the routes answer 503). */

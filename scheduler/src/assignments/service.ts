@@ -3,6 +3,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { inTransaction } from '../jobs/transaction.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
@@ -23,6 +24,8 @@ interface Seat {
   slotId: string;
   userId: string;
   source: 'claim' | 'assign';
+  /** Runs in the seat's transaction once it is taken (notifications: the outbox). */
+  taken?: (tx: Deps, seat: ShiftAssignment) => Promise<void>;
 }
 
 /**
@@ -35,14 +38,19 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
   const now = deps.clock.now();
   const claim = seat.source === 'claim';
   let keyGone = false;
+  const { taken, ...request } = seat;
   try {
-    const outcome = await takeSeat(deps.db, {
-      tenantId: caller.tenantId,
-      id: newId(),
-      ...seat,
-      assignedBy: caller.userId,
-      now,
-      onlyOpen: claim,
+    const outcome = await inTransaction(deps, async (tx) => {
+      const outcome = await takeSeat(tx.db, {
+        tenantId: caller.tenantId,
+        id: newId(),
+        ...request,
+        assignedBy: caller.userId,
+        now,
+        onlyOpen: claim,
+      });
+      if ('seat' in outcome) await taken?.(tx, outcome.seat);
+      return outcome;
     });
     if ('seat' in outcome) return outcome.seat;
     if (outcome.refused === 'seated') {
@@ -88,20 +96,25 @@ export async function assignSlot(
   if (!(await findStaff(deps.db, caller.tenantId, input.user_id))) {
     throw validationFailed('user_id', 'no such admin or employee in this tenant');
   }
-  const assignment = await seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
-  await notifyAssignmentChange(deps, caller, shiftId, async () => {
-    const shift = await getShift(deps, caller, shiftId);
-    return {
-      userIds: [assignment.user_id],
-      message: {
-        type: 'assignment.created',
-        title: `You are on ${shift.name}`,
-        body: `${shift.starts_at} to ${shift.ends_at}`,
-        data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
-      },
-    };
+  return seat(deps, caller, {
+    shiftId,
+    slotId,
+    userId: input.user_id,
+    source: 'assign',
+    taken: (tx, assignment) =>
+      notifyAssignmentChange(tx, caller, shiftId, async () => {
+        const shift = await getShift(tx, caller, shiftId);
+        return {
+          userIds: [assignment.user_id],
+          message: {
+            type: 'assignment.created',
+            title: `You are on ${shift.name}`,
+            body: `${shift.starts_at} to ${shift.ends_at}`,
+            data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
+          },
+        };
+      }),
   });
-  return assignment;
 }
 
 export async function getShiftAssignments(
@@ -148,20 +161,22 @@ export async function unassign(
     }
   }
   try {
-    if (!(await deleteAssignment(deps.db, caller.tenantId, assignmentId))) throw notFound('assignment');
+    await inTransaction(deps, async (tx) => {
+      if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId))) throw notFound('assignment');
+      await notifyAssignmentChange(tx, caller, shiftId, async () => ({
+        userIds: [assignment.user_id],
+        message: {
+          type: 'assignment.removed',
+          title: `You are no longer on ${shift.name}`,
+          body: `${shift.starts_at} to ${shift.ends_at}`,
+          data: { shift_id: shiftId, assignment_id: assignmentId },
+        },
+      }));
+    });
   } catch (error) {
     // A time entry references it (RESTRICT).
     if (isForeignKeyViolation(error))
       throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
     throw error;
   }
-  await notifyAssignmentChange(deps, caller, shiftId, async () => ({
-    userIds: [assignment.user_id],
-    message: {
-      type: 'assignment.removed',
-      title: `You are no longer on ${shift.name}`,
-      body: `${shift.starts_at} to ${shift.ends_at}`,
-      data: { shift_id: shiftId, assignment_id: assignmentId },
-    },
-  }));
 }

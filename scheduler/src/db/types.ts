@@ -237,6 +237,27 @@ export interface CalendarTokensTable {
   created_at: UpdatedAt;
 }
 
+export interface JobsTable {
+  tenant_id: string;
+  id: string;
+  kind: 'push';
+  /** Idempotency key within the tenant and kind. */
+  key: string;
+  payload: Json<Record<string, unknown>>;
+  status: Generated<'pending' | 'done' | 'dead'>;
+  attempts: Generated<number>;
+  max_attempts: number;
+  run_at: ColumnType<string, string | undefined, string>;
+  locked_until: NullableTimestamp;
+  locked_by: ColumnType<string | null, string | null | undefined, string | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  finished_at: NullableTimestamp;
+}
+
+export type JobKind = JobsTable['kind'];
+export type JobStatus = 'pending' | 'done' | 'dead';
+
 export interface Database {
   tenants: TenantsTable;
   tenant_settings: TenantSettingsTable;
@@ -258,4 +279,5 @@ export interface Database {
   notifications: NotificationsTable;
   push_subscriptions: PushSubscriptionsTable;
   calendar_tokens: CalendarTokensTable;
+  jobs: JobsTable;
 }

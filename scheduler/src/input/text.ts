@@ -20,6 +20,12 @@ export const multiLinePattern = `^(?:[^${forbidden}]|[\\t\\n\\r])*$`;
 /** A file name: one line, no path separators. */
 export const fileNamePattern = `^[^/\\\\${forbidden}]+$`;
 
+/**
+ * A list's `limit` in a query string: a whole number from 1 to 500 (query values are text;
+ * nothing is coerced).
+ */
+export const listLimitPattern = '^([1-9][0-9]?|[1-4][0-9]{2}|500)$';
+
 const oneLine = new RegExp(oneLinePattern, 'u');
 const multiLine = new RegExp(multiLinePattern, 'u');
 
@@ -28,6 +34,7 @@ export const patternMeanings: Record<string, string> = {
   [oneLinePattern]: 'must be one line of text, without control characters',
   [multiLinePattern]: 'must not contain control characters other than line breaks and tabs',
   [fileNamePattern]: 'must be a file name: one line, without / or \\ or control characters',
+  [listLimitPattern]: 'must be a whole number from 1 to 500',
 };
 
 export const isOneLine = (text: string) => oneLine.test(text);

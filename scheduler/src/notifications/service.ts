@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { findShift } from '../shifts/repository.ts';
 import { notifiesOnAssignment } from '../tenants/repository.ts';
+import { stageNotifications } from './outbox.ts';
 import { listNotifications, markAllRead, markRead } from './repository.ts';
 import type { MarkAllReadResponse, Notification, NotificationMessage } from './schemas.ts';
 
@@ -39,25 +40,22 @@ async function announceable(deps: Deps, tenantId: string, shiftId: string): Prom
 }
 
 /**
- * Tells the people a change of shift `shiftId` concerns (never `caller`, who made it),
- * when the tenant asked for that (`notify_on_assignment`, off by default) and the shift
- * is one staff may see. `compose` reads what the message
- * needs; it runs only when the setting is on. Never throws: the change it reports has
- * committed already, so a failed read or write here is logged, not answered.
+ * Queues notifications for the people a change of shift `shiftId` concerns (never
+ * `caller`, who made it), when the tenant asked for that (`notify_on_assignment`, off by
+ * default) and the shift is one staff may see. Call it with the `Deps` of the change's
+ * transaction (jobs/transaction.ts): the notifications and their Web Push deliveries
+ * commit with the change, or neither does. `compose` reads what the message needs; it
+ * runs only when the setting is on.
  */
 export async function notifyAssignmentChange(
-  deps: Deps,
+  tx: Deps,
   caller: Identity,
   shiftId: string,
   compose: () => Promise<AssignmentChange>,
 ): Promise<void> {
-  try {
-    if (!(await notifiesOnAssignment(deps.db, caller.tenantId))) return;
-    if (!(await announceable(deps, caller.tenantId, shiftId))) return;
-    const { userIds, message } = await compose();
-    const recipients = [...new Set(userIds)].filter((id) => id !== caller.userId);
-    await deps.notifier.notify(caller.tenantId, recipients, message);
-  } catch (error) {
-    deps.log.error({ err: error }, 'assignment change not notified');
-  }
+  if (!(await notifiesOnAssignment(tx.db, caller.tenantId))) return;
+  if (!(await announceable(tx, caller.tenantId, shiftId))) return;
+  const { userIds, message } = await compose();
+  const recipients = [...new Set(userIds)].filter((id) => id !== caller.userId);
+  await stageNotifications(tx.db, caller.tenantId, recipients, message, tx.pushAttempts);
 }

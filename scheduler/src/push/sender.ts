@@ -14,10 +14,17 @@ export interface PushOptions {
   policy: OutboundPolicy;
   /** Sends at once across all users (a slow push service must not pile up sockets). */
   concurrency: number;
-  /** Tries per message for a transient failure (network, 429, 5xx). */
+  /** Sends at once to one host (host:port): a dead or hanging host holds no more slots than this. */
+  perHost: number;
+  /**
+   * Tries per message for a transient failure (network, 429, 5xx): the delivery job's
+   * attempts (src/jobs/), spread out by the job queue's doubling wait.
+   */
   attempts: number;
-  /** First wait before a retry; doubled each time. */
+  /** First wait before a retry; doubled each time (the job queue's backoff). */
   backoffMs: number;
+  /** How long a connection may take to open: a host that does not answer is left at once. */
+  connectTimeoutMs: number;
   /** Socket timeout of one send. */
   timeoutMs: number;
   /**
@@ -31,8 +38,10 @@ export const defaultPushOptions: PushOptions = {
   subject: 'mailto:scheduler@localhost',
   policy: new OutboundPolicy(),
   concurrency: 32,
-  attempts: 3,
+  perHost: 8,
+  attempts: 5,
   backoffMs: 1000,
+  connectTimeoutMs: 3_000,
   timeoutMs: 10_000,
   maxQueued: 100_000,
 };
@@ -49,11 +58,18 @@ export interface VapidKeys {
 }
 
 /**
- * What became of one message: delivered, gone (404/410: drop the subscription), failed,
- * or refused (the endpoint is not a destination the address rules allow: no connection
- * was opened, and none is tried again).
+ * What became of one try: delivered, gone (404/410: drop the subscription), failed (a
+ * refusal waiting will not change), unavailable (no answer, 429 or 5xx: worth another try
+ * later), or refused (the endpoint is not a destination the address rules allow: no
+ * connection was opened).
  */
-export type PushOutcome = 'delivered' | 'gone' | 'failed' | 'refused';
+export type PushOutcome = 'delivered' | 'gone' | 'failed' | 'unavailable' | 'refused';
+
+export interface PushResult {
+  outcome: PushOutcome;
+  /** What the push service answered, for the delivery's record: `HTTP 503`, `no answer`. */
+  detail: string;
+}
 
 /** An HTTP status; 0 stands for no answer at all (refused, reset, timed out). */
 type Status = number;
@@ -63,36 +79,56 @@ const UNSENDABLE: Status = -1;
 const REFUSED: Status = -2;
 
 const transient = (status: Status) => status === 0 || status === 429 || status >= 500;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends Web Push messages (RFC 8030, aes128gcm payloads, VAPID-signed per tenant) on a
- * bounded queue. web-push builds each request (encryption, VAPID JWT); this class sends
- * it, over https (or plain http where registration allowed a loopback endpoint). A send
- * never throws: the outcome says what happened. Transient failures are retried a bounded
- * number of times with a doubling wait, spent outside the queue, so one failing push
- * service does not hold the send slots of everyone else.
+ * bounded queue, at most `perHost` at once to one host. web-push builds each request
+ * (encryption, VAPID JWT); this class sends it, over https (or plain http where
+ * registration allowed a loopback endpoint). One try per call; a send never throws: the
+ * result says what happened, and the job queue decides whether to try again later.
  */
 export class PushSender {
   private readonly queue: PQueue;
+  private readonly hosts = new Map<string, PQueue>();
 
   constructor(readonly options: PushOptions) {
     this.queue = new PQueue({ concurrency: options.concurrency });
   }
 
-  async send(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushOutcome> {
+  async send(target: PushTarget, payload: string, keys: VapidKeys): Promise<PushResult> {
     // Checked again at every send: the row may predate the rules, or the operator's list changed.
-    if (this.options.policy.refusal(target.endpoint) !== null) return 'refused';
-    for (let attempt = 1; ; attempt++) {
-      if (this.queue.size >= this.options.maxQueued) return 'failed';
-      const status = await this.queue.add(() => this.post(target, payload, keys), { throwOnTimeout: true });
-      if (status === REFUSED) return 'refused';
-      if (status >= 200 && status < 300) return 'delivered';
-      if (status === 404 || status === 410) return 'gone';
-      // A 4xx other than 429 will not improve by waiting.
-      if (!transient(status) || attempt >= this.options.attempts) return 'failed';
-      await sleep(this.options.backoffMs * 2 ** (attempt - 1));
+    const refusal = this.options.policy.refusal(target.endpoint);
+    if (refusal !== null) return { outcome: 'refused', detail: refusal };
+    if (this.queue.size >= this.options.maxQueued)
+      return { outcome: 'unavailable', detail: 'the send queue is full' };
+    const status = await this.forHost(target.endpoint).add(
+      () => this.queue.add(() => this.post(target, payload, keys), { throwOnTimeout: true }),
+      { throwOnTimeout: true },
+    );
+    const detail =
+      status > 0 ? `HTTP ${status}` : status === 0 ? 'no answer (refused, reset or timed out)' : '';
+    if (status === REFUSED)
+      return { outcome: 'refused', detail: 'the address rules refuse the address it resolves to' };
+    if (status === UNSENDABLE) return { outcome: 'failed', detail: 'the subscription keys cannot be used' };
+    if (status >= 200 && status < 300) return { outcome: 'delivered', detail };
+    if (status === 404 || status === 410) return { outcome: 'gone', detail };
+    // A 4xx other than 429 will not improve by waiting.
+    return { outcome: transient(status) ? 'unavailable' : 'failed', detail };
+  }
+
+  /** The host's own queue, made when first needed and dropped once it is empty. */
+  private forHost(endpoint: string): PQueue {
+    const host = new URL(endpoint).host;
+    let queue = this.hosts.get(host);
+    if (!queue) {
+      const made = new PQueue({ concurrency: this.options.perHost });
+      made.on('idle', () => {
+        if (this.hosts.get(host) === made) this.hosts.delete(host);
+      });
+      this.hosts.set(host, made);
+      queue = made;
     }
+    return queue;
   }
 
   /** Resolves once every queued message has had its outcome. */
@@ -142,6 +178,16 @@ export class PushSender {
         },
       );
       request.on('timeout', () => request.destroy(new Error('push service timed out')));
+      // A host that does not accept the connection is given up on sooner than one that is slow to answer.
+      request.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(
+          () => request.destroy(new Error('push service did not accept the connection')),
+          this.options.connectTimeoutMs,
+        );
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
       request.on('error', (error) => resolve(error instanceof DestinationRefused ? REFUSED : 0));
       request.end(details.body ?? undefined);
     });

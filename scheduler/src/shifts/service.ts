@@ -5,6 +5,7 @@ import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent } from '../events/repository.ts';
 import { newId, parseId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
+import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { roleExists } from '../roles/repository.ts';
@@ -155,10 +156,30 @@ export async function changeShift(
   if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
     throw hasAssignments('its times change');
   }
-  let updated: boolean;
+  let shift: Shift | undefined;
   try {
-    // A change of times applies to the times this request checked, or not at all.
-    updated = await updateShift(deps.db, caller.tenantId, id, changes, movesTimes ? current : undefined);
+    // A change of times applies to the times this request checked, or not at all; the
+    // assignees' notification (a changed name or place) commits with the change.
+    shift = await inTransaction(deps, async (tx) => {
+      if (!(await updateShift(tx.db, caller.tenantId, id, changes, movesTimes ? current : undefined))) {
+        return undefined;
+      }
+      const changed = await getShift(tx, caller, id);
+      // Times never change under assignments, so what the assignees hear of is name or
+      // place, and only when either really changed.
+      if (changed.name !== current.name || changed.location_id !== current.location_id) {
+        await notifyAssignmentChange(tx, caller, id, async () => ({
+          userIds: await assigneesOf(tx.db, caller.tenantId, id),
+          message: {
+            type: 'shift.changed',
+            title: `${changed.name} has changed`,
+            body: `${changed.name}, ${changed.starts_at} to ${changed.ends_at}`,
+            data: { shift_id: changed.id },
+          },
+        }));
+      }
+      return changed;
+    });
   } catch (error) {
     // An assignment made meanwhile holds the old times; the database refuses the move.
     if (isForeignKeyViolation(error)) {
@@ -169,23 +190,9 @@ export async function changeShift(
     }
     throw error;
   }
-  if (!updated) {
+  if (!shift) {
     if (await shiftExists(deps.db, caller.tenantId, id)) throw shiftChangedMeanwhile();
     throw notFound('shift');
-  }
-  const shift = await getShift(deps, caller, id);
-  // Times never change under assignments, so what the assignees hear of is name or place,
-  // and only when either really changed.
-  if (shift.name !== current.name || shift.location_id !== current.location_id) {
-    await notifyAssignmentChange(deps, caller, id, async () => ({
-      userIds: await assigneesOf(deps.db, caller.tenantId, id),
-      message: {
-        type: 'shift.changed',
-        title: `${shift.name} has changed`,
-        body: `${shift.name}, ${shift.starts_at} to ${shift.ends_at}`,
-        data: { shift_id: shift.id },
-      },
-    }));
   }
   return shift;
 }

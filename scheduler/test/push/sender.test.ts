@@ -34,6 +34,10 @@ function target(): { id: string; target: PushTarget } {
   };
 }
 
+/** What became of one try, as the job queue reads it. */
+const outcome = async (queue: PushSender, to: PushTarget, payload: string, vapid: typeof keys) =>
+  (await queue.send(to, payload, vapid)).outcome;
+
 describe('PushSender', () => {
   it('delivers, reports gone for 404 and 410, and failed for other refusals without retrying them', async () => {
     const queue = sender({});
@@ -42,7 +46,7 @@ describe('PushSender', () => {
     push.answer(missing.id, 404);
     push.answer(refused.id, 400);
     const outcomes = await Promise.all(
-      [ok, gone, missing, refused].map((t) => queue.send(t.target, '{"n":1}', keys)),
+      [ok, gone, missing, refused].map((t) => outcome(queue, t.target, '{"n":1}', keys)),
     );
     expect(outcomes).toEqual(['delivered', 'gone', 'gone', 'failed']);
     expect([gone, missing, refused].map((t) => push.attempts.get(t.id))).toEqual([1, 1, 1]);
@@ -56,36 +60,90 @@ describe('PushSender', () => {
     push.answer(accepted.id, 202);
     push.answer(moved.id, 300);
     const outcomes = await Promise.all(
-      [ok, accepted, created, moved].map((t) => queue.send(t.target, '{"n":2}', keys)),
+      [ok, accepted, created, moved].map((t) => outcome(queue, t.target, '{"n":2}', keys)),
     );
     expect(outcomes).toEqual(['delivered', 'delivered', 'delivered', 'failed']);
     expect(push.attempts.get(moved.id)).toBe(1);
     expect(push.received.filter((r) => r.subscription === created.id).map((r) => r.ttl)).toEqual([86_400]);
   });
 
-  it('waits out a retry outside the queue: others are sent meanwhile', async () => {
-    const queue = sender({ concurrency: 1, backoffMs: 1_500 });
-    const [flaky, steady] = [target(), target()];
-    push.answer(flaky.id, 503);
-    const first = queue.send(flaky.target, '"flaky"', keys);
-    // Queued behind the flaky message's first try, sent while it waits to retry.
-    const second = queue.send(steady.target, '"steady"', keys);
-    expect(await Promise.all([first, second])).toEqual(['delivered', 'delivered']);
-    const order = push.received
-      .filter((r) => r.subscription === flaky.id || r.subscription === steady.id)
-      .map((r) => r.payload);
-    expect(order).toEqual(['steady', 'flaky']);
-    expect(push.attempts.get(flaky.id)).toBe(2);
+  it('tries once: no answer, 429 and 5xx are unavailable (the job queue tries again later), with what was answered', async () => {
+    const queue = sender({});
+    const [busy, limited] = [target(), target()];
+    push.answer(busy.id, 503);
+    push.answer(limited.id, 429);
+    expect(await queue.send(busy.target, '"a"', keys)).toEqual({
+      outcome: 'unavailable',
+      detail: 'HTTP 503',
+    });
+    expect(await queue.send(limited.target, '"b"', keys)).toEqual({
+      outcome: 'unavailable',
+      detail: 'HTTP 429',
+    });
+    expect([busy, limited].map((t) => push.attempts.get(t.id))).toEqual([1, 1]);
+  });
+
+  it('holds no more than perHost slots for one host: another host is served while it hangs', async () => {
+    const other = await startPushService({ plain: true });
+    try {
+      const queue = new PushSender({
+        ...defaultPushOptions,
+        agent: push.agent,
+        policy: new OutboundPolicy(
+          parseAllowedHosts(`${new URL(push.origin).host},${new URL(other.origin).host}`),
+        ),
+        concurrency: 4,
+        perHost: 2,
+      });
+      const release = push.hold();
+      const held = [target(), target(), target()].map((t) => queue.send(t.target, '"held"', keys));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(push.received.filter((r) => r.payload === 'held')).toHaveLength(0);
+      const elsewhere = other.subscribe();
+      const result = await queue.send(
+        {
+          endpoint: elsewhere.body.endpoint,
+          p256dh: elsewhere.body.keys.p256dh,
+          auth: elsewhere.body.keys.auth,
+        },
+        '"elsewhere"',
+        keys,
+      );
+      expect(result.outcome).toBe('delivered');
+      release();
+      expect((await Promise.all(held)).map((r) => r.outcome)).toEqual([
+        'delivered',
+        'delivered',
+        'delivered',
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reports a host it cannot connect to as unavailable, within connectTimeoutMs at most', async () => {
+    // TEST-NET-1: on a machine without a route the connection fails at once; with one, it
+    // never opens, and connectTimeoutMs ends the wait.
+    const queue = sender({
+      policy: new OutboundPolicy(parseAllowedHosts('192.0.2.1')),
+      connectTimeoutMs: 200,
+      timeoutMs: 30_000,
+    });
+    const silent = target();
+    const started = Date.now();
+    const result = await queue.send({ ...silent.target, endpoint: 'http://192.0.2.1/push/x' }, '"x"', keys);
+    expect(result).toEqual({ outcome: 'unavailable', detail: 'no answer (refused, reset or timed out)' });
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('fails a message at once while the backlog is full, instead of growing without bound', async () => {
     const queue = sender({ concurrency: 1, maxQueued: 1 });
     const release = push.hold();
     const [a, b, c] = [target(), target(), target()];
-    const sending = queue.send(a.target, '"a"', keys); // in the one slot, held
+    const sending = outcome(queue, a.target, '"a"', keys); // in the one slot, held
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const waiting = queue.send(b.target, '"b"', keys); // the one place in the backlog
-    expect(await queue.send(c.target, '"c"', keys)).toBe('failed');
+    const waiting = outcome(queue, b.target, '"b"', keys); // the one place in the backlog
+    expect(await outcome(queue, c.target, '"c"', keys)).toBe('unavailable');
     release();
     expect(await Promise.all([sending, waiting])).toEqual(['delivered', 'delivered']);
     expect(push.attempts.get(c.id)).toBeUndefined();
@@ -94,8 +152,7 @@ describe('PushSender', () => {
   it('fails a message it cannot encrypt without sending anything', async () => {
     const queue = sender({});
     const bad = target();
-    const outcome = await queue.send({ ...bad.target, p256dh: 'AAAA' }, '"x"', keys);
-    expect(outcome).toBe('failed');
+    expect(await outcome(queue, { ...bad.target, p256dh: 'AAAA' }, '"x"', keys)).toBe('failed');
     expect(push.attempts.get(bad.id)).toBeUndefined();
   });
 });
@@ -106,7 +163,7 @@ describe('PushSender and the outbound address rules', () => {
   it('opens no connection to an endpoint the rules refuse (one stored before they existed), and does not retry it', async () => {
     const queue = sender({ policy: new OutboundPolicy([]) });
     const stale = target();
-    expect(await queue.send(stale.target, '"x"', keys)).toBe('refused');
+    expect(await outcome(queue, stale.target, '"x"', keys)).toBe('refused');
     expect(push.attempts.get(stale.id)).toBeUndefined();
   });
 
@@ -117,13 +174,13 @@ describe('PushSender and the outbound address rules', () => {
     const queue = sender({ policy: new OutboundPolicy([], rebinding) });
     const victim = target();
     const disguised = { ...victim.target, endpoint: `https://push.example.net:${port}/push/${victim.id}` };
-    expect(await queue.send(disguised, '"x"', keys)).toBe('refused');
+    expect(await outcome(queue, disguised, '"x"', keys)).toBe('refused');
     expect(push.attempts.get(victim.id)).toBeUndefined();
   });
 
   it('delivers to an admitted host as before', async () => {
     const queue = sender({ policy: new OutboundPolicy(local()) });
     const ok = target();
-    expect(await queue.send(ok.target, '"ok"', keys)).toBe('delivered');
+    expect(await outcome(queue, ok.target, '"ok"', keys)).toBe('delivered');
   });
 });

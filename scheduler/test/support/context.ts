@@ -93,6 +93,8 @@ export async function createTestContext(
     formSubmitLimit?: SubmitLimit;
     trustProxy?: boolean;
     push?: AppOptions['push'];
+    /** The job worker of this app (concurrency 0: none, another app or process works the queue). */
+    jobs?: AppOptions['jobs'];
     /** Hosts exempt from the outbound address rules (OUTBOUND_ALLOWED_HOSTS): the local push service. */
     outboundAllowedHosts?: AppOptions['outboundAllowedHosts'];
     documents?: AppOptions['documents'];
@@ -119,6 +121,7 @@ export async function createTestContext(
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
     ...(options.outboundAllowedHosts ? { outboundAllowedHosts: options.outboundAllowedHosts } : {}),
     ...(options.documents ? { documents: options.documents } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),

@@ -5,6 +5,7 @@ import * as overtimeLedger from './0003_overtime_ledger.ts';
 import * as forms from './0004_forms.ts';
 import * as notifications from './0005_notifications.ts';
 import * as tenantWall from './0006_tenant_wall.ts';
+import * as jobs from './0007_jobs.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_forms': forms,
   '0005_notifications': notifications,
   '0006_tenant_wall': tenantWall,
+  '0007_jobs': jobs,
 };

@@ -1,0 +1,137 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { JobKind, JobStatus } from '../db/types.ts';
+
+/** A job as it is queued, in the transaction of the change that causes it. */
+export interface NewJob {
+  tenant_id: string;
+  id: string;
+  kind: JobKind;
+  /** Idempotency key within the tenant and kind: queuing it again adds nothing. */
+  key: string;
+  payload: Record<string, unknown>;
+  max_attempts: number;
+}
+
+/** A job a worker holds: leased, its attempt counted. */
+export interface ClaimedJob {
+  tenant_id: string;
+  id: string;
+  kind: JobKind;
+  payload: Record<string, unknown>;
+  /** This attempt's number, from 1. */
+  attempts: number;
+  max_attempts: number;
+}
+
+/** One statement for all; a key queued before is left as it is. */
+export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await db
+    .insertInto('jobs')
+    .values(jobs.map((job) => ({ ...job, payload: JSON.stringify(job.payload) })))
+    .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
+    .execute();
+}
+
+export interface ClaimOptions {
+  worker: string;
+  leaseMs: number;
+  batch: number;
+  perTenant: number;
+  /** Tenants this worker has enough of in hand: none of theirs this time. */
+  busy: readonly string[];
+}
+
+/** Leases up to `batch` due jobs across tenants, tenant by tenant (migration 0007). */
+export async function claimJobs(db: Db, options: ClaimOptions): Promise<ClaimedJob[]> {
+  const { rows } = await sql<ClaimedJob>`
+    SELECT * FROM claim_jobs(${options.worker}, ${options.leaseMs}, ${options.batch}, ${options.perTenant},
+                             ${`{${options.busy.join(',')}}`}::uuid[])`.execute(db);
+  return rows.map((row) => ({
+    ...row,
+    payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<
+      string,
+      unknown
+    >,
+  }));
+}
+
+/** Done; a job someone else finished or gave up meanwhile stays as it is. */
+export async function completeJob(db: Db, job: Pick<ClaimedJob, 'tenant_id' | 'id'>): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ status: 'done', finished_at: sql<string>`now()`, locked_until: null, last_error: null })
+    .where('tenant_id', '=', job.tenant_id)
+    .where('id', '=', job.id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * An attempt failed: again after `delayMs`, or `dead` when it was the last one (or when
+ * `final`: no attempt can succeed). Returns the status the job is left in.
+ */
+export async function failJob(
+  db: Db,
+  job: Pick<ClaimedJob, 'tenant_id' | 'id'>,
+  error: string,
+  retry: { delayMs: number } | 'final',
+): Promise<JobStatus | null> {
+  const final = retry === 'final';
+  const delayMs = final ? 0 : retry.delayMs;
+  const row = await db
+    .updateTable('jobs')
+    .set({
+      status: sql<JobStatus>`CASE WHEN ${final} OR attempts >= max_attempts THEN 'dead' ELSE 'pending' END`,
+      finished_at: sql<string | null>`CASE WHEN ${final} OR attempts >= max_attempts THEN now() END`,
+      run_at: sql<string>`now() + make_interval(secs => ${delayMs}::integer / 1000.0)`,
+      locked_until: null,
+      last_error: error.slice(0, 1000),
+    })
+    .where('tenant_id', '=', job.tenant_id)
+    .where('id', '=', job.id)
+    .where('status', '=', 'pending')
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status ?? null;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: JobKind;
+  key: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  run_at: string;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** A tenant's jobs, newest first, at most `limit`. */
+export function listJobs(
+  db: Db,
+  tenantId: string,
+  filter: { status?: JobStatus | undefined; kind?: JobKind | undefined; limit: number },
+): Promise<JobRecord[]> {
+  let query = db
+    .selectFrom('jobs')
+    .select([
+      'id',
+      'kind',
+      'key',
+      'status',
+      'attempts',
+      'max_attempts',
+      'run_at',
+      'last_error',
+      'created_at',
+      'finished_at',
+    ])
+    .where('tenant_id', '=', tenantId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}

@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/database.ts';
+import { asTenant } from '../db/tenant-scope.ts';
+import type { JobKind } from '../db/types.ts';
+import { type ClaimedJob, claimJobs, completeJob, failJob } from './repository.ts';
+
+/**
+ * What became of one attempt: done; `retry` (a transient failure: again later, with a
+ * doubling wait, until the job's attempts are used up); `dead` (no attempt can succeed).
+ */
+export type JobOutcome = { outcome: 'done' } | { outcome: 'retry' | 'dead'; error: string };
+
+export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
+
+export interface WorkerOptions {
+  /** Jobs in hand at once in this process. */
+  concurrency: number;
+  /** Jobs of one tenant in hand at once in this process: the rest of the slots are the others'. */
+  perTenant: number;
+  /** How long a claimed job is this worker's; a worker gone longer than that loses it. */
+  leaseMs: number;
+  /** How often an idle worker looks for due jobs (a change in this process wakes it at once). */
+  pollMs: number;
+  /** The first wait before a retry; doubled each time, up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const defaultWorkerOptions: WorkerOptions = {
+  concurrency: 32,
+  perTenant: 8,
+  leaseMs: 60_000,
+  pollMs: 500,
+  backoffMs: 1_000,
+  maxBackoffMs: 10 * 60_000,
+};
+
+/**
+ * Runs the jobs of the `jobs` table (migration 0007): any number of processes share the
+ * queue, each claiming due jobs with a lease. Fair between tenants: a tenant holds at most
+ * `perTenant` of this worker's slots, so one tenant's backlog or hanging endpoints leave
+ * the other slots to the others. A handler that throws counts as a transient failure.
+ */
+export class JobWorker {
+  readonly name = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly inHand = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private poller: NodeJS.Timeout | null = null;
+  private filling: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  /** Whether the last claim found nothing (for idle()). */
+  private drained = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly handlers: Record<JobKind, JobHandler>,
+    readonly options: WorkerOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.poller = setInterval(() => this.kick(), this.options.pollMs);
+    this.poller.unref();
+    this.kick();
+  }
+
+  /** Looks for due jobs now (after a change in this process queued some). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
+    this.filling = this.fill()
+      .catch((error: unknown) => {
+        this.log.error({ err: error }, 'background jobs could not be claimed');
+      })
+      .finally(() => {
+        this.filling = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private get held(): number {
+    let total = 0;
+    for (const count of this.inHand.values()) total += count;
+    return total;
+  }
+
+  private async fill(): Promise<void> {
+    for (;;) {
+      const free = this.options.concurrency - this.held;
+      if (this.stopped || free <= 0) return;
+      const busy = [...this.inHand].filter(([, n]) => n >= this.options.perTenant).map(([t]) => t);
+      const jobs = await claimJobs(this.db, {
+        worker: this.name,
+        leaseMs: this.options.leaseMs,
+        batch: free,
+        perTenant: this.options.perTenant,
+        busy,
+      });
+      this.drained = jobs.length === 0;
+      if (jobs.length === 0) return;
+      for (const job of jobs) this.run(job);
+    }
+  }
+
+  private run(job: ClaimedJob): void {
+    this.inHand.set(job.tenant_id, (this.inHand.get(job.tenant_id) ?? 0) + 1);
+    const work = this.attempt(job).finally(() => {
+      const left = (this.inHand.get(job.tenant_id) ?? 1) - 1;
+      if (left === 0) this.inHand.delete(job.tenant_id);
+      else this.inHand.set(job.tenant_id, left);
+      this.running.delete(work);
+      this.kick();
+    });
+    this.running.add(work);
+  }
+
+  /** In the job's tenant scope: the handler and the bookkeeping see that tenant's rows only. */
+  private attempt(job: ClaimedJob): Promise<void> {
+    return asTenant(job.tenant_id, () => this.attemptInScope(job));
+  }
+
+  private async attemptInScope(job: ClaimedJob): Promise<void> {
+    let result: JobOutcome;
+    try {
+      result = await this.handlers[job.kind](job);
+    } catch (error) {
+      result = { outcome: 'retry', error: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      if (result.outcome === 'done') {
+        await completeJob(this.db, job);
+        return;
+      }
+      const delayMs = Math.min(this.options.backoffMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
+      const status = await failJob(
+        this.db,
+        job,
+        result.error,
+        result.outcome === 'dead' ? 'final' : { delayMs },
+      );
+      if (status === 'dead') {
+        this.log.warn(
+          {
+            job: job.id,
+            kind: job.kind,
+            tenantId: job.tenant_id,
+            attempts: job.attempts,
+            error: result.error,
+          },
+          'background job given up',
+        );
+      } else if (status === 'pending') {
+        // Back at its time, in this process at least (another may take it first).
+        const timer = setTimeout(() => {
+          this.retryTimers.delete(timer);
+          this.kick();
+        }, delayMs + 5);
+        timer.unref();
+        this.retryTimers.add(timer);
+      }
+    } catch (error) {
+      // The lease runs out and the job is claimed again: at least once.
+      this.log.error({ err: error, job: job.id }, 'background job outcome not recorded');
+    }
+  }
+
+  /**
+   * Resolves once nothing is in hand, nothing is due and no retry this process set is
+   * waiting (tests; and a graceful stop of a process that owns the queue's last work).
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      this.kick();
+      while (this.filling || this.running.size > 0) {
+        await Promise.all([this.filling, ...this.running]);
+      }
+      if (this.retryTimers.size > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        continue;
+      }
+      if (this.drained || this.stopped) return;
+    }
+  }
+
+  /** Stops claiming; waits for the jobs in hand (their leases would hand them on anyway). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
+    while (this.filling || this.running.size > 0) await Promise.all([this.filling, ...this.running]);
+  }
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { asTenant } from '../../src/db/tenant-scope.ts';
+import { type ClaimedJob, claimJobs, enqueueJobs } from '../../src/jobs/repository.ts';
+import {
+  defaultWorkerOptions,
+  type JobHandler,
+  JobWorker,
+  type WorkerOptions,
+} from '../../src/jobs/worker.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+
+/**
+ * The job queue (src/jobs/) on a real database: several workers share it, each job is
+ * done once in the normal case, tenants are served fairly, failures are retried with a
+ * doubling wait and then given up, and a job whose worker vanished is taken again once
+ * its lease runs out. Runs on PGlite and, with TEST_DB=postgres, on PostgreSQL.
+ */
+let handle: TestDatabase;
+const silent = pino({ level: 'silent' });
+const workers: JobWorker[] = [];
+
+beforeAll(async () => {
+  handle = await openTestDatabase();
+});
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.stop();
+});
+afterAll(async () => handle?.dispose());
+
+async function tenant(): Promise<string> {
+  const id = randomUUID().replaceAll('-', '');
+  await handle.owner
+    .insertInto('tenants')
+    .values({ id, vapid_public_key: 'p', vapid_private_key: 'k' })
+    .execute();
+  return id;
+}
+
+/** Queues `count` push jobs of `tenantId` (as the application would, in its scope). */
+async function queue(tenantId: string, count: number, maxAttempts = 3): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
+  await asTenant(tenantId, () =>
+    enqueueJobs(
+      handle.db,
+      ids.map((id) => ({
+        tenant_id: tenantId,
+        id,
+        kind: 'push' as const,
+        key: `k-${id}`,
+        payload: { n: id },
+        max_attempts: maxAttempts,
+      })),
+    ),
+  );
+  return ids;
+}
+
+function worker(handler: JobHandler, options: Partial<WorkerOptions> = {}): JobWorker {
+  const made = new JobWorker(
+    handle.db,
+    { push: handler },
+    { ...defaultWorkerOptions, pollMs: 20, backoffMs: 10, ...options },
+    silent,
+  );
+  workers.push(made);
+  return made;
+}
+
+const jobsOf = (tenantId: string) =>
+  handle.owner
+    .selectFrom('jobs')
+    .select(['id', 'status', 'attempts', 'last_error', 'locked_by'])
+    .where('tenant_id', '=', tenantId)
+    .execute();
+
+async function until(done: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the job queue', () => {
+  it('does every job once across three workers, tenant by tenant', async () => {
+    const tenants = await Promise.all([tenant(), tenant(), tenant(), tenant()]);
+    const queued = (await Promise.all(tenants.map((t) => queue(t, 50)))).flat();
+    const done: string[] = [];
+    const handler: JobHandler = async (job) => {
+      done.push(job.id);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return { outcome: 'done' };
+    };
+    const three = [worker(handler), worker(handler), worker(handler)];
+    for (const w of three) w.start();
+    await until(() => done.length >= queued.length);
+    await Promise.all(three.map((w) => w.idle()));
+    expect(done.sort()).toEqual([...queued].sort());
+    for (const t of tenants) {
+      expect(new Set((await jobsOf(t)).map((j) => `${j.status}/${j.attempts}`))).toEqual(new Set(['done/1']));
+    }
+  });
+
+  it('keeps one tenant with hanging jobs from holding up another', async () => {
+    const [hanging, other] = [await tenant(), await tenant()];
+    await queue(hanging, 200);
+    const others = await queue(other, 5);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const done: string[] = [];
+    const w = worker(
+      async (job) => {
+        if (job.tenant_id === hanging) await held;
+        else done.push(job.id);
+        return { outcome: 'done' };
+      },
+      { concurrency: 8, perTenant: 4 },
+    );
+    w.start();
+    await until(() => done.length === others.length, 10_000);
+    // The hanging tenant holds its share of the slots and no more.
+    const inHand = (await jobsOf(hanging)).filter((j) => j.locked_by !== null && j.status === 'pending');
+    expect(inHand.length).toBeLessThanOrEqual(4);
+    release();
+    await w.idle();
+    expect((await jobsOf(hanging)).every((j) => j.status === 'done')).toBe(true);
+  });
+
+  it('tries again with a doubling wait, then gives up with the last error', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1, 3);
+    const tries: number[] = [];
+    const w = worker(
+      async (job) => {
+        tries.push(Date.now());
+        return { outcome: 'retry', error: `try ${job.attempts} failed` };
+      },
+      { backoffMs: 100 },
+    );
+    w.start();
+    await w.idle();
+    expect(tries).toHaveLength(3);
+    // 100 ms, then 200 ms (the database's clock and this one's may differ a little).
+    expect((tries[1] ?? 0) - (tries[0] ?? 0)).toBeGreaterThanOrEqual(80);
+    expect((tries[2] ?? 0) - (tries[1] ?? 0)).toBeGreaterThanOrEqual(180);
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'dead', attempts: 3, last_error: 'try 3 failed', locked_by: expect.any(String) },
+    ]);
+  });
+
+  it('gives up at once on a job no attempt can do, and counts a throwing handler as a try that may succeed later', async () => {
+    const t = await tenant();
+    const [hopeless, flaky] = await queue(t, 2, 5);
+    let thrown = 0;
+    const w = worker(async (job) => {
+      if (job.id === hopeless) return { outcome: 'dead', error: 'the keys cannot be used' };
+      if (thrown++ === 0) throw new Error('connection reset');
+      return { outcome: 'done' };
+    });
+    w.start();
+    await w.idle();
+    const rows = Object.fromEntries((await jobsOf(t)).map((j) => [j.id, j]));
+    expect(rows[hopeless as string]).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      last_error: 'the keys cannot be used',
+    });
+    expect(rows[flaky as string]).toMatchObject({ status: 'done', attempts: 2, last_error: null });
+  });
+
+  it('takes a job again once the lease of a vanished worker runs out; a lost last attempt is given up', async () => {
+    const t = await tenant();
+    const [again, last] = await queue(t, 2, 1);
+    // A worker claims both and is killed: nothing more is heard from it.
+    await sql`UPDATE jobs SET max_attempts = 2 WHERE id = ${again}`.execute(handle.owner);
+    const claimed: ClaimedJob[] = await claimJobs(handle.db, {
+      worker: 'gone',
+      leaseMs: 300,
+      batch: 10,
+      perTenant: 10,
+      busy: [],
+    });
+    expect(claimed.map((j) => j.id).sort()).toEqual([again, last].sort());
+    const done: string[] = [];
+    const w = worker(async (job) => {
+      done.push(job.id);
+      return { outcome: 'done' };
+    });
+    w.start();
+    // Not before the lease runs out.
+    expect(
+      await claimJobs(handle.db, { worker: 'early', leaseMs: 300, batch: 10, perTenant: 10, busy: [] }),
+    ).toEqual([]);
+    await until(async () => done.length === 1);
+    await w.idle();
+    expect(done).toEqual([again]);
+    const rows = Object.fromEntries((await jobsOf(t)).map((j) => [j.id, j]));
+    expect(rows[again as string]).toMatchObject({ status: 'done', attempts: 2 });
+    expect(rows[last as string]).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      last_error: 'the worker stopped during the last attempt',
+    });
+  });
+
+  it('claims nothing of the tenants a worker says it is busy with', async () => {
+    const [busy, free] = [await tenant(), await tenant()];
+    await queue(busy, 3);
+    const [wanted] = await queue(free, 1);
+    const claimed = await claimJobs(handle.db, {
+      worker: 'w',
+      leaseMs: 60_000,
+      batch: 10,
+      perTenant: 10,
+      busy: [busy],
+    });
+    expect(claimed.map((j) => j.id)).toEqual([wanted]);
+  });
+});
+
+describe('the jobs table', () => {
+  const refused = async (statement: Promise<unknown>) =>
+    (
+      (await statement.then(
+        () => ({ code: 'accepted' }),
+        (e: unknown) => e,
+      )) as { code?: string }
+    ).code;
+
+  it('holds a key once: queuing the same work again adds nothing', async () => {
+    const t = await tenant();
+    const job = { tenant_id: t, kind: 'push' as const, key: 'n1:s1', payload: {}, max_attempts: 3 };
+    await asTenant(t, () => enqueueJobs(handle.db, [{ ...job, id: randomUUID().replaceAll('-', '') }]));
+    await asTenant(t, () => enqueueJobs(handle.db, [{ ...job, id: randomUUID().replaceAll('-', '') }]));
+    expect(await jobsOf(t)).toHaveLength(1);
+    // Past the application, the database refuses the second row itself.
+    const insert = sql`INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts)
+                       VALUES (${t}, ${randomUUID()}, 'push', 'n1:s1', '{}', 3)`.execute(handle.owner);
+    expect(await refused(insert)).toBe('23505');
+  });
+
+  it('refuses more attempts than the cap, an unknown kind, and a finished job without its time', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1, 2);
+    expect(await refused(sql`UPDATE jobs SET attempts = 3 WHERE id = ${id}`.execute(handle.owner))).toBe(
+      '23514',
+    );
+    expect(await refused(sql`UPDATE jobs SET kind = 'mail' WHERE id = ${id}`.execute(handle.owner))).toBe(
+      '23514',
+    );
+    expect(await refused(sql`UPDATE jobs SET status = 'done' WHERE id = ${id}`.execute(handle.owner))).toBe(
+      '23514',
+    );
+  });
+
+  it('shows the application one tenant’s jobs only', async () => {
+    const [mine, theirs] = [await tenant(), await tenant()];
+    await queue(mine, 1);
+    await queue(theirs, 2);
+    const seen = await asTenant(mine, () => handle.db.selectFrom('jobs').select('tenant_id').execute());
+    expect(seen.map((r) => r.tenant_id)).toEqual([mine]);
+    // Queuing a job for another tenant from this tenant's scope is refused.
+    const foreign = asTenant(mine, () =>
+      enqueueJobs(handle.db, [
+        {
+          tenant_id: theirs,
+          id: randomUUID().replaceAll('-', ''),
+          kind: 'push',
+          key: 'x',
+          payload: {},
+          max_attempts: 1,
+        },
+      ]),
+    );
+    expect(await refused(foreign)).toBe('42501');
+  });
+});
