@@ -47,6 +47,8 @@ export interface Config {
   formSubmitLimit: { max: number; windowMs: number };
   /** The contact push services see in every VAPID token (mailto: or https:). */
   vapidSubject: string;
+  /** This process's share of the job queue: jobs in hand at once (0: none here), and their lease. */
+  jobs: { concurrency: number; leaseMs: number };
   /** Hosts exempt from the outbound address rules (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowedHosts: AllowedHost[];
   /** Object storage for event documents; undefined when not configured. */
@@ -319,6 +321,10 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
     vapidSubject: vapidSubject(env),
+    jobs: {
+      concurrency: integer(env, 'JOB_CONCURRENCY', 32, 0, 1000),
+      leaseMs: integer(env, 'JOB_LEASE_SECONDS', 60, 5, 3600) * 1000,
+    },
     outboundAllowedHosts: outboundAllowedHosts(env),
     objectStorage: objectStorage(env),
     uploads: {

@@ -126,6 +126,7 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     push: { subject: config.vapidSubject },
+    jobs: config.jobs,
     outboundAllowedHosts: config.outboundAllowedHosts,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(config.objectStorage

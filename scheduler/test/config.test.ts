@@ -106,6 +106,8 @@ describe('configuration', () => {
     [{ UPLOAD_URL_TTL_SECONDS: '0' }, 'UPLOAD_URL_TTL_SECONDS'],
     [{ VAPID_SUBJECT: 'http://example.com' }, 'VAPID_SUBJECT'],
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
+    [{ JOB_CONCURRENCY: '-1' }, 'JOB_CONCURRENCY'],
+    [{ JOB_LEASE_SECONDS: '4' }, 'JOB_LEASE_SECONDS'],
     [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'ftp://shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'https://shifts.example.org/?x=1' }, 'PUBLIC_BASE_URL'],
@@ -143,6 +145,14 @@ describe('configuration', () => {
       accessKeyId: 'key',
       secretAccessKey: 'secret',
       forcePathStyle: true,
+    });
+  });
+
+  it('reads this process’s share of the job queue: 32 jobs leased for 60 s unless told', () => {
+    expect(loadConfig(base).jobs).toEqual({ concurrency: 32, leaseMs: 60_000 });
+    expect(loadConfig({ ...base, JOB_CONCURRENCY: '0', JOB_LEASE_SECONDS: '5' }).jobs).toEqual({
+      concurrency: 0,
+      leaseMs: 5_000,
     });
   });
 

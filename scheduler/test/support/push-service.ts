@@ -47,6 +47,8 @@ export interface PushService {
   answer(subscriptionId: string, ...statuses: number[]): void;
   /** Holds every answer until the returned function is called. */
   hold(): () => void;
+  /** Waits this long before each answer (a slow push service); 0 by default. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function startPushService(options: { plain?: boolean } = {}): Promi
       const id = (request.url ?? '').replace(/^\/push\//, '');
       attempts.set(id, (attempts.get(id) ?? 0) + 1);
       if (held) await held;
+      if (service.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, service.delayMs));
       const script = scripted.get(id);
       const status = script?.shift();
       if (status !== undefined && status !== 201) {
@@ -137,7 +140,8 @@ export async function startPushService(options: { plain?: boolean } = {}): Promi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `${options.plain ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const service: PushService = {
+    delayMs: 0,
     origin,
     agent: new Agent({ ca: pems.cert, keepAlive: true }),
     ca: pems.cert,
@@ -178,4 +182,5 @@ export async function startPushService(options: { plain?: boolean } = {}): Promi
         server.close(() => resolve());
       }),
   };
+  return service;
 }
