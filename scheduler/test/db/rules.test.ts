@@ -512,3 +512,27 @@ describe('the overtime ledger', () => {
     expect((await books(w.alice)).balance).toBe(-30);
   });
 });
+
+describe('push subscriptions', () => {
+  it('keeps at most 10 per user, the newest, whatever writes them', async () => {
+    for (let i = 0; i < 12; i++) {
+      await run(
+        `INSERT INTO push_subscriptions (tenant_id, id, user_id, endpoint, p256dh, auth, updated_at)
+         VALUES (?, ?, ?, ?, 'k', 'a', ?)`,
+        w.tenant,
+        randomUUID(),
+        w.alice,
+        `https://push.example/${i}`,
+        `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`,
+      );
+    }
+    const { rows } = await run(
+      'SELECT endpoint FROM push_subscriptions WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at',
+      w.tenant,
+      w.alice,
+    );
+    expect((rows as { endpoint: string }[]).map((r) => r.endpoint)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `https://push.example/${i + 2}`),
+    );
+  });
+});

@@ -7,6 +7,7 @@ import { type Caller, createTestContext, type TestContext } from '../support/con
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
+import { created, qualify, tenantOf } from '../support/scheduling.ts';
 
 /**
  * The transactional outbox (src/notifications/outbox.ts) and the Web Push deliveries it queues (src/push/delivery.ts, run by src/jobs/), delivering to a local push service
@@ -261,5 +262,53 @@ describe('Web Push fan-out', () => {
     await assign();
     await settle();
     expect(await notificationsOf(employee)).toHaveLength(1);
+  });
+
+  it('keeps one tenant with 200 hanging endpoints from holding up another tenant’s message', async () => {
+    const other = await startPushService({ plain: true });
+    const release = push.hold();
+    try {
+      // Tenant A: 20 people with 10 browsers each on a push service that never answers.
+      await notifyOn();
+      const { shift } = await shiftFor(employee);
+      const people: Caller[] = [];
+      for (let i = 0; i < 20; i++) {
+        const person = await ctx.caller('employee', tenantOf(admin), `hanging-${i}`);
+        for (let b = 0; b < 10; b++) await subscribe(person);
+        people.push(person);
+      }
+      const role = (await admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()[0].role_id;
+      await admin.request('PATCH', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}`, { capacity: 20 });
+      for (const person of people) {
+        await qualify(admin, person, role);
+        await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+          user_id: person.userId,
+        });
+      }
+      // Tenant B: one person, one browser elsewhere, assigned now.
+      const b = await ctx.freshTenant();
+      const previous = { admin, push };
+      ({ admin, employee } = b);
+      push = other;
+      await notifyOn();
+      await subscribe(employee);
+      const { assign } = await shiftFor(employee);
+      await assign();
+      ({ admin, push } = previous);
+      const deadline = Date.now() + 30_000;
+      while (other.received.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // B's message went through while every one of A's 200 still hangs.
+      expect(other.received).toHaveLength(1);
+      const tenantA = admin.tenantId;
+      expect(push.received.filter((r) => (r.payload as { tenant_id: string }).tenant_id === tenantA)).toEqual(
+        [],
+      );
+    } finally {
+      release();
+      await settle();
+      await other.close();
+    }
   });
 });

@@ -137,6 +137,50 @@ describe('push subscriptions', () => {
     expect(stored).toEqual([]);
   });
 
+  it('keeps a user’s newest 10 browsers: an eleventh replaces the one registered longest ago', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const response = await employee.request('POST', '/api/v1/push-subscriptions', push.subscribe().body);
+      expect(response.statusCode).toBe(201);
+      ids.push(response.json().id);
+    }
+    const kept = await ctx.db.owner
+      .selectFrom('push_subscriptions')
+      .select('id')
+      .where('user_id', '=', employee.userId)
+      .where('tenant_id', '=', employee.tenantId)
+      .execute();
+    expect(kept.map((k) => k.id).sort()).toEqual(ids.slice(2).sort());
+    // Registering a kept one again refreshes it: it is now the newest, and the next new one
+    // replaces the oldest other.
+    const oldest = ids[2] as string;
+    const third = await employee.request('POST', '/api/v1/push-subscriptions', push.subscribe().body);
+    expect(third.statusCode).toBe(201);
+    const after = await ctx.db.owner
+      .selectFrom('push_subscriptions')
+      .select('id')
+      .where('user_id', '=', employee.userId)
+      .execute();
+    expect(after).toHaveLength(10);
+    expect(after.map((k) => k.id)).not.toContain(oldest);
+  });
+
+  it('holds the cap of 10 under 30 concurrent registrations of one user', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        employee.request('POST', '/api/v1/push-subscriptions', push.subscribe().body),
+      ),
+    );
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(30).fill(201));
+    const kept = await ctx.db.owner
+      .selectFrom('push_subscriptions')
+      .select('id')
+      .where('user_id', '=', employee.userId)
+      .where('tenant_id', '=', employee.tenantId)
+      .execute();
+    expect(kept).toHaveLength(10);
+  });
+
   it('answers 422, not 500, for endpoints the URL reader refuses, and stores what it read for one in capitals', async () => {
     const keys = push.subscribe().body.keys;
     const outOfRange = await employee.request('POST', '/api/v1/push-subscriptions', {

@@ -18,6 +18,10 @@ import { type Kysely, sql } from 'kysely';
  *   owner, as `form_tenant` is for forms.
  * - A job's attempts never exceed its cap; one that used them all is `dead` with its
  *   last error, for an admin to read (GET /api/v1/jobs).
+ * - A user keeps at most 10 push subscriptions (browsers hold one per origin; 10 devices
+ *   is plenty): registering an eleventh drops the one registered longest ago, so no user
+ *   can make one notification fan out without bound. The user's row lock orders
+ *   concurrent registrations, so the cap holds under races too.
  */
 const statements = [
   `CREATE TABLE jobs (
@@ -83,6 +87,19 @@ const statements = [
         WHERE j.tenant_id = p.tenant_id AND j.id = p.id
        RETURNING j.tenant_id, j.id, j.kind, j.payload, j.attempts, j.max_attempts
      $$`,
+  `CREATE FUNCTION push_subscriptions_keep_newest() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       -- NO KEY UPDATE: it queues registrations of one user, and lets their foreign-key share locks be.
+       PERFORM 1 FROM users u WHERE u.tenant_id = NEW.tenant_id AND u.id = NEW.user_id FOR NO KEY UPDATE;
+       DELETE FROM push_subscriptions p
+        WHERE p.tenant_id = NEW.tenant_id AND p.user_id = NEW.user_id
+          AND p.id NOT IN (SELECT q.id FROM push_subscriptions q
+                            WHERE q.tenant_id = NEW.tenant_id AND q.user_id = NEW.user_id
+                            ORDER BY q.updated_at DESC, q.id DESC LIMIT 10);
+       RETURN NULL;
+     END $$`,
+  `CREATE TRIGGER push_subscriptions_per_user AFTER INSERT OR UPDATE OF user_id ON push_subscriptions
+     FOR EACH ROW EXECUTE FUNCTION push_subscriptions_keep_newest()`,
   'REVOKE ALL ON FUNCTION claim_jobs(text, integer, integer, integer, uuid[]) FROM PUBLIC',
   'GRANT EXECUTE ON FUNCTION claim_jobs(text, integer, integer, integer, uuid[]) TO scheduler_app',
 ];
