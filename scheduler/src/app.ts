@@ -26,6 +26,7 @@ import { ajvOptions } from './http/validation.ts';
 import { jobsRoutes } from './jobs/routes.ts';
 import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/worker.ts';
 import { locationsRoutes } from './locations/routes.ts';
+import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushDelivery } from './push/delivery.ts';
@@ -68,6 +69,8 @@ export interface AppOptions {
   push?: Partial<Omit<PushOptions, 'policy'>>;
   /** The job queue's worker in this process (src/jobs/); `concurrency: 0` runs none here. */
   jobs?: Partial<WorkerOptions>;
+  /** How often this process looks for shift reminders that are due (with its job worker). */
+  reminders?: Partial<ReminderOptions>;
   /**
    * Hosts exempt from the outbound address rules, plain http allowed (OUTBOUND_ALLOWED_HOSTS);
    * every other destination a caller names must be a public https host.
@@ -135,9 +138,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   // Started here, stopped on close: it finishes the jobs in hand (their leases would
   // hand them to another process anyway); tests wait for the queue to settle.
-  if (worker.options.concurrency > 0) worker.start();
+  const reminders = new ReminderSweep(
+    options.db,
+    deps.clock,
+    pushOptions.attempts,
+    () => worker.kick(),
+    app.log,
+    { ...defaultReminderOptions, ...options.reminders },
+  );
+  if (worker.options.concurrency > 0) {
+    worker.start();
+    reminders.start();
+  }
   app.decorate('notificationsIdle', () => worker.idle());
-  app.addHook('onClose', () => worker.stop());
+  app.decorate('sweepReminders', () => reminders.sweep());
+  app.addHook('onClose', async () => {
+    await reminders.stop();
+    await worker.stop();
+  });
 
   registerErrorHandling(app);
   registerJsonParser(app);

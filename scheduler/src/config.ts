@@ -49,6 +49,8 @@ export interface Config {
   vapidSubject: string;
   /** This process's share of the job queue: jobs in hand at once (0: none here), and their lease. */
   jobs: { concurrency: number; leaseMs: number };
+  /** How often this process looks for shift reminders that are due (with its job worker). */
+  reminderIntervalMs: number;
   /** Hosts exempt from the outbound address rules (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowedHosts: AllowedHost[];
   /** Object storage for event documents; undefined when not configured. */
@@ -325,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'JOB_CONCURRENCY', 32, 0, 1000),
       leaseMs: integer(env, 'JOB_LEASE_SECONDS', 60, 5, 3600) * 1000,
     },
+    reminderIntervalMs: integer(env, 'REMINDER_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
     outboundAllowedHosts: outboundAllowedHosts(env),
     objectStorage: objectStorage(env),
     uploads: {

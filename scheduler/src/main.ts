@@ -127,6 +127,7 @@ async function main(): Promise<void> {
     formSubmitLimit: config.formSubmitLimit,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
+    reminders: { intervalMs: config.reminderIntervalMs },
     outboundAllowedHosts: config.outboundAllowedHosts,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(config.objectStorage

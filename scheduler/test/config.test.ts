@@ -108,6 +108,7 @@ describe('configuration', () => {
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
     [{ JOB_CONCURRENCY: '-1' }, 'JOB_CONCURRENCY'],
     [{ JOB_LEASE_SECONDS: '4' }, 'JOB_LEASE_SECONDS'],
+    [{ REMINDER_INTERVAL_SECONDS: '0' }, 'REMINDER_INTERVAL_SECONDS'],
     [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'ftp://shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'https://shifts.example.org/?x=1' }, 'PUBLIC_BASE_URL'],
@@ -150,6 +151,7 @@ describe('configuration', () => {
 
   it('reads this process’s share of the job queue: 32 jobs leased for 60 s unless told', () => {
     expect(loadConfig(base).jobs).toEqual({ concurrency: 32, leaseMs: 60_000 });
+    expect(loadConfig(base).reminderIntervalMs).toBe(60_000);
     expect(loadConfig({ ...base, JOB_CONCURRENCY: '0', JOB_LEASE_SECONDS: '5' }).jobs).toEqual({
       concurrency: 0,
       leaseMs: 5_000,

@@ -5,6 +5,7 @@ import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
+import { shiftWindow } from '../notifications/wording.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
@@ -102,14 +103,14 @@ export async function assignSlot(
     userId: input.user_id,
     source: 'assign',
     taken: (tx, assignment) =>
-      notifyAssignmentChange(tx, caller, shiftId, async () => {
+      notifyAssignmentChange(tx, caller, shiftId, async (style) => {
         const shift = await getShift(tx, caller, shiftId);
         return {
           userIds: [assignment.user_id],
           message: {
             type: 'assignment.created',
             title: `You are on ${shift.name}`,
-            body: `${shift.starts_at} to ${shift.ends_at}`,
+            body: shiftWindow(shift.starts_at, shift.ends_at, style),
             data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
           },
         };
@@ -163,12 +164,12 @@ export async function unassign(
   try {
     await inTransaction(deps, async (tx) => {
       if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId))) throw notFound('assignment');
-      await notifyAssignmentChange(tx, caller, shiftId, async () => ({
+      await notifyAssignmentChange(tx, caller, shiftId, async (style) => ({
         userIds: [assignment.user_id],
         message: {
           type: 'assignment.removed',
           title: `You are no longer on ${shift.name}`,
-          body: `${shift.starts_at} to ${shift.ends_at}`,
+          body: shiftWindow(shift.starts_at, shift.ends_at, style),
           data: { shift_id: shiftId, assignment_id: assignmentId },
         },
       }));

@@ -24,6 +24,8 @@ export interface TenantSettingsTable {
   time_tracking_enabled: Generated<boolean>;
   timezone: Generated<string>;
   notify_on_assignment: Generated<boolean>;
+  locale: Generated<string>;
+  remind_minutes_before_shift: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -255,6 +257,12 @@ export interface JobsTable {
   finished_at: NullableTimestamp;
 }
 
+export interface ShiftRemindersTable {
+  tenant_id: string;
+  assignment_id: string;
+  created_at: CreatedAt;
+}
+
 export type JobKind = JobsTable['kind'];
 export type JobStatus = 'pending' | 'done' | 'dead';
 
@@ -280,4 +288,5 @@ export interface Database {
   push_subscriptions: PushSubscriptionsTable;
   calendar_tokens: CalendarTokensTable;
   jobs: JobsTable;
+  shift_reminders: ShiftRemindersTable;
 }

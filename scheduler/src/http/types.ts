@@ -29,6 +29,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Resolves when every notification delivery started so far has finished. */
     notificationsIdle(): Promise<void>;
+    /** Queues the shift reminders due now (the periodic look, at once); how many. */
+    sweepReminders(): Promise<number>;
   }
   interface FastifyContextConfig {
     access?: RouteAccess;

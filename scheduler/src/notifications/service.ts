@@ -2,10 +2,11 @@ import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { findShift } from '../shifts/repository.ts';
-import { notifiesOnAssignment } from '../tenants/repository.ts';
+import { notificationSettings } from '../tenants/repository.ts';
 import { stageNotifications } from './outbox.ts';
 import { listNotifications, markAllRead, markRead } from './repository.ts';
 import type { MarkAllReadResponse, Notification, NotificationMessage } from './schemas.ts';
+import type { TimeStyle } from './wording.ts';
 
 /** The newest this many are listed (the list is not paginated, so it is bounded). */
 export const NOTIFICATION_LIST_LIMIT = 1000;
@@ -45,17 +46,18 @@ async function announceable(deps: Deps, tenantId: string, shiftId: string): Prom
  * default) and the shift is one staff may see. Call it with the `Deps` of the change's
  * transaction (jobs/transaction.ts): the notifications and their Web Push deliveries
  * commit with the change, or neither does. `compose` reads what the message needs; it
- * runs only when the setting is on.
+ * runs only when the setting is on, and is given the tenant's way of writing times.
  */
 export async function notifyAssignmentChange(
   tx: Deps,
   caller: Identity,
   shiftId: string,
-  compose: () => Promise<AssignmentChange>,
+  compose: (style: TimeStyle) => Promise<AssignmentChange>,
 ): Promise<void> {
-  if (!(await notifiesOnAssignment(tx.db, caller.tenantId))) return;
+  const settings = await notificationSettings(tx.db, caller.tenantId);
+  if (!settings.notifyOnAssignment) return;
   if (!(await announceable(tx, caller.tenantId, shiftId))) return;
-  const { userIds, message } = await compose();
+  const { userIds, message } = await compose({ timezone: settings.timezone, locale: settings.locale });
   const recipients = [...new Set(userIds)].filter((id) => id !== caller.userId);
   await stageNotifications(tx.db, caller.tenantId, recipients, message, tx.pushAttempts);
 }

@@ -8,6 +8,7 @@ import { requiredText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
+import { shiftWindow } from '../notifications/wording.ts';
 import { roleExists } from '../roles/repository.ts';
 import { checkShiftWindow } from '../time/window.ts';
 import {
@@ -168,12 +169,12 @@ export async function changeShift(
       // Times never change under assignments, so what the assignees hear of is name or
       // place, and only when either really changed.
       if (changed.name !== current.name || changed.location_id !== current.location_id) {
-        await notifyAssignmentChange(tx, caller, id, async () => ({
+        await notifyAssignmentChange(tx, caller, id, async (style) => ({
           userIds: await assigneesOf(tx.db, caller.tenantId, id),
           message: {
             type: 'shift.changed',
             title: `${changed.name} has changed`,
-            body: `${changed.name}, ${changed.starts_at} to ${changed.ends_at}`,
+            body: `${changed.name}, ${shiftWindow(changed.starts_at, changed.ends_at, style)}`,
             data: { shift_id: changed.id },
           },
         }));

@@ -7,6 +7,8 @@ const settingsColumns = [
   'time_tracking_enabled',
   'timezone',
   'notify_on_assignment',
+  'locale',
+  'remind_minutes_before_shift',
   'created_at',
   'updated_at',
 ] as const;
@@ -50,7 +52,13 @@ export function findSettings(db: Db, tenantId: string) {
 export function updateSettings(
   db: Db,
   tenantId: string,
-  values: { time_tracking_enabled: boolean; timezone: string; notify_on_assignment: boolean },
+  values: {
+    time_tracking_enabled: boolean;
+    timezone: string;
+    notify_on_assignment: boolean;
+    locale: string;
+    remind_minutes_before_shift: number | null;
+  },
 ) {
   return db
     .updateTable('tenant_settings')
@@ -69,14 +77,24 @@ export async function timeTrackingEnabled(db: Db, tenantId: string): Promise<boo
   return row?.time_tracking_enabled === true;
 }
 
-/** Whether assignment changes notify people in this tenant (off by default). */
-export async function notifiesOnAssignment(db: Db, tenantId: string): Promise<boolean> {
+/**
+ * What notifications need of the settings: whether assignment changes notify people
+ * (off by default), and the time zone and language their texts show times in.
+ */
+export async function notificationSettings(
+  db: Db,
+  tenantId: string,
+): Promise<{ notifyOnAssignment: boolean; timezone: string; locale: string }> {
   const row = await db
     .selectFrom('tenant_settings')
-    .select('notify_on_assignment')
+    .select(['notify_on_assignment', 'timezone', 'locale'])
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
-  return row?.notify_on_assignment === true;
+  return {
+    notifyOnAssignment: row?.notify_on_assignment === true,
+    timezone: row?.timezone ?? 'UTC',
+    locale: row?.locale ?? 'en-GB',
+  };
 }
 
 /** The tenant's VAPID key pair: Web Push messages to its users are signed with it. */

@@ -11,6 +11,13 @@ export const TenantSettings = Type.Object(
       description:
         'When true, assignments, unassignments and shift changes notify the people concerned (stored and sent by Web Push)',
     }),
+    locale: Type.String({
+      description: 'BCP 47 language tag notification texts show dates and times in (in the tenant time zone)',
+    }),
+    remind_minutes_before_shift: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'When set, the people on a shift are reminded this many minutes before it starts; null: no reminders',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -24,6 +31,8 @@ export const exampleSettings: TenantSettings = {
   time_tracking_enabled: true,
   timezone: 'Europe/Berlin',
   notify_on_assignment: false,
+  locale: 'de-DE',
+  remind_minutes_before_shift: 720,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -54,6 +63,21 @@ export const ReplaceTenantSettings = Type.Object(
     notify_on_assignment: Type.Optional(
       Type.Boolean({ default: false, description: 'Notify on assignment changes; omitted: false' }),
     ),
+    locale: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 35,
+        default: 'en-GB',
+        description: 'BCP 47 language tag for dates in notification texts (de-DE, en-US); omitted: en-GB',
+      }),
+    ),
+    remind_minutes_before_shift: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 15, maximum: 10_080 }), Type.Null()], {
+        default: null,
+        description:
+          'Remind the people on a shift this many minutes before it starts (15 to 10080, a week); omitted or null: no reminders',
+      }),
+    ),
     id: ignored(),
     tenant_id: ignored(),
     created_at: ignored(),
@@ -62,7 +86,14 @@ export const ReplaceTenantSettings = Type.Object(
   {
     title: 'ReplaceTenantSettings',
     additionalProperties: false,
-    examples: [{ time_tracking_enabled: true, timezone: 'Europe/Berlin' }],
+    examples: [
+      {
+        time_tracking_enabled: true,
+        timezone: 'Europe/Berlin',
+        locale: 'de-DE',
+        remind_minutes_before_shift: 720,
+      },
+    ],
   },
 );
 export type ReplaceTenantSettings = Static<typeof ReplaceTenantSettings>;

@@ -3,6 +3,7 @@ import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import type { FeatureGate } from '../http/types.ts';
+import { supportedLocale } from '../notifications/wording.ts';
 import { findSettings, timeTrackingEnabled, updateSettings } from './repository.ts';
 import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { canonicalTimeZone } from './timezone.ts';
@@ -29,10 +30,18 @@ export async function replaceSettings(
 ): Promise<TenantSettings> {
   const timezone = canonicalTimeZone(input.timezone ?? 'UTC');
   if (!timezone) throw validationFailed('timezone', `unknown IANA time zone "${input.timezone}"`);
+  const locale = supportedLocale(input.locale ?? 'en-GB');
+  if (!locale)
+    throw validationFailed(
+      'locale',
+      `no dates can be written in "${input.locale}"; use a BCP 47 tag such as de-DE`,
+    );
   const row = await updateSettings(deps.db, caller.tenantId, {
     time_tracking_enabled: input.time_tracking_enabled,
     timezone,
     notify_on_assignment: input.notify_on_assignment ?? false,
+    locale,
+    remind_minutes_before_shift: input.remind_minutes_before_shift ?? null,
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);

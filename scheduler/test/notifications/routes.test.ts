@@ -64,7 +64,8 @@ describe('notifications', () => {
       user_id: employee.userId,
       type: 'assignment.created',
       title: 'You are on Bar',
-      body: '2030-07-04T10:00:00.000Z to 2030-07-04T12:00:00.000Z',
+      // In the tenant's time zone (UTC here) and language (en-GB by default).
+      body: 'Thu 4 Jul, 10:00–12:00',
       data: { shift_id: expect.any(String), slot_id: expect.any(String), assignment_id: expect.any(String) },
       read_at: null,
       created_at: expect.any(String),

@@ -17,6 +17,8 @@ describe('GET /api/v1/tenant/settings', () => {
       time_tracking_enabled: false,
       timezone: 'UTC',
       notify_on_assignment: false,
+      locale: 'en-GB',
+      remind_minutes_before_shift: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
@@ -53,6 +55,18 @@ describe('PATCH /api/v1/tenant/settings', () => {
       time_tracking_enabled: true,
       timezone: 'Europe/Berlin',
     });
+  });
+
+  it('keeps the language and the reminder lead time, in canonical form, and resets them when omitted', async () => {
+    const response = await t.admin.request('PATCH', url, {
+      time_tracking_enabled: false,
+      locale: 'de-ch',
+      remind_minutes_before_shift: 720,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ locale: 'de-CH', remind_minutes_before_shift: 720 });
+    const reset = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
+    expect(reset.json()).toMatchObject({ locale: 'en-GB', remind_minutes_before_shift: null });
   });
 
   it('resets an omitted time zone to UTC and notifications to off (full replace, not merge)', async () => {
@@ -119,6 +133,26 @@ describe('PATCH /api/v1/tenant/settings', () => {
     ],
     [{ time_tracking_enabled: true, timezone: 7 }, 'timezone: must be string'],
     [{ time_tracking_enabled: true, timezon: 'UTC' }, 'timezon: is not an allowed field'],
+    [
+      { time_tracking_enabled: true, locale: 'xx-YY' },
+      'locale: no dates can be written in "xx-YY"; use a BCP 47 tag such as de-DE',
+    ],
+    [
+      { time_tracking_enabled: true, locale: 'not a tag' },
+      'locale: no dates can be written in "not a tag"; use a BCP 47 tag such as de-DE',
+    ],
+    [
+      { time_tracking_enabled: true, remind_minutes_before_shift: 14 },
+      'remind_minutes_before_shift: must be >= 15',
+    ],
+    [
+      { time_tracking_enabled: true, remind_minutes_before_shift: 10_081 },
+      'remind_minutes_before_shift: must be <= 10080',
+    ],
+    [
+      { time_tracking_enabled: true, remind_minutes_before_shift: 1.5 },
+      'remind_minutes_before_shift: must be integer',
+    ],
     [[], 'body: must be object'],
   ])('answers 422 naming the field for %j, and changes nothing', async (body, message) => {
     const before = (await t.admin.request('GET', url)).json();

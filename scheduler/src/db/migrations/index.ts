@@ -6,6 +6,7 @@ import * as forms from './0004_forms.ts';
 import * as notifications from './0005_notifications.ts';
 import * as tenantWall from './0006_tenant_wall.ts';
 import * as jobs from './0007_jobs.ts';
+import * as reminders from './0008_reminders.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_notifications': notifications,
   '0006_tenant_wall': tenantWall,
   '0007_jobs': jobs,
+  '0008_reminders': reminders,
 };

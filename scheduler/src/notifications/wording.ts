@@ -1,0 +1,44 @@
+/** How a tenant's notification texts show times: its time zone and its language. */
+export interface TimeStyle {
+  /** IANA time zone (tenant settings). */
+  timezone: string;
+  /** BCP 47 language tag (tenant settings), `en-GB` by default. */
+  locale: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A shift's window as people read it, in the tenant's time zone and language: `Sat 13 Dec,
+ * 18:00–02:00` (en-GB), `Sa., 13. Dez., 18:00–02:00` (de-DE), `Sat, Dec 13, 06:00 PM–02:00 AM`
+ * (en-US). A shift of a day or longer names both days. Never the raw UTC instants.
+ */
+export function shiftWindow(startsAt: string, endsAt: string, style: TimeStyle): string {
+  const start = new Date(startsAt);
+  const end = new Date(endsAt);
+  const day = new Intl.DateTimeFormat(style.locale, {
+    timeZone: style.timezone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+  });
+  const time = new Intl.DateTimeFormat(style.locale, {
+    timeZone: style.timezone,
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  if (end.getTime() - start.getTime() < DAY_MS) {
+    return `${day.format(start)}, ${time.format(start)}–${time.format(end)}`;
+  }
+  return `${day.format(start)}, ${time.format(start)} – ${day.format(end)}, ${time.format(end)}`;
+}
+
+/** The language tag as the runtime knows it, or null when it knows no such language. */
+export function supportedLocale(tag: string): string | null {
+  try {
+    const [known] = Intl.DateTimeFormat.supportedLocalesOf([tag]);
+    return known ? new Intl.Locale(tag).toString() : null;
+  } catch {
+    return null;
+  }
+}

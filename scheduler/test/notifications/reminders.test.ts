@@ -1,0 +1,155 @@
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ReminderSweep } from '../../src/notifications/reminders.ts';
+import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
+import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
+import { notificationSteps, notificationsOf } from '../support/notifications.ts';
+import { type PushService, startPushService } from '../support/push-service.ts';
+import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+
+/**
+ * Reminders before a shift (src/notifications/reminders.ts): off unless the tenant sets a
+ * lead time; once per assignment, however many sweeps run; written in the tenant's time
+ * zone and language; sent to the person's browsers like any notification.
+ */
+let ctx: TestContext;
+let push: PushService;
+let admin: Caller;
+let employee: Caller;
+/** The app's clock, which a test moves. */
+let now = new Date('2030-07-01T20:00:00Z');
+
+beforeAll(async () => {
+  push = await startPushService();
+  ctx = await createTestContext({
+    clock: { now: () => now },
+    push: { agent: push.agent, backoffMs: 5 },
+    outboundAllowedHosts: parseAllowedHosts('127.0.0.1'),
+  });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await push?.close();
+});
+beforeEach(async () => {
+  now = new Date('2030-07-01T20:00:00Z');
+  ({ admin, employee } = await ctx.freshTenant());
+});
+
+const { subscribe } = notificationSteps(() => ({ admin, push }));
+
+async function settings(body: Record<string, unknown>) {
+  const response = await admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: false,
+    ...body,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+/** The employee on a published shift of a published event, 18:00–02:00 Berlin on 2 July 2030. */
+async function onShift(options: { publish?: boolean } = {}) {
+  const role = await newRole(admin);
+  await qualify(admin, employee, role);
+  const event = await newEvent(admin);
+  const shift = await newShift(admin, event, {
+    roleId: role,
+    starts_at: '2030-07-02T16:00:00Z',
+    ends_at: '2030-07-03T00:00:00Z',
+    publish: options.publish ?? true,
+  });
+  const seat = await admin.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+    user_id: employee.userId,
+  });
+  expect(seat.statusCode, seat.body).toBe(201);
+  return { shift, assignment: seat.json().id as string };
+}
+
+const reminders = async (caller: Caller) =>
+  (await notificationsOf(caller)).filter((n) => n.type === 'shift.reminder');
+
+describe('shift reminders', () => {
+  it('are off by default: nothing is sent, however close the shift', async () => {
+    await onShift();
+    now = new Date('2030-07-02T15:00:00Z');
+    await ctx.app.sweepReminders();
+    expect(await reminders(employee)).toEqual([]);
+  });
+
+  it('remind the person once, the lead time before the start, in the tenant’s zone and language', async () => {
+    await settings({ remind_minutes_before_shift: 720, timezone: 'Europe/Berlin', locale: 'en-GB' });
+    const browser = await subscribe(employee);
+    const { shift, assignment } = await onShift();
+    // 12 h 1 min before: not yet.
+    now = new Date('2030-07-02T03:59:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+    // Within 12 h: now, and never again.
+    now = new Date('2030-07-02T04:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(1);
+    expect(await ctx.app.sweepReminders()).toBe(0);
+    now = new Date('2030-07-02T15:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+    await ctx.app.notificationsIdle();
+    const [reminder] = await reminders(employee);
+    expect(await reminders(employee)).toHaveLength(1);
+    expect(reminder).toMatchObject({
+      type: 'shift.reminder',
+      title: 'Reminder: Bar',
+      body: 'Tue 2 Jul, 18:00–02:00',
+      data: { shift_id: shift.id, assignment_id: assignment },
+    });
+    expect(push.received.filter((r) => r.subscription === browser.id).map((r) => r.payload)).toEqual([
+      reminder,
+    ]);
+  });
+
+  it('are written in the tenant’s language', async () => {
+    await settings({ remind_minutes_before_shift: 60 * 24, timezone: 'Europe/Berlin', locale: 'de-DE' });
+    await onShift();
+    now = new Date('2030-07-02T00:00:00Z');
+    await ctx.app.sweepReminders();
+    expect((await reminders(employee)).map((n) => (n as unknown as { body: string }).body)).toEqual([
+      'Di., 2. Juli, 18:00–02:00',
+    ]);
+  });
+
+  it('are sent once per assignment when several sweeps run at the same moment', async () => {
+    await settings({ remind_minutes_before_shift: 720 });
+    await onShift();
+    now = new Date('2030-07-02T10:00:00Z');
+    const silent = pino({ level: 'silent' });
+    const sweeps = Array.from(
+      { length: 4 },
+      () =>
+        new ReminderSweep(ctx.db.db, { now: () => now }, 3, () => {}, silent, {
+          intervalMs: 60_000,
+          batch: 10,
+        }),
+    );
+    const sent = await Promise.all(sweeps.map((sweep) => sweep.sweep()));
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await reminders(employee)).toHaveLength(1);
+  });
+
+  it('skip drafts and shifts that have started; a draft published within the lead time is reminded then', async () => {
+    await settings({ remind_minutes_before_shift: 720 });
+    const { shift } = await onShift({ publish: false });
+    now = new Date('2030-07-02T10:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+    expect((await admin.request('POST', `/api/v1/shifts/${shift.id}/publish`)).statusCode).toBe(200);
+    expect(await ctx.app.sweepReminders()).toBe(1);
+    // Another person assigned after the start is not reminded of a shift under way.
+    now = new Date('2030-07-02T17:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+  });
+
+  it('never remind anyone of another tenant’s settings', async () => {
+    await settings({ remind_minutes_before_shift: 720 });
+    const other = await ctx.freshTenant();
+    const ownAdmin = admin;
+    ({ admin, employee } = other);
+    await onShift();
+    admin = ownAdmin;
+    now = new Date('2030-07-02T10:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+  });
+});
