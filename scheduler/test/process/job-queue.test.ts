@@ -13,7 +13,8 @@ import { createTestKeys, type TestKeys } from '../support/tokens.ts';
  * service. Normally each arrives exactly once; with one process killed -9 halfway and
  * started again, each arrives at least once, repeats bounded by what the killed process
  * held, none lost. A change rolled back leaves no notification and no job (in
- * test/notifications/outbox.test.ts, in-process).
+ * test/notifications/outbox.test.ts, in-process). Reminders: each person on a shift is
+ * reminded once across two processes, one of them killed -9 and started again.
  */
 vi.setConfig({ testTimeout: 300_000 });
 const onPostgres = inject('testDb') === 'postgres';
@@ -178,5 +179,67 @@ describe.skipIf(!onPostgres)('the job queue across three API processes', () => {
     const { rows } = await sql<{ status: string; n: number }>`
       SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.execute(c.db.owner);
     expect(rows).toEqual([{ status: 'done', n: ids.length }]);
+  });
+
+  it('reminds each person on a shift once across two processes, a kill -9 and a restart', async () => {
+    const keys = await createTestKeys();
+    const db = await openTestDatabase();
+    cleanups.push(() => db.dispose());
+    const env = { DATABASE_URL: db.url as string, DATABASE_POOL_SIZE: '5', REMINDER_INTERVAL_SECONDS: '1' };
+    const apis: (Api | null)[] = await Promise.all([startApi(keys, env), startApi(keys, env)]);
+    cleanups.push(async () => {
+      for (const api of apis) await api?.stop();
+    });
+    const pick = roundRobin({ apis } as Cluster);
+    const name = uniqueName('tenant');
+    const admin = await httpCaller(keys, pick, name, 'admin', 'admin-1');
+    const settings = await admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      remind_minutes_before_shift: 10_080,
+    });
+    expect(settings.statusCode).toBe(200);
+    const role = await newRole(admin);
+    const event = await newEvent(admin);
+    // Starts in two days: within the week's lead time as soon as the people are on it.
+    const start = new Date(Date.now() + 2 * 86_400_000);
+    start.setUTCSeconds(0, 0);
+    const shift = await newShift(admin, event, {
+      roleId: role,
+      capacities: [30],
+      starts_at: start.toISOString(),
+      ends_at: new Date(start.getTime() + 4 * 3_600_000).toISOString(),
+    });
+    const people: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const person = await httpCaller(keys, pick, name, 'employee', `employee-${i}`);
+      await qualify(admin, person, role);
+      await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: person.userId,
+      });
+      people.push(person.userId);
+      if (i === 14) {
+        // Halfway, one process is killed and started again.
+        const victim = apis[0] as Api;
+        apis[0] = null;
+        victim.child.kill('SIGKILL');
+        apis[0] = await startApi(keys, env);
+      }
+    }
+    const count = async () =>
+      (
+        await sql<{ reminders: number; rows: number }>`
+          SELECT (SELECT count(*) FROM notifications WHERE type = 'shift.reminder')::int AS reminders,
+                 (SELECT count(*) FROM shift_reminders)::int AS rows`.execute(db.owner)
+      ).rows[0];
+    const deadline = Date.now() + 60_000;
+    while ((await count())?.reminders !== 30 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // A few more looks by both processes change nothing.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await count()).toEqual({ reminders: 30, rows: 30 });
+    const { rows } = await sql<{ user_id: string }>`
+      SELECT user_id FROM notifications WHERE type = 'shift.reminder' ORDER BY user_id`.execute(db.owner);
+    expect(rows.map((r) => r.user_id)).toEqual([...people].sort());
   });
 });
