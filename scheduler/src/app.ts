@@ -12,6 +12,7 @@ import { registerOpenApi } from './docs/openapi.ts';
 import { documentsRoutes } from './documents/routes.ts';
 import { eventsRoutes } from './events/routes.ts';
 import { formsRoutes } from './forms/routes.ts';
+import { DatabaseSubmitLimiter } from './forms/shared-submit-limit.ts';
 import { SlidingWindowLimiter, type SubmitLimit } from './forms/submit-limit.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
@@ -80,6 +81,8 @@ export interface AppOptions {
   documents?: DocumentStorage;
   /** Form submissions per client address and slug; 10 an hour by default. */
   formSubmitLimit?: SubmitLimit;
+  /** Where submissions are counted: this process (default) or the database, shared by all processes. */
+  formSubmitStore?: 'process' | 'database';
   /** Where clients reach the API, for links it hands out; absent: from each request. */
   publicBaseUrl?: string;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
@@ -129,7 +132,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     clock: options.clock ?? systemClock,
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
-    submitLimiter: new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
+    submitLimiter:
+      options.formSubmitStore === 'database'
+        ? new DatabaseSubmitLimiter(options.db, options.formSubmitLimit ?? defaultSubmitLimit)
+        : new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
     jobs: { kick: () => worker.kick() },
     pushAttempts: pushOptions.attempts,
     outbound,

@@ -45,6 +45,8 @@ export interface Config {
   geocoder: { url: URL | undefined; timeoutMs: number; userAgent: string };
   /** Form submissions per client address and slug within the window. */
   formSubmitLimit: { max: number; windowMs: number };
+  /** Where they are counted: this process (the contract's default) or the database, shared by all. */
+  formSubmitStore: 'process' | 'database';
   /** The contact push services see in every VAPID token (mailto: or https:). */
   vapidSubject: string;
   /** This process's share of the job queue: jobs in hand at once (0: none here), and their lease. */
@@ -259,6 +261,14 @@ function objectStorage(env: Env): ObjectStorageConfig | undefined {
   };
 }
 
+function formSubmitStore(env: Env): Config['formSubmitStore'] {
+  const value = text(env, 'FORM_SUBMIT_LIMIT_STORE') ?? 'process';
+  if (value !== 'process' && value !== 'database') {
+    throw new ConfigError('FORM_SUBMIT_LIMIT_STORE', 'expected process or database');
+  }
+  return value;
+}
+
 function publicBaseUrl(env: Env): string | undefined {
   const parsed = url(env, 'PUBLIC_BASE_URL', ['https:', 'http:']);
   if (!parsed) return undefined;
@@ -322,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'FORM_SUBMIT_LIMIT', 10, 1, 1_000_000),
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
+    formSubmitStore: formSubmitStore(env),
     vapidSubject: vapidSubject(env),
     jobs: {
       concurrency: integer(env, 'JOB_CONCURRENCY', 32, 0, 1000),

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.ts';
-import type { SlidingWindowLimiter } from './forms/submit-limit.ts';
+import type { SubmitLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import type { JobWorker } from './jobs/worker.ts';
 import type { OutboundPolicy } from './outbound/destinations.ts';
@@ -23,8 +23,8 @@ export interface Deps {
   clock: Clock;
   geocoder: Geocoder;
   log: FastifyBaseLogger;
-  /** Form submissions per client address and slug (kept in this process). */
-  submitLimiter: SlidingWindowLimiter;
+  /** Form submissions per client address and slug (in this process, or in the database). */
+  submitLimiter: SubmitLimiter;
   /** This process's worker of the shared job queue (Web Push deliveries): woken after a change queues work. */
   jobs: Pick<JobWorker, 'kick'>;
   /** Tries per Web Push delivery before it is given up (dead, for an admin to read). */

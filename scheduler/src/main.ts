@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
+    formSubmitStore: config.formSubmitStore,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
     reminders: { intervalMs: config.reminderIntervalMs },

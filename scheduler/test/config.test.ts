@@ -109,6 +109,7 @@ describe('configuration', () => {
     [{ JOB_CONCURRENCY: '-1' }, 'JOB_CONCURRENCY'],
     [{ JOB_LEASE_SECONDS: '4' }, 'JOB_LEASE_SECONDS'],
     [{ REMINDER_INTERVAL_SECONDS: '0' }, 'REMINDER_INTERVAL_SECONDS'],
+    [{ FORM_SUBMIT_LIMIT_STORE: 'redis' }, 'FORM_SUBMIT_LIMIT_STORE'],
     [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'ftp://shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'https://shifts.example.org/?x=1' }, 'PUBLIC_BASE_URL'],
@@ -162,6 +163,8 @@ describe('configuration', () => {
     expect(
       loadConfig({ ...base, FORM_SUBMIT_LIMIT: '3', FORM_SUBMIT_WINDOW_SECONDS: '60' }).formSubmitLimit,
     ).toEqual({ max: 3, windowMs: 60_000 });
+    expect(loadConfig(base).formSubmitStore).toBe('process');
+    expect(loadConfig({ ...base, FORM_SUBMIT_LIMIT_STORE: 'database' }).formSubmitStore).toBe('database');
   });
 
   it('requires an issuer unless the development issuer is asked for', () => {

@@ -263,6 +263,11 @@ export interface ShiftRemindersTable {
   created_at: CreatedAt;
 }
 
+export interface FormSubmitHitsTable {
+  key: string;
+  at: Timestamp;
+}
+
 export type JobKind = JobsTable['kind'];
 export type JobStatus = 'pending' | 'done' | 'dead';
 
@@ -289,4 +294,5 @@ export interface Database {
   calendar_tokens: CalendarTokensTable;
   jobs: JobsTable;
   shift_reminders: ShiftRemindersTable;
+  form_submit_hits: FormSubmitHitsTable;
 }

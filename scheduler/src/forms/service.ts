@@ -182,7 +182,7 @@ export async function submitForm(
   clientIp: string,
 ): Promise<FormSubmission> {
   const form = await reachableForm(deps, caller, slug);
-  const answer = deps.submitLimiter.take(`${clientIp}\n${slug}`, deps.clock.now().getTime());
+  const answer = await deps.submitLimiter.take(`${clientIp}\n${slug}`, deps.clock.now().getTime());
   if (!answer.allowed) {
     const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
     throw new AppError('RATE_LIMITED', `too many submissions; try again in ${seconds} s`, {

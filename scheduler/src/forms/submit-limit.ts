@@ -13,7 +13,14 @@ export interface SubmitLimit {
 
 export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
 
-export class SlidingWindowLimiter {
+/** Where submissions are counted: in this process (the default) or in the database. */
+export interface SubmitLimiter {
+  readonly limit: SubmitLimit;
+  /** Counts a hit for `key` at `now` (ms) unless the window is full. */
+  take(key: string, now: number): LimitAnswer | Promise<LimitAnswer>;
+}
+
+export class SlidingWindowLimiter implements SubmitLimiter {
   /** Map order is recency: a key is re-inserted on every hit, refused ones included. */
   private readonly hits = new Map<string, number[]>();
 

@@ -1,25 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseSubmitLimiter } from '../../src/forms/shared-submit-limit.ts';
 import { SlidingWindowLimiter } from '../../src/forms/submit-limit.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { created } from '../support/scheduling.ts';
 
 /**
  * The submit limit: 10 per hour per client address and slug by default, a sliding window
- * counted in this process, the address taken from X-Forwarded-For only when TRUST_PROXY
- * says so. The clock is the app's own, moved by the test.
+ * counted in this process (the default) or in the database, shared by every process
+ * (FORM_SUBMIT_LIMIT_STORE=database): the same boundaries hold for both. The address is
+ * taken from X-Forwarded-For only when TRUST_PROXY says so. The clock is the app's own,
+ * moved by the test.
  */
 let now = Date.parse('2030-01-01T12:00:00Z');
 const clock = { now: () => new Date(now) };
-let behindProxy: TestContext;
-let direct: TestContext;
+const stores = ['process', 'database'] as const;
+const contexts = new Map<string, { behindProxy: TestContext; direct: TestContext }>();
 
 beforeAll(async () => {
-  behindProxy = await createTestContext({ clock, trustProxy: true });
-  direct = await createTestContext({ clock });
+  for (const store of stores) {
+    contexts.set(store, {
+      behindProxy: await createTestContext({ clock, trustProxy: true, formSubmitStore: store }),
+      direct: await createTestContext({ clock, formSubmitStore: store }),
+    });
+  }
 });
 afterAll(async () => {
-  await behindProxy?.close();
-  await direct?.close();
+  for (const { behindProxy, direct } of contexts.values()) {
+    await behindProxy.close();
+    await direct.close();
+  }
 });
 
 const HOUR = 60 * 60 * 1000;
@@ -47,7 +56,13 @@ function submitter(ctx: TestContext, customer: Caller) {
     });
 }
 
-describe('the form submit limit', () => {
+describe.each(stores)('the form submit limit counted in the %s', (store) => {
+  let behindProxy: TestContext;
+  let direct: TestContext;
+  beforeAll(() => {
+    ({ behindProxy, direct } = contexts.get(store) as { behindProxy: TestContext; direct: TestContext });
+  });
+
   it('lets the 10th submission in an hour through and refuses the 11th with 429 and Retry-After', async () => {
     const { customer, form } = await setUp(behindProxy);
     const submit = submitter(behindProxy, customer);
@@ -106,6 +121,40 @@ describe('the form submit limit', () => {
     const slug = await form();
     for (let i = 0; i < 10; i++) expect((await submit(slug, `203.0.113.${i}`)).statusCode).toBe(201);
     expect((await submit(slug, '203.0.113.99')).statusCode).toBe(429);
+  });
+
+  it('lets exactly 10 of 30 submissions made at once through', async () => {
+    const { customer, form } = await setUp(behindProxy);
+    const submit = submitter(behindProxy, customer);
+    const slug = await form();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => submit(slug, '203.0.113.50')));
+    const codes = answers.map((a) => a.statusCode).sort();
+    expect(codes).toEqual([...Array(10).fill(201), ...Array(20).fill(429)]);
+  });
+});
+
+describe('DatabaseSubmitLimiter', () => {
+  it('keeps one window of hits: expired ones are removed, every key’s at the sweep', async () => {
+    const { direct } = contexts.get('database') as { direct: TestContext };
+    const limiter = new DatabaseSubmitLimiter(direct.db.db, { max: 2, windowMs: 1000 }, 3);
+    const count = async () =>
+      Number(
+        (
+          await direct.db.owner
+            .selectFrom('form_submit_hits')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirst()
+        )?.n,
+      );
+    await direct.db.owner.deleteFrom('form_submit_hits').execute();
+    expect(await limiter.take('a', 0)).toEqual({ allowed: true });
+    expect(await limiter.take('b', 0)).toEqual({ allowed: true });
+    expect(await count()).toBe(2);
+    // The third hit sweeps: a's and b's expired hits go, c's is counted.
+    expect(await limiter.take('c', 5000)).toEqual({ allowed: true });
+    expect(await count()).toBe(1);
+    expect(await limiter.take('c', 5100)).toEqual({ allowed: true });
+    expect(await limiter.take('c', 5200)).toEqual({ allowed: false, retryAfterMs: 800 });
   });
 });
 

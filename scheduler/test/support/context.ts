@@ -91,6 +91,7 @@ export async function createTestContext(
     viewDb?: (db: Db) => Db;
     clock?: Clock;
     formSubmitLimit?: SubmitLimit;
+    formSubmitStore?: AppOptions['formSubmitStore'];
     trustProxy?: boolean;
     push?: AppOptions['push'];
     /** The job worker of this app (concurrency 0: none, another app or process works the queue). */
@@ -119,6 +120,7 @@ export async function createTestContext(
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
+    ...(options.formSubmitStore ? { formSubmitStore: options.formSubmitStore } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

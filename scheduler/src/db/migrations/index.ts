@@ -7,6 +7,7 @@ import * as notifications from './0005_notifications.ts';
 import * as tenantWall from './0006_tenant_wall.ts';
 import * as jobs from './0007_jobs.ts';
 import * as reminders from './0008_reminders.ts';
+import * as formSubmitHits from './0009_form_submit_hits.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_tenant_wall': tenantWall,
   '0007_jobs': jobs,
   '0008_reminders': reminders,
+  '0009_form_submit_hits': formSubmitHits,
 };
