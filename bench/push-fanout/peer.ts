@@ -4,7 +4,8 @@
  * scheduler tests' local push service: every message must carry a VAPID JWT that
  * verifies and a payload that decrypts. Talks to run.ts over IPC:
  *   -> { subscriptions: [{ id, body }], origin, ca }   once started
- *   <- 'count'   -> { received, refused }               and resets both
+ *   <- 'count'   -> { received, refused, arrivals }      and resets them; arrivals are
+ *                   [notification id, ms since the epoch] per message
  *   <- 'stop'
  */
 import { startPushService } from '../../scheduler/test/support/push-service.ts';
@@ -16,7 +17,11 @@ process.send?.({ origin: service.origin, ca: service.ca, subscriptions });
 
 process.on('message', async (message) => {
   if (message === 'count') {
-    process.send?.({ received: service.received.length, refused: service.refused.length });
+    process.send?.({
+      received: service.received.length,
+      refused: service.refused.length,
+      arrivals: service.received.map((r) => [(r.payload as { id: string }).id, r.at]),
+    });
     service.received.length = 0;
     service.refused.length = 0;
   } else if (message === 'stop') {

@@ -1,11 +1,19 @@
 /**
  * bench/push-fanout: one notification to each of 1,000 users with 2 push subscriptions
- * each (2,000 Web Push messages) through the scheduler's fan-out, against a local push
- * service that verifies every VAPID JWT and decrypts every aes128gcm payload, on a
- * throwaway PostgreSQL 15 cluster. The floor, measured in the same run, does the same job
- * with the least code (side.ts). Each fan-out runs in a fresh process, so its peak RSS
- * is its own; rounds alternate floor and notifier; the push service runs in a third
- * process. Every round must deliver exactly 2,000 messages, none refused.
+ * each (2,000 Web Push messages) against a local push service that verifies every VAPID
+ * JWT and decrypts every aes128gcm payload, on a throwaway PostgreSQL 15 cluster, four
+ * ways, alternating in every round (side.ts):
+ *   floor    the least code doing the job (the ceiling any design can reach here);
+ *   memory   the scheduler's fan-out before the job queue (rows, then sends from this
+ *            process's memory), rebuilt from today's parts: the baseline;
+ *   queue x1 the scheduler now: notifications and delivery jobs committed together, one
+ *            API process staging them and working the shared queue;
+ *   queue x3 the same spread over three processes, each staging a third and working the
+ *            one queue.
+ * It reports notifications per second (first write to last delivery), the p99 delay from
+ * a notification's commit to each of its messages' arrival, and the ratios to memory.
+ * Each fan-out runs in fresh processes, so their peak RSS is their own; the push service
+ * runs in a process of its own. Every run must deliver exactly 2,000 messages, none refused.
  *
  *   npm run bench:push-fanout     (USERS=1000 ROUNDS=5 to change)
  */
@@ -14,6 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import webpush from 'web-push';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
@@ -27,11 +36,19 @@ const users = Number(process.env.USERS ?? 1000);
 const rounds = Number(process.env.ROUNDS ?? 5);
 const run = promisify(execFile);
 
-interface Measure {
-  ms: number;
+interface SideResult {
+  startedAt: number;
+  finishedAt: number;
+  commits: [string, number][];
   startRssMb: number;
   maxRssMb: number;
   cpuMs: number;
+}
+
+interface Measure {
+  notificationsPerSecond: number;
+  p99DelayMs: number;
+  maxRssMb: number;
 }
 
 function ask<T>(child: ChildProcess, message: string): Promise<T> {
@@ -81,48 +98,90 @@ try {
       ),
     )
     .execute();
-  await handle.close();
+  const owner = handle.owner;
   const targetsFile = path.join(scratch, 'targets.json');
   writeFileSync(targetsFile, JSON.stringify(targets));
 
-  async function side(mode: 'floor' | 'notifier'): Promise<Measure> {
+  async function sideRun(mode: string, share?: string): Promise<SideResult> {
     const { stdout } = await run(
       process.execPath,
       ['--import', 'tsx', path.join(import.meta.dirname, 'side.ts'), mode],
-      { env: { ...process.env, DATABASE_URL: cluster.url, TARGETS_FILE: targetsFile } },
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: cluster.url,
+          TARGETS_FILE: targetsFile,
+          ...(share ? { SHARE: share } : {}),
+        },
+        maxBuffer: 64 * 1024 * 1024,
+      },
     );
-    const measure = JSON.parse(stdout.trim().split('\n').at(-1) as string) as Measure;
-    const count = await ask<{ received: number; refused: number }>(peer, 'count');
-    if (count.received !== users * 2 || count.refused !== 0) {
-      throw new Error(`${mode}: ${count.received} messages delivered, ${count.refused} refused`);
-    }
-    return measure;
+    return JSON.parse(stdout.trim().split('\n').at(-1) as string) as SideResult;
   }
 
-  await side('floor'); // warm-up: the cluster's caches, the push service's JIT
-  await side('notifier');
-  const results = { floor: [] as Measure[], notifier: [] as Measure[] };
-  console.log(`\npush fan-out: ${users} users x 2 subscriptions, ${rounds} paired rounds`);
-  console.log(
-    '| round | floor notif/s | floor msg/s | floor RSS MB before/peak | notifier notif/s | notifier msg/s | notifier RSS MB before/peak | ratio |',
-  );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const rss = (m: Measure) => `${m.startRssMb.toFixed(0)} / ${m.maxRssMb.toFixed(0)}`;
-  const perSecond = (m: Measure) => users / (m.ms / 1000);
+  /** One fan-out in `processes` processes at once; every message must arrive, none refused. */
+  async function side(mode: string, processes = 1): Promise<Measure> {
+    await sql`TRUNCATE jobs`.execute(owner);
+    const parts = await Promise.all(
+      Array.from({ length: processes }, (_, i) =>
+        sideRun(mode, mode === 'queue' ? `${i}/${processes}` : undefined),
+      ),
+    );
+    const count = await ask<{ received: number; refused: number; arrivals: [string, number][] }>(
+      peer,
+      'count',
+    );
+    if (count.received !== users * 2 || count.refused !== 0) {
+      throw new Error(
+        `${mode} x${processes}: ${count.received} messages delivered, ${count.refused} refused`,
+      );
+    }
+    const committed = new Map(parts.flatMap((p) => p.commits));
+    const delays = count.arrivals
+      .map(([id, at]) => at - (committed.get(id) ?? Number.NaN))
+      .sort((a, b) => a - b);
+    const last = Math.max(...parts.map((p) => p.finishedAt), ...count.arrivals.map(([, at]) => at));
+    const first = Math.min(...parts.map((p) => p.startedAt));
+    return {
+      notificationsPerSecond: users / ((last - first) / 1000),
+      p99DelayMs: delays[Math.floor(delays.length * 0.99)] ?? Number.NaN,
+      maxRssMb: Math.max(...parts.map((p) => p.maxRssMb)),
+    };
+  }
+
+  const ways = [
+    ['floor', 'floor', 1],
+    ['memory', 'memory', 1],
+    ['queue x1', 'queue', 1],
+    ['queue x3', 'queue', 3],
+  ] as const;
+  for (const [, mode, processes] of ways) await side(mode, processes); // warm-up
+  const results = new Map<string, Measure[]>(ways.map(([name]) => [name, []]));
+  console.log(`\npush fan-out: ${users} users x 2 subscriptions, ${rounds} rounds`);
+  console.log(`| round | ${ways.map(([name]) => `${name} notif/s | ${name} p99 ms`).join(' | ')} |`);
+  console.log(`|---:|${ways.map(() => '---:|---:').join('|')}|`);
   for (let round = 1; round <= rounds; round++) {
-    const floor = await side('floor');
-    const notifier = await side('notifier');
-    results.floor.push(floor);
-    results.notifier.push(notifier);
+    const row: string[] = [];
+    for (const [name, mode, processes] of ways) {
+      const measure = await side(mode, processes);
+      results.get(name)?.push(measure);
+      row.push(measure.notificationsPerSecond.toFixed(0), measure.p99DelayMs.toFixed(0));
+    }
+    console.log(`| ${round} | ${row.join(' | ')} |`);
+  }
+  const of = (name: string) => results.get(name) ?? [];
+  const ratio = (name: string) =>
+    median(
+      of(name).map((m, i) => m.notificationsPerSecond / (of('memory')[i] as Measure).notificationsPerSecond),
+    );
+  console.log('\n| way | notifications/s | p99 commit -> delivery | peak RSS MB | throughput / memory |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name] of ways) {
     console.log(
-      `| ${round} | ${perSecond(floor).toFixed(0)} | ${(2 * perSecond(floor)).toFixed(0)} | ${rss(floor)} | ${perSecond(notifier).toFixed(0)} | ${(2 * perSecond(notifier)).toFixed(0)} | ${rss(notifier)} | ${(perSecond(notifier) / perSecond(floor)).toFixed(2)} |`,
+      `| ${name} | ${median(of(name).map((m) => m.notificationsPerSecond)).toFixed(0)} | ${median(of(name).map((m) => m.p99DelayMs)).toFixed(0)} ms | ${median(of(name).map((m) => m.maxRssMb)).toFixed(0)} | ${ratio(name).toFixed(2)} |`,
     );
   }
-  const ratios = results.notifier.map((n, i) => perSecond(n) / perSecond(results.floor[i] as Measure));
-  console.log(
-    `\nnotifier: median ${median(results.notifier.map(perSecond)).toFixed(0)} notifications/s, peak RSS median ${median(results.notifier.map((m) => m.maxRssMb)).toFixed(0)} MB (floor ${median(results.floor.map((m) => m.maxRssMb)).toFixed(0)} MB)`,
-  );
-  console.log(`throughput ratio notifier/floor, median of ${rounds} rounds: ${median(ratios).toFixed(2)}`);
+  await handle.close();
 } finally {
   peer.send('stop');
   cluster.stop();

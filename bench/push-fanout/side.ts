@@ -1,27 +1,42 @@
 /**
  * One measured fan-out of bench/push-fanout, in a fresh process so that its peak memory
- * is its own: `side.ts notifier|floor`, with the targets in TARGETS_FILE.
+ * is its own: `side.ts floor|memory|queue`, with the targets in TARGETS_FILE.
  *
- * - notifier: the scheduler's fan-out (notifications/fan-out.ts) as the app builds it:
- *   for each user, store the notification row, then read the user's subscriptions and the
- *   tenant's VAPID keys and send on the push queue (32 at once, retries on).
- * - floor: the least code doing the same job: for each user one INSERT with pg, then
- *   web-push to the subscriptions it already knows, 32 at once, no retries, no reads.
+ * - floor: the least code doing the job: for each user one INSERT with pg, then web-push
+ *   to the subscriptions it already knows, 32 at once, no retries, no reads.
+ * - memory: the scheduler's fan-out before the job queue, rebuilt from today's parts: for
+ *   each user the notification row, then (off the caller's path, in this process's
+ *   memory) the user's subscriptions and the tenant's VAPID keys read and the messages
+ *   sent, 32 at once.
+ * - queue: the scheduler's fan-out now, as an API process runs it: for each user the
+ *   notification and its delivery jobs in one transaction (notifications/outbox.ts), and
+ *   this process's job worker (src/jobs/) delivering from the shared queue. With SHARE=i/n,
+ *   this process stages the i-th of n parts of the users and works the queue with the
+ *   other n - 1 processes until no job is pending.
  *
- * Prints one JSON line: { ms, cpuMs } from the first call to the last answer, the peak
- * RSS of the process (maxRssMb) and its RSS just before the fan-out began (startRssMb).
+ * Prints one JSON line: { startedAt, finishedAt } (ms since the epoch, from the first
+ * write to the last delivery this process knows of), commits ([notification id, ms since
+ * the epoch] when each notification was committed), the peak RSS (maxRssMb), the RSS
+ * just before the fan-out began (startRssMb) and the CPU time (cpuMs).
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
+import { sql } from 'kysely';
 import PQueue from 'p-queue';
 import pg from 'pg';
 import pino from 'pino';
 import webpush from 'web-push';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
+import { asTenant } from '../../scheduler/src/db/tenant-scope.ts';
 import { newId } from '../../scheduler/src/ids.ts';
-import { Notifier } from '../../scheduler/src/notifications/fan-out.ts';
+import { defaultWorkerOptions, JobWorker } from '../../scheduler/src/jobs/worker.ts';
+import { stageNotifications } from '../../scheduler/src/notifications/outbox.ts';
+import { insertNotifications } from '../../scheduler/src/notifications/repository.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../scheduler/src/outbound/destinations.ts';
+import { pushDelivery } from '../../scheduler/src/push/delivery.ts';
+import { subscriptionsOf } from '../../scheduler/src/push/repository.ts';
 import { defaultPushOptions, PushSender } from '../../scheduler/src/push/sender.ts';
+import { vapidKeys } from '../../scheduler/src/tenants/repository.ts';
 
 export interface Targets {
   tenantId: string;
@@ -35,21 +50,83 @@ const url = process.env.DATABASE_URL as string;
 const targets = JSON.parse(readFileSync(process.env.TARGETS_FILE as string, 'utf8')) as Targets;
 const agent = new Agent({ ca: targets.ca, keepAlive: true });
 const message = { type: 'assignment', title: 'You are on the bar shift on Saturday 2 July, 10:00' };
+const log = pino({ level: 'warn' });
+// The push service runs on this machine: admitted as an operator would with OUTBOUND_ALLOWED_HOSTS.
+const policy = new OutboundPolicy(parseAllowedHosts('127.0.0.1'));
+const commits: [string, number][] = [];
 
-async function notifier(): Promise<() => Promise<void>> {
+function sender(): PushSender {
+  return new PushSender({ ...defaultPushOptions, subject: 'mailto:bench@example.com', agent, policy });
+}
+
+async function memory(): Promise<() => Promise<void>> {
   const handle = await openDatabase({ url, poolSize: 10 });
-  // The push service runs on this machine: admitted as an operator would with OUTBOUND_ALLOWED_HOSTS.
-  const policy = new OutboundPolicy(parseAllowedHosts('127.0.0.1'));
-  const sender = new PushSender({
-    ...defaultPushOptions,
-    subject: 'mailto:bench@example.com',
-    agent,
-    policy,
-  });
-  const fanOut = new Notifier(handle.db, sender, pino({ level: 'warn' }));
+  const push = sender();
+  const { tenantId } = targets;
   return async () => {
-    await Promise.all(targets.users.map((user) => fanOut.notify(targets.tenantId, [user.id], message)));
-    await fanOut.idle();
+    const deliveries: Promise<unknown>[] = [];
+    await Promise.all(
+      targets.users.map((user) =>
+        asTenant(tenantId, async () => {
+          const [row] = await insertNotifications(handle.db, [
+            { tenant_id: tenantId, id: newId(), user_id: user.id, ...message, body: null, data: null },
+          ]);
+          if (!row) return;
+          commits.push([row.id, Date.now()]);
+          deliveries.push(
+            asTenant(tenantId, async () => {
+              const [browsers, keys] = await Promise.all([
+                subscriptionsOf(handle.db, tenantId, user.id),
+                vapidKeys(handle.db, tenantId),
+              ]);
+              if (!keys) return;
+              const vapid = { publicKey: keys.vapid_public_key, privateKey: keys.vapid_private_key };
+              await Promise.all(browsers.map((b) => push.send(b, JSON.stringify(row), vapid)));
+            }),
+          );
+        }),
+      ),
+    );
+    await Promise.all(deliveries);
+    await handle.close();
+  };
+}
+
+async function queue(): Promise<() => Promise<void>> {
+  const [part, parts] = (process.env.SHARE ?? '0/1').split('/').map(Number) as [number, number];
+  const handle = await openDatabase({ url, poolSize: 10 });
+  const worker = new JobWorker(
+    handle.db,
+    { push: pushDelivery(handle.db, sender(), log) },
+    { ...defaultWorkerOptions },
+    log,
+  );
+  const mine = targets.users.filter((_, i) => i % parts === part);
+  const { tenantId } = targets;
+  return async () => {
+    worker.start();
+    await Promise.all(
+      mine.map((user) =>
+        asTenant(tenantId, async () => {
+          const [row] = await handle.db
+            .transaction()
+            .execute((trx) => stageNotifications(trx, tenantId, [user.id], message, 5));
+          if (row) commits.push([row.id, Date.now()]);
+          worker.kick();
+        }),
+      ),
+    );
+    // Until the shared queue is empty: the other processes may still be staging.
+    for (;;) {
+      const { rows } = await sql<{ open: number }>`
+        SELECT count(*)::int AS open FROM jobs WHERE status = 'pending'`.execute(handle.owner);
+      const { rows: all } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs`.execute(
+        handle.owner,
+      );
+      if (rows[0]?.open === 0 && all[0]?.n === targets.users.length * 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await worker.stop();
     await handle.close();
   };
 }
@@ -78,6 +155,7 @@ async function floor(): Promise<() => Promise<void>> {
            RETURNING id, tenant_id, user_id, type, title, body, data, read_at, created_at`,
           [targets.tenantId, id, user.id, message.type, message.title],
         );
+        commits.push([rows[0].id, Date.now()]);
         const payload = JSON.stringify(rows[0]);
         await Promise.all(user.subscriptions.map((target) => queue.add(() => send(target, payload))));
       }),
@@ -86,15 +164,15 @@ async function floor(): Promise<() => Promise<void>> {
   };
 }
 
-const prepare = mode === 'notifier' ? notifier : mode === 'floor' ? floor : null;
-if (!prepare) throw new Error('usage: side.ts notifier|floor');
+const prepare = ({ floor, memory, queue } as Record<string, () => Promise<() => Promise<void>>>)[mode ?? ''];
+if (!prepare) throw new Error('usage: side.ts floor|memory|queue');
 const run = await prepare();
 const startRssMb = process.memoryUsage().rss / 1024 / 1024;
 const cpu = process.cpuUsage();
-const started = performance.now();
+const startedAt = Date.now();
 await run();
-const ms = performance.now() - started;
+const finishedAt = Date.now();
 const used = process.cpuUsage(cpu);
 process.stdout.write(
-  `${JSON.stringify({ ms, startRssMb, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000 })}\n`,
+  `${JSON.stringify({ startedAt, finishedAt, commits, startRssMb, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000 })}\n`,
 );

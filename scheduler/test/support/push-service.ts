@@ -23,6 +23,8 @@ export interface Received {
   payload: unknown;
   /** The TTL header: seconds the push service may keep the message for an offline browser. */
   ttl: number;
+  /** When it arrived (ms since the epoch; the benchmark measures delays with it). */
+  at: number;
 }
 
 export interface TestSubscription {
@@ -126,6 +128,7 @@ export async function startPushService(options: { plain?: boolean } = {}): Promi
           claims: vapid.claims,
           payload: JSON.parse(plain.toString('utf8')),
           ttl: Number(request.headers.ttl),
+          at: Date.now(),
         });
         response.writeHead(201).end();
       } catch (error) {
