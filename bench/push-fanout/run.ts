@@ -49,6 +49,8 @@ interface Measure {
   notificationsPerSecond: number;
   p99DelayMs: number;
   maxRssMb: number;
+  /** CPU time of the sending processes, all together. */
+  cpuMs: number;
 }
 
 function ask<T>(child: ChildProcess, message: string): Promise<T> {
@@ -146,6 +148,7 @@ try {
       notificationsPerSecond: users / ((last - first) / 1000),
       p99DelayMs: delays[Math.floor(delays.length * 0.99)] ?? Number.NaN,
       maxRssMb: Math.max(...parts.map((p) => p.maxRssMb)),
+      cpuMs: parts.reduce((sum, p) => sum + p.cpuMs, 0),
     };
   }
 
@@ -174,11 +177,13 @@ try {
     median(
       of(name).map((m, i) => m.notificationsPerSecond / (of('memory')[i] as Measure).notificationsPerSecond),
     );
-  console.log('\n| way | notifications/s | p99 commit -> delivery | peak RSS MB | throughput / memory |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log(
+    '\n| way | notifications/s | p99 commit -> delivery | peak RSS MB | sender CPU s | throughput / memory |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name] of ways) {
     console.log(
-      `| ${name} | ${median(of(name).map((m) => m.notificationsPerSecond)).toFixed(0)} | ${median(of(name).map((m) => m.p99DelayMs)).toFixed(0)} ms | ${median(of(name).map((m) => m.maxRssMb)).toFixed(0)} | ${ratio(name).toFixed(2)} |`,
+      `| ${name} | ${median(of(name).map((m) => m.notificationsPerSecond)).toFixed(0)} | ${median(of(name).map((m) => m.p99DelayMs)).toFixed(0)} ms | ${median(of(name).map((m) => m.maxRssMb)).toFixed(0)} | ${(median(of(name).map((m) => m.cpuMs)) / 1000).toFixed(1)} | ${ratio(name).toFixed(2)} |`,
     );
   }
   await handle.close();

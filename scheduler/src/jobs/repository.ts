@@ -57,13 +57,13 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<ClaimedJ
   }));
 }
 
-/** Done; a job someone else finished or gave up meanwhile stays as it is. */
-export async function completeJob(db: Db, job: Pick<ClaimedJob, 'tenant_id' | 'id'>): Promise<void> {
+/** Done, one tenant's jobs at once; a job someone else finished or gave up meanwhile stays as it is. */
+export async function completeJobs(db: Db, tenantId: string, ids: readonly string[]): Promise<void> {
   await db
     .updateTable('jobs')
     .set({ status: 'done', finished_at: sql<string>`now()`, locked_until: null, last_error: null })
-    .where('tenant_id', '=', job.tenant_id)
-    .where('id', '=', job.id)
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
     .where('status', '=', 'pending')
     .execute();
 }

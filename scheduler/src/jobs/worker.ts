@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
-import { type ClaimedJob, claimJobs, completeJob, failJob } from './repository.ts';
+import { type ClaimedJob, claimJobs, completeJobs, failJob } from './repository.ts';
 
 /**
  * What became of one attempt: done; `retry` (a transient failure: again later, with a
@@ -13,6 +13,12 @@ import { type ClaimedJob, claimJobs, completeJob, failJob } from './repository.t
 export type JobOutcome = { outcome: 'done' } | { outcome: 'retry' | 'dead'; error: string };
 
 export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
+
+/** How a waiting caller is told its job's record was written, or not. */
+interface Settle {
+  resolve(): void;
+  reject(error: unknown): void;
+}
 
 export interface WorkerOptions {
   /** Jobs in hand at once in this process. */
@@ -30,7 +36,7 @@ export interface WorkerOptions {
 
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 32,
-  perTenant: 8,
+  perTenant: 24,
   leaseMs: 60_000,
   pollMs: 500,
   backoffMs: 1_000,
@@ -140,7 +146,7 @@ export class JobWorker {
     }
     try {
       if (result.outcome === 'done') {
-        await completeJob(this.db, job);
+        await this.complete(job);
         return;
       }
       const delayMs = Math.min(this.options.backoffMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
@@ -176,6 +182,38 @@ export class JobWorker {
     }
   }
 
+  /** Jobs done, recorded together a few milliseconds later (one statement per tenant, not one per job). */
+  private readonly done = new Map<string, { ids: string[]; recorded: Settle[] }>();
+  private doneTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Records a job done. A process killed in the few milliseconds before the record leaves
+   * the job to be sent again once its lease runs out: at least once, as ever.
+   */
+  private complete(job: ClaimedJob): Promise<void> {
+    const batch = this.done.get(job.tenant_id) ?? { ids: [], recorded: [] };
+    this.done.set(job.tenant_id, batch);
+    batch.ids.push(job.id);
+    this.doneTimer ??= setTimeout(() => void this.recordDone(), 10);
+    return new Promise<void>((resolve, reject) => batch.recorded.push({ resolve, reject }));
+  }
+
+  private async recordDone(): Promise<void> {
+    this.doneTimer = null;
+    const batches = [...this.done];
+    this.done.clear();
+    await Promise.all(
+      batches.map(async ([tenantId, batch]) => {
+        try {
+          await asTenant(tenantId, () => completeJobs(this.db, tenantId, batch.ids));
+          for (const r of batch.recorded) r.resolve();
+        } catch (error) {
+          for (const r of batch.recorded) r.reject(error);
+        }
+      }),
+    );
+  }
+
   /**
    * Resolves once nothing is in hand, nothing is due and no retry this process set is
    * waiting (tests; and a graceful stop of a process that owns the queue's last work).
@@ -201,6 +239,11 @@ export class JobWorker {
     this.poller = null;
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
+    // What is done is recorded now rather than left to the leases.
+    if (this.doneTimer) {
+      clearTimeout(this.doneTimer);
+      await this.recordDone();
+    }
     while (this.filling || this.running.size > 0) await Promise.all([this.filling, ...this.running]);
   }
 }

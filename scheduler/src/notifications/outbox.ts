@@ -1,6 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
-import { enqueueJobs, type NewJob } from '../jobs/repository.ts';
 import { insertNotifications } from './repository.ts';
 import type { Notification, NotificationMessage } from './schemas.ts';
 
@@ -31,24 +31,36 @@ export async function stageNotifications(
       data: message.data ?? null,
     })),
   );
-  const browsers = await db
-    .selectFrom('push_subscriptions')
-    .select(['id', 'user_id'])
-    .where('tenant_id', '=', tenantId)
-    .where('user_id', 'in', [...userIds])
+  // One statement for every delivery: each recipient's browsers, as they are now. Ids in
+  // their wire form (32 hex digits), as everywhere else.
+  const hex = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
+  await db
+    .insertInto('jobs')
+    .columns(['tenant_id', 'id', 'kind', 'key', 'payload', 'max_attempts'])
+    .expression((eb) =>
+      eb
+        .selectFrom('push_subscriptions as b')
+        .innerJoin('notifications as n', (join) =>
+          join.onRef('n.tenant_id', '=', 'b.tenant_id').onRef('n.user_id', '=', 'b.user_id'),
+        )
+        .where('b.tenant_id', '=', tenantId)
+        .where(
+          'n.id',
+          'in',
+          notifications.map((n) => n.id),
+        )
+        .select([
+          'b.tenant_id',
+          sql<string>`gen_random_uuid()`.as('id'),
+          sql<'push'>`'push'`.as('kind'),
+          sql<string>`${hex('n.id')} || ':' || ${hex('b.id')}`.as('key'),
+          sql<string>`jsonb_build_object('notification_id', ${hex('n.id')}, 'subscription_id', ${hex('b.id')})`.as(
+            'payload',
+          ),
+          sql<number>`${maxAttempts}::integer`.as('max_attempts'),
+        ]),
+    )
+    .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
     .execute();
-  const jobs: NewJob[] = notifications.flatMap((notification) =>
-    browsers
-      .filter((browser) => browser.user_id === notification.user_id)
-      .map((browser) => ({
-        tenant_id: tenantId,
-        id: newId(),
-        kind: 'push' as const,
-        key: `${notification.id}:${browser.id}`,
-        payload: { notification_id: notification.id, subscription_id: browser.id },
-        max_attempts: maxAttempts,
-      })),
-  );
-  await enqueueJobs(db, jobs);
   return notifications;
 }

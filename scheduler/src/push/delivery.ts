@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { JobHandler } from '../jobs/worker.ts';
-import { vapidKeys } from '../tenants/repository.ts';
 import { dropSubscription } from './repository.ts';
 import type { PushSender } from './sender.ts';
 
@@ -18,22 +17,36 @@ export function pushDelivery(db: Db, sender: PushSender, log: FastifyBaseLogger)
       notification_id: string;
       subscription_id: string;
     };
-    const [notification, target, keys] = await Promise.all([
-      db
-        .selectFrom('notifications')
-        .select(['id', 'tenant_id', 'user_id', 'type', 'title', 'body', 'data', 'read_at', 'created_at'])
-        .where('tenant_id', '=', job.tenant_id)
-        .where('id', '=', notification_id)
-        .executeTakeFirst(),
-      db
-        .selectFrom('push_subscriptions')
-        .select(['id', 'endpoint', 'p256dh', 'auth'])
-        .where('tenant_id', '=', job.tenant_id)
-        .where('id', '=', subscription_id)
-        .executeTakeFirst(),
-      vapidKeys(db, job.tenant_id),
-    ]);
-    if (!notification || !target || !keys) return { outcome: 'done' };
+    // One round trip: the notification, the browser and the tenant's keys together.
+    const row = await db
+      .selectFrom('notifications as n')
+      .innerJoin('push_subscriptions as s', (join) => join.onRef('s.tenant_id', '=', 'n.tenant_id'))
+      .innerJoin('tenants as t', 't.id', 'n.tenant_id')
+      .select([
+        'n.id',
+        'n.tenant_id',
+        'n.user_id',
+        'n.type',
+        'n.title',
+        'n.body',
+        'n.data',
+        'n.read_at',
+        'n.created_at',
+        's.id as browser_id',
+        's.endpoint',
+        's.p256dh',
+        's.auth',
+        't.vapid_public_key',
+        't.vapid_private_key',
+      ])
+      .where('n.tenant_id', '=', job.tenant_id)
+      .where('n.id', '=', notification_id)
+      .where('s.id', '=', subscription_id)
+      .executeTakeFirst();
+    if (!row) return { outcome: 'done' };
+    const { browser_id, endpoint, p256dh, auth, vapid_public_key, vapid_private_key, ...notification } = row;
+    const target = { id: browser_id, endpoint, p256dh, auth };
+    const keys = { vapid_public_key, vapid_private_key };
     const vapid = { publicKey: keys.vapid_public_key, privateKey: keys.vapid_private_key };
     const result = await sender.send(target, JSON.stringify(notification), vapid);
     switch (result.outcome) {

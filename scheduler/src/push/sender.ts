@@ -38,7 +38,7 @@ export const defaultPushOptions: PushOptions = {
   subject: 'mailto:scheduler@localhost',
   policy: new OutboundPolicy(),
   concurrency: 32,
-  perHost: 8,
+  perHost: 16,
   attempts: 5,
   backoffMs: 1000,
   connectTimeoutMs: 3_000,

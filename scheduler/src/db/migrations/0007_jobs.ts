@@ -44,7 +44,8 @@ const statements = [
      CHECK (attempts BETWEEN 0 AND max_attempts),
      CHECK ((status = 'pending') = (finished_at IS NULL))
    )`,
-  `CREATE INDEX jobs_due ON jobs (run_at) WHERE status = 'pending'`,
+  `CREATE INDEX jobs_due ON jobs (tenant_id, run_at, id) WHERE status = 'pending'`,
+  `CREATE INDEX jobs_leased ON jobs (locked_until) WHERE status = 'pending' AND locked_until IS NOT NULL`,
   `CREATE INDEX jobs_by_status ON jobs (tenant_id, status, created_at DESC)`,
 
   'ALTER TABLE jobs ENABLE ROW LEVEL SECURITY',
@@ -63,13 +64,28 @@ const statements = [
           SET status = 'dead', finished_at = now(), locked_until = NULL,
               last_error = 'the worker stopped during the last attempt' || coalesce(': ' || j.last_error, '')
         WHERE j.status = 'pending' AND j.attempts >= j.max_attempts AND j.locked_until <= now();
-       WITH due AS (
-         SELECT j.tenant_id, j.id,
-                row_number() OVER (PARTITION BY j.tenant_id ORDER BY j.run_at, j.id) AS turn
-           FROM public.jobs j
-          WHERE j.status = 'pending' AND j.run_at <= now() AND j.attempts < j.max_attempts
-            AND (j.locked_until IS NULL OR j.locked_until <= now())
-            AND NOT (j.tenant_id = ANY (busy))
+       -- The tenants with pending jobs, one index probe each (a loose index scan), then the
+       -- first due jobs of each by their index: the cost follows the tenants and the batch,
+       -- not the backlog.
+       WITH RECURSIVE waiting AS (
+         (SELECT j.tenant_id FROM public.jobs j WHERE j.status = 'pending' ORDER BY j.tenant_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT j.tenant_id FROM public.jobs j
+                  WHERE j.status = 'pending' AND j.tenant_id > w.tenant_id
+                  ORDER BY j.tenant_id LIMIT 1)
+           FROM waiting w WHERE w.tenant_id IS NOT NULL
+       ), due AS (
+         SELECT c.tenant_id, c.id, row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.run_at, c.id) AS turn
+           FROM waiting w
+           CROSS JOIN LATERAL (
+             SELECT j.tenant_id, j.id, j.run_at FROM public.jobs j
+              WHERE j.tenant_id = w.tenant_id AND j.status = 'pending' AND j.run_at <= now()
+                AND j.attempts < j.max_attempts
+                AND (j.locked_until IS NULL OR j.locked_until <= now())
+              ORDER BY j.run_at, j.id
+              LIMIT per_tenant
+           ) c
+          WHERE w.tenant_id IS NOT NULL AND NOT (w.tenant_id = ANY (busy))
        ), picked AS (
          SELECT j.tenant_id, j.id
            FROM public.jobs j JOIN due d ON d.tenant_id = j.tenant_id AND d.id = j.id
