@@ -1,12 +1,12 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { ACCEPTED_FILE } from '../../src/appliance/state.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { StateError } from '../../src/feed/format/accepted-state.ts';
 import {
-  Clock,
+  appliances,
   holdWidget25,
   openTest,
   publish,
@@ -21,16 +21,7 @@ import {
  */
 const DAY = 86_400_000;
 const PUBLISHED = new Date('2026-11-21T12:00:00Z');
-const open: Appliance[] = [];
-afterEach(async () => {
-  for (const appliance of open.splice(0)) await appliance.stop();
-});
-
-async function start(env: NodeJS.ProcessEnv, clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000))) {
-  const appliance = await openTest(env, clock);
-  open.push(appliance);
-  return { appliance, clock };
-}
+const { open, start } = appliances(PUBLISHED);
 
 const verdicts = (appliance: Appliance) =>
   Object.fromEntries(

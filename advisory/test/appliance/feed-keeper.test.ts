@@ -1,14 +1,14 @@
 import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { ACCEPTED_FILE } from '../../src/appliance/state.ts';
 import { keyId } from '../../src/crypto/signify.ts';
 import {
+  appliances,
   Clock,
   capturingLogger,
   holdWidget25,
-  openTest,
   publish,
   type Setup,
   setup,
@@ -23,22 +23,7 @@ import {
  */
 const DAY = 86_400_000;
 const PUBLISHED = new Date('2026-11-21T12:00:00Z');
-const open: Appliance[] = [];
-afterEach(async () => {
-  for (const appliance of open.splice(0)) await appliance.stop();
-});
-
-async function start(env: NodeJS.ProcessEnv, clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000))) {
-  const log = capturingLogger();
-  const appliance = await openTest(env, clock, log.logger);
-  open.push(appliance);
-  return { appliance, clock, log };
-}
-
-async function stop(appliance: Appliance): Promise<void> {
-  await appliance.stop();
-  open.splice(open.indexOf(appliance), 1);
-}
+const { open, start, stop } = appliances(PUBLISHED);
 
 const entries = async (appliance: Appliance) => (await appliance.decisions?.entries()) ?? [];
 const manifestOf = (s: Setup) => readFileSync(path.join(s.feedDir, 'manifest.yaml'), 'utf8');

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { afterEach } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { openAppliance } from '../../src/appliance/open.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
@@ -128,6 +129,29 @@ export function capturingLogger() {
   const lines: { level: number; msg: string; [key: string]: unknown }[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   return { logger, lines, messages: () => lines.map((l) => l.msg) };
+}
+
+/**
+ * The appliances a test file opens, each stopped after its test: `start` opens one on a
+ * settable clock (an hour after `published` unless given) with a log the test reads.
+ */
+export function appliances(published: Date) {
+  const open: Appliance[] = [];
+  afterEach(async () => {
+    for (const appliance of open.splice(0)) await appliance.stop();
+  });
+  async function start(env: NodeJS.ProcessEnv, clock = new Clock(new Date(published.getTime() + 3_600_000))) {
+    const log = capturingLogger();
+    const appliance = await openTest(env, clock, log.logger);
+    open.push(appliance);
+    return { appliance, clock, log };
+  }
+  /** Stops one before its test ends (a restart follows). */
+  async function stop(appliance: Appliance): Promise<void> {
+    await appliance.stop();
+    open.splice(open.indexOf(appliance), 1);
+  }
+  return { open, start, stop };
 }
 
 export async function openTest(
