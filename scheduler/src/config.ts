@@ -336,7 +336,7 @@ export function loadConfig(env: Env = process.env): Config {
     vapidSubject: vapidSubject(env),
     jobs: {
       concurrency: integer(env, 'JOB_CONCURRENCY', 32, 0, 1000),
-      leaseMs: integer(env, 'JOB_LEASE_SECONDS', 60, 5, 3600) * 1000,
+      leaseMs: integer(env, 'JOB_LEASE_SECONDS', 60, 30, 3600) * 1000,
     },
     reminderIntervalMs: integer(env, 'REMINDER_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
     outboundAllowedHosts: outboundAllowedHosts(env),

@@ -107,7 +107,7 @@ describe('configuration', () => {
     [{ VAPID_SUBJECT: 'http://example.com' }, 'VAPID_SUBJECT'],
     [{ FORM_SUBMIT_WINDOW_SECONDS: '1h' }, 'FORM_SUBMIT_WINDOW_SECONDS'],
     [{ JOB_CONCURRENCY: '-1' }, 'JOB_CONCURRENCY'],
-    [{ JOB_LEASE_SECONDS: '4' }, 'JOB_LEASE_SECONDS'],
+    [{ JOB_LEASE_SECONDS: '29' }, 'JOB_LEASE_SECONDS'],
     [{ REMINDER_INTERVAL_SECONDS: '0' }, 'REMINDER_INTERVAL_SECONDS'],
     [{ FORM_SUBMIT_LIMIT_STORE: 'redis' }, 'FORM_SUBMIT_LIMIT_STORE'],
     [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
@@ -153,9 +153,9 @@ describe('configuration', () => {
   it('reads this process’s share of the job queue: 32 jobs leased for 60 s unless told', () => {
     expect(loadConfig(base).jobs).toEqual({ concurrency: 32, leaseMs: 60_000 });
     expect(loadConfig(base).reminderIntervalMs).toBe(60_000);
-    expect(loadConfig({ ...base, JOB_CONCURRENCY: '0', JOB_LEASE_SECONDS: '5' }).jobs).toEqual({
+    expect(loadConfig({ ...base, JOB_CONCURRENCY: '0', JOB_LEASE_SECONDS: '30' }).jobs).toEqual({
       concurrency: 0,
-      leaseMs: 5_000,
+      leaseMs: 30_000,
     });
   });
 

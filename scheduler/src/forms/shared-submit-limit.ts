@@ -20,16 +20,17 @@ export class DatabaseSubmitLimiter implements SubmitLimiter {
     private readonly sweepEvery = 500,
   ) {}
 
-  take(key: string, now: number): Promise<LimitAnswer> {
+  async take(key: string, now: number): Promise<LimitAnswer> {
     const since = new Date(now - this.limit.windowMs).toISOString();
+    if (++this.hitsSinceSweep >= this.sweepEvery) {
+      // On its own, before the key's transaction: a sweep inside it would lock rows in
+      // another order than a concurrent key's delete, and the two could deadlock.
+      this.hitsSinceSweep = 0;
+      await this.db.deleteFrom('form_submit_hits').where('at', '<=', since).execute();
+    }
     return this.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
-      if (++this.hitsSinceSweep >= this.sweepEvery) {
-        this.hitsSinceSweep = 0;
-        await trx.deleteFrom('form_submit_hits').where('at', '<=', since).execute();
-      } else {
-        await trx.deleteFrom('form_submit_hits').where('key', '=', key).where('at', '<=', since).execute();
-      }
+      await trx.deleteFrom('form_submit_hits').where('key', '=', key).where('at', '<=', since).execute();
       const hits = await trx
         .selectFrom('form_submit_hits')
         .select('at')

@@ -57,14 +57,23 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<ClaimedJ
   }));
 }
 
-/** Done, one tenant's jobs at once; a job someone else finished or gave up meanwhile stays as it is. */
-export async function completeJobs(db: Db, tenantId: string, ids: readonly string[]): Promise<void> {
+/**
+ * Done, one tenant's jobs at once, as `worker` holds them: a job another worker holds
+ * now (this one's lease ran out) or that was finished or given up meanwhile stays as it is.
+ */
+export async function completeJobs(
+  db: Db,
+  tenantId: string,
+  worker: string,
+  ids: readonly string[],
+): Promise<void> {
   await db
     .updateTable('jobs')
     .set({ status: 'done', finished_at: sql<string>`now()`, locked_until: null, last_error: null })
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', [...ids])
     .where('status', '=', 'pending')
+    .where('locked_by', '=', worker)
     .execute();
 }
 
@@ -74,7 +83,8 @@ export async function completeJobs(db: Db, tenantId: string, ids: readonly strin
  */
 export async function failJob(
   db: Db,
-  job: Pick<ClaimedJob, 'tenant_id' | 'id'>,
+  job: Pick<ClaimedJob, 'tenant_id' | 'id' | 'attempts'>,
+  worker: string,
   error: string,
   retry: { delayMs: number } | 'final',
 ): Promise<JobStatus | null> {
@@ -92,6 +102,9 @@ export async function failJob(
     .where('tenant_id', '=', job.tenant_id)
     .where('id', '=', job.id)
     .where('status', '=', 'pending')
+    // This attempt's outcome, not a later one another worker is making.
+    .where('locked_by', '=', worker)
+    .where('attempts', '=', job.attempts)
     .returning('status')
     .executeTakeFirst();
   return row?.status ?? null;

@@ -61,12 +61,18 @@ export class JobWorker {
   /** Whether the last claim found nothing (for idle()). */
   private drained = false;
 
+  /** A tenant's share of the slots: a quarter (at least one) always stays with the others. */
+  private readonly perTenant: number;
+
   constructor(
     private readonly db: Db,
     private readonly handlers: Record<JobKind, JobHandler>,
     readonly options: WorkerOptions,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    const reserve = Math.max(1, Math.floor(options.concurrency / 4));
+    this.perTenant = Math.max(1, Math.min(options.perTenant, options.concurrency - reserve));
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -106,12 +112,15 @@ export class JobWorker {
     for (;;) {
       const free = this.options.concurrency - this.held;
       if (this.stopped || free <= 0) return;
-      const busy = [...this.inHand].filter(([, n]) => n >= this.options.perTenant).map(([t]) => t);
+      const busy = [...this.inHand].filter(([, n]) => n >= this.perTenant).map(([t]) => t);
+      // No tenant may pass its share with this claim: take at most what the fullest of
+      // the others has left (the loop claims again for the rest).
+      const fullest = Math.max(0, ...[...this.inHand.values()].filter((n) => n < this.perTenant));
       const jobs = await claimJobs(this.db, {
         worker: this.name,
         leaseMs: this.options.leaseMs,
         batch: free,
-        perTenant: this.options.perTenant,
+        perTenant: Math.max(1, this.perTenant - fullest),
         busy,
       });
       this.drained = jobs.length === 0;
@@ -153,6 +162,7 @@ export class JobWorker {
       const status = await failJob(
         this.db,
         job,
+        this.name,
         result.error,
         result.outcome === 'dead' ? 'final' : { delayMs },
       );
@@ -205,7 +215,7 @@ export class JobWorker {
     await Promise.all(
       batches.map(async ([tenantId, batch]) => {
         try {
-          await asTenant(tenantId, () => completeJobs(this.db, tenantId, batch.ids));
+          await asTenant(tenantId, () => completeJobs(this.db, tenantId, this.name, batch.ids));
           for (const r of batch.recorded) r.resolve();
         } catch (error) {
           for (const r of batch.recorded) r.reject(error);

@@ -66,7 +66,12 @@ export class ReminderSweep {
     );
     let sent = 0;
     for (const due of rows) {
-      if (await asTenant(due.tenant_id, () => this.remind(due.tenant_id, due.assignment_id))) sent++;
+      try {
+        if (await asTenant(due.tenant_id, () => this.remind(due.tenant_id, due.assignment_id))) sent++;
+      } catch (error) {
+        // One reminder's trouble (its assignment removed meanwhile) holds up no other.
+        this.log.warn({ err: error, assignment: due.assignment_id }, 'shift reminder not sent');
+      }
     }
     if (sent > 0) this.queued();
     return sent;

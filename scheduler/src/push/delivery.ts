@@ -9,7 +9,8 @@ import type { PushSender } from './sender.ts';
  * src/notifications/outbox.ts), run by the job queue in the notification's tenant scope.
  * The payload is the stored notification; its `id` lets the browser drop a repeat (the
  * queue delivers at least once). A subscription the push service calls gone (404/410) is
- * removed; a notification or subscription gone meanwhile leaves nothing to send.
+ * removed; a notification or subscription gone meanwhile, or a browser that has changed
+ * hands since, leaves nothing to send.
  */
 export function pushDelivery(db: Db, sender: PushSender, log: FastifyBaseLogger): JobHandler {
   return async (job) => {
@@ -42,6 +43,9 @@ export function pushDelivery(db: Db, sender: PushSender, log: FastifyBaseLogger)
       .where('n.tenant_id', '=', job.tenant_id)
       .where('n.id', '=', notification_id)
       .where('s.id', '=', subscription_id)
+      // An endpoint moves to whoever registers it last (a shared browser): a delivery
+      // queued for the previous user is not sent to the new one.
+      .whereRef('s.user_id', '=', 'n.user_id')
       .executeTakeFirst();
     if (!row) return { outcome: 'done' };
     const { browser_id, endpoint, p256dh, auth, vapid_public_key, vapid_private_key, ...notification } = row;

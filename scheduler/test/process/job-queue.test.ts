@@ -47,7 +47,7 @@ async function cluster(): Promise<Cluster> {
     DATABASE_POOL_SIZE: '10',
     OUTBOUND_ALLOWED_HOSTS: new URL(push.origin).host,
     JOB_CONCURRENCY: String(CONCURRENCY),
-    JOB_LEASE_SECONDS: '5',
+    JOB_LEASE_SECONDS: '30',
   };
   const apis = await Promise.all([startApi(keys, env), startApi(keys, env), startApi(keys, env)]);
   cleanups.push(async () => {

@@ -53,8 +53,9 @@ const statements = [
      USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
   'GRANT SELECT, INSERT, UPDATE, DELETE ON jobs TO scheduler_app',
 
-  // The row is re-checked after it is locked (status and lease in the locking query's own
-  // WHERE): a job another worker claimed and committed meanwhile is not claimed twice.
+  // The row is re-checked after it is locked (status, lease, due time and attempts in the
+  // locking query's own WHERE): a job another worker claimed, or set back to wait for a
+  // retry, and committed meanwhile is not claimed.
   `CREATE FUNCTION claim_jobs(worker text, lease_ms integer, batch integer, per_tenant integer, busy uuid[])
      RETURNS TABLE (tenant_id uuid, id uuid, kind text, payload jsonb, attempts integer, max_attempts integer)
      LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
@@ -90,6 +91,7 @@ const statements = [
          SELECT j.tenant_id, j.id
            FROM public.jobs j JOIN due d ON d.tenant_id = j.tenant_id AND d.id = j.id
           WHERE d.turn <= per_tenant AND j.status = 'pending'
+            AND j.run_at <= now() AND j.attempts < j.max_attempts
             AND (j.locked_until IS NULL OR j.locked_until <= now())
           ORDER BY d.turn, j.run_at, j.id
           LIMIT batch

@@ -32,6 +32,7 @@ const statements = [
   `CREATE POLICY tenant_wall ON shift_reminders
      USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
   'GRANT SELECT, INSERT, UPDATE, DELETE ON shift_reminders TO scheduler_app',
+  // The week bound (the longest lead time) lets the sweep read this index, not every future seat.
   'CREATE INDEX shift_assignments_starts ON shift_assignments (starts_at)',
 
   `CREATE FUNCTION due_shift_reminders(at timestamptz, batch integer)
@@ -45,6 +46,7 @@ const statements = [
          JOIN public.events e ON e.tenant_id = sh.tenant_id AND e.id = sh.event_id
         WHERE s.remind_minutes_before_shift IS NOT NULL
           AND a.starts_at > at
+          AND a.starts_at <= at + interval '7 days'
           AND a.starts_at <= at + make_interval(mins => s.remind_minutes_before_shift)
           AND sh.published_at IS NOT NULL AND e.published_at IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM public.shift_reminders r
