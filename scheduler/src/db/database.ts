@@ -69,6 +69,12 @@ function pgPool(url: string, max: number, connectTimeoutMs: number, startupOptio
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Nor a client that is lent out between two statements (a transaction, a tenant's
+  // setting and its query, the job worker's claims) when the server ends it: without a
+  // listener of its own, its 'error' event would be unhandled and end the process.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
 

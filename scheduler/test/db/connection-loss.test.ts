@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+
+/**
+ * A connection the server ends while the application holds it between two statements (a
+ * transaction, a tenant's setting and its query) must fail the next statement, not the
+ * process: an 'error' event nobody listens to ends a Node process. PostgreSQL only (the
+ * embedded database has no server to end it).
+ */
+const onPostgres = inject('testDb') === 'postgres';
+let handle: TestDatabase;
+
+beforeAll(async () => {
+  if (onPostgres) handle = await openTestDatabase();
+});
+afterAll(async () => handle?.dispose());
+
+describe.skipIf(!onPostgres)('a connection ended by the server while lent out', () => {
+  it('fails the next statement and leaves the process and the pool serving', async () => {
+    const failure = await handle.db
+      .transaction()
+      .execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        // The administrator ends this session while the transaction is between statements.
+        await sql`SELECT pg_terminate_backend(${rows[0]?.pid})`.execute(handle.owner);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sql`SELECT 1`.execute(trx);
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(Error);
+    const { rows } = await sql<{ ok: number }>`SELECT 1 AS ok`.execute(handle.db);
+    expect(rows).toEqual([{ ok: 1 }]);
+  });
+});
