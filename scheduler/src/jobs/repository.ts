@@ -110,6 +110,12 @@ export async function failJob(
   return row?.status ?? null;
 }
 
+/** Removes up to `batch` jobs finished long enough ago (migration 0007); how many. */
+export async function pruneJobs(db: Db, batch: number): Promise<number> {
+  const { rows } = await sql<{ removed: number }>`SELECT prune_jobs(${batch}) AS removed`.execute(db);
+  return rows[0]?.removed ?? 0;
+}
+
 export interface JobRecord {
   id: string;
   kind: JobKind;

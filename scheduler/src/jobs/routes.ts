@@ -15,7 +15,7 @@ export async function jobsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'listJobs',
         summary: 'The tenant’s background jobs (Web Push deliveries), newest first; dead ones to look into',
         description:
-          'Admins only. Every notification sent to a browser is a job, tried until it is delivered or given up: status=dead lists the deliveries given up, with the last error. A job is kept once done.',
+          'Admins only. Every notification sent to a browser is a job, tried until it is delivered or given up: status=dead lists the deliveries given up, with the last error. Done jobs are kept a week, dead ones 30 days.',
         security: bearerSecurity,
         querystring: JobListQuery,
         response: {

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
-import { type ClaimedJob, claimJobs, completeJobs, failJob } from './repository.ts';
+import { type ClaimedJob, claimJobs, completeJobs, failJob, pruneJobs } from './repository.ts';
 
 /**
  * What became of one attempt: done; `retry` (a transient failure: again later, with a
@@ -33,6 +33,9 @@ export interface WorkerOptions {
   backoffMs: number;
   maxBackoffMs: number;
 }
+
+/** How often a worker removes jobs finished long ago. */
+const PRUNE_EVERY_MS = 5 * 60_000;
 
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 32,
@@ -79,7 +82,21 @@ export class JobWorker {
     this.stopped = false;
     this.poller = setInterval(() => this.kick(), this.options.pollMs);
     this.poller.unref();
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
     this.kick();
+  }
+
+  private pruner: NodeJS.Timeout | null = null;
+
+  /** Removes jobs finished long ago (a week done, a month dead), a batch at a time. */
+  async prune(): Promise<number> {
+    try {
+      return await pruneJobs(this.db, 10_000);
+    } catch (error) {
+      this.log.warn({ err: error }, 'finished background jobs could not be removed');
+      return 0;
+    }
   }
 
   /** Looks for due jobs now (after a change in this process queued some). */
@@ -247,6 +264,8 @@ export class JobWorker {
     this.stopped = true;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
+    if (this.pruner) clearInterval(this.pruner);
+    this.pruner = null;
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     // What is done is recorded now rather than left to the leases.

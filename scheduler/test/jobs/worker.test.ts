@@ -227,6 +227,24 @@ describe('the job queue', () => {
   });
 });
 
+describe('finished jobs', () => {
+  it('are removed a week after they were done, and a month after they were given up', async () => {
+    const t = await tenant();
+    const [recent, oldDone, deadMonth, deadWeek, pending] = await queue(t, 5);
+    const finish = (id: string | undefined, status: 'done' | 'dead', daysAgo: number) =>
+      sql`UPDATE jobs SET status = ${status}, finished_at = now() - make_interval(days => ${daysAgo})
+           WHERE id = ${id}`.execute(handle.owner);
+    await finish(recent, 'done', 6);
+    await finish(oldDone, 'done', 8);
+    await finish(deadMonth, 'dead', 31);
+    await finish(deadWeek, 'dead', 8);
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    expect(await w.prune()).toBe(2);
+    expect((await jobsOf(t)).map((j) => j.id).sort()).toEqual([recent, deadWeek, pending].sort());
+    expect(await w.prune()).toBe(0);
+  });
+});
+
 describe('the jobs table', () => {
   const refused = async (statement: Promise<unknown>) =>
     (

@@ -18,6 +18,9 @@ import { type Kysely, sql } from 'kysely';
  *   owner, as `form_tenant` is for forms.
  * - A job's attempts never exceed its cap; one that used them all is `dead` with its
  *   last error, for an admin to read (GET /api/v1/jobs).
+ * - Finished jobs do not pile up: `prune_jobs` removes done jobs a week after they were
+ *   done and dead ones after 30 days (the admins' window to read them), a bounded batch
+ *   at a time; each worker calls it every few minutes.
  * - A user keeps at most 10 push subscriptions (browsers hold one per origin; 10 devices
  *   is plenty): registering an eleventh drops the one registered longest ago, so no user
  *   can make one notification fan out without bound. The user's row lock orders
@@ -118,6 +121,22 @@ const statements = [
      END $$`,
   `CREATE TRIGGER push_subscriptions_per_user AFTER INSERT OR UPDATE OF user_id ON push_subscriptions
      FOR EACH ROW EXECUTE FUNCTION push_subscriptions_keep_newest()`,
+  `CREATE INDEX jobs_finished ON jobs (finished_at) WHERE status <> 'pending'`,
+  `CREATE FUNCTION prune_jobs(batch integer) RETURNS integer
+     LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
+     AS $$
+       WITH gone AS (
+         DELETE FROM public.jobs j
+          WHERE (j.tenant_id, j.id) IN (
+            SELECT o.tenant_id, o.id FROM public.jobs o
+             WHERE o.status <> 'pending'
+               AND o.finished_at < now() - CASE o.status WHEN 'done' THEN interval '7 days' ELSE interval '30 days' END
+             LIMIT batch)
+         RETURNING 1)
+       SELECT count(*)::integer FROM gone
+     $$`,
+  'REVOKE ALL ON FUNCTION prune_jobs(integer) FROM PUBLIC',
+  'GRANT EXECUTE ON FUNCTION prune_jobs(integer) TO scheduler_app',
   'REVOKE ALL ON FUNCTION claim_jobs(text, integer, integer, integer, uuid[]) FROM PUBLIC',
   'GRANT EXECUTE ON FUNCTION claim_jobs(text, integer, integer, integer, uuid[]) TO scheduler_app',
 ];
