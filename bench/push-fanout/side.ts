@@ -34,7 +34,6 @@ import { stageNotifications } from '../../scheduler/src/notifications/outbox.ts'
 import { insertNotifications } from '../../scheduler/src/notifications/repository.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../scheduler/src/outbound/destinations.ts';
 import { pushDelivery } from '../../scheduler/src/push/delivery.ts';
-import { subscriptionsOf } from '../../scheduler/src/push/repository.ts';
 import { defaultPushOptions, PushSender } from '../../scheduler/src/push/sender.ts';
 import { vapidKeys } from '../../scheduler/src/tenants/repository.ts';
 
@@ -76,7 +75,12 @@ async function memory(): Promise<() => Promise<void>> {
           deliveries.push(
             asTenant(tenantId, async () => {
               const [browsers, keys] = await Promise.all([
-                subscriptionsOf(handle.db, tenantId, user.id),
+                handle.db
+                  .selectFrom('push_subscriptions')
+                  .select(['id', 'endpoint', 'p256dh', 'auth'])
+                  .where('tenant_id', '=', tenantId)
+                  .where('user_id', '=', user.id)
+                  .execute(),
                 vapidKeys(handle.db, tenantId),
               ]);
               if (!keys) return;

@@ -2,17 +2,6 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { JobKind, JobStatus } from '../db/types.ts';
 
-/** A job as it is queued, in the transaction of the change that causes it. */
-export interface NewJob {
-  tenant_id: string;
-  id: string;
-  kind: JobKind;
-  /** Idempotency key within the tenant and kind: queuing it again adds nothing. */
-  key: string;
-  payload: Record<string, unknown>;
-  max_attempts: number;
-}
-
 /** A job a worker holds: leased, its attempt counted. */
 export interface ClaimedJob {
   tenant_id: string;
@@ -22,16 +11,6 @@ export interface ClaimedJob {
   /** This attempt's number, from 1. */
   attempts: number;
   max_attempts: number;
-}
-
-/** One statement for all; a key queued before is left as it is. */
-export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<void> {
-  if (jobs.length === 0) return;
-  await db
-    .insertInto('jobs')
-    .values(jobs.map((job) => ({ ...job, payload: JSON.stringify(job.payload) })))
-    .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
-    .execute();
 }
 
 export interface ClaimOptions {

@@ -54,16 +54,6 @@ export async function deleteOwnSubscription(
   return result.numDeletedRows > 0n;
 }
 
-/** Where a user's messages go. */
-export function subscriptionsOf(db: Db, tenantId: string, userId: string) {
-  return db
-    .selectFrom('push_subscriptions')
-    .select(['id', 'endpoint', 'p256dh', 'auth'])
-    .where('tenant_id', '=', tenantId)
-    .where('user_id', '=', userId)
-    .execute();
-}
-
 /** The push service said the subscription is gone (404/410). */
 export async function dropSubscription(db: Db, tenantId: string, id: string): Promise<void> {
   await db.deleteFrom('push_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).execute();

@@ -131,15 +131,6 @@ export class PushSender {
     return queue;
   }
 
-  /** Resolves once every queued message has had its outcome. */
-  idle(): Promise<void> {
-    return this.queue.onIdle();
-  }
-
-  get pending(): number {
-    return this.queue.size + this.queue.pending;
-  }
-
   /** One POST to the push service; its status, or 0 when there was no answer. */
   private post(target: PushTarget, payload: string, keys: VapidKeys): Promise<Status> {
     let details: ReturnType<typeof webpush.generateRequestDetails>;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
-import { enqueueJobs } from '../../src/jobs/repository.ts';
 import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
+import { enqueueJobs } from '../support/jobs.ts';
 
 /** GET /api/v1/jobs: an admin reads the tenant's background jobs, the dead ones first of all. */
 let ctx: TestContext;

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
-import { type ClaimedJob, claimJobs, enqueueJobs } from '../../src/jobs/repository.ts';
+import { type ClaimedJob, claimJobs } from '../../src/jobs/repository.ts';
 import {
   defaultWorkerOptions,
   type JobHandler,
@@ -11,6 +11,7 @@ import {
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { enqueueJobs } from '../support/jobs.ts';
 
 /**
  * The job queue (src/jobs/) on a real database: several workers share it, each job is
