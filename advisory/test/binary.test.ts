@@ -66,9 +66,10 @@ afterEach(() => {
 });
 
 describe.skipIf(!binary)('the single executable, alone on a machine', () => {
-  it('prints its version and the feed schemas from every name and command', async () => {
+  it('prints its version, the feed schemas and the licence from every name and command', async () => {
     const { run } = bareInstall();
-    const text = (tool: string) => `${tool} ${version}\nfeed schema: reads 2.x, writes 2.0\n`;
+    const text = (tool: string) =>
+      `${tool} ${version}\nfeed schema: reads 2.x, writes 2.0\nlicence: FSL-1.1-ALv2 (Functional Source License 1.1; each release becomes Apache-2.0 two years after it is published)\n`;
     expect(await run('advisory', ['--version'])).toEqual({ code: 0, stdout: text('advisory'), stderr: '' });
     expect((await run('advisory', ['check', '--version'])).stdout).toBe(text('advisory'));
     expect((await run('advisory-feed', ['--version'])).stdout).toBe(text('advisory-feed'));

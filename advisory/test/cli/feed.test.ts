@@ -64,9 +64,10 @@ describe('--version on every command', () => {
     readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
   ).version;
 
-  it('prints the client version (semver, from package.json) and the feed schemas, exit 0', async () => {
+  it('prints the client version (semver, from package.json), the feed schemas and the licence, exit 0', async () => {
     expect(version).toMatch(/^\d+\.\d+\.\d+$/);
-    const expected = (tool: string) => `${tool} ${version}\nfeed schema: reads 2.x, writes 2.0`;
+    const expected = (tool: string) =>
+      `${tool} ${version}\nfeed schema: reads 2.x, writes 2.0\nlicence: FSL-1.1-ALv2 (Functional Source License 1.1; each release becomes Apache-2.0 two years after it is published)`;
     for (const argv of [
       ['--version'],
       ['-V'],

@@ -95,7 +95,7 @@ export async function registerOpenApi(app: App): Promise<void> {
         title: 'Scheduler API',
         version: '1.0.0',
         description,
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        license: { name: 'Functional Source License, Version 1.1, ALv2 Future License', identifier: 'FSL-1.1-ALv2' },
       },
       servers: [{ url: '/', description: 'This server' }],
       tags: [

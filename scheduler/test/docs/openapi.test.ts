@@ -60,6 +60,14 @@ afterAll(async () => ctx?.close());
 const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 describe('OpenAPI document', () => {
+  it('names the licence by its SPDX identifier, as the LICENSE file and package.json do', () => {
+    const info = (spec as unknown as { info: { license: unknown } }).info;
+    expect(info.license).toEqual({
+      name: 'Functional Source License, Version 1.1, ALv2 Future License',
+      identifier: 'FSL-1.1-ALv2',
+    });
+  });
+
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(spec.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(spec) as never);
