@@ -26,6 +26,9 @@ COPY --from=build --chown=nonroot:nonroot /out/state /var/lib/advisory
 # Listening on every address of the container needs ADVISORY_DASHBOARD_USER and
 # ADVISORY_DASHBOARD_PASSWORD (or ADVISORY_DASHBOARD_OPEN=true when the port is published
 # to 127.0.0.1 only): the appliance refuses to serve the inventory openly by accident.
+# With credentials it also needs ADVISORY_TLS_CERT and ADVISORY_TLS_KEY (mounted files),
+# or ADVISORY_ALLOW_PLAIN_HTTP_AUTH=true when the port is published to 127.0.0.1 only
+# behind a TLS reverse proxy: it refuses to take the password in clear by accident.
 ENV ADVISORY_LISTEN=0.0.0.0:8090 ADVISORY_STATE_DIR=/var/lib/advisory
 VOLUME /var/lib/advisory
 EXPOSE 8090

@@ -32,10 +32,23 @@ export interface ApplianceConfig {
   trustProxy: false | number | string[];
   /** Host names the dashboard answers to (ADVISORY_DASHBOARD_HOSTS), besides IP addresses and localhost. */
   dashboardHosts: string[];
+  /**
+   * The dashboard's certificate and key (ADVISORY_TLS_CERT, ADVISORY_TLS_KEY): PEM files,
+   * read and checked by `advisory run` at start and again on SIGHUP (dashboard/tls.ts).
+   * Unset: plain HTTP.
+   */
+  tls: TlsFiles | null;
+  /** ADVISORY_ALLOW_PLAIN_HTTP_AUTH: Basic auth over plain HTTP on a non-loopback address is meant. */
+  allowPlainHttpAuth: boolean;
   webhookUrl: string | null;
   smtp: SmtpConfig | null;
   alerts: { retryBaseMs: number; maxAttempts: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
 }
 
 export interface SmtpConfig {
@@ -281,6 +294,8 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     dashboard: dashboard(env),
     trustProxy: trustProxy(env),
     dashboardHosts: dashboardHosts(env),
+    tls: tlsFiles(env),
+    allowPlainHttpAuth: strictBoolean(env, 'ADVISORY_ALLOW_PLAIN_HTTP_AUTH'),
     webhookUrl: webhook(env),
     smtp: smtp(env),
     alerts: {
@@ -304,6 +319,32 @@ function dashboardHosts(env: Env): string[] {
   return names;
 }
 
+/** Both files or neither: a certificate without its key (or the reverse) is a mistake. */
+function tlsFiles(env: Env): TlsFiles | null {
+  const certFile = text(env, 'ADVISORY_TLS_CERT');
+  const keyFile = text(env, 'ADVISORY_TLS_KEY');
+  if (certFile === undefined && keyFile === undefined) return null;
+  if (keyFile === undefined)
+    throw new ConfigError(
+      'ADVISORY_TLS_KEY',
+      'set it together with ADVISORY_TLS_CERT (the private key of that certificate, PEM)',
+    );
+  if (certFile === undefined)
+    throw new ConfigError(
+      'ADVISORY_TLS_CERT',
+      'set it together with ADVISORY_TLS_KEY (the certificate of that key, PEM)',
+    );
+  return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) };
+}
+
+/** `true` or `false` and nothing else: a setting that relaxes a safeguard is never guessed from "yes" or "1". */
+function strictBoolean(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 
 /**
@@ -319,5 +360,22 @@ export function checkExposure(config: ApplianceConfig, env: Env): void {
   throw new ConfigError(
     'ADVISORY_LISTEN',
     `${config.listen.host} is reachable from other machines and no dashboard credentials are set: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD, listen on 127.0.0.1, or set ADVISORY_DASHBOARD_OPEN=true to serve the inventory without them`,
+  );
+}
+
+/**
+ * HTTP Basic sends the dashboard password with every request, readable by anyone on the
+ * path when the connection is plain HTTP. On loopback nothing but this machine sees it
+ * (a reverse proxy here terminates TLS); on any other address it needs TLS of its own,
+ * unless the operator says the network in between is trusted. A reverse proxy on another
+ * machine (ADVISORY_TRUST_PROXY) does not count: the hop from it to here carries the
+ * password in clear, and whoever reaches this port can skip the proxy.
+ */
+export function checkPlainHttpAuth(config: ApplianceConfig): void {
+  if (!config.dashboard || config.tls || config.allowPlainHttpAuth || LOOPBACK.test(config.listen.host))
+    return;
+  throw new ConfigError(
+    'ADVISORY_LISTEN',
+    `${config.listen.host} is reachable from other machines and the dashboard password (ADVISORY_DASHBOARD_USER, ADVISORY_DASHBOARD_PASSWORD) would cross the network in clear over plain HTTP: set ADVISORY_TLS_CERT and ADVISORY_TLS_KEY, listen on 127.0.0.1 behind a reverse proxy that terminates TLS, or set ADVISORY_ALLOW_PLAIN_HTTP_AUTH=true if the network in between is trusted`,
   );
 }

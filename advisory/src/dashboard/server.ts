@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
@@ -53,6 +53,8 @@ export interface DashboardOptions {
   hosts?: string[];
   /** Connection bounds (CONNECTION_LIMITS unless given; tests shorten them). */
   limits?: Partial<typeof CONNECTION_LIMITS>;
+  /** Serve HTTPS with this certificate and key (PEM); replaced later with tls.ts useTlsPair. */
+  tls?: { cert: string; key: string };
 }
 
 const securityHeaders = {
@@ -111,7 +113,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       .send(errorHtml(heading, text));
   };
 
-  const app = Fastify({
+  const serverOptions: FastifyServerOptions = {
     logger: false,
     trustProxy,
     // Asset names are up to 200 characters (the inventory's rule), percent-encoded longer.
@@ -122,7 +124,18 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     // A URL Fastify cannot decode: the dashboard's own page, not Fastify's JSON echoing it.
     frameworkErrors: (_error, _request, reply) =>
       refuse(reply, 400, 'Bad request', 'The address of this request cannot be read.'),
-  });
+  };
+  // Fastify's own `https` option, so the timeouts above apply to the TLS server too. Its
+  // types would make this a differently typed instance; to everything here an HTTPS server
+  // is an HTTP one, hence the options typed as the plain kind.
+  const app = Fastify(
+    options.tls
+      ? ({
+          ...serverOptions,
+          https: { cert: options.tls.cert, key: options.tls.key },
+        } as FastifyServerOptions)
+      : serverOptions,
+  );
   app.server.maxConnections = limits.maxConnections;
   app.server.headersTimeout = limits.headersMs;
 

@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, checkExposure, loadApplianceConfig } from '../../src/appliance/config.ts';
+import {
+  ConfigError,
+  checkExposure,
+  checkPlainHttpAuth,
+  loadApplianceConfig,
+} from '../../src/appliance/config.ts';
 
 /** The appliance's settings as values: defaults, and a ConfigError naming the variable. */
 const base = {
@@ -89,6 +94,79 @@ describe('dashboard exposure', () => {
         .dashboardHosts,
     ).toEqual(['advisory.lan', 'dash.example.org']);
     expect(refusal({ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan:8090' })).toMatch(/^ADVISORY_DASHBOARD_HOSTS: /);
+  });
+});
+
+describe('the dashboard over TLS, and its password in clear', () => {
+  const credentials = {
+    ADVISORY_DASHBOARD_USER: 'operator',
+    ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
+  };
+  const tls = { ADVISORY_TLS_CERT: 'tls/cert.pem', ADVISORY_TLS_KEY: 'tls/key.pem' };
+  const plainAuth = (env: Record<string, string>) => {
+    try {
+      checkPlainHttpAuth(loadApplianceConfig({ ...base, ...env }));
+      return null;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+  };
+
+  it('takes both TLS files or neither, resolved against the working directory', () => {
+    expect(loadApplianceConfig(base).tls).toBeNull();
+    expect(loadApplianceConfig({ ...base, ADVISORY_TLS_CERT: ' ', ADVISORY_TLS_KEY: '' }).tls).toBeNull();
+    expect(loadApplianceConfig({ ...base, ...tls }).tls).toEqual({
+      certFile: path.resolve('tls/cert.pem'),
+      keyFile: path.resolve('tls/key.pem'),
+    });
+    expect(refusal({ ADVISORY_TLS_CERT: 'tls/cert.pem' })).toBe(
+      'ADVISORY_TLS_KEY: set it together with ADVISORY_TLS_CERT (the private key of that certificate, PEM)',
+    );
+    expect(refusal({ ADVISORY_TLS_KEY: 'tls/key.pem' })).toBe(
+      'ADVISORY_TLS_CERT: set it together with ADVISORY_TLS_KEY (the certificate of that key, PEM)',
+    );
+  });
+
+  it('takes ADVISORY_ALLOW_PLAIN_HTTP_AUTH as true or false only', () => {
+    const allow = (value: string) =>
+      loadApplianceConfig({ ...base, ADVISORY_ALLOW_PLAIN_HTTP_AUTH: value }).allowPlainHttpAuth;
+    expect(loadApplianceConfig(base).allowPlainHttpAuth).toBe(false);
+    expect(allow('')).toBe(false);
+    expect(allow('false')).toBe(false);
+    expect(allow(' true ')).toBe(true);
+    for (const value of ['yes', '1', 'TRUE', 'on'])
+      expect(refusal({ ADVISORY_ALLOW_PLAIN_HTTP_AUTH: value }), value).toBe(
+        `ADVISORY_ALLOW_PLAIN_HTTP_AUTH: expected true or false, got "${value}"`,
+      );
+  });
+
+  it('refuses Basic auth over plain HTTP on a non-loopback address, naming the ways out', () => {
+    const message = (host: string) =>
+      `ADVISORY_LISTEN: ${host} is reachable from other machines and the dashboard password (ADVISORY_DASHBOARD_USER, ADVISORY_DASHBOARD_PASSWORD) would cross the network in clear over plain HTTP: set ADVISORY_TLS_CERT and ADVISORY_TLS_KEY, listen on 127.0.0.1 behind a reverse proxy that terminates TLS, or set ADVISORY_ALLOW_PLAIN_HTTP_AUTH=true if the network in between is trusted`;
+    expect(plainAuth({ ...credentials, ADVISORY_LISTEN: '0.0.0.0:8090' })).toBe(message('0.0.0.0'));
+    expect(plainAuth({ ...credentials, ADVISORY_LISTEN: '192.168.1.5:8090' })).toBe(message('192.168.1.5'));
+    expect(plainAuth({ ...credentials, ADVISORY_LISTEN: '[::]:8090' })).toBe(message('::'));
+    expect(plainAuth({ ...credentials, ADVISORY_LISTEN: 'advisory.lan:8090' })).toBe(message('advisory.lan'));
+    // A proxy on another machine still sends the password here in clear, and whoever
+    // reaches this port can skip it: trusting its headers changes nothing.
+    expect(
+      plainAuth({ ...credentials, ADVISORY_LISTEN: '10.0.0.5:8090', ADVISORY_TRUST_PROXY: '10.0.0.2' }),
+    ).toBe(message('10.0.0.5'));
+  });
+
+  it('allows it on loopback, with TLS, when explicitly allowed, and without credentials', () => {
+    for (const listen of ['127.0.0.1:8090', '127.0.0.2:8090', '[::1]:8090', 'localhost:8090'])
+      expect(plainAuth({ ...credentials, ADVISORY_LISTEN: listen }), listen).toBeNull();
+    expect(plainAuth({ ...credentials, ...tls, ADVISORY_LISTEN: '0.0.0.0:8090' })).toBeNull();
+    expect(
+      plainAuth({ ...credentials, ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_ALLOW_PLAIN_HTTP_AUTH: 'true' }),
+    ).toBeNull();
+    expect(
+      plainAuth({ ...credentials, ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_ALLOW_PLAIN_HTTP_AUTH: 'false' }),
+    ).toMatch(/^ADVISORY_LISTEN: 0\.0\.0\.0 is reachable/);
+    // No password to leak (the open dashboard is checkExposure's business).
+    expect(plainAuth({ ADVISORY_LISTEN: '0.0.0.0:8090' })).toBeNull();
   });
 });
 

@@ -2,10 +2,17 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { Appliance } from '../../appliance/appliance.ts';
-import { checkExposure, loadApplianceConfig } from '../../appliance/config.ts';
+import {
+  type ApplianceConfig,
+  ConfigError,
+  checkExposure,
+  checkPlainHttpAuth,
+  loadApplianceConfig,
+} from '../../appliance/config.ts';
 import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
+import { describeCertificate, readTlsPair, type TlsPair, useTlsPair } from '../../dashboard/tls.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import type { Io } from '../io.ts';
@@ -14,8 +21,10 @@ export const runHelp = `Usage: advisory run
 
 The appliance daemon: refreshes every ADVISORY_REFRESH_INTERVAL (pull, verify, cache,
 evaluate, log, alert), serves the read-only dashboard, /decisions.json and /health on
-ADVISORY_LISTEN, and stops on SIGTERM, SIGINT (Ctrl-C) or SIGHUP: at once when idle,
-within 8 s when a refresh is in progress (a second signal stops it at once).
+ADVISORY_LISTEN (HTTPS with ADVISORY_TLS_CERT and ADVISORY_TLS_KEY), and stops on
+SIGTERM or SIGINT (Ctrl-C): at once when idle, within 8 s when a refresh is in progress
+(a second signal stops it at once). SIGHUP reads the TLS certificate and key again: new
+connections get the new pair, open ones keep theirs; a bad pair keeps the one in use.
 While another advisory process holds ADVISORY_STATE_DIR (a check from cron), it waits.
 Configuration: the ADVISORY_* environment variables (see the README); a bad value stops
 start-up with the variable's name (exit 2); an address it cannot listen on exits 1.`;
@@ -38,14 +47,15 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
 const STOP_GRACE_MS = 8_000;
 
 /**
- * Resolves on the first SIGTERM, SIGINT or SIGHUP, or when the parent that started this
- * process over an IPC channel (`npm start`) goes away, however it ended. A second signal
- * ends the process at once. The handlers stay installed for the whole stop.
+ * Resolves on the first SIGTERM or SIGINT, or when the parent that started this process
+ * over an IPC channel (`npm start`) goes away, however it ended. A second signal ends the
+ * process at once. The handlers stay installed for the whole stop. (SIGHUP is a reload:
+ * see certificateReloader.)
  */
 function stopSignal(io: Io): Promise<string> {
   let received: string | null = null;
   return new Promise<string>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    for (const name of ['SIGTERM', 'SIGINT'] as const) {
       process.on(name, () => {
         if (received !== null) {
           io.err(`${name} again: stopping now`);
@@ -101,14 +111,72 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
   }
 }
 
+/**
+ * SIGHUP, the usual "read your files again" of a daemon (systemd's ExecReload): the TLS
+ * pair is read and checked again and, when good, given to the server for the connections
+ * made from then on. A bad pair (a renewal half done, a key not readable) keeps the one
+ * in use and says why: the dashboard keeps serving. Reloads run one after another, and
+ * the outcome is printed at any log level, like the daemon's other lifecycle lines.
+ */
+function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | null) {
+  let current = first;
+  let server: unknown = null;
+  let reloading = Promise.resolve();
+  const reload = async () => {
+    const files = config.tls;
+    if (!files || !current) {
+      io.out('SIGHUP: nothing to reload (ADVISORY_TLS_CERT and ADVISORY_TLS_KEY are not set)');
+      return;
+    }
+    try {
+      const next = await readTlsPair(files);
+      // Before the dashboard listens (waiting for the state directory) the new pair is
+      // simply the one it will start with.
+      if (server) useTlsPair(server, next);
+      current = next;
+      io.out(`SIGHUP: TLS certificate reloaded: ${describeCertificate(next.certificate)}`);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      io.err(
+        `error: SIGHUP: TLS certificate not reloaded: ${error.message}; still serving ${describeCertificate(current.certificate)}`,
+      );
+    }
+  };
+  process.on('SIGHUP', () => {
+    reloading = reloading.then(reload).catch((error: unknown) => {
+      io.err(`error: SIGHUP: TLS certificate not reloaded: ${(error as Error).message}`);
+    });
+  });
+  return {
+    /** The pair to start the dashboard with (the newest good one). */
+    get pair() {
+      return current;
+    },
+    /** The dashboard's server, started with `used`: a pair reloaded meanwhile goes to it now. */
+    serving(dashboardServer: unknown, used: TlsPair | null) {
+      server = dashboardServer;
+      if (current && current !== used) useTlsPair(server, current);
+    },
+  };
+}
+
 async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
-  // Before anything is opened: a dashboard open to the network without credentials.
-  checkExposure(loadApplianceConfig(env), env);
+  // Before anything is opened: a dashboard open to the network without credentials, or its
+  // password sent in clear; a certificate that cannot be used.
+  const settings = loadApplianceConfig(env);
+  checkExposure(settings, env);
+  checkPlainHttpAuth(settings);
+  const certificates = certificateReloader(
+    io,
+    settings,
+    settings.tls ? await readTlsPair(settings.tls) : null,
+  );
   const stopping = stopSignal(io);
   const appliance = await openWhenFree(env, io, stopping);
   if (!appliance) return 0;
   const config = appliance.config;
   const trustedKeys = (await readTrustedKeys(config.publicKeyFiles)).map((k) => keyId(k.keynum));
+  const startPair = certificates.pair;
   const dashboard = await buildDashboard({
     source: dashboardSource(appliance, trustedKeys),
     credentials: config.dashboard,
@@ -116,7 +184,9 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     trustProxy: config.trustProxy,
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
+    ...(startPair ? { tls: startPair } : {}),
   });
+  certificates.serving(dashboard.server, startPair);
   try {
     await dashboard.listen({ host: config.listen.host, port: config.listen.port });
   } catch (error) {
@@ -132,9 +202,11 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const address = dashboard.server.address();
   const port = typeof address === 'object' && address ? address.port : config.listen.port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+  const scheme = certificates.pair ? 'https' : 'http';
   io.out(
-    `advisory appliance ${CLIENT_VERSION}: dashboard on http://${host}:${port}/ (refresh every ${describeDuration(config.refreshIntervalMs)})`,
+    `advisory appliance ${CLIENT_VERSION}: dashboard on ${scheme}://${host}:${port}/ (refresh every ${describeDuration(config.refreshIntervalMs)})`,
   );
+  if (certificates.pair) io.out(`TLS certificate: ${describeCertificate(certificates.pair.certificate)}`);
   appliance.start();
   const signal = await stopping;
   io.out(`${signal}: stopping`);

@@ -1,0 +1,209 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { Agent, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import selfsigned from 'selfsigned';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/appliance/config.ts';
+import { buildDashboard } from '../../src/dashboard/server.ts';
+import { describeCertificate, readTlsPair, useTlsPair } from '../../src/dashboard/tls.ts';
+import { type Demo, demoAppliance, demoSource } from '../support/dashboard.ts';
+import { makePair, servedFingerprint, type TestPair, writePair } from '../support/tls.ts';
+
+/**
+ * The dashboard over HTTPS: the certificate and key read and checked as a pair (every
+ * refusal with its message), served by the real server, and replaced while it serves:
+ * new connections get the new certificate, a connection already open keeps its own.
+ */
+let demo: Demo;
+let first: TestPair;
+let second: TestPair;
+let dir: string;
+beforeAll(async () => {
+  [demo, first, second] = await Promise.all([
+    demoAppliance(),
+    makePair('advisory.test'),
+    makePair('advisory-renewed.test'),
+  ]);
+  dir = mkdtempSync(path.join(tmpdir(), 'dashboard-tls-'));
+});
+afterAll(async () => demo?.appliance.stop());
+
+let files = 0;
+/** Writes cert and key text to two new files; returns their paths as the settings name them. */
+function pairFiles(cert: string, key: string) {
+  files += 1;
+  const certFile = path.join(dir, `cert-${files}.pem`);
+  const keyFile = path.join(dir, `key-${files}.pem`);
+  writePair({ cert, key }, certFile, keyFile);
+  return { certFile, keyFile };
+}
+
+async function refusal(files: { certFile: string; keyFile: string }): Promise<string> {
+  try {
+    await readTlsPair(files);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('readTlsPair', () => {
+  it('reads a certificate (a chain too) and its key, and describes the certificate', async () => {
+    const pair = await readTlsPair(pairFiles(first.cert, first.key));
+    expect(pair.certificate.fingerprint256).toBe(first.fingerprint);
+    expect(describeCertificate(pair.certificate)).toBe(
+      `CN=advisory.test, valid until ${new Date(pair.certificate.validTo).toISOString()}, SHA-256 ${first.fingerprint}`,
+    );
+    // A chain: the server's certificate first, then what signed it; the first one counts.
+    const chained = await readTlsPair(pairFiles(`${first.cert}\n${second.cert}\n`, first.key));
+    expect(chained.certificate.fingerprint256).toBe(first.fingerprint);
+  });
+
+  it('refuses a file that is missing or a directory, naming the setting and the file', async () => {
+    const good = pairFiles(first.cert, first.key);
+    const missing = path.join(dir, 'missing.pem');
+    expect(await refusal({ ...good, certFile: missing })).toBe(`ADVISORY_TLS_CERT: ${missing}: no such file`);
+    expect(await refusal({ ...good, keyFile: missing })).toBe(`ADVISORY_TLS_KEY: ${missing}: no such file`);
+    const folder = path.join(dir, 'a-folder');
+    mkdirSync(folder);
+    expect(await refusal({ ...good, keyFile: folder })).toBe(
+      `ADVISORY_TLS_KEY: ${folder}: is a directory, expected a file`,
+    );
+  });
+
+  it('refuses files that hold no certificate or no key, the two swapped, and an encrypted key', async () => {
+    const swapped = pairFiles(first.key, first.cert);
+    expect(await refusal(swapped)).toBe(`ADVISORY_TLS_CERT: ${swapped.certFile}: no PEM certificate in it`);
+    const noKey = pairFiles(first.cert, first.cert);
+    expect(await refusal(noKey)).toBe(`ADVISORY_TLS_KEY: ${noKey.keyFile}: no PEM private key in it`);
+    const empty = pairFiles('', first.key);
+    expect(await refusal(empty)).toBe(`ADVISORY_TLS_CERT: ${empty.certFile}: no PEM certificate in it`);
+    const encrypted = await selfsigned.generate([{ name: 'commonName', value: 'locked.test' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      passphrase: 'a passphrase',
+    });
+    const locked = pairFiles(encrypted.cert, encrypted.private);
+    expect(await refusal(locked)).toBe(
+      `ADVISORY_TLS_KEY: ${locked.keyFile}: the private key is encrypted; give it unencrypted, readable by the appliance alone`,
+    );
+  });
+
+  it('refuses a certificate with the key of another one (a renewal half done)', async () => {
+    const mismatched = pairFiles(second.cert, first.key);
+    expect(await refusal(mismatched)).toBe(
+      `ADVISORY_TLS_KEY: ${mismatched.keyFile}: not the private key of the certificate in ${mismatched.certFile}`,
+    );
+  });
+});
+
+interface Answer {
+  status: number;
+  body: string;
+  headers: IncomingMessage['headers'];
+  socket: TLSSocket;
+  /** The certificate the connection was shown (read before the socket goes back to the pool). */
+  fingerprint: string | undefined;
+  reused: boolean;
+}
+
+/** One GET over `agent`, with the connection it went over. */
+function get(port: number, agent: Agent, urlPath: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: urlPath, agent }, (response) => {
+      const socket = response.socket as TLSSocket;
+      const fingerprint = socket.getPeerX509Certificate()?.fingerprint256;
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body,
+          headers: response.headers,
+          socket,
+          fingerprint,
+          reused: req.reusedSocket,
+        }),
+      );
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+describe('the dashboard over HTTPS', () => {
+  it('serves its pages with the certificate given, and not plain HTTP', async () => {
+    const pair = await readTlsPair(pairFiles(first.cert, first.key));
+    const app = await buildDashboard({
+      source: demoSource(demo),
+      credentials: null,
+      version: '0.0.0-test',
+      tls: pair,
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const agent = new Agent({ ca: [first.cert] });
+    try {
+      const health = await get(port, agent, '/health');
+      expect(health.status).toBe(200);
+      expect(health.fingerprint).toBe(first.fingerprint);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'ok' });
+      expect(health.headers['x-frame-options']).toBe('DENY');
+      expect((await get(port, agent, '/')).status).toBe(200);
+      // A client that does not trust the certificate is refused by its own TLS check.
+      await expect(get(port, new Agent({}), '/health')).rejects.toMatchObject({
+        code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+      });
+      // Plain HTTP to the TLS port gets no page.
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    } finally {
+      agent.destroy();
+      await app.close();
+    }
+  });
+
+  it('gives a replaced certificate to new connections while an open one keeps its own', async () => {
+    const app = await buildDashboard({
+      source: demoSource(demo),
+      credentials: null,
+      version: '0.0.0-test',
+      tls: await readTlsPair(pairFiles(first.cert, first.key)),
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    // One kept-alive connection, trusting both certificates.
+    const agent = new Agent({ ca: [first.cert, second.cert], keepAlive: true, maxSockets: 1 });
+    try {
+      const before = await get(port, agent, '/health');
+      expect(before).toMatchObject({ status: 200, reused: false });
+      expect(before.fingerprint).toBe(first.fingerprint);
+      expect(useTlsPair(app.server, await readTlsPair(pairFiles(second.cert, second.key)))).toBe(true);
+      expect(await servedFingerprint(port, [second.cert])).toBe(second.fingerprint);
+      // The connection opened before (with the old certificate) is not dropped: it answers.
+      const open = await get(port, agent, '/health');
+      expect(open).toMatchObject({ status: 200, reused: true });
+      expect(open.socket).toBe(before.socket);
+    } finally {
+      agent.destroy();
+      await app.close();
+    }
+  });
+
+  it('has nothing to replace on plain HTTP', async () => {
+    const app = await buildDashboard({ source: demoSource(demo), credentials: null, version: '0.0.0-test' });
+    try {
+      expect(useTlsPair(app.server, await readTlsPair(pairFiles(first.cert, first.key)))).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+});
