@@ -308,15 +308,24 @@ if (!analyze) {
   };
   for (const unit of units) {
     cpSync(path.join(deploy, 'systemd', unit), path.join(scratch, 'etc/systemd/system', unit));
-    const exec =
-      /^ExecStart=(.*)$/m.exec(readFileSync(path.join(deploy, 'systemd', unit), 'utf8'))?.[1] ?? '';
+    const text = readFileSync(path.join(deploy, 'systemd', unit), 'utf8');
+    const place = (word, source) => {
+      mkdirSync(path.dirname(path.join(scratch, word)), { recursive: true });
+      cpSync(source, path.join(scratch, word));
+    };
+    const exec = /^ExecStart=(.*)$/m.exec(text)?.[1] ?? '';
     for (const word of exec.split(/\s+/).filter((w) => w.startsWith('/'))) {
       const source = builtFiles[word];
       if (!source) fail(`${unit}: ExecStart names ${word}, which no build makes`);
-      else {
-        mkdirSync(path.dirname(path.join(scratch, word)), { recursive: true });
-        cpSync(source, path.join(scratch, word));
-      }
+      else place(word, source);
+    }
+    // Other commands (ExecReload=/bin/kill) are the system's own: this machine's copy.
+    for (const [, line] of text.matchAll(/^Exec(?!Start=)\w+=(.*)$/gm)) {
+      const word = line.split(/\s+/)[0];
+      if (!word.startsWith('/')) continue;
+      if (builtFiles[word]) place(word, builtFiles[word]);
+      else if (existsSync(word)) place(word, word);
+      else fail(`${unit}: ${line} names ${word}, which this machine does not have`);
     }
   }
   const verify = spawnSync('systemd-analyze', ['verify', `--root=${scratch}`, ...units], {
