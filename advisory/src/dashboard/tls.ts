@@ -76,12 +76,17 @@ export async function readTlsPair(files: TlsFiles): Promise<TlsPair> {
   return { cert, key, certificate };
 }
 
-/** One line about a certificate, for the operator: whom it names, until when, which one. */
-export function describeCertificate(certificate: X509Certificate): string {
+/**
+ * One line about a certificate, for the operator: whom it names, until when, which one.
+ * An expired one is still served (the daemon's other work goes on) but said to be expired,
+ * since clients will refuse it.
+ */
+export function describeCertificate(certificate: X509Certificate, now: Date = new Date()): string {
   const subject = certificate.subject.split('\n').join(', ') || '(no subject)';
   const until = new Date(certificate.validTo);
   const validTo = Number.isNaN(until.getTime()) ? certificate.validTo : until.toISOString();
-  return `${subject}, valid until ${validTo}, SHA-256 ${certificate.fingerprint256}`;
+  const expired = until.getTime() < now.getTime() ? ' (EXPIRED)' : '';
+  return `${subject}, valid until ${validTo}${expired}, SHA-256 ${certificate.fingerprint256}`;
 }
 
 /**

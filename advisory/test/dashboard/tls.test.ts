@@ -59,6 +59,11 @@ describe('readTlsPair', () => {
     expect(describeCertificate(pair.certificate)).toBe(
       `CN=advisory.test, valid until ${new Date(pair.certificate.validTo).toISOString()}, SHA-256 ${first.fingerprint}`,
     );
+    // Past its end it still serves (clients will refuse it), and the line says so.
+    const end = new Date(pair.certificate.validTo);
+    expect(describeCertificate(pair.certificate, new Date(end.getTime() + 1000))).toBe(
+      `CN=advisory.test, valid until ${end.toISOString()} (EXPIRED), SHA-256 ${first.fingerprint}`,
+    );
     // A chain: the server's certificate first, then what signed it; the first one counts.
     const chained = await readTlsPair(pairFiles(`${first.cert}\n${second.cert}\n`, first.key));
     expect(chained.certificate.fingerprint256).toBe(first.fingerprint);
