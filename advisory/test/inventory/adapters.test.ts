@@ -106,7 +106,11 @@ describe('Proxmox VE adapter', () => {
     );
     expect(pve.seen.map((s) => s.path).sort()).toEqual([
       '/api2/json/nodes',
+      '/api2/json/nodes/pve1/lxc',
+      '/api2/json/nodes/pve1/qemu',
       '/api2/json/nodes/pve1/version',
+      '/api2/json/nodes/pve2/lxc',
+      '/api2/json/nodes/pve2/qemu',
       '/api2/json/nodes/pve2/version',
     ]);
   });

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import selfsigned from 'selfsigned';
@@ -6,17 +7,40 @@ import selfsigned from 'selfsigned';
 /**
  * A Proxmox VE API on this machine, for the adapter's tests: HTTPS with a self-signed
  * certificate (as a fresh PVE host has), API-token authentication, and the documented
- * answers of the three endpoints the adapter reads. The payload shapes replay Proxmox's
- * API (pve-manager PVE/API2/Nodes.pm and the API viewer's `version` schema):
+ * answers of the endpoints the adapter reads. The payload shapes replay Proxmox's API
+ * (the pve-docs API viewer; pve-manager PVE/API2/Nodes.pm, qemu-server PVE/API2/Qemu.pm
+ * and PVE/API2/Qemu/Agent.pm, pve-container PVE/API2/LXC.pm):
  *   GET /api2/json/version            {"data":{"version","release","repoid"}}
  *   GET /api2/json/nodes              {"data":[{"id","node","type","status","level","cpu",...}]}
  *   GET /api2/json/nodes/{node}/version  {"data":{"version","release","repoid"}}
- * Unauthenticated requests get 401, as PVE answers them.
+ *   GET /api2/json/nodes/{node}/qemu  {"data":[{"vmid":101,"name","status","cpus","maxmem",...,"template":1?}]}
+ *   GET /api2/json/nodes/{node}/lxc   {"data":[{"vmid","name","status","type":"lxc",...}]}
+ *   GET /api2/json/nodes/{node}/{qemu|lxc}/{vmid}/config  {"data":{"ostype","agent"?,"name"|"hostname",...}}
+ *   GET /api2/json/nodes/{node}/qemu/{vmid}/agent/get-osinfo
+ *       {"data":{"result":{<guest-get-osinfo: id, name, pretty-name, version, version-id,
+ *       kernel-release, kernel-version, machine>}}}; HTTP 500 "QEMU guest agent is not
+ *       running" when it is not, 403 without VM.Monitor.
+ * Unauthenticated requests get 401, as PVE answers them. It counts the TLS connections
+ * it accepts, so a test can tell reused connections from new ones.
  */
+export interface FakeGuest {
+  vmid: number;
+  kind: 'qemu' | 'lxc';
+  name: string;
+  status: 'running' | 'stopped';
+  ostype: string;
+  template?: boolean;
+  /** VMs: the agent option in the config (`enabled=1` style when a string). */
+  agent?: string;
+  /** VMs with a running agent: the guest's os-release as guest-get-osinfo reports it. */
+  osinfo?: Record<string, string> | 'not-running' | 'forbidden';
+}
+
 export interface FakeNode {
   node: string;
   status: 'online' | 'offline' | 'unknown';
   version: string;
+  guests?: FakeGuest[];
 }
 
 export interface ProxmoxFake {
@@ -30,10 +54,32 @@ export interface ProxmoxFake {
   nodes: FakeNode[];
   /** Every request's path and Authorization header. */
   seen: { path: string; authorization: string | undefined }[];
-  /** How the next answers behave: normal, slow (never answer in time), failing (500), malformed (not JSON). */
-  mode: 'normal' | 'slow' | 'failing' | 'malformed';
+  /** TLS connections accepted (`secureConnection` events) since the fake started. */
+  connections: number;
+  /**
+   * How the next answers behave: normal, slow (never answer in time), failing (500),
+   * malformed (not JSON), oversized (a JSON answer of 5 MiB), garbage (JSON, but not
+   * Proxmox's shapes).
+   */
+  mode: 'normal' | 'slow' | 'failing' | 'malformed' | 'oversized' | 'garbage';
+  /** Each answer waits this long (0 by default), so requests that overlap can be seen. */
+  delayMs: number;
+  /** The most requests about one node (`/nodes/{node}/...`) that were open at once. */
+  maxInFlightPerNode: number;
   close(): Promise<void>;
 }
+
+/** A Debian 12 guest's answer, as guest-get-osinfo gives it from /etc/os-release. */
+export const debian12OsInfo = {
+  id: 'debian',
+  'kernel-release': '6.1.0-28-amd64',
+  'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)',
+  machine: 'x86_64',
+  name: 'Debian GNU/Linux',
+  'pretty-name': 'Debian GNU/Linux 12 (bookworm)',
+  version: '12 (bookworm)',
+  'version-id': '12',
+};
 
 export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'pve1.lan' }], {
@@ -47,20 +93,25 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
   const fake = {
     nodes,
     seen: [] as ProxmoxFake['seen'],
+    connections: 0,
     mode: 'normal' as ProxmoxFake['mode'],
+    delayMs: 0,
+    maxInFlightPerNode: 0,
   };
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
-    const path = request.url ?? '';
-    fake.seen.push({ path, authorization: request.headers.authorization });
-    const send = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json;charset=UTF-8' });
+  const inFlight = new Map<string, number>();
+  const answer = (authorization: string | undefined, path: string, response: ServerResponse) => {
+    const send = (status: number, body: unknown, reason?: string) => {
+      response.writeHead(status, reason ?? '', { 'content-type': 'application/json;charset=UTF-8' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
-    if (request.headers.authorization !== `PVEAPIToken=${tokenId}=${secret}`)
-      return send(401, { data: null });
+    if (authorization !== `PVEAPIToken=${tokenId}=${secret}`)
+      return send(401, { data: null }, 'invalid token value!');
     if (fake.mode === 'slow') return; // never answers; the adapter's deadline must end it
     if (fake.mode === 'failing') return send(500, { data: null, message: 'internal error' });
     if (fake.mode === 'malformed') return send(200, '<html>maintenance</html>');
+    if (fake.mode === 'oversized')
+      return send(200, JSON.stringify({ data: [{ node: 'x'.repeat(5 * 1024 * 1024) }] }));
+    if (fake.mode === 'garbage') return send(200, { data: { nodes: 'pve1' } });
     const first = fake.nodes[0];
     if (path === '/api2/json/version')
       return send(200, {
@@ -80,13 +131,74 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
         })),
       });
     }
-    const match = /^\/api2\/json\/nodes\/([^/]+)\/version$/.exec(path);
+    const match = /^\/api2\/json\/nodes\/([^/]+)\/(.+)$/.exec(path);
     const node = match && fake.nodes.find((n) => n.node === decodeURIComponent(match[1] as string));
-    if (node) {
+    const rest = match?.[2] ?? '';
+    if (node && rest === 'version') {
       const release = node.version.split(/[.-]/).slice(0, 2).join('.');
       return send(200, { data: { version: node.version, release, repoid: '5ac30304265fbd8e' } });
     }
+    if (node && (rest === 'qemu' || rest === 'lxc')) {
+      return send(200, {
+        data: (node.guests ?? [])
+          .filter((g) => g.kind === rest)
+          .map((g) => ({
+            vmid: g.vmid,
+            name: g.name,
+            status: g.status,
+            cpus: 2,
+            maxmem: 4294967296,
+            maxdisk: 34359738368,
+            uptime: g.status === 'running' ? 86400 : 0,
+            ...(g.kind === 'lxc' ? { type: 'lxc' } : {}),
+            ...(g.template ? { template: 1 } : {}),
+          })),
+      });
+    }
+    const guestMatch = /^(qemu|lxc)\/(\d+)\/(config|agent\/get-osinfo)$/.exec(rest);
+    const guest =
+      node &&
+      guestMatch &&
+      node.guests?.find((g) => g.kind === guestMatch[1] && g.vmid === Number(guestMatch[2]));
+    if (guest && guestMatch?.[3] === 'config') {
+      return send(200, {
+        data: {
+          digest: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+          ostype: guest.ostype,
+          memory: '4096',
+          cores: 2,
+          ...(guest.kind === 'qemu'
+            ? { name: guest.name, ...(guest.agent !== undefined ? { agent: guest.agent } : {}) }
+            : { hostname: guest.name, arch: 'amd64' }),
+        },
+      });
+    }
+    if (guest && guestMatch?.[3] === 'agent/get-osinfo') {
+      if (guest.status !== 'running') return send(500, { data: null }, `VM ${guest.vmid} is not running`);
+      if (guest.osinfo === 'forbidden')
+        return send(403, { data: null }, `Permission check failed (/vms/${guest.vmid}, VM.Monitor)`);
+      if (guest.osinfo === undefined || guest.osinfo === 'not-running')
+        return send(500, { data: null }, 'QEMU guest agent is not running');
+      return send(200, { data: { result: guest.osinfo } });
+    }
     return send(501, { data: null, message: `Method '${path}' not implemented` });
+  };
+  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+    const path = request.url ?? '';
+    fake.seen.push({ path, authorization: request.headers.authorization });
+    const about = /^\/api2\/json\/nodes\/([^/]+)\//.exec(path)?.[1];
+    if (about !== undefined) {
+      const open = (inFlight.get(about) ?? 0) + 1;
+      inFlight.set(about, open);
+      fake.maxInFlightPerNode = Math.max(fake.maxInFlightPerNode, open);
+      response.once('close', () => inFlight.set(about, (inFlight.get(about) ?? 1) - 1));
+    }
+    if (fake.delayMs > 0)
+      setTimeout(() => answer(request.headers.authorization, path, response), fake.delayMs);
+    else answer(request.headers.authorization, path, response);
+  });
+  server.on('secureConnection', () => {
+    fake.connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
