@@ -3,6 +3,7 @@ import { collectFile } from './adapters/file.ts';
 import { collectHttp } from './adapters/http.ts';
 import { timeoutOf } from './adapters/limits.ts';
 import { collectNextcloud } from './adapters/nextcloud.ts';
+import { collectNextcloudApi } from './adapters/nextcloud-api.ts';
 import { collectProxmox } from './adapters/proxmox.ts';
 import type { Asset } from './asset.ts';
 import {
@@ -51,6 +52,8 @@ function run(source: SourceConfig, inventoryFile: string): Promise<Asset[]> {
         return collectProxmox(source, inventoryFile, timeoutMs);
       case 'nextcloud':
         return collectNextcloud(source, timeoutMs);
+      case 'nextcloud-api':
+        return collectNextcloudApi(source, inventoryFile, timeoutMs);
       case 'file':
         return collectFile(source, inventoryFile);
       case 'http':

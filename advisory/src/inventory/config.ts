@@ -11,8 +11,8 @@ import type { Asset } from './asset.ts';
 /**
  * The inventory file (ADVISORY_INVENTORY): the assets listed in it (the generic adapter,
  * inline) and the sources that report more (`sources`): a Proxmox VE API, a Nextcloud
- * `occ` command, another YAML or JSON file of assets, an HTTP endpoint. All local: the
- * appliance sends nothing about them anywhere else.
+ * `occ` command or Nextcloud's OCS API, another YAML or JSON file of assets, an HTTP
+ * endpoint. All local: the appliance sends nothing about them anywhere else.
  *
  *   assets:
  *     - name: cache
@@ -22,6 +22,8 @@ import type { Asset } from './asset.ts';
  *     - { type: proxmox, name: pve, url: "https://pve.lan:8006", token_id: "advisory@pve!ro",
  *         token_secret_file: /etc/advisory/pve.secret, fingerprint: "AB:CD:..." }
  *     - { type: nextcloud, name: cloud, command: [sudo, -u, www-data, php, /var/www/nextcloud/occ] }
+ *     - { type: nextcloud-api, name: cloud2, url: "https://cloud.lan", user: advisory,
+ *         app_password_file: /etc/advisory/nextcloud.secret }
  *     - { type: file, name: lab, path: lab-assets.json }
  *     - { type: http, name: gitea, url: "http://git.lan/api/v1/version", product: gitea, json_pointer: /version }
  */
@@ -73,6 +75,25 @@ export const NextcloudSource = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Nextcloud over HTTPS: `status.php` and the provisioning API's app list, as an admin
+ * user with an app password (read from a file, never written in the inventory).
+ */
+export const NextcloudApiSource = Type.Object(
+  {
+    type: Type.Literal('nextcloud-api'),
+    ...Common,
+    /** Where Nextcloud is served, e.g. https://cloud.lan or https://example.org/nextcloud */
+    url: Type.String({ pattern: '^https://' }),
+    /** The admin account the app password belongs to (Nextcloud's user id characters). */
+    user: Type.String({ pattern: "^[A-Za-z0-9 _.@'-]{1,64}$" }),
+    app_password_file: Type.String({ minLength: 1 }),
+    ca_file: Type.Optional(Type.String({ minLength: 1 })),
+    fingerprint: Type.Optional(Type.String({ pattern: '^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$' })),
+  },
+  { additionalProperties: false },
+);
+
 export const FileSource = Type.Object(
   { type: Type.Literal('file'), ...Common, path: Type.String({ minLength: 1 }) },
   { additionalProperties: false },
@@ -93,7 +114,13 @@ export const HttpSourceConfig = Type.Object(
   { additionalProperties: false },
 );
 
-export const SourceConfig = Type.Union([ProxmoxSource, NextcloudSource, FileSource, HttpSourceConfig]);
+export const SourceConfig = Type.Union([
+  ProxmoxSource,
+  NextcloudSource,
+  NextcloudApiSource,
+  FileSource,
+  HttpSourceConfig,
+]);
 
 export const InventoryFile = Type.Object(
   {
@@ -107,6 +134,7 @@ export type InventoryFile = Static<typeof InventoryFile>;
 export type SourceConfig = Static<typeof SourceConfig>;
 export type ProxmoxSource = Static<typeof ProxmoxSource>;
 export type NextcloudSource = Static<typeof NextcloudSource>;
+export type NextcloudApiSource = Static<typeof NextcloudApiSource>;
 export type FileSource = Static<typeof FileSource>;
 export type HttpSourceConfig = Static<typeof HttpSourceConfig>;
 
@@ -119,6 +147,7 @@ const fileValidator = Compile(InventoryFile);
 const sourceValidators = {
   proxmox: Compile(ProxmoxSource),
   nextcloud: Compile(NextcloudSource),
+  'nextcloud-api': Compile(NextcloudApiSource),
   file: Compile(FileSource),
   http: Compile(HttpSourceConfig),
 } as const;
@@ -218,7 +247,11 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
         throw error;
       }
     }
-    if (source.type === 'proxmox' && source.ca_file && source.fingerprint)
+    if (
+      (source.type === 'proxmox' || source.type === 'nextcloud-api') &&
+      source.ca_file &&
+      source.fingerprint
+    )
       throw new InventoryError(`${what}: /sources/${index}: give ca_file or fingerprint, not both`);
     if (source.type === 'http') {
       if ((source.json_pointer === undefined) === (source.regex === undefined))

@@ -29,16 +29,23 @@ export const occApps = {
   disabled: { firstrunwizard: null },
 };
 
-/** Writes an executable fake `occ` into `dir` and returns its path. */
+let written = 0;
+
+/**
+ * Writes an executable fake `occ` into `dir` and returns its path. `status` and `apps`
+ * are the server's state, the same objects the Nextcloud API fake can be given.
+ */
 export function writeOcc(
   dir: string,
   behaviour: OccBehaviour,
   status: Record<string, unknown> = occStatus,
+  apps: { enabled: Record<string, string>; disabled: Record<string, null> } = occApps,
 ): string {
-  const file = path.join(dir, `occ-${behaviour}.cjs`);
+  written += 1;
+  const file = path.join(dir, `occ-${behaviour}-${written}.cjs`);
   const answers = JSON.stringify({
     status: { ...status, ...(behaviour === 'not-installed' ? { installed: false } : {}) },
-    apps: occApps,
+    apps,
   });
   writeFileSync(
     file,

@@ -3,13 +3,15 @@ import type { Asset } from '../asset.ts';
 import type { NextcloudSource } from '../config.ts';
 import { AdapterError } from './fetch-json.ts';
 import { MAX_ANSWER_BYTES } from './limits.ts';
+import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
 
 /**
  * Nextcloud through its `occ` command, run as configured (argv, never a shell) with a
  * deadline: `status --output=json` gives `versionstring` ("32.0.3"; `version` has a
  * fourth part) and the maintenance flags; `app:list --output=json` the enabled apps with
  * their versions, reported as products `nextcloud-app-<id>`. One asset, named after the
- * source.
+ * source (nextcloud-asset.ts). For local installs: the command must run as the web
+ * server's user; the `nextcloud-api` source asks the same over HTTPS instead.
  */
 function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promise<unknown> {
   const [command, ...base] = source.command as [string, ...string[]];
@@ -64,45 +66,15 @@ function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promis
   });
 }
 
-interface Status {
-  installed: boolean;
-  versionstring: string;
-  maintenance?: boolean;
-  needsDbUpgrade?: boolean;
-}
-
-function isStatus(value: unknown): value is Status {
-  const v = value as Partial<Status> | null;
-  return typeof v?.installed === 'boolean' && typeof v.versionstring === 'string';
-}
-
 export async function collectNextcloud(source: NextcloudSource, timeoutMs: number): Promise<Asset[]> {
   const status = await occ(source, ['status', '--output=json'], timeoutMs);
-  if (!isStatus(status)) throw new AdapterError('occ status: not the status of a Nextcloud');
+  if (!isNextcloudStatus(status)) throw new AdapterError('occ status: not the status of a Nextcloud');
   if (!status.installed) throw new AdapterError('occ status: Nextcloud is not installed');
-  // "21.0.3 Enterprise": the version is the first word.
-  const version = status.versionstring.trim().split(/\s+/)[0] ?? '';
-  const products: Record<string, string> = { ...source.products, nextcloud: version };
   const apps = await occ(source, ['app:list', '--output=json'], timeoutMs);
   const enabled = (apps as { enabled?: unknown } | null)?.enabled;
-  if (enabled && typeof enabled === 'object' && !Array.isArray(enabled)) {
-    for (const [app, appVersion] of Object.entries(enabled)) {
-      const product = `nextcloud-app-${app.toLowerCase().replaceAll('_', '-')}`;
-      if (typeof appVersion === 'string' && /^[a-z0-9][a-z0-9-]{0,63}$/.test(product))
-        products[product] = appVersion;
-    }
-  }
-  return [
-    {
-      name: source.name,
-      source: source.name,
-      products,
-      facts: {
-        ...source.facts,
-        ...(status.maintenance !== undefined ? { maintenance: String(status.maintenance) } : {}),
-        ...(status.needsDbUpgrade !== undefined ? { needs_db_upgrade: String(status.needsDbUpgrade) } : {}),
-      },
-      status: 'ok',
-    },
-  ];
+  const enabledApps =
+    enabled && typeof enabled === 'object' && !Array.isArray(enabled)
+      ? (enabled as Record<string, unknown>)
+      : {};
+  return [nextcloudAsset(source, status, enabledApps)];
 }

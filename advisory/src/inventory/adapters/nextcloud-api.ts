@@ -1,0 +1,100 @@
+import type { Asset } from '../asset.ts';
+import type { NextcloudApiSource } from '../config.ts';
+import { readSecret, trustOf } from './credentials.ts';
+import { AdapterError, adapterAgent, getJson } from './fetch-json.ts';
+import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
+
+/**
+ * Nextcloud over HTTPS, for when `occ` cannot be run (the appliance's hardened service
+ * forbids `sudo`, or Nextcloud is on another host). As Nextcloud's admin manual documents
+ * them (User provisioning API, "Instruction set for apps"; OCS API overview):
+ *   GET <url>/status.php                      the same status `occ status` prints
+ *   GET <url>/ocs/v2.php/cloud/apps?filter=enabled   {"ocs":{"meta":{..},"data":{"apps":[ids]}}}
+ *   GET <url>/ocs/v2.php/cloud/apps/<id>      {"ocs":{"meta":{..},"data":{<info.xml>,"version"}}}
+ * OCS requests carry `OCS-APIRequest: true`, `?format=json` and Basic auth with the
+ * user and an app password; the app endpoints need an admin. The asset is the one the
+ * `occ` source makes of the same server (nextcloud-asset.ts).
+ */
+
+interface OcsAnswer {
+  ocs: { meta?: { status?: unknown; statuscode?: unknown; message?: unknown }; data: unknown };
+}
+
+function isOcs(value: unknown): value is OcsAnswer {
+  const ocs = (value as { ocs?: unknown } | null)?.ocs;
+  return ocs !== null && typeof ocs === 'object' && 'data' in ocs;
+}
+
+/** The ids of `data.apps`: a list, or (as PHP encodes a list with gaps) an object of ids. */
+function appIds(data: unknown): string[] | undefined {
+  const apps = (data as { apps?: unknown } | null)?.apps;
+  const list = Array.isArray(apps)
+    ? apps
+    : apps && typeof apps === 'object'
+      ? Object.values(apps)
+      : undefined;
+  return list?.every((id) => typeof id === 'string') ? (list as string[]) : undefined;
+}
+
+export async function collectNextcloudApi(
+  source: NextcloudApiSource,
+  inventoryFile: string,
+  timeoutMs: number,
+): Promise<Asset[]> {
+  const password = await readSecret(inventoryFile, source.app_password_file, 'an app password');
+  const dispatcher = adapterAgent(await trustOf(inventoryFile, source), timeoutMs);
+  const base = source.url.replace(/\/+$/, '');
+  const options = {
+    dispatcher,
+    timeoutMs,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${source.user}:${password}`).toString('base64')}`,
+      'ocs-apirequest': 'true',
+    },
+  };
+  /** An OCS answer's `data`; a refusal says what to fix, naming the source. */
+  const ocs = async (path: string): Promise<unknown> => {
+    const url = `${base}/ocs/v2.php/${path}${path.includes('?') ? '&' : '?'}format=json`;
+    let answer: unknown;
+    try {
+      answer = await getJson(url, options);
+    } catch (error) {
+      if (error instanceof AdapterError && error.status === 401)
+        throw new AdapterError(
+          `${source.name}: ${url} answered HTTP 401: user ${source.user} or its app password was refused`,
+          401,
+        );
+      if (error instanceof AdapterError && error.status === 403)
+        throw new AdapterError(
+          `${source.name}: ${url} answered HTTP 403: user ${source.user} is not an admin (the apps API needs one)`,
+          403,
+        );
+      throw error;
+    }
+    if (!isOcs(answer)) throw new AdapterError(`${source.name}: ${url}: not an OCS answer`);
+    return answer.ocs.data;
+  };
+  try {
+    const status = await getJson(`${base}/status.php`, options);
+    if (!isNextcloudStatus(status))
+      throw new AdapterError(`${source.name}: ${base}/status.php: not the status of a Nextcloud`);
+    if (!status.installed) throw new AdapterError(`${source.name}: Nextcloud is not installed`);
+    const ids = appIds(await ocs('cloud/apps?filter=enabled'));
+    if (!ids) throw new AdapterError(`${source.name}: ${base}/ocs/v2.php/cloud/apps: not a list of apps`);
+    // One request at a time, on the one kept-alive connection (fetch-json.ts).
+    const enabledApps: Record<string, unknown> = {};
+    for (const id of ids) {
+      try {
+        const info = (await ocs(`cloud/apps/${encodeURIComponent(id)}`)) as { version?: unknown } | null;
+        enabledApps[id] = info?.version;
+      } catch (error) {
+        // Enabled but its code is gone (the API answers 404): no version to report, as
+        // no code runs.
+        if (!(error instanceof AdapterError && error.status === 404)) throw error;
+      }
+    }
+    return [nextcloudAsset(source, status, enabledApps)];
+  } finally {
+    await dispatcher.close();
+  }
+}

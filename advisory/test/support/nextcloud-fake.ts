@@ -1,0 +1,182 @@
+import { X509Certificate } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import selfsigned from 'selfsigned';
+import { occApps, occStatus } from './occ-fake.ts';
+
+/**
+ * A Nextcloud server on this machine, for the `nextcloud-api` adapter's tests: HTTPS with
+ * a self-signed certificate, and the documented answers of what the adapter reads:
+ *   GET /status.php  (no authentication; nextcloud/server status.php: the keys `occ
+ *     status` prints: installed, maintenance, needsDbUpgrade, version, versionstring,
+ *     edition, productname, extendedSupport)
+ *   GET /ocs/v2.php/cloud/apps?filter=enabled&format=json
+ *   GET /ocs/v2.php/cloud/apps/{appid}?format=json
+ * The OCS endpoints as Nextcloud's admin manual documents them (User provisioning API,
+ * "Instruction set for apps": Basic auth, the `OCS-APIRequest: true` header, admin only)
+ * and nextcloud/server apps/provisioning_api/lib/Controller/AppsController.php answers
+ * them: the OCS envelope {"ocs":{"meta":{"status","statuscode","message","totalitems",
+ * "itemsperpage"},"data":...}}, data {"apps":[ids]} for the list and the app's info.xml
+ * (with `version`) for one app; with v2.php the HTTP status is the OCS status (401 not
+ * logged in, 403 not an admin, 404 no such app).
+ *
+ * It serves the same state the occ fake prints (`occStatus`, `occApps`, or what it is
+ * given), so a test can ask one server both ways. It counts the TLS connections it
+ * accepts.
+ */
+export interface NextcloudState {
+  status: Record<string, unknown>;
+  apps: { enabled: Record<string, string>; disabled: Record<string, null> };
+}
+
+export interface NextcloudFake {
+  url: string;
+  cert: string;
+  fingerprint: string;
+  /** An admin and its app password; `alice` has an app password but is no admin. */
+  admin: string;
+  appPassword: string;
+  userPassword: string;
+  state: NextcloudState;
+  seen: { path: string; authorization: string | undefined; ocsApiRequest: string | undefined }[];
+  connections: number;
+  /**
+   * normal; slow (never answers); garbage (an HTML page where JSON was due); not-ocs
+   * (JSON without the OCS envelope); oversized (5 MiB of JSON); maintenance (503, as
+   * Nextcloud answers OCS requests in maintenance mode).
+   */
+  mode: 'normal' | 'slow' | 'garbage' | 'not-ocs' | 'oversized' | 'maintenance';
+  close(): Promise<void>;
+}
+
+const ocs = (statuscode: number, message: string, data: unknown) => ({
+  ocs: {
+    meta: {
+      status: statuscode === 200 ? 'ok' : 'failure',
+      statuscode,
+      message,
+      totalitems: '',
+      itemsperpage: '',
+    },
+    data,
+  },
+});
+
+/** An app's info.xml as getAppInfo() returns it (abridged to the keys every app has). */
+const appInfo = (id: string, version: string) => ({
+  id,
+  name: id.replaceAll('_', ' '),
+  summary: `The ${id} app`,
+  description: `The ${id} app for Nextcloud.`,
+  version,
+  licence: 'agpl',
+  author: 'Nextcloud GmbH',
+  namespace: id.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase()),
+  types: [],
+  category: 'office',
+  bugs: `https://github.com/nextcloud/${id}/issues`,
+  dependencies: { nextcloud: { '@attributes': { 'min-version': '32', 'max-version': '32' } } },
+  info: [],
+  remote: [],
+  public: [],
+  repair_steps: {
+    install: [],
+    'pre-migration': [],
+    'post-migration': [],
+    'live-migration': [],
+    uninstall: [],
+  },
+  'two-factor-providers': [],
+});
+
+export async function startNextcloudFake(
+  state: NextcloudState = { status: occStatus, apps: occApps },
+): Promise<NextcloudFake> {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'cloud.lan' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  const admin = 'advisory-admin';
+  const appPassword = 'Ab3De-fG6hJ-k8LmN-pQ2rS-tU4vW';
+  const userPassword = 'Zy9Xw-vU8tS-rQ7pO-nM6lK-jI5hG';
+  const fake = {
+    state,
+    seen: [] as NextcloudFake['seen'],
+    connections: 0,
+    mode: 'normal' as NextcloudFake['mode'],
+  };
+  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+    const url = new URL(request.url ?? '/', 'https://cloud.lan');
+    const header = request.headers['ocs-apirequest'];
+    fake.seen.push({
+      path: `${url.pathname}${url.search}`,
+      authorization: request.headers.authorization,
+      ocsApiRequest: typeof header === 'string' ? header : undefined,
+    });
+    const send = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+    if (fake.mode === 'slow') return;
+    if (fake.mode === 'garbage') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      return response.end('<!DOCTYPE html><html><body>Login – Nextcloud</body></html>');
+    }
+    if (fake.mode === 'oversized')
+      return send(200, JSON.stringify({ ocs: { data: 'x'.repeat(5 * 1024 * 1024) } }));
+    if (url.pathname === '/status.php') return send(200, fake.state.status);
+    if (!url.pathname.startsWith('/ocs/v2.php/')) return send(404, '<html>Not found</html>');
+    if (fake.mode === 'not-ocs') return send(200, { apps: ['files'] });
+    if (fake.mode === 'maintenance') return send(503, ocs(503, 'Service unavailable', []));
+    // Without the header, an OCS request is taken for a browser's and refused.
+    if (header !== 'true') return send(412, { message: 'CSRF check failed' });
+    const credentials = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      .toString('utf8')
+      .split(':');
+    const [user, password] = credentials;
+    const isAdmin = user === admin && password === appPassword;
+    const isUser = user === 'alice' && password === userPassword;
+    if (!isAdmin && !isUser) return send(401, ocs(997, 'Current user is not logged in', []));
+    if (!isAdmin) return send(403, ocs(403, 'Logged in account must be an admin', []));
+    if (url.pathname === '/ocs/v2.php/cloud/apps') {
+      const filter = url.searchParams.get('filter');
+      if (filter !== 'enabled') return send(400, ocs(101, '', []));
+      return send(200, ocs(200, 'OK', { apps: Object.keys(fake.state.apps.enabled) }));
+    }
+    const one = /^\/ocs\/v2\.php\/cloud\/apps\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const id = decodeURIComponent(one[1] as string);
+      const version = fake.state.apps.enabled[id];
+      if (version === undefined) return send(404, ocs(404, 'The request app was not found', []));
+      return send(200, ocs(200, 'OK', appInfo(id, version)));
+    }
+    return send(
+      404,
+      ocs(
+        998,
+        'Invalid query, please check the syntax. API specifications are here: http://www.freedesktop.org/wiki/Specifications/open-collaboration-services.',
+        [],
+      ),
+    );
+  });
+  server.on('secureConnection', () => {
+    fake.connections += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(fake, {
+    url: `https://127.0.0.1:${port}`,
+    cert: pems.cert,
+    fingerprint: new X509Certificate(pems.cert).fingerprint256,
+    admin,
+    appPassword,
+    userPassword,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
