@@ -3,6 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluate } from '../../src/evaluation/verdicts.ts';
+import type { VerifiedAdvisory } from '../../src/feed/verify/verify-bytes.ts';
 import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
 import { checkReported, type ProxmoxSource } from '../../src/inventory/config.ts';
 import {
@@ -180,6 +182,31 @@ describe('Proxmox VE guests', () => {
     for (const vmid of [103, 105])
       expect(paths).not.toContain(`/api2/json/nodes/pve1/qemu/${vmid}/agent/get-osinfo`);
     expect(paths.filter((p) => p.startsWith('/api2/json/nodes/pve3/'))).toEqual([]);
+  });
+
+  it('lets feed advisories for the OS match a guest', async () => {
+    pve.mode = 'normal';
+    const assets = await collectProxmox(source(pve, { products: { debian: '13.2' } }), inventoryFile(), 5000);
+    const eol: VerifiedAdvisory = {
+      module: 'platform',
+      file: 'platform/debian-12-eol.yaml',
+      advisory: {
+        id: 'DEBIAN-EOL-12',
+        title: 'Debian 12 is end of life',
+        product: 'debian',
+        affects: '<13.0.0',
+        verdict: 'eol',
+        recommended_version: '13.6',
+        effective: '2026-01-01',
+        expires: '2027-12-31',
+        summary: 'Upgrade to Debian 13.',
+        references: ['https://www.debian.org/releases/'],
+      },
+    };
+    const verdicts = evaluate([eol], assets, new Date('2026-11-21T12:00:00Z'));
+    expect(verdicts.filter((v) => v.verdict !== null).map((v) => [v.asset, v.verdict])).toEqual([
+      ['cluster/vm-101-web', 'eol'],
+    ]);
   });
 
   it('leaves out an OS the guest reports in a form that is no product key or version', async () => {
