@@ -118,6 +118,19 @@ describe('Nextcloud over its OCS API', () => {
     expect(cloud.connections - before).toBe(1);
   });
 
+  it('leaves out an enabled app whose info the server cannot find', async () => {
+    cloud.mode = 'normal';
+    cloud.listedWithoutInfo = ['removed_app'];
+    try {
+      const [asset] = await collectNextcloudApi(api(), inventoryFile(), 5000);
+      expect(cloud.seen.at(-1)?.path).toBe('/ocs/v2.php/cloud/apps/removed_app?format=json');
+      expect(Object.keys(asset?.products ?? {})).toHaveLength(8);
+      expect(asset?.products).not.toHaveProperty('nextcloud-app-removed-app');
+    } finally {
+      cloud.listedWithoutInfo = [];
+    }
+  });
+
   it('trusts the host by its CA file as well as by its pinned fingerprint, and nothing else', async () => {
     cloud.mode = 'normal';
     const byCa = await collectNextcloudApi(

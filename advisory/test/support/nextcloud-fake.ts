@@ -40,6 +40,8 @@ export interface NextcloudFake {
   state: NextcloudState;
   seen: { path: string; authorization: string | undefined; ocsApiRequest: string | undefined }[];
   connections: number;
+  /** Ids listed as enabled whose app info is not found (their code was removed): 404. */
+  listedWithoutInfo: string[];
   /**
    * normal; slow (never answers); garbage (an HTML page where JSON was due); not-ocs
    * (JSON without the OCS envelope); oversized (5 MiB of JSON); maintenance (503, as
@@ -105,6 +107,7 @@ export async function startNextcloudFake(
     state,
     seen: [] as NextcloudFake['seen'],
     connections: 0,
+    listedWithoutInfo: [] as string[],
     mode: 'normal' as NextcloudFake['mode'],
   };
   const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
@@ -143,7 +146,10 @@ export async function startNextcloudFake(
     if (url.pathname === '/ocs/v2.php/cloud/apps') {
       const filter = url.searchParams.get('filter');
       if (filter !== 'enabled') return send(400, ocs(101, '', []));
-      return send(200, ocs(200, 'OK', { apps: Object.keys(fake.state.apps.enabled) }));
+      return send(
+        200,
+        ocs(200, 'OK', { apps: [...Object.keys(fake.state.apps.enabled), ...fake.listedWithoutInfo] }),
+      );
     }
     const one = /^\/ocs\/v2\.php\/cloud\/apps\/([^/]+)$/.exec(url.pathname);
     if (one) {
