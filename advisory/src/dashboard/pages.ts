@@ -2,8 +2,9 @@ import type { ApplianceStatus } from '../appliance/appliance.ts';
 import type { Health } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
+import { adviceOf, cveRecordUrl } from '../evaluation/advice.ts';
 import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
-import { severity } from '../evaluation/verdicts.ts';
+import { type AdvisoryMatch, severity } from '../evaluation/verdicts.ts';
 import { timeline, verdictHistory } from './history.ts';
 
 /**
@@ -79,7 +80,7 @@ export function assetsPage(status: ApplianceStatus, query: Record<string, string
       status: e.status,
       error: e.error,
       verdict: e.verdict,
-      matches: e.matches,
+      matches: e.matches.map(withAdvice),
       products: Object.entries(e.products).map(([product, version]) => ({
         product,
         version,
@@ -105,6 +106,11 @@ export function assetsPage(status: ApplianceStatus, query: Record<string, string
   };
 }
 
+/** A match with its advice ready to show: links checked, CVEs pointing at their records. */
+function withAdvice(match: AdvisoryMatch) {
+  return { ...match, advice: adviceOf(match) };
+}
+
 export function orderingPage(status: ApplianceStatus): Page {
   return {
     current: '/ordering',
@@ -119,7 +125,7 @@ export function cvesPage(status: ApplianceStatus): Page {
     current: '/cves',
     title: 'CVE highlights',
     template: '@cves',
-    data: { cves: cveHighlights(status.evaluations) },
+    data: { cves: cveHighlights(status.evaluations).map((cve) => ({ ...cve, url: cveRecordUrl(cve.id) })) },
   };
 }
 
@@ -241,6 +247,12 @@ export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], nam
     current: '',
     title: name,
     template: '@asset',
-    data: { name, evaluation, history, timeline: timeline(history, now), colours },
+    data: {
+      name,
+      evaluation: evaluation ? { ...evaluation, matches: evaluation.matches.map(withAdvice) } : null,
+      history,
+      timeline: timeline(history, now),
+      colours,
+    },
   };
 }

@@ -54,6 +54,13 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1r
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 ol.steps li { margin-bottom: .5rem; }
+details.advice > summary { cursor: pointer; }
+details.advice[open] > summary { margin-bottom: .25rem; }
+.advice-body { margin: .25rem 0 .5rem; max-width: 50rem; }
+.advice-summary { white-space: pre-line; margin: 0 0 .25rem; }
+.advice-body ul.references { margin: 0 0 .25rem; padding-left: 1.25rem; }
+.advice-body ul.references a { overflow-wrap: anywhere; }
+.advice-body p.cves { margin: 0; }
 svg.timeline { width: 100%; height: auto; max-width: 60rem; display: block; }
 footer { color: var(--muted); font-size: .8125rem; padding: 1rem; text-align: center; }
 @media (max-width: 40rem) {

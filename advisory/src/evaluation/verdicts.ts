@@ -28,6 +28,10 @@ export interface AdvisoryMatch {
   recommendedVersion: string | null;
   unmet: UnmetRequirement[];
   cves: { id: string; cvss: number | null; summary: string | null }[];
+  /** What to do, in the feed author's words (feed text: escape it wherever it is shown). */
+  summary: string;
+  /** The advisory's links as the feed gives them: untrusted text, checked before use as links. */
+  references: string[];
 }
 
 export interface ReminderState {
@@ -157,6 +161,8 @@ function matchOf(products: Asset['products'], advisory: Advisory, installed: str
       cvss: cve.cvss ?? null,
       summary: cve.summary ?? null,
     })),
+    summary: advisory.summary,
+    references: [...advisory.references],
   };
 }
 

@@ -26,6 +26,8 @@ function evaluation(
             recommendedVersion: null,
             unmet: [],
             cves: [],
+            summary: 's',
+            references: ['https://example.org/a'],
           },
         ]
       : [],

@@ -164,7 +164,7 @@ describe('verdicts: details', () => {
     expect(window('someday', 'never')).toBe(false);
   });
 
-  it('a match carries the advisory, the installed version, the recommendation and the CVEs', () => {
+  it('a match carries the advisory, the installed version, the recommendation, the CVEs and the advice', () => {
     const a = advisory({
       id: 'PG-1',
       title: 'PostgreSQL 16.4 fixes two CVEs',
@@ -173,6 +173,8 @@ describe('verdicts: details', () => {
       verdict: 'install',
       recommended_version: '16.4',
       cves: [{ id: 'CVE-2024-7348', cvss: 8.8 }, { id: 'CVE-2024-0001' }],
+      summary: 'Update to 16.4 within the week.',
+      references: ['https://www.postgresql.org/about/news/x/', 'https://example.org/b'],
     });
     const db: Asset = {
       name: 'db-1',
@@ -202,6 +204,8 @@ describe('verdicts: details', () => {
               { id: 'CVE-2024-7348', cvss: 8.8, summary: null },
               { id: 'CVE-2024-0001', cvss: null, summary: null },
             ],
+            summary: 'Update to 16.4 within the week.',
+            references: ['https://www.postgresql.org/about/news/x/', 'https://example.org/b'],
           },
         ],
         reminders: [],

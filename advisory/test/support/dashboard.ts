@@ -109,8 +109,19 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * The demo's dashboard with one asset whose name, advisory title, recommended version and
- * CVE summary all come from `hostile` text (feed and inventory are outside input).
+ * References a feed should never carry, and one web link with hostile text in it: only
+ * the last may become a link.
+ */
+export const hostileReferences = (hostile: string): string[] => [
+  'javascript:alert(document.domain)',
+  'data:text/html,<script>alert(4)</script>',
+  'not a url at all',
+  `https://example.org/advice?q="${hostile}`,
+];
+
+/**
+ * The demo's dashboard with one asset whose name, advisory title, recommended version,
+ * summary, references and CVE summary all come from `hostile` text (feed and inventory are outside input).
  */
 export function hostileSource(
   demo: Demo,
@@ -133,6 +144,8 @@ export function hostileSource(
         recommendedVersion,
         unmet: [],
         cves: [{ id: 'CVE-2026-0001', cvss: 9, summary: hostile }],
+        summary: hostile,
+        references: hostileReferences(hostile),
       },
     ],
     reminders: [],

@@ -34,6 +34,17 @@ const layout = `<!doctype html>
 
 const badge = `<span class="badge badge-<%= it.verdict ?? 'none' %>"><%= it.verdict ?? 'no verdict' %></span>`;
 
+/**
+ * An advisory's advice: what to do, its references (a link only when http(s), see
+ * evaluation/advice.ts; anything else as plain text) and its CVEs, linked to their
+ * public records. `rel` keeps the dashboard's address and window from the sites linked.
+ */
+const advice = `<div class="advice-body">
+<p class="advice-summary"><%= it.summary %></p>
+<% if (it.references.length) { %><ul class="references"><% for (const r of it.references) { %><li><% if (r.href) { %><a href="<%= r.href %>" rel="noopener noreferrer"><%= r.text %></a><% } else { %><span class="mono"><%= r.text %></span> <span class="muted">(not a web address)</span><% } %></li><% } %></ul><% } %>
+<% if (it.cves.length) { %><p class="cves">CVEs: <% it.cves.forEach((c, i) => { %><%= i ? ', ' : '' %><a class="mono" href="<%= c.url %>" rel="noopener noreferrer"><%= c.id %></a><%= c.cvss !== null ? ' (CVSS ' + c.cvss + ')' : '' %><% }) %></p><% } %>
+</div>`;
+
 const feedNotice = `<% if (!it.feed) { %>
 <div class="panel alarm" role="alert"><strong>No verified feed is in use.</strong> <%= it.problem ?? 'No feed has been accepted yet.' %><% if (it.lastEvaluatedAt) { %><%= it.problem ? '.' : '' %> The verdicts shown are those of <%= it.lastEvaluatedAt %>; they are not kept current until a verified feed is accepted.<% } %></div>
 <% } else if (it.problem) { %>
@@ -77,7 +88,8 @@ const assets = `<h1>Assets</h1>
 <td data-label="Asset"><a href="/assets/<%= encodeURIComponent(row.asset) %>"><%= row.asset %></a><br><span class="muted"><%= row.source %></span></td>
 <td data-label="Verdict"><% if (row.status === 'unknown') { %><span class="badge badge-unknown">unknown</span><br><span class="muted"><%= row.error %></span><% } else { %><%~ include('@badge', { verdict: row.verdict }) %><% } %></td>
 <td data-label="Products"><ul class="plain products"><% for (const p of row.products) { %><li><span class="product"><%= p.product %></span> <span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><% if (p.recommended) { %> → <span class="mono"><%= p.recommended %></span><% } %></li><% } %></ul></td>
-<td data-label="Advisories"><ul class="plain"><% for (const m of row.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></li><% } %></ul></td>
+<td data-label="Advisories"><ul class="plain"><% for (const m of row.matches) { %><li><details class="advice"><summary><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></summary>
+<%~ include('@advice', m.advice) %></details></li><% } %></ul></td>
 </tr>
 <% } %>
 </tbody>
@@ -100,7 +112,7 @@ const cves = `<h1>CVE highlights</h1>
 <caption class="skip">CVEs by severity</caption>
 <thead><tr><th scope="col">CVE</th><th scope="col">CVSS</th><th scope="col">Summary</th><th scope="col">Assets</th><th scope="col">Advisories</th></tr></thead>
 <tbody>
-<% for (const cve of it.cves) { %><tr><td data-label="CVE" class="mono"><%= cve.id %></td><td data-label="CVSS" class="num"><%= cve.cvss ?? 'n/a' %></td><td data-label="Summary"><%= cve.summary ?? '' %></td><td data-label="Assets"><%= cve.assets.join(', ') %></td><td data-label="Advisories" class="mono"><%= cve.advisories.join(', ') %></td></tr>
+<% for (const cve of it.cves) { %><tr><td data-label="CVE" class="mono"><a href="<%= cve.url %>" rel="noopener noreferrer"><%= cve.id %></a></td><td data-label="CVSS" class="num"><%= cve.cvss ?? 'n/a' %></td><td data-label="Summary"><%= cve.summary ?? '' %></td><td data-label="Assets"><%= cve.assets.join(', ') %></td><td data-label="Advisories" class="mono"><%= cve.advisories.join(', ') %></td></tr>
 <% } %></tbody>
 </table></div>
 <% } %>
@@ -183,7 +195,7 @@ const asset = `<h1><%= it.name %></h1>
 <% for (const m of it.evaluation.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <strong><%= m.title %></strong> <span class="muted mono"><%= m.advisoryId %></span><br>
 <%= m.product %> <span class="mono"><%= m.installed %></span><% if (m.recommendedVersion) { %> → <span class="mono"><%= m.recommendedVersion %></span><% } %>
 <% for (const u of m.unmet) { %><br>First: <%= u.ordering %> (<%= u.reason %>)<% } %>
-<% if (m.cves.length) { %><br><span class="mono"><%= m.cves.map((c) => c.id + (c.cvss !== null ? ' (' + c.cvss + ')' : '')).join(', ') %></span><% } %></li>
+<%~ include('@advice', m.advice) %></li>
 <% } %></ul>
 <% } %>
 <% if (it.evaluation.reminders.length) { %>
@@ -218,6 +230,7 @@ export function createRenderer(): Eta {
   const templates = {
     layout,
     badge,
+    advice,
     feedNotice,
     assets,
     ordering,
