@@ -7,7 +7,8 @@ import { type Credentials, credentialsMatch, type FailedAttempts } from './auth.
  * protected unless it opts out by name: a page added later is never public by mistake.
  *   public       /health, /favicon.svg: never asks for credentials
  *   pages        asks for credentials when they are configured (the default)
- *   credentials  always asks, and says what to set while none are (/decisions.json)
+ *   credentials  always asks, and says what to set while none are (/decisions.json,
+ *                /verdicts.json)
  * Before that, the Host header is checked (see hostAllowed): a web page elsewhere cannot
  * read the dashboard by pointing a name of its own at this address (DNS rebinding).
  */
@@ -16,6 +17,8 @@ export type Access = 'public' | 'pages' | 'credentials';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** What a `credentials` route is called when it says what to set ("the verdicts export"). */
+    needsAuthentication?: string;
   }
 }
 
@@ -58,10 +61,14 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     const credentials = options.credentials;
     if (!credentials) {
       if (access === 'pages') return;
-      return reply.code(401).header('www-authenticate', options.realm).type('application/json').send({
-        error:
-          'the decision log export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
-      });
+      const what = request.routeOptions.config.needsAuthentication ?? 'the decision log export';
+      return reply
+        .code(401)
+        .header('www-authenticate', options.realm)
+        .type('application/json')
+        .send({
+          error: `${what} needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance`,
+        });
     }
     const client = request.ip;
     const wait = options.attempts.retryAfter(client);

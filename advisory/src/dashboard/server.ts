@@ -6,6 +6,7 @@ import type { LogVerification } from '../decisions/verify.ts';
 import { type Access, registerAccess } from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
 import { decisionsExport } from './export.ts';
+import { registerMachineRoutes } from './machine.ts';
 import {
   assetPage,
   assetsPage,
@@ -273,6 +274,13 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       .header('cache-control', 'no-store')
       .header('content-disposition', 'attachment; filename="decisions.json"')
       .send(await decisionsExport(source.decisions, now()));
+  });
+
+  registerMachineRoutes(app, {
+    source,
+    version: options.version,
+    now,
+    health,
   });
 
   app.setNotFoundHandler(async (_request, reply) =>
