@@ -119,6 +119,22 @@ describe.skipIf(!available)('the dashboard in Chromium', () => {
     await context.close();
   });
 
+  it("unfolds an advisory's advice in the Assets table with a click, without JavaScript", async () => {
+    const context = await browser.newContext({ httpCredentials, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${served.url}/?product=redis`);
+    const details = page.locator('details.advice', { hasText: 'REDIS-CVE-2025-49844' });
+    const summary = details.locator('.advice-summary');
+    expect(await summary.isVisible()).toBe(false);
+    await details.locator('summary').click();
+    expect(await summary.isVisible()).toBe(true);
+    expect(await summary.textContent()).toMatch(/^Fixed in 8\.2\.2, 8\.0\.4, 7\.4\.6/);
+    const record = details.locator('p.cves a');
+    expect(await record.getAttribute('href')).toBe('https://www.cve.org/CVERecord?id=CVE-2025-49844');
+    expect(await record.getAttribute('rel')).toBe('noopener noreferrer');
+    await context.close();
+  });
+
   it('turns the HASH CHAIN INTACT badge to a broken state, saying where, once a log entry is edited on disk', async () => {
     const other = await demoAppliance();
     const own = await serve(demoSource(other), {});
