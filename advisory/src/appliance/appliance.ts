@@ -19,9 +19,9 @@ import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
 import { StateStore } from './state.ts';
-import type { ApplianceStatus, PullOutcome } from './status.ts';
+import type { ApplianceCounters, ApplianceStatus, PullOutcome } from './status.ts';
 
-export type { ApplianceStatus, FeedInUse, PullOutcome } from './status.ts';
+export type { ApplianceCounters, ApplianceStatus, FeedInUse, PullOutcome } from './status.ts';
 
 export interface ApplianceOptions {
   trustedKeys: PublicKey[];
@@ -47,6 +47,11 @@ export class Appliance {
   private inventory: InventoryFile;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Refreshes and pulls since start, counted as they end (read by /metrics). */
+  readonly counters: ApplianceCounters = {
+    refreshes: { succeeded: 0, failed: 0 },
+    pulls: { accepted: 0, unchanged: 0, rejected: 0, unreachable: 0 },
+  };
 
   private constructor(
     readonly config: ApplianceConfig,
@@ -183,9 +188,11 @@ export class Appliance {
     this.refreshing ??= this.refreshOnce()
       .then((status) => {
         this.current.lastRefreshError = null;
+        this.counters.refreshes.succeeded += 1;
         return status;
       })
       .catch((error: unknown) => {
+        this.counters.refreshes.failed += 1;
         this.current.lastRefreshError = { at: this.now().toISOString(), message: describeFailure(error) };
         throw error;
       })
@@ -200,6 +207,8 @@ export class Appliance {
     if (!this.options.readOnly) {
       await this.finishRecording();
       await this.keeper.pull();
+      const pulled = this.keeper.lastPull;
+      if (pulled) this.counters.pulls[pulled.outcome] += 1;
     }
     this.keeper.expire();
     await this.reloadInventory();

@@ -44,6 +44,8 @@ export interface ApplianceConfig {
   smtp: SmtpConfig | null;
   alerts: { retryBaseMs: number; maxAttempts: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** ADVISORY_METRICS_PUBLIC: /metrics without the dashboard's credentials (for a scraper). */
+  metricsPublic: boolean;
 }
 
 export interface TlsFiles {
@@ -303,7 +305,19 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
       maxAttempts: integer(env, 'ADVISORY_ALERT_ATTEMPTS', 12, 1, 1000),
     },
     logLevel: logLevel(env),
+    metricsPublic: metricsPublic(env),
   };
+}
+
+/**
+ * ADVISORY_METRICS_PUBLIC: `true` or `false` and nothing else. A typo must not open or
+ * close /metrics silently: `yes` or `1` is an error naming the variable.
+ */
+function metricsPublic(env: Env): boolean {
+  const raw = text(env, 'ADVISORY_METRICS_PUBLIC');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError('ADVISORY_METRICS_PUBLIC', `expected true or false, got "${raw}"`);
 }
 
 function dashboardHosts(env: Env): string[] {

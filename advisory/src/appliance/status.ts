@@ -42,3 +42,14 @@ export interface ApplianceStatus {
   /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
   logProblem: string | null;
 }
+
+/**
+ * What this process has done since it started, for /metrics (Prometheus counters: they
+ * start again from zero at a restart, which Prometheus expects).
+ */
+export interface ApplianceCounters {
+  /** Refreshes that went through and that failed (a full disk, damaged state). */
+  refreshes: { succeeded: number; failed: number };
+  /** Pulls of the live feed, by outcome. */
+  pulls: Record<PullOutcome['outcome'], number>;
+}

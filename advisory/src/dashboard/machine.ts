@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Health } from '../appliance/health.ts';
 import { verdictsDocument } from '../evaluation/verdicts-document.ts';
+import { METRICS_CONTENT_TYPE, metricsRegistry } from './metrics.ts';
 import type { DashboardSource } from './server.ts';
 
 /**
@@ -8,6 +9,8 @@ import type { DashboardSource } from './server.ts';
  *   /verdicts.json  the verdicts document (evaluation/verdicts-document.ts), what
  *                   `advisory check --json` prints; always behind credentials, as the
  *                   decision log export is: it lists the whole estate and what is unpatched
+ *   /metrics        the Prometheus metrics (metrics.ts); behind the dashboard's
+ *                   credentials like the pages, unless ADVISORY_METRICS_PUBLIC opens it
  * Who may see them is decided by the access hook (access.ts) from each route's `access`.
  */
 export interface MachineRoutesOptions {
@@ -15,6 +18,8 @@ export interface MachineRoutesOptions {
   version: string;
   now: () => Date;
   health: () => Health;
+  /** ADVISORY_METRICS_PUBLIC: /metrics answers without credentials. */
+  metricsPublic: boolean;
 }
 
 export function registerMachineRoutes(app: FastifyInstance, options: MachineRoutesOptions): void {
@@ -27,5 +32,16 @@ export function registerMachineRoutes(app: FastifyInstance, options: MachineRout
       reply
         .header('cache-control', 'no-store')
         .send(verdictsDocument(source.status, health(), now(), version)),
+  );
+
+  const metrics = metricsRegistry({ source, version, now, problems: () => health().problems });
+  app.get(
+    '/metrics',
+    { config: { access: options.metricsPublic ? 'public' : 'pages' } },
+    async (_request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .type(METRICS_CONTENT_TYPE)
+        .send(await metrics.metrics()),
   );
 }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import type { ApplianceStatus } from '../appliance/appliance.ts';
+import type { Outbox } from '../alerts/outbox.ts';
+import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
@@ -33,7 +34,15 @@ export interface DashboardSource {
     verify(): Promise<LogVerification>;
     checkpoints(): Promise<unknown[]>;
     publicKeyText(): Promise<string>;
+    /** The last entry's sequence number (the entry count), null for an empty log. */
+    readonly head: { seq: number } | null;
+    /** The directory of the log file (decisions/store.ts LOG_FILE). */
+    readonly dir: string;
   } | null;
+  /** Refreshes and pulls since start (/metrics). */
+  counters: ApplianceCounters;
+  /** The alert outbox, read at each /metrics scrape for its depth per channel. */
+  outbox: Pick<Outbox, 'pending' | 'failed'> | null;
   trustedKeys: string[];
   refreshInterval: string;
   cachePath: string;
@@ -52,6 +61,8 @@ export interface DashboardOptions {
   trustProxy?: false | number | string[];
   /** Host names the dashboard answers to, besides IP addresses and localhost. */
   hosts?: string[];
+  /** ADVISORY_METRICS_PUBLIC: /metrics without credentials (false unless given). */
+  metricsPublic?: boolean;
   /** Connection bounds (CONNECTION_LIMITS unless given; tests shorten them). */
   limits?: Partial<typeof CONNECTION_LIMITS>;
   /** Serve HTTPS with this certificate and key (PEM); replaced later with tls.ts useTlsPair. */
@@ -281,6 +292,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     version: options.version,
     now,
     health,
+    metricsPublic: options.metricsPublic ?? false,
   });
 
   app.setNotFoundHandler(async (_request, reply) =>

@@ -429,3 +429,20 @@ describe('loadApplianceConfig', () => {
     expect(error).toMatchObject({ name: 'ConfigError', variable: 'ADVISORY_LOG_LEVEL' });
   });
 });
+
+describe('ADVISORY_METRICS_PUBLIC', () => {
+  it('keeps /metrics behind the dashboard credentials unless exactly true', () => {
+    const open = (value?: string) =>
+      loadApplianceConfig({ ...base, ...(value === undefined ? {} : { ADVISORY_METRICS_PUBLIC: value }) })
+        .metricsPublic;
+    expect(open()).toBe(false);
+    expect(open('')).toBe(false);
+    expect(open('false')).toBe(false);
+    expect(open(' true ')).toBe(true);
+    for (const value of ['yes', '1', 'TRUE', 'on', 'false,true']) {
+      expect(refusal({ ADVISORY_METRICS_PUBLIC: value }), value).toBe(
+        `ADVISORY_METRICS_PUBLIC: expected true or false, got "${value}"`,
+      );
+    }
+  });
+});

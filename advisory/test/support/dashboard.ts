@@ -68,6 +68,7 @@ export async function serve(
     trustProxy?: false | number | string[];
     hosts?: string[];
     limits?: Parameters<typeof buildDashboard>[0]['limits'];
+    metricsPublic?: boolean;
   } = {},
 ): Promise<Served> {
   const app = await buildDashboard({
@@ -78,6 +79,7 @@ export async function serve(
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.metricsPublic !== undefined ? { metricsPublic: options.metricsPublic } : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {

@@ -37,6 +37,8 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
     },
     feedMaxAgeMs: appliance.config.feedMaxAgeMs,
     decisions: appliance.decisions,
+    counters: appliance.counters,
+    outbox: appliance.outbox,
     trustedKeys,
     refreshInterval: describeDuration(appliance.config.refreshIntervalMs),
     cachePath: appliance.config.feedCache,
@@ -182,6 +184,7 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     credentials: config.dashboard,
     version: CLIENT_VERSION,
     trustProxy: config.trustProxy,
+    metricsPublic: config.metricsPublic,
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
     ...(startPair ? { tls: startPair } : {}),
