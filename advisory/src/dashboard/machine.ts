@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Health } from '../appliance/health.ts';
-import { verdictsDocument } from '../evaluation/verdicts-document.ts';
+import { verdictsDocument } from '../appliance/verdicts-document.ts';
 import { METRICS_CONTENT_TYPE, metricsRegistry } from './metrics.ts';
 import type { DashboardSource } from './server.ts';
 
 /**
  * The routes for programs rather than people, beside the pages:
- *   /verdicts.json  the verdicts document (evaluation/verdicts-document.ts), what
+ *   /verdicts.json  the verdicts document (appliance/verdicts-document.ts), what
  *                   `advisory check --json` prints; always behind credentials, as the
  *                   decision log export is: it lists the whole estate and what is unpatched
  *   /metrics        the Prometheus metrics (metrics.ts); behind the dashboard's

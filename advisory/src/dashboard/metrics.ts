@@ -3,9 +3,9 @@ import path from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Channel } from '../alerts/outbox.ts';
 import type { ApplianceCounters } from '../appliance/status.ts';
+import { feedAgeSeconds, verdictCounts } from '../appliance/verdicts-document.ts';
 import { LOG_FILE } from '../decisions/store.ts';
 import { needsAction } from '../evaluation/verdicts.ts';
-import { feedAgeSeconds, verdictCounts } from '../evaluation/verdicts-document.ts';
 import type { DashboardSource } from './server.ts';
 
 /**

@@ -4,9 +4,9 @@ import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { ApplianceStatus } from '../../appliance/appliance.ts';
 import type { Health } from '../../appliance/health.ts';
 import { openAppliance } from '../../appliance/open.ts';
+import { verdictsDocument } from '../../appliance/verdicts-document.ts';
 import { adviceOf } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
-import { verdictsDocument } from '../../evaluation/verdicts-document.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable } from '../io.ts';
 

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assessHealth } from '../../src/appliance/health.ts';
-import { verdictsDocument, verdictsJsonSchema } from '../../src/evaluation/verdicts-document.ts';
+import { verdictsDocument, verdictsJsonSchema } from '../../src/appliance/verdicts-document.ts';
 import { setup } from '../support/appliance.ts';
 import { runAdvisory } from '../support/cli.ts';
 import { type Demo, demoAppliance, demoSource, serve } from '../support/dashboard.ts';

@@ -1,9 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import type { Health } from '../appliance/health.ts';
-import type { ApplianceStatus } from '../appliance/status.ts';
-import { cveRecordUrl } from './advice.ts';
-import { orderingSteps } from './highlights.ts';
-import { type AdvisoryMatch, type AssetEvaluation, needsAction } from './verdicts.ts';
+import { cveRecordUrl } from '../evaluation/advice.ts';
+import { orderingSteps } from '../evaluation/highlights.ts';
+import { type AdvisoryMatch, type AssetEvaluation, needsAction } from '../evaluation/verdicts.ts';
+import type { Health } from './health.ts';
+import type { ApplianceStatus } from './status.ts';
 
 /**
  * The verdicts as a document for programs: `advisory check --json` prints it and the
