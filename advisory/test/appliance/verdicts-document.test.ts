@@ -220,9 +220,14 @@ describe('advisory check --json', () => {
     expect(document.assets[0].products).toEqual({ widget: '\u202e\u0085\u001b[2J2.5' });
   });
 
-  it('refuses --json with an argument, as any unknown option', async () => {
-    const result = await runAdvisory(['check', '--json=yes'], {});
-    expect(result.code).toBe(2);
+  it('exits 2 on a configuration error or a bad option, printing no document', async () => {
+    const unset = await runAdvisory(['check', '--json'], {});
+    expect(unset.code).toBe(2);
+    expect(unset.out).toBe('');
+    expect(unset.err).toMatch(/^configuration error: ADVISORY_PUBLIC_KEYS: required/);
+    const option = await runAdvisory(['check', '--json=yes'], {});
+    expect(option.code).toBe(2);
+    expect(option.out).toBe('');
   });
 });
 
