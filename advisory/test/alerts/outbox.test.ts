@@ -164,3 +164,64 @@ describe('the outbox', () => {
     expect(sent).toEqual([alert.id]);
   });
 });
+
+describe('a failing channel', () => {
+  it('is remembered across restarts, counts the failed attempts of one delivery, and ends with a success', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    let now = new Date('2026-11-26T00:00:00Z');
+    const options = { retryBaseMs: 1000, maxAttempts: 5, now: () => now };
+    let webhookUp = false;
+    const senders = {
+      webhook: async () => {
+        if (!webhookUp) throw new Error('HTTP 502');
+      },
+      email: async () => undefined,
+    };
+    const first = new Outbox(dir, senders, options);
+    await first.enqueue(initialAlert([], [], '2026.11.26', null, now));
+    await first.flush();
+    now = new Date(now.getTime() + 1000);
+    await first.flush();
+    expect(await first.troubled()).toEqual([
+      { channel: 'webhook', failures: 2, since: '2026-11-26T00:00:00.000Z', lastError: 'HTTP 502' },
+    ]);
+    expect(await first.failing()).toEqual([]);
+    // Restarted: the run goes on from where it was; the third failure makes it failing.
+    const second = new Outbox(dir, senders, options);
+    now = new Date(now.getTime() + 2000);
+    await second.flush();
+    expect(await second.failing()).toEqual([
+      { channel: 'webhook', failures: 3, since: '2026-11-26T00:00:00.000Z', lastError: 'HTTP 502' },
+    ]);
+    // A condition about the webhook goes to the other channels only.
+    const about = initialAlert([], [], '2026.11.26', null, now);
+    await second.enqueue(about, ['webhook']);
+    expect((await second.pending()).filter((d) => d.alert.id === about.id).map((d) => d.channel)).toEqual([
+      'email',
+    ]);
+    webhookUp = true;
+    now = new Date(now.getTime() + 4000);
+    await second.flush();
+    expect(await second.troubled()).toEqual([]);
+    expect(await new Outbox(dir, senders, options).failing()).toEqual([]);
+  });
+
+  it('is failing after fewer failures when fewer attempts are allowed; a damaged record reads as none', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    const now = new Date('2026-11-26T00:00:00Z');
+    const senders = {
+      webhook: async () => {
+        throw new Error('timed out');
+      },
+    };
+    const outbox = new Outbox(dir, senders, { retryBaseMs: 1000, maxAttempts: 1, now: () => now });
+    await outbox.enqueue(initialAlert([], [], '2026.11.26', null, now));
+    await outbox.flush();
+    expect(await outbox.failing()).toMatchObject([{ channel: 'webhook', failures: 1 }]);
+    writeFileSync(path.join(dir, 'channels.state'), '{"webhook":{"failures":"many"');
+    const reopened = new Outbox(dir, senders, { retryBaseMs: 1000, maxAttempts: 1, now: () => now });
+    expect(await reopened.troubled()).toEqual([]);
+    // The record is not a delivery: nothing was set apart as damaged.
+    expect(await reopened.damaged()).toEqual([]);
+  });
+});
