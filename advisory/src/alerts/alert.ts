@@ -1,7 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { type Checkpoint, checkpointMessage } from '../decisions/checkpoints.ts';
-import type { Changes } from '../evaluation/diff.ts';
-import type { Verdict } from '../feed/format/schema.ts';
+import type { Changes, VerdictChange } from '../evaluation/diff.ts';
+import type { Rejection } from '../feed/format/rejection.ts';
+import type { Advisory, Verdict } from '../feed/format/schema.ts';
+
+/**
+ * An advisory behind a verdict change, with its advice: what to do (`summary`), where to
+ * read more (`references`) and its CVE ids, each with the public record's address. The
+ * advice is optional only for alerts queued by an older version (still in the outbox).
+ */
+export interface AlertAdvisory {
+  id: string;
+  title: string;
+  verdict: Verdict;
+  summary?: string;
+  references?: string[];
+  cves?: { id: string; url: string }[];
+}
+
+export type AlertChange = Omit<VerdictChange, 'advisories'> & { advisories: AlertAdvisory[] };
+
+/** A condition alert's condition (appliance/conditions.ts). */
+export interface AlertCondition {
+  code: string;
+  state: 'started' | 'cleared';
+  since: string;
+  message: string;
+  /** A refused live feed's rejection: its stable reason code, message and file. */
+  rejection?: Rejection;
+  /** The channel a failing-channel condition is about (it is announced on the others). */
+  channel?: string;
+}
 
 /**
  * What an alert says: news of one refresh (verdict changes, reminders that became due),
@@ -16,13 +45,46 @@ export interface Alert {
   at: string;
   summary: string;
   feedVersion: string | null;
-  changes: Changes['verdicts'];
+  changes: AlertChange[];
   reminders: Changes['reminders'];
   /** The initial alert's verdict per asset (those with one). */
   verdicts: { asset: string; verdict: Verdict }[];
   checkpoint: (Checkpoint & { message: string }) | null;
   /** A condition alert's condition: its code (as /health says it), and whether it started or cleared. */
-  condition?: { code: string; state: 'started' | 'cleared'; since: string; message: string };
+  condition?: AlertCondition;
+}
+
+/** The public record of a CVE id (the feed schema admits CVE-YYYY-NNNN ids only). */
+export function cveRecordUrl(id: string): string {
+  return `https://www.cve.org/CVERecord?id=${encodeURIComponent(id)}`;
+}
+
+/** The advisory's advice as an alert carries it. */
+export function adviceOf(advisory: Advisory): Required<Omit<AlertAdvisory, 'id' | 'title' | 'verdict'>> {
+  return {
+    summary: advisory.summary,
+    references: [...advisory.references],
+    cves: (advisory.cves ?? []).map((cve) => ({ id: cve.id, url: cveRecordUrl(cve.id) })),
+  };
+}
+
+/**
+ * The alert with each changed verdict's advisories carrying their advice, looked up in the
+ * feed the verdicts came from (by id). An advisory the feed no longer has keeps what it had.
+ */
+export function withAdvice(alert: Alert, advisories: readonly { advisory: Advisory }[]): Alert {
+  if (alert.changes.length === 0) return alert;
+  const byId = new Map(advisories.map(({ advisory }) => [advisory.id, advisory]));
+  return {
+    ...alert,
+    changes: alert.changes.map((change) => ({
+      ...change,
+      advisories: change.advisories.map((a) => {
+        const advisory = byId.get(a.id);
+        return advisory ? { ...a, ...adviceOf(advisory) } : a;
+      }),
+    })),
+  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -105,10 +167,30 @@ export function conditionAlert(
 /** The alert as mail text. */
 export function alertText(alert: Alert): string {
   const lines = [`${alert.summary}.`, '', `Feed: ${alert.feedVersion ?? 'none'}; evaluated ${alert.at}.`, ''];
+  const condition = alert.condition;
+  if (condition) {
+    lines.push(`Condition: ${condition.code}, ${condition.state} (in effect since ${condition.since}).`);
+    if (condition.state === 'cleared') lines.push(`It was: ${condition.message}`);
+    if (condition.rejection) {
+      const { reason, file } = condition.rejection;
+      lines.push(`Reason: ${reason}${file ? ` (${file})` : ''}.`);
+    }
+  }
   for (const change of alert.changes) {
     lines.push(`${change.asset}: ${change.from ?? 'no verdict'} -> ${change.to ?? 'no verdict'}`);
-    for (const advisory of change.advisories)
+    for (const advisory of change.advisories) {
       lines.push(`  ${advisory.verdict}: ${advisory.title} (${advisory.id})`);
+      // The advice itself: what to do, then where to read more.
+      if (advisory.summary)
+        lines.push(
+          ...advisory.summary
+            .trimEnd()
+            .split('\n')
+            .map((l) => `    ${l}`),
+        );
+      for (const cve of advisory.cves ?? []) lines.push(`    ${cve.id}: ${cve.url}`);
+      for (const reference of advisory.references ?? []) lines.push(`    ${reference}`);
+    }
   }
   for (const { asset, verdict } of alert.verdicts) lines.push(`${asset}: ${verdict}`);
   if (alert.reminders.length) lines.push('', 'Reminders due:');

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { lockDataDir } from '../../../common/src/data-dir-lock.ts';
-import { type Alert, conditionAlert, withCheckpoint } from '../alerts/alert.ts';
+import { type Alert, conditionAlert, withAdvice, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
-import { Outbox } from '../alerts/outbox.ts';
+import { type Channel, Outbox } from '../alerts/outbox.ts';
 import { postWebhook } from '../alerts/webhook.ts';
 import type { PublicKey } from '../crypto/signify.ts';
 import { DecisionStore } from '../decisions/store.ts';
@@ -52,6 +52,8 @@ export class Appliance {
     refreshes: { succeeded: 0, failed: 0 },
     pulls: { accepted: 0, unchanged: 0, rejected: 0, unreachable: 0 },
   };
+  /** Conditions are judged one at a time (a refresh and the outbox's ticks both do). */
+  private judging: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly config: ApplianceConfig,
@@ -87,6 +89,7 @@ export class Appliance {
       evaluatedAt: null,
       outbox: { channels: outbox.channels, pending: 0, failed: 0, damaged: 0 },
       readOnly: !!options.readOnly,
+      feedExpiryWarningMs: config.feedExpiryWarningMs,
       lastRefreshError: null,
       logProblem: decisions?.unaccounted ?? null,
     };
@@ -139,6 +142,7 @@ export class Appliance {
       if (config.smtp) senders.email = mailSender(config.smtp);
       const outbox = new Outbox(`${config.stateDir}/outbox`, senders, {
         ...config.alerts,
+        logger: options.logger,
         ...(options.now ? { now: options.now } : {}),
       });
       if (!options.readOnly) await outbox.recover();
@@ -227,6 +231,10 @@ export class Appliance {
       await this.refreshOutboxStatus();
       await this.alertConditions();
       await this.outbox.flush();
+      // What the flush learnt of the channels (one failing, or working again) is news now,
+      // not at the next refresh: it goes out on the other channels at once.
+      await this.refreshOutboxStatus();
+      if (await this.alertConditions()) await this.outbox.flush();
     }
     await this.refreshOutboxStatus();
     const finished = this.now();
@@ -257,7 +265,9 @@ export class Appliance {
     feed: VerifiedFeed,
     now: Date,
   ): Promise<void> {
-    const plan = planRecording(this.evaluation, evaluations, assets, feed.manifest.feed_version, now);
+    const planned = planRecording(this.evaluation, evaluations, assets, feed.manifest.feed_version, now);
+    // The alert carries each changed verdict's advice, from the feed the verdicts came from.
+    const plan = planned.alert ? { ...planned, alert: withAdvice(planned.alert, feed.advisories) } : planned;
     if (plan.entries.length === 0 && plan.alert === null) {
       // No news: only the remembered state moves (nothing to repeat after a crash).
       await this.state.saveEvaluation(plan.evaluation);
@@ -304,19 +314,43 @@ export class Appliance {
    * refresh. Queued before they are remembered: a crash between the two queues them again
    * under the same ids, which the outbox takes once.
    */
-  private async alertConditions(): Promise<void> {
+  private alertConditions(): Promise<boolean> {
+    const judged = this.judging.then(() => this.judgeConditions());
+    this.judging = judged.catch(() => undefined);
+    return judged;
+  }
+
+  /** Whether any condition started or cleared (and was queued). */
+  private async judgeConditions(): Promise<boolean> {
     const now = this.now();
     const before = await this.state.conditions();
     const { changes, active } = conditionChanges(before, this.health(), now);
-    if (changes.length === 0) return;
+    if (changes.length === 0) return false;
     const feedVersion = this.keeper.feed?.feed.manifest.feed_version ?? null;
     for (const change of changes) {
       this.log.warn({ condition: change.code, state: change.state }, change.message);
+      // A failing channel is announced (started and cleared) on the others, never on itself.
+      const except = change.channel ? [change.channel as Channel] : [];
+      if (except.length > 0 && this.outbox.channels.every((c) => except.includes(c)))
+        this.log.warn(
+          { condition: change.code },
+          'no other alert channel is configured: this shows on the dashboard, /health and advisory check only',
+        );
       await this.outbox.enqueue(
         conditionAlert(change, feedVersion, this.decisions?.latestCheckpoint ?? null, now),
+        except,
       );
     }
     await this.state.saveConditions(active);
+    return true;
+  }
+
+  /** After the outbox's own flushes (the daemon): a channel failing or working again is news. */
+  private async afterDelivery(): Promise<void> {
+    // Before the first refresh has pulled the feed, "no feed" would be judged, and alerted.
+    if (this.options.readOnly || this.current.lastRefresh === null) return;
+    await this.refreshOutboxStatus();
+    await this.alertConditions();
   }
 
   /** Finishes a recording a crash or a failed write left under way (at each refresh). */
@@ -337,13 +371,14 @@ export class Appliance {
       pending: (await this.outbox.pending()).length,
       failed: (await this.outbox.failed()).length,
       damaged: (await this.outbox.damaged()).length,
+      failing: await this.outbox.failing(),
     };
   }
 
   /** Refreshes now and every ADVISORY_REFRESH_INTERVAL after the previous one ends; delivers alerts. */
   start(): void {
     this.stopped = false;
-    this.outbox.start();
+    this.outbox.start(() => this.afterDelivery());
     const cycle = async () => {
       this.timer = null;
       try {

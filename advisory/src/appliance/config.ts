@@ -19,6 +19,8 @@ export interface ApplianceConfig {
   feedMaxAgeMs: number;
   /** Deadline of one whole pull (manifest, signature and every file). */
   feedPullMs: number;
+  /** How long before the feed in use expires the appliance says so (feed-expiring). */
+  feedExpiryWarningMs: number;
   stateDir: string;
   refreshIntervalMs: number;
   inventoryFile: string;
@@ -290,6 +292,10 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     feedTimeoutMs: duration(env, 'ADVISORY_FEED_TIMEOUT', '60s', { min: 1000, max: 3_600_000 }),
     feedMaxAgeMs: duration(env, 'ADVISORY_FEED_MAX_AGE', '14d', { min: 3_600_000, max: 366 * 86_400_000 }),
     feedPullMs: duration(env, 'ADVISORY_FEED_PULL_TIMEOUT', '10m', { min: 1000, max: 6 * 3_600_000 }),
+    feedExpiryWarningMs: duration(env, 'ADVISORY_FEED_EXPIRY_WARNING', '7d', {
+      min: 3_600_000,
+      max: 90 * 86_400_000,
+    }),
     refreshIntervalMs: duration(env, 'ADVISORY_REFRESH_INTERVAL', '6h', { min: 60_000, max: 7 * 86_400_000 }),
     inventoryFile: path.resolve(required(env, 'ADVISORY_INVENTORY', 'the inventory file (YAML or JSON)')),
     listen: listen(env),

@@ -113,6 +113,7 @@ export class FeedKeeper {
         at,
         outcome: 'rejected',
         message: `the cached feed does not verify: ${message}`,
+        ...('rejection' in result ? { rejection: result.rejection } : {}),
       };
       this.log.warn({ problem: message }, 'cached feed refused');
     }
@@ -264,10 +265,13 @@ export class FeedKeeper {
     if (!feed) return;
     if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
     this.feed = null;
+    const message = `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`;
     this.problem = {
       at: this.now().toISOString(),
       outcome: 'rejected',
-      message: `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`,
+      message,
+      // As the verifier would refuse it now: health tells an expiry from a missing feed by it.
+      rejection: { reason: 'expired', message },
     };
   }
 }

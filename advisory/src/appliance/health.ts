@@ -1,3 +1,5 @@
+import type { Rejection } from '../feed/format/rejection.ts';
+import { describeDuration } from '../time/durations.ts';
 import type { ApplianceStatus } from './status.ts';
 
 /**
@@ -6,8 +8,9 @@ import type { ApplianceStatus } from './status.ts';
  * staleness are judged the moment they pass, not at the next refresh.
  *   ok        a verified feed is in use, current, and the last refresh went through
  *   degraded  a verified feed serves, but something needs an operator: the live feed was
- *             refused, the feed is stale, the last refresh failed, the log cannot be vouched
- *             for, or alert files were damaged
+ *             refused, the feed is stale or expires soon, the last refresh failed, the log
+ *             cannot be vouched for, alert files were damaged, or an alert channel keeps
+ *             failing (webhook or e-mail)
  *   down      no verified feed is in use (none yet, expired, or the cache refused)
  */
 export type HealthCode =
@@ -15,14 +18,24 @@ export type HealthCode =
   | 'feed-expired'
   | 'feed-refused'
   | 'feed-stale'
+  | 'feed-expiring'
   | 'refresh-failed'
   | 'log-unaccounted'
-  | 'alerts-damaged';
+  | 'alerts-damaged'
+  | 'alerts-failing-webhook'
+  | 'alerts-failing-email';
 
 export interface HealthProblem {
   code: HealthCode;
   message: string;
+  /** feed-refused: the live feed's rejection (its reason code and message). */
+  rejection?: Rejection;
+  /** alerts-failing-*: the channel concerned. */
+  channel?: 'webhook' | 'email';
 }
+
+/** ADVISORY_FEED_EXPIRY_WARNING's default. */
+export const DEFAULT_EXPIRY_WARNING_MS = 7 * 86_400_000;
 
 export interface Health {
   status: 'ok' | 'degraded' | 'down';
@@ -35,10 +48,24 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   let down = false;
   if (feed === null) {
     down = true;
-    problems.push({ code: 'no-feed', message: status.problem?.message ?? 'no feed has been accepted yet' });
+    // A feed that served and expired (or a cache or live feed refused as expired) is its own
+    // condition: the one that follows "feed-expiring".
+    const expired = status.problem?.rejection?.reason === 'expired';
+    problems.push({
+      code: expired ? 'feed-expired' : 'no-feed',
+      message: status.problem?.message ?? 'no feed has been accepted yet',
+    });
   } else {
     const manifest = feed.feed.manifest;
-    if (Date.parse(manifest.expires_at) <= now.getTime()) {
+    const left = Date.parse(manifest.expires_at) - now.getTime();
+    const warning = status.feedExpiryWarningMs ?? DEFAULT_EXPIRY_WARNING_MS;
+    if (left > 0 && left <= warning) {
+      problems.push({
+        code: 'feed-expiring',
+        message: `the feed in use (${manifest.feed_version}) expires at ${manifest.expires_at}, within ${describeDuration(warning)} (ADVISORY_FEED_EXPIRY_WARNING), and no newer feed was accepted: without one the appliance stops evaluating then`,
+      });
+    }
+    if (left <= 0) {
       down = true;
       problems.push({
         code: 'feed-expired',
@@ -51,9 +78,11 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
       });
     }
     if (status.lastPull?.outcome === 'rejected') {
+      const rejection = status.lastPull.rejection;
       problems.push({
         code: 'feed-refused',
         message: `the live feed was refused: ${status.lastPull.message}`,
+        ...(rejection ? { rejection } : {}),
       });
     }
   }
@@ -68,6 +97,13 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
     problems.push({
       code: 'alerts-damaged',
       message: `${status.outbox.damaged} alert file${status.outbox.damaged === 1 ? ' was' : 's were'} damaged and set apart in the outbox's damaged/ folder: those alerts were not sent`,
+    });
+  }
+  for (const trouble of status.outbox.failing ?? []) {
+    problems.push({
+      code: trouble.channel === 'webhook' ? 'alerts-failing-webhook' : 'alerts-failing-email',
+      channel: trouble.channel,
+      message: `alert delivery by ${trouble.channel === 'webhook' ? 'webhook' : 'e-mail'} keeps failing since ${trouble.since}: an alert failed ${trouble.failures} attempt${trouble.failures === 1 ? '' : 's'}, the last: ${trouble.lastError}`,
     });
   }
   return { status: down ? 'down' : problems.length > 0 ? 'degraded' : 'ok', problems };

@@ -1,3 +1,4 @@
+import type { ChannelTrouble } from '../alerts/outbox.ts';
 import type { AssetEvaluation } from '../evaluation/verdicts.ts';
 import type { Rejection } from '../feed/format/rejection.ts';
 import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
@@ -35,7 +36,16 @@ export interface ApplianceStatus {
   inventoryError: string | null;
   evaluations: AssetEvaluation[];
   evaluatedAt: string | null;
-  outbox: { channels: string[]; pending: number; failed: number; damaged: number };
+  outbox: {
+    channels: string[];
+    pending: number;
+    failed: number;
+    damaged: number;
+    /** Channels whose deliveries keep failing (alerts/outbox.ts), until one succeeds. */
+    failing?: ChannelTrouble[];
+  };
+  /** How long before the feed in use expires it is said to be expiring (ADVISORY_FEED_EXPIRY_WARNING; 7 days when absent). */
+  feedExpiryWarningMs?: number;
   readOnly: boolean;
   /** The last refresh's failure (a full or read-only disk, damaged state), until one succeeds. */
   lastRefreshError: { at: string; message: string } | null;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { alertText, changesAlert, initialAlert } from '../../src/alerts/alert.ts';
+import { alertText, changesAlert, conditionAlert, initialAlert, withAdvice } from '../../src/alerts/alert.ts';
 import type { Checkpoint } from '../../src/decisions/checkpoints.ts';
+import type { Advisory } from '../../src/feed/format/schema.ts';
 
 const AT = new Date('2026-11-26T08:00:00Z');
 const checkpoint: Checkpoint = {
@@ -97,5 +98,111 @@ describe('alert contents', () => {
         AT,
       ).summary,
     ).toBe('1 reminder due');
+  });
+
+  it("carries each changed verdict's advice: summary, references, CVE records", () => {
+    const advisory = {
+      id: 'W-2.5',
+      title: 'Widget 2.5',
+      product: 'widget',
+      affects: '>=2.0.0 <2.5.0',
+      verdict: 'install',
+      recommended_version: '2.5',
+      effective: '2026-01-01',
+      expires: '2027-01-01',
+      summary: 'Install 2.5 this week.\nRestart the service after.',
+      references: ['https://example.org/widget-2.5', 'https://example.org/notes'],
+      cves: [{ id: 'CVE-2026-0001', cvss: 7.5 }, { id: 'CVE-2026-12345' }],
+    } as Advisory;
+    const alert = withAdvice(
+      changesAlert(
+        {
+          verdicts: [
+            {
+              asset: 'web',
+              from: null,
+              to: 'install',
+              advisories: [
+                { id: 'W-2.5', title: 'Widget 2.5', verdict: 'install' },
+                { id: 'GONE-1', title: 'No longer in the feed', verdict: 'install' },
+              ],
+            },
+          ],
+          reminders: [],
+        },
+        '2026.11.26',
+        null,
+        AT,
+      ),
+      [{ advisory }],
+    );
+    expect(alert.changes[0]?.advisories).toEqual([
+      {
+        id: 'W-2.5',
+        title: 'Widget 2.5',
+        verdict: 'install',
+        summary: 'Install 2.5 this week.\nRestart the service after.',
+        references: ['https://example.org/widget-2.5', 'https://example.org/notes'],
+        cves: [
+          { id: 'CVE-2026-0001', url: 'https://www.cve.org/CVERecord?id=CVE-2026-0001' },
+          { id: 'CVE-2026-12345', url: 'https://www.cve.org/CVERecord?id=CVE-2026-12345' },
+        ],
+      },
+      { id: 'GONE-1', title: 'No longer in the feed', verdict: 'install' },
+    ]);
+    expect(alertText(alert)).toBe(
+      [
+        '1 verdict change.',
+        '',
+        'Feed: 2026.11.26; evaluated 2026-11-26T08:00:00.000Z.',
+        '',
+        'web: no verdict -> install',
+        '  install: Widget 2.5 (W-2.5)',
+        '    Install 2.5 this week.',
+        '    Restart the service after.',
+        '    CVE-2026-0001: https://www.cve.org/CVERecord?id=CVE-2026-0001',
+        '    CVE-2026-12345: https://www.cve.org/CVERecord?id=CVE-2026-12345',
+        '    https://example.org/widget-2.5',
+        '    https://example.org/notes',
+        '  install: No longer in the feed (GONE-1)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it("writes a condition's code, state and a refusal's reason into the mail text", () => {
+    const rejection = { reason: 'file-hash-mismatch' as const, message: 'hash differs', file: 'a/b.yaml' };
+    const started = conditionAlert(
+      {
+        code: 'feed-refused',
+        state: 'started',
+        since: '2026-11-26T07:00:00.000Z',
+        message: 'the live feed was refused: hash differs',
+        rejection,
+      },
+      '2026.11.25',
+      null,
+      AT,
+    );
+    expect(started).toMatchObject({
+      id: `condition-feed-refused-started-${Date.parse('2026-11-26T07:00:00.000Z')}`,
+      summary: 'Needs attention: the live feed was refused: hash differs',
+      condition: { code: 'feed-refused', rejection },
+    });
+    expect(alertText(started)).toBe(
+      [
+        'Needs attention: the live feed was refused: hash differs.',
+        '',
+        'Feed: 2026.11.25; evaluated 2026-11-26T08:00:00.000Z.',
+        '',
+        'Condition: feed-refused, started (in effect since 2026-11-26T07:00:00.000Z).',
+        'Reason: file-hash-mismatch (a/b.yaml).',
+        '',
+      ].join('\n'),
+    );
+    const cleared = conditionAlert({ ...started.condition!, state: 'cleared' }, '2026.11.26', null, AT);
+    expect(alertText(cleared)).toContain(
+      'Condition: feed-refused, cleared (in effect since 2026-11-26T07:00:00.000Z).\nIt was: the live feed was refused: hash differs\nReason: file-hash-mismatch (a/b.yaml).\n',
+    );
   });
 });

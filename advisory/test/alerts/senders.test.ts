@@ -145,7 +145,16 @@ describe('alerts', () => {
           asset: 'done-box',
           from: null,
           to: 'hold',
-          advisories: [{ id: 'W-HOLD', title: 'A test advisory', verdict: 'hold' }],
+          advisories: [
+            {
+              id: 'W-HOLD',
+              title: 'A test advisory',
+              verdict: 'hold',
+              summary: 'Something happened.',
+              references: ['https://example.org/advisory'],
+              cves: [],
+            },
+          ],
         },
       ]);
       expect(smtp.mails).toHaveLength(2);

@@ -41,7 +41,7 @@ describe('assessHealth', () => {
     expect(
       assessHealth(status({ feed: null, problem }), at('2026-11-21T00:00:00Z'), 14 * DAY).problems,
     ).toEqual([{ code: 'no-feed', message: 'the cached feed does not verify: x' }]);
-    expect(assessHealth(status({}), at('2026-12-19T23:59:59.999Z'), 60 * DAY).status).toBe('ok');
+    expect(assessHealth(status({}), at('2026-12-19T23:59:59.999Z'), 60 * DAY).status).toBe('degraded');
     expect(assessHealth(status({}), at('2026-12-20T00:00:00Z'), 60 * DAY)).toEqual({
       status: 'down',
       problems: [
@@ -112,5 +112,70 @@ describe('assessHealth', () => {
         14 * DAY,
       ),
     ).toMatchObject({ status: 'down', problems: [{ code: 'no-feed' }, { code: 'refresh-failed' }] });
+  });
+
+  it('says the feed expires soon within ADVISORY_FEED_EXPIRY_WARNING (7 days unless set), then expired', () => {
+    // The feed expires 2026-12-20T00:00:00Z.
+    const warned = status({ feedExpiryWarningMs: 10 * DAY });
+    expect(assessHealth(warned, at('2026-12-09T23:59:59.999Z'), 60 * DAY)).toEqual({
+      status: 'ok',
+      problems: [],
+    });
+    expect(assessHealth(warned, at('2026-12-10T00:00:00Z'), 60 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [
+        {
+          code: 'feed-expiring',
+          message:
+            'the feed in use (2026.11.20) expires at 2026-12-20T00:00:00Z, within 10d (ADVISORY_FEED_EXPIRY_WARNING), and no newer feed was accepted: without one the appliance stops evaluating then',
+        },
+      ],
+    });
+    expect(assessHealth(status({}), at('2026-12-12T23:59:59Z'), 60 * DAY).status).toBe('ok');
+    expect(assessHealth(status({}), at('2026-12-13T00:00:00Z'), 60 * DAY).problems).toMatchObject([
+      { code: 'feed-expiring', message: expect.stringContaining('within 1w (ADVISORY_FEED_EXPIRY_WARNING)') },
+    ]);
+    // Taken out of use (appliance/feed-keeper.ts): expired, not merely missing.
+    const message = 'the feed in use expired at 2026-12-20T00:00:00Z and no fresher feed was accepted';
+    const expired = status({
+      feed: null,
+      problem: { at: 'T', outcome: 'rejected', message, rejection: { reason: 'expired', message } },
+    });
+    expect(assessHealth(expired, at('2026-12-20T00:00:00Z'), 60 * DAY)).toEqual({
+      status: 'down',
+      problems: [{ code: 'feed-expired', message }],
+    });
+  });
+
+  it("carries a refused live feed's rejection, and names a failing alert channel", () => {
+    const rejection = { reason: 'rollback' as const, message: 'feed 2026.11.19 is older than 2026.11.20' };
+    const failing = [
+      { channel: 'webhook' as const, failures: 3, since: '2026-11-20T10:00:00.000Z', lastError: 'HTTP 500' },
+    ];
+    expect(
+      assessHealth(
+        status({
+          lastPull: { at: 'T', outcome: 'rejected', message: rejection.message, rejection },
+          outbox: { channels: ['webhook', 'email'], pending: 2, failed: 0, damaged: 0, failing },
+        }),
+        at('2026-11-21T00:00:00Z'),
+        14 * DAY,
+      ),
+    ).toEqual({
+      status: 'degraded',
+      problems: [
+        {
+          code: 'feed-refused',
+          message: 'the live feed was refused: feed 2026.11.19 is older than 2026.11.20',
+          rejection,
+        },
+        {
+          code: 'alerts-failing-webhook',
+          channel: 'webhook',
+          message:
+            'alert delivery by webhook keeps failing since 2026-11-20T10:00:00.000Z: an alert failed 3 attempts, the last: HTTP 500',
+        },
+      ],
+    });
   });
 });

@@ -40,4 +40,55 @@ describe('conditionChanges', () => {
     expect(changes.map((c) => c.code)).toEqual(['feed-stale', 'alerts-damaged']);
     expect(Object.keys(active)).toEqual(['feed-stale', 'alerts-damaged']);
   });
+
+  it("carries a refusal's rejection and a channel, from the start to the clearing", () => {
+    const rejection = { reason: 'signature-invalid' as const, message: 'bad signature' };
+    const started = conditionChanges(
+      {},
+      {
+        status: 'degraded',
+        problems: [
+          { code: 'feed-refused', message: 'the live feed was refused: bad signature', rejection },
+          { code: 'alerts-failing-email', message: 'mail fails', channel: 'email' },
+        ],
+      },
+      T1,
+    );
+    expect(started.changes).toEqual([
+      {
+        code: 'feed-refused',
+        state: 'started',
+        since: T1.toISOString(),
+        message: 'the live feed was refused: bad signature',
+        rejection,
+      },
+      {
+        code: 'alerts-failing-email',
+        state: 'started',
+        since: T1.toISOString(),
+        message: 'mail fails',
+        channel: 'email',
+      },
+    ]);
+    expect(conditionChanges(started.active, health(), T2).changes).toEqual([
+      { ...started.changes[0], state: 'cleared' },
+      { ...started.changes[1], state: 'cleared' },
+    ]);
+  });
+
+  it('turns an expiring feed into an expired one without a "cleared" alert; a newer feed clears either', () => {
+    const expiring = conditionChanges({}, health(['feed-expiring', 'expires soon']), T1);
+    expect(expiring.changes.map((c) => [c.code, c.state])).toEqual([['feed-expiring', 'started']]);
+    const expired = conditionChanges(expiring.active, health(['feed-expired', 'expired']), T2);
+    expect(expired.changes).toEqual([
+      { code: 'feed-expired', state: 'started', since: T2.toISOString(), message: 'expired' },
+    ]);
+    expect(expired.active).toEqual({ 'feed-expired': { since: T2.toISOString(), message: 'expired' } });
+    expect(conditionChanges(expired.active, health(), T2).changes.map((c) => [c.code, c.state])).toEqual([
+      ['feed-expired', 'cleared'],
+    ]);
+    expect(conditionChanges(expiring.active, health(), T2).changes.map((c) => [c.code, c.state])).toEqual([
+      ['feed-expiring', 'cleared'],
+    ]);
+  });
 });

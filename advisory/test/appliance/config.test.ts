@@ -446,3 +446,26 @@ describe('ADVISORY_METRICS_PUBLIC', () => {
     }
   });
 });
+
+describe('ADVISORY_FEED_EXPIRY_WARNING', () => {
+  it('is 7 days unless set; a duration from 1 hour to 90 days', () => {
+    const warning = (value?: string) =>
+      loadApplianceConfig({
+        ...base,
+        ...(value === undefined ? {} : { ADVISORY_FEED_EXPIRY_WARNING: value }),
+      }).feedExpiryWarningMs;
+    expect(warning()).toBe(7 * 86_400_000);
+    expect(warning('')).toBe(7 * 86_400_000);
+    expect(warning('36h')).toBe(36 * 3_600_000);
+    expect(warning('90d')).toBe(90 * 86_400_000);
+    expect(refusal({ ADVISORY_FEED_EXPIRY_WARNING: '30m' })).toBe(
+      'ADVISORY_FEED_EXPIRY_WARNING: 30m is outside 1h to 90d',
+    );
+    expect(refusal({ ADVISORY_FEED_EXPIRY_WARNING: '13w' })).toBe(
+      'ADVISORY_FEED_EXPIRY_WARNING: 13w is outside 1h to 90d',
+    );
+    expect(refusal({ ADVISORY_FEED_EXPIRY_WARNING: 'a week' })).toMatch(
+      /^ADVISORY_FEED_EXPIRY_WARNING: "a week" is not a duration/,
+    );
+  });
+});

@@ -289,10 +289,12 @@ describe('expiry', () => {
     expect(appliance.status.problem).toBeNull();
     clock.time = new Date(Date.parse(expiresAt));
     expect(appliance.status.feed).toBeNull();
+    const message = `the feed in use expired at ${expiresAt} and no fresher feed was accepted`;
     expect(appliance.status.problem).toEqual({
       at: clock.time.toISOString(),
       outcome: 'rejected',
-      message: `the feed in use expired at ${expiresAt} and no fresher feed was accepted`,
+      message,
+      rejection: { reason: 'expired', message },
     });
     // The last pull is what it was: expiry is not a pull.
     expect(appliance.status.lastPull?.outcome).toBe('accepted');

@@ -46,7 +46,7 @@ describe('honest status', () => {
       expect(appliance.status.feed).not.toBeNull();
       clock.time = new Date(expires);
       expect(appliance.status.feed).toBeNull();
-      expect(appliance.health()).toMatchObject({ status: 'down', problems: [{ code: 'no-feed' }] });
+      expect(appliance.health()).toMatchObject({ status: 'down', problems: [{ code: 'feed-expired' }] });
       expect(appliance.status.problem?.message).toMatch(/expired at/);
     } finally {
       await appliance.stop();

@@ -325,7 +325,7 @@ describe('a read-only appliance (a check beside the daemon)', () => {
     expect(existsSync(temporary)).toBe(true);
     expect(existsSync(outboxTemporary)).toBe(true);
     expect(readJson(path.join(s.stateDir, 'recording.json'))).toEqual({ not: 'read' });
-    expect(status.outbox).toEqual({ channels: ['webhook'], pending: 0, failed: 0, damaged: 0 });
+    expect(status.outbox).toEqual({ channels: ['webhook'], pending: 0, failed: 0, damaged: 0, failing: [] });
   });
 
   it('a writing appliance clears temporaries at start', async () => {

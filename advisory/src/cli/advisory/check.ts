@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
+import type { Delivery, Outbox } from '../../alerts/outbox.ts';
 import type { ApplianceStatus } from '../../appliance/appliance.ts';
 import type { Health } from '../../appliance/health.ts';
 import { openAppliance } from '../../appliance/open.ts';
@@ -23,9 +24,11 @@ While the daemon (advisory run) holds the state directory, evaluates from its ca
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
 reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused,
-the feed stale, the refresh failed, the decision log not vouched for, alert files
-damaged), 2 configuration error, 3 no verified feed (none yet, or expired); the same
-with --json.
+the feed stale or expiring soon, the refresh failed, the decision log not vouched for,
+alert files damaged, an alert channel failing, an alert delivery that failed and waits
+to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
+same with --json. Alerts that could not be delivered are listed with their channel and
+the reason (on standard error with --json).
 Configuration: the ADVISORY_* environment variables (see the README); the log level
 defaults to warn here.`;
 
@@ -39,6 +42,31 @@ function holderIsCheck(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Says which alerts could not be delivered, on which channel and why: those whose last
+ * attempt failed (tried again later) and those given up (kept in the outbox's failed/
+ * folder until an operator removes them): one line each, and how many wait after a failure:
+ * they make the check exit 1; given-up ones alone do not (they stay until removed, and
+ * while their channel has not worked since, alerts-failing-<channel> already does).
+ */
+async function undeliverableReport(
+  outbox: Outbox,
+  maxAttempts: number,
+): Promise<{ lines: string[]; waiting: number }> {
+  const quoted = (d: Delivery) => `alert ${d.alert.id} ("${d.alert.summary}")`;
+  const waiting = (await outbox.pending()).filter((d) => d.lastError !== null);
+  const lines = waiting.map(
+    (d) =>
+      `warning: ${quoted(d)} could not be delivered by ${d.channel}: ${d.lastError} (attempt ${d.attempts} of ${maxAttempts}; next at ${d.nextAttemptAt})`,
+  );
+  for (const d of await outbox.failed()) {
+    lines.push(
+      `warning: ${quoted(d)} was given up on ${d.channel} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}: ${d.lastError ?? 'no reason recorded'} (kept in ${outbox.dir}/failed/${d.file})`,
+    );
+  }
+  return { lines, waiting: waiting.length };
 }
 
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
@@ -85,24 +113,29 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
   try {
     const status = await appliance.refresh().catch(() => appliance.status);
     const health = appliance.health();
+    const undelivered = await undeliverableReport(appliance.outbox, appliance.config.alerts.maxAttempts);
     if (flags.json) {
       terminal.out(jsonText(verdictsDocument(status, health, new Date(), CLIENT_VERSION)));
+      // Standard output is the document alone; what could not be delivered goes beside it.
+      for (const line of undelivered.lines) io.err(line);
     } else {
-      printReport(io, status, health, { busy, verbose: !!flags.verbose });
+      printReport(io, status, health, { busy, verbose: !!flags.verbose, undelivered });
     }
-    return exitCode(status, health);
+    return exitCode(status, health, undelivered.waiting);
   } finally {
     await appliance.stop();
   }
 }
 
 /**
- * 0 nothing needs action, 1 something does (an asset, or the appliance itself), 3 no
- * verified feed: the same whatever the output's form.
+ * 0 nothing needs action, 1 something does (an asset, the appliance itself, or an alert
+ * delivery waiting after a failure), 3 no verified feed: the same whatever the output's form.
  */
-function exitCode(status: ApplianceStatus, health: Health): number {
+function exitCode(status: ApplianceStatus, health: Health, undelivered: number): number {
   if (!status.feed) return EXIT_NO_FEED;
-  return !status.evaluations.some(needsAction) && health.status === 'ok' ? EXIT_OK : EXIT_REJECTED;
+  return !status.evaluations.some(needsAction) && health.status === 'ok' && undelivered === 0
+    ? EXIT_OK
+    : EXIT_REJECTED;
 }
 
 /**
@@ -123,7 +156,7 @@ function printReport(
   io: Io,
   status: ApplianceStatus,
   health: Health,
-  options: { busy: boolean; verbose: boolean },
+  options: { busy: boolean; verbose: boolean; undelivered: { lines: string[]; waiting: number } },
 ): void {
   const feed = status.feed;
   if (options.busy)
@@ -138,8 +171,14 @@ function printReport(
   }
   // The feed's own problem first (as before), then what else monitoring must see.
   if (status.problem) io.out(`${feed ? 'warning' : 'error'}: ${status.problem.message}`);
-  const others = health.problems.filter((p) => p.code !== 'no-feed' && p.code !== 'feed-refused');
+  const others = health.problems.filter(
+    (p) =>
+      p.code !== 'no-feed' &&
+      p.code !== 'feed-refused' &&
+      !(p.code === 'feed-expired' && p.message === status.problem?.message),
+  );
   for (const problem of others) io.out(`${feed ? 'warning' : 'error'}: ${problem.message}`);
+  for (const line of options.undelivered.lines) io.out(line);
   if (!feed) {
     io.out('no verified feed is available: nothing was evaluated');
     return;
@@ -160,6 +199,9 @@ function printReport(
   if (health.status !== 'ok') {
     io.out(`the appliance needs attention: ${health.problems.map((p) => p.code).join(', ')}`);
   }
+  const { waiting } = options.undelivered;
+  if (waiting > 0)
+    io.out(`${waiting} alert deliver${waiting === 1 ? 'y' : 'ies'} failed and will be tried again`);
 }
 
 /** The DETAILS column: the advisories behind the verdict, due reminders, what is unreadable. */

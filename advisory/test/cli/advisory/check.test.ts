@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { printable } from '../../../src/cli/io.ts';
 import { setup } from '../../support/appliance.ts';
 import { runAdvisory } from '../../support/cli.ts';
 import { advisoryYaml } from '../../support/feed.ts';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
 
 const check = (env: NodeJS.ProcessEnv) => runAdvisory(['check'], env);
 
@@ -83,5 +86,83 @@ describe('advisory check --verbose', () => {
         '      http://example.org/b',
       ].join('\n'),
     );
+  });
+});
+
+/** One asset on the recommended version: only the alerts can make the check exit 1. */
+const calm = 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n';
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+describe('advisory check and undeliverable alerts', () => {
+  it('with --json keeps standard output the document and says it on standard error', async () => {
+    const hook = await startReceiver();
+    receivers.push(hook);
+    hook.script = [500];
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const result = await runAdvisory(['check', '--json'], {
+      ...s.env,
+      ADVISORY_NOTIFY_WEBHOOK_URL: hook.url,
+    });
+    expect(JSON.parse(result.out).format).toBe('advisory-verdicts');
+    expect(result.err).toMatch(
+      /^warning: alert [0-9a-f-]{36} \(".*"\) could not be delivered by webhook: HTTP 500 /m,
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it('names the channel, the alert and why it could not be delivered, and exits 1', async () => {
+    const hook = await startReceiver();
+    receivers.push(hook);
+    hook.script = [500];
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const env = { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url, ADVISORY_ALERT_RETRY: '1s' };
+    const result = await check(env);
+    expect(hook.attempts).toBe(1);
+    expect(result.out).toMatch(
+      /^warning: alert [0-9a-f-]{36} \("First evaluation of 1 asset: no verdicts"\) could not be delivered by webhook: HTTP 500 \(attempt 1 of 12; next at \S+Z\)$/m,
+    );
+    expect(result.out).toMatch(/^nothing needs action\n1 alert delivery failed and will be tried again$/m);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe('');
+    // Delivered at the next check, once due: nothing more to say, exit 0.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const next = await check(env);
+    expect(hook.received.map((a) => a.kind)).toEqual(['initial']);
+    expect(next.out).not.toMatch(/deliver/);
+    expect(next.code).toBe(0);
+  });
+
+  it('says so when nothing answers at the webhook address', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const result = await check({ ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${port}/hook` });
+    expect(result.out).toMatch(/could not be delivered by webhook: ECONNREFUSED \(attempt 1 of 12;/);
+    expect(result.code).toBe(1);
+  });
+
+  it('lists a delivery given up, and the failing channel', async () => {
+    const hook = await startReceiver();
+    receivers.push(hook);
+    hook.script = [500];
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const env = { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url, ADVISORY_ALERT_ATTEMPTS: '1' };
+    const result = await check(env);
+    expect(result.out).toMatch(
+      new RegExp(
+        `^warning: alert [0-9a-f-]{36} \\("First evaluation of 1 asset: no verdicts"\\) was given up on webhook after 1 attempt: HTTP 500 \\(kept in ${s.stateDir}/outbox/failed/\\S+\\.json\\)$`,
+        'm',
+      ),
+    );
+    expect(result.out).toMatch(
+      /^warning: alert delivery by webhook keeps failing since \S+: an alert failed 1 attempt, the last: HTTP 500$/m,
+    );
+    expect(result.out).toMatch(/^the appliance needs attention: alerts-failing-webhook$/m);
+    expect(result.code).toBe(1);
   });
 });
