@@ -1,7 +1,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Alert } from '../../src/alerts/alert.ts';
+import { dashboardSource } from '../../src/cli/advisory/run.ts';
 import { appliances, openTest, publish, setup, widgetAdvisories } from '../support/appliance.ts';
+import { serve } from '../support/dashboard.ts';
 import { makeFeed } from '../support/feed.ts';
 import { bodyOf, type MailServer, startMailServer, subjectOf } from '../support/smtp-server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
@@ -170,6 +172,18 @@ describe('condition alerts', () => {
     expect((await appliance.outbox.pending()).map((d) => [d.channel, d.alert.kind])).toEqual([
       ['webhook', 'initial'],
     ]);
+    // The dashboard shows it on every page and /health lists it.
+    const served = await serve(dashboardSource(appliance, []), { now: clock.now });
+    try {
+      const page = await (await fetch(`${served.url}/`)).text();
+      expect(page).toContain('data-problem="alerts-failing-webhook"');
+      expect(await (await fetch(`${served.url}/health`)).json()).toMatchObject({
+        status: 'degraded',
+        problems: [{ code: 'alerts-failing-webhook', channel: 'webhook', message }],
+      });
+    } finally {
+      await served.close();
+    }
     // Every failed attempt was logged, with the channel and the reason.
     expect(log.messages().filter((m) => m.startsWith('alert delivery by webhook f'))).toEqual([
       'alert delivery by webhook failed: HTTP 500',
