@@ -40,7 +40,7 @@ export interface ApplianceOptions {
  */
 export class Appliance {
   /** The status but for the feed's part, which the keeper holds. */
-  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull'>;
+  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull' | 'expired'>;
   private readonly now: () => Date;
   private readonly keeper: FeedKeeper;
   private refreshing: Promise<ApplianceStatus> | null = null;
@@ -98,8 +98,8 @@ export class Appliance {
   /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
   get status(): ApplianceStatus {
     this.keeper.expire();
-    const { feed, problem, lastPull } = this.keeper;
-    return Object.assign(this.current, { feed, problem, lastPull });
+    const { feed, problem, lastPull, expired } = this.keeper;
+    return Object.assign(this.current, { feed, problem, lastPull, expired });
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */

@@ -40,6 +40,11 @@ export class FeedKeeper {
   /** Why no live feed is in use (the last pull's problem, or expiry), while that holds. */
   problem: PullOutcome | null = null;
   lastPull: PullOutcome | null = null;
+  /**
+   * Why no feed serves when the last one expired (in use, or the cache at start), kept
+   * through later pulls that fail otherwise (an unreachable host), until a feed is accepted.
+   */
+  expired: PullOutcome | null = null;
   readonly location: string;
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
@@ -99,6 +104,7 @@ export class FeedKeeper {
     const at = this.now().toISOString();
     if (result.ok) {
       this.feed = { feed: result.feed, from: 'cache', since: at };
+      this.expired = null;
       this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
       // The cache is written before the state: after a crash between the two, catch up
       // (or at the next pull, when the disk refuses it now).
@@ -115,6 +121,7 @@ export class FeedKeeper {
         message: `the cached feed does not verify: ${message}`,
         ...('rejection' in result ? { rejection: result.rejection } : {}),
       };
+      if ('rejection' in result && result.rejection.reason === 'expired') this.expired = this.problem;
       this.log.warn({ problem: message }, 'cached feed refused');
     }
   }
@@ -186,6 +193,7 @@ export class FeedKeeper {
     // that is newer, which the next start or pull catches up (settleAccepted).
     await this.cache.commit(copy, feed);
     this.feed = { feed, from: 'live', since: at.toISOString() };
+    this.expired = null;
     await this.settleAccepted(feed, at);
     await this.state.savePull({ validators: head.validators, lastRejection: null });
     this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
@@ -270,8 +278,9 @@ export class FeedKeeper {
       at: this.now().toISOString(),
       outcome: 'rejected',
       message,
-      // As the verifier would refuse it now: health tells an expiry from a missing feed by it.
+      // As the verifier would refuse it now.
       rejection: { reason: 'expired', message },
     };
+    this.expired = this.problem;
   }
 }

@@ -48,13 +48,14 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   let down = false;
   if (feed === null) {
     down = true;
-    // A feed that served and expired (or a cache or live feed refused as expired) is its own
-    // condition: the one that follows "feed-expiring".
-    const expired = status.problem?.rejection?.reason === 'expired';
-    problems.push({
-      code: expired ? 'feed-expired' : 'no-feed',
-      message: status.problem?.message ?? 'no feed has been accepted yet',
-    });
+    // A feed that served and expired (or an expired cache at start) is its own condition,
+    // the one that follows "feed-expiring", whatever later pulls say (a host unreachable).
+    const expired = status.expired ?? null;
+    problems.push(
+      expired
+        ? { code: 'feed-expired', message: expired.message }
+        : { code: 'no-feed', message: status.problem?.message ?? 'no feed has been accepted yet' },
+    );
   } else {
     const manifest = feed.feed.manifest;
     const left = Date.parse(manifest.expires_at) - now.getTime();

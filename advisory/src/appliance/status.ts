@@ -29,6 +29,8 @@ export interface ApplianceStatus {
   feed: FeedInUse | null;
   /** Why no live feed is in use (the last pull's problem), while that holds. */
   problem: PullOutcome | null;
+  /** Why no feed serves when the last one expired, until a feed is accepted (appliance/feed-keeper.ts). */
+  expired?: PullOutcome | null;
   lastPull: PullOutcome | null;
   lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
   inventory: SourceStatus[];

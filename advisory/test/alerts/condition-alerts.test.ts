@@ -2,7 +2,14 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Alert } from '../../src/alerts/alert.ts';
 import { dashboardSource } from '../../src/cli/advisory/run.ts';
-import { appliances, openTest, publish, setup, widgetAdvisories } from '../support/appliance.ts';
+import {
+  appliances,
+  openTest,
+  publish,
+  setup,
+  startFeedServer,
+  widgetAdvisories,
+} from '../support/appliance.ts';
 import { serve } from '../support/dashboard.ts';
 import { makeFeed } from '../support/feed.ts';
 import { bodyOf, type MailServer, startMailServer, subjectOf } from '../support/smtp-server.ts';
@@ -20,8 +27,8 @@ const DAY = 86_400_000;
 const VALIDITY = 300 * DAY;
 const calm = 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n';
 
-const { start } = appliances(PUBLISHED);
-const closing: (Receiver | MailServer)[] = [];
+const { start, stop } = appliances(PUBLISHED);
+const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const server of closing.splice(0)) await server.close();
 });
@@ -80,13 +87,18 @@ describe('condition alerts', () => {
   it('warn of a feed about to expire, then that it expired (one alert), and clear when a newer feed comes', async () => {
     const hook = await receiver();
     const s = setup({ publishedAt: PUBLISHED, assets: calm });
+    const server = await startFeedServer(s.feedDir);
+    closing.push(server);
     const env = {
       ...s.env,
+      ADVISORY_FEED_URL: server.url,
       ADVISORY_NOTIFY_WEBHOOK_URL: hook.url,
       ADVISORY_FEED_EXPIRY_WARNING: '10d',
       ADVISORY_FEED_MAX_AGE: '366d',
     };
-    const { appliance, clock } = await start(env);
+    const started = await start(env);
+    const clock = started.clock;
+    let appliance = started.appliance;
     const expires = PUBLISHED.getTime() + VALIDITY;
     await appliance.refresh();
     clock.time = new Date(expires - 10 * DAY - 1);
@@ -115,6 +127,30 @@ describe('condition alerts', () => {
       'Needs attention: the feed in use expired at 2027-09-17T12:00:00Z and no fresher feed was accepted',
     );
     expect(appliance.health()).toMatchObject({ status: 'down', problems: [{ code: 'feed-expired' }] });
+
+    // The feed host gone meanwhile, or a restart on the expired cache: still expired, no news.
+    server.mode = 'down';
+    clock.advance(3_600_000);
+    await appliance.refresh();
+    expect(appliance.health()).toMatchObject({ status: 'down', problems: [{ code: 'feed-expired' }] });
+    await stop(appliance);
+    const restarted = await start(env, clock);
+    await restarted.appliance.refresh();
+    expect(restarted.appliance.health()).toMatchObject({
+      status: 'down',
+      problems: [
+        {
+          code: 'feed-expired',
+          message: expect.stringMatching(/^the cached feed does not verify: .*expired/),
+        },
+      ],
+    });
+    expect(conditionsOf(hook.received)).toEqual([
+      ['feed-expiring', 'started'],
+      ['feed-expired', 'started'],
+    ]);
+    appliance = restarted.appliance;
+    server.mode = 'normal';
 
     // A newer feed ends it.
     clock.advance(DAY);

@@ -137,14 +137,28 @@ describe('assessHealth', () => {
     ]);
     // Taken out of use (appliance/feed-keeper.ts): expired, not merely missing.
     const message = 'the feed in use expired at 2026-12-20T00:00:00Z and no fresher feed was accepted';
-    const expired = status({
-      feed: null,
-      problem: { at: 'T', outcome: 'rejected', message, rejection: { reason: 'expired', message } },
-    });
-    expect(assessHealth(expired, at('2026-12-20T00:00:00Z'), 60 * DAY)).toEqual({
-      status: 'down',
-      problems: [{ code: 'feed-expired', message }],
-    });
+    const gone = {
+      at: 'T',
+      outcome: 'rejected' as const,
+      message,
+      rejection: { reason: 'expired' as const, message },
+    };
+    expect(
+      assessHealth(
+        status({ feed: null, problem: gone, expired: gone }),
+        at('2026-12-20T00:00:00Z'),
+        60 * DAY,
+      ),
+    ).toEqual({ status: 'down', problems: [{ code: 'feed-expired', message }] });
+    // Still expired while the feed host cannot be reached: the expiry is what operators must hear of.
+    const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'connection refused' };
+    expect(
+      assessHealth(
+        status({ feed: null, problem: unreachable, expired: gone }),
+        at('2026-12-21T00:00:00Z'),
+        60 * DAY,
+      ),
+    ).toEqual({ status: 'down', problems: [{ code: 'feed-expired', message }] });
   });
 
   it("carries a refused live feed's rejection, and names a failing alert channel", () => {
