@@ -232,9 +232,17 @@ export class Outbox {
   private async tick(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flush()
-      .then(() => this.flushed?.())
-      .catch((error: unknown) => this.options.logger?.error({ err: error }, 'alert delivery failed'));
+    const delivered = await this.flush().then(
+      () => true,
+      (error: unknown) => {
+        this.options.logger?.error({ err: error }, 'alert delivery failed');
+        return false;
+      },
+    );
+    if (delivered)
+      await this.flushed?.().catch((error: unknown) =>
+        this.options.logger?.error({ err: error }, 'the conditions could not be judged after a delivery'),
+      );
     await this.schedule();
   }
 
