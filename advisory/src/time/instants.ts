@@ -58,19 +58,6 @@ function readInstant(text: string): Date | null {
   return Number.isNaN(parsed.getTime()) ? null : parsed;
 }
 
-/** `YYYY.MM.DD`, a real calendar date (a feed version); null otherwise. */
-export function parseFeedVersion(text: string): { year: number; month: number; day: number } | null {
-  const match = /^(\d{4})\.(\d{2})\.(\d{2})$/.exec(text);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return isCalendarDate(year, month, day) ? { year, month, day } : null;
-}
-
-/** The feed version an instant is published under: its UTC date as `YYYY.MM.DD`. */
-export function feedVersionOf(instant: Date): string {
-  return instant.toISOString().slice(0, 10).replaceAll('-', '.');
-}
-
 /** An instant as feeds write it: UTC, whole seconds, `Z`. */
 export function formatInstant(instant: Date): string {
   return new Date(Math.floor(instant.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');

@@ -300,3 +300,51 @@ describe('expiry', () => {
     expect(appliance.status.lastPull?.outcome).toBe('accepted');
   });
 });
+
+describe('out-of-band releases on the same day', () => {
+  it('an appliance that accepted 2026.11.26 accepts 2026.11.26.1, then refuses 2026.11.26 and another 2026.11.26.1', async () => {
+    const regular = new Date('2026-11-26T08:00:00Z');
+    const s = setup({ publishedAt: regular });
+    const { appliance, clock } = await start(s.env, new Clock(new Date('2026-11-26T09:00:00Z')));
+    await appliance.refresh();
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.26');
+    const doneBox = () => appliance.status.evaluations.find((e) => e.asset === 'done-box')?.verdict ?? null;
+    expect(doneBox()).toBeNull();
+
+    // An urgent hold on widget 2.5, published out of band the same day.
+    clock.time = new Date('2026-11-26T11:00:00Z');
+    const urgent = { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD-2.5') };
+    publish(s, urgent, new Date('2026-11-26T10:30:00Z'), '2026.11.26.1');
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toEqual({
+      at: '2026-11-26T11:00:00.000Z',
+      outcome: 'accepted',
+      message: 'feed 2026.11.26.1 accepted',
+    });
+    expect(doneBox()).toBe('hold');
+    expect(JSON.parse(readFileSync(path.join(s.stateDir, ACCEPTED_FILE), 'utf8'))).toMatchObject({
+      feed_version: '2026.11.26.1',
+      published_at: '2026-11-26T10:30:00Z',
+    });
+
+    // The day's regular feed again (a mirror behind): a rollback.
+    clock.advance(3_600_000);
+    publish(s, widgetAdvisories, regular);
+    await appliance.refresh();
+    expect(appliance.status.problem?.rejection).toEqual({
+      reason: 'rollback',
+      message: 'feed 2026.11.26 is older than the accepted 2026.11.26.1; a rollback is refused',
+    });
+    // The same extra release with another manifest: the alarm.
+    clock.advance(3_600_000);
+    publish(s, widgetAdvisories, new Date('2026-11-26T12:30:00Z'), '2026.11.26.1');
+    await appliance.refresh();
+    expect(appliance.status.problem?.rejection).toEqual({
+      reason: 'version-conflict',
+      message:
+        'feed 2026.11.26.1 differs from the feed of the same version accepted before; this should never happen and is refused',
+    });
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.26.1');
+    expect(doneBox()).toBe('hold');
+  });
+});

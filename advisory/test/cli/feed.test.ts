@@ -207,7 +207,7 @@ describe('advisory-feed build', () => {
     const wrongDay = await run(['build', '--feed', feed.dir, '--feed-version', '2062.11.21']);
     expect(wrongDay).toMatchObject({
       code: 2,
-      err: expect.stringMatching(/not today's UTC date 2026\.11\.21/),
+      err: expect.stringMatching(/not of today's UTC date 2026\.11\.21/),
     });
     for (const expires of ['999999w', '367d', '0d', '6mo', '14']) {
       const result = await run(['build', '--feed', feed.dir, '--expires-in', expires]);
@@ -215,6 +215,53 @@ describe('advisory-feed build', () => {
       expect(result.err, expires).toMatch(/^--expires-in: /);
     }
     expect((await run(['build', '--feed', feed.dir, '--expires-in', '366d'])).code).toBe(0);
+  });
+
+  it('without --feed-version takes the next free version of today from the previous manifest', async () => {
+    const version = async (dir: string) => {
+      const result = await run(['build', '--feed', dir]);
+      expect(result.code, result.err).toBe(0);
+      return /^wrote manifest\.yaml: feed (\S+),/.exec(result.out)?.[1];
+    };
+    // No manifest yet: today's date.
+    const fresh = tmp();
+    mkdirSync(path.join(fresh, 'widgets'));
+    writeFileSync(path.join(fresh, 'widgets/one.yaml'), advisoryYaml({}));
+    expect(await version(fresh)).toBe('2026.11.21');
+    // Built today already: the next extra releases, in order.
+    expect(await version(fresh)).toBe('2026.11.21.1');
+    expect(await version(fresh)).toBe('2026.11.21.2');
+    expect(readFileSync(path.join(fresh, MANIFEST_FILE), 'utf8')).toContain('feed_version: "2026.11.21.2"');
+    // The last manifest is of an earlier day: today's date.
+    const yesterday = makeFeed(undefined, { feedVersion: '2026.11.20.4' });
+    expect(await version(yesterday.dir)).toBe('2026.11.21');
+  });
+
+  it('refuses to pick a version after the 99th extra release of the day (exit 1), and takes one given', async () => {
+    const feed = makeFeed();
+    const manifest = path.join(feed.dir, MANIFEST_FILE);
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('feed_version: "2026.11.21"', 'feed_version: "2026.11.21.99"'),
+    );
+    expect(await run(['build', '--feed', feed.dir])).toEqual({
+      code: 1,
+      out: '',
+      err: [
+        "manifest.yaml:1: error [manifest] 2026.11.21.99 was built already: a day has at most 99 extra releases; publish tomorrow's version",
+        'build failed: 1 error; no manifest written',
+      ].join('\n'),
+    });
+    const given = await run(['build', '--feed', feed.dir, '--feed-version', '2026.11.21.7']);
+    expect(given.code, given.err).toBe(0);
+    expect(given.out).toMatch(/^wrote manifest\.yaml: feed 2026\.11\.21\.7, expires /);
+    for (const bad of ['2026.11.21.0', '2026.11.21.100', '2026.11.21.07', '2026.11.21-1']) {
+      expect(await run(['build', '--feed', feed.dir, '--feed-version', bad]), bad).toEqual({
+        code: 2,
+        out: '',
+        err: '--feed-version must be a real date written YYYY.MM.DD or YYYY.MM.DD.N (N from 1 to 99) (advisory-feed build --help shows how)',
+      });
+    }
   });
 
   it('--feed must be a directory (exit 2)', async () => {
@@ -358,7 +405,8 @@ describe('advisory-feed sign', () => {
     for (const key of ['old', 'new']) {
       const result = await run(['verify', '--feed', feed.dir, '--public-key', `${dir}/${key}.pub`]);
       expect(result.code, key).toBe(0);
-      expect(result.out).toMatch(/feed 2026\.11\.21 OK/);
+      // Built again the same day: the day's first extra release.
+      expect(result.out).toMatch(/feed 2026\.11\.21\.1 OK/);
     }
     const both = await run([
       'verify',

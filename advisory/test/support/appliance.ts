@@ -61,13 +61,22 @@ export const holdWidget25 = (id: string): string =>
     recommended_version: undefined,
   });
 
-/** Builds `files` as the feed of `setup.feedDir` (replacing what was there), published `at`. */
+/**
+ * Builds `files` as the feed of `setup.feedDir` (replacing what was there), published `at`,
+ * as version `feedVersion` (default: the date of `at`).
+ */
 export function publish(
   setup: Pick<Setup, 'feedDir' | 'key'>,
   files: Record<string, string>,
   at: Date,
+  feedVersion?: string,
 ): TestFeed {
-  const built = makeFeed(files, { key: setup.key, now: at, expiresInMs: 300 * 86_400_000 });
+  const built = makeFeed(files, {
+    key: setup.key,
+    now: at,
+    expiresInMs: 300 * 86_400_000,
+    ...(feedVersion ? { feedVersion } : {}),
+  });
   rmSync(setup.feedDir, { recursive: true, force: true });
   cpSync(built.dir, setup.feedDir, { recursive: true });
   return { dir: setup.feedDir, key: setup.key };

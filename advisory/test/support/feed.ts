@@ -68,10 +68,12 @@ export function makeFeed(
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), text);
   }
-  // A feed's version is the date it is published: noon of that day unless a time is given.
+  // A feed's version is of the date it is published: noon of that day unless a time is given.
   const now =
     options.now ??
-    (options.feedVersion ? new Date(`${options.feedVersion.replaceAll('.', '-')}T12:00:00Z`) : NOW);
+    (options.feedVersion
+      ? new Date(`${options.feedVersion.slice(0, 10).replaceAll('.', '-')}T12:00:00Z`)
+      : NOW);
   const result = buildFeed({
     feedDir: dir,
     ...(options.feedVersion ? { feedVersion: options.feedVersion } : {}),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DurationError, describeDuration, parseDuration } from '../../src/time/durations.ts';
-import { feedVersionOf, formatInstant, parseFeedVersion, parseInstant } from '../../src/time/instants.ts';
+import { formatInstant, parseInstant } from '../../src/time/instants.ts';
 import { addPeriod, parsePeriod } from '../../src/time/periods.ts';
 
 const instant = (text: string) => parseInstant(text)?.toISOString() ?? null;
@@ -98,35 +98,8 @@ describe('reminder periods (advisories): ISO 8601, M is months', () => {
   });
 });
 
-describe('feed versions', () => {
-  it.each([['2026.11.21'], ['2024.02.29'], ['1999.12.31'], ['2026.01.01']])(
-    '%s is a feed version',
-    (text) => {
-      expect(parseFeedVersion(text)).not.toBeNull();
-    },
-  );
-
-  it.each([
-    ['2026.13.01'],
-    ['2026.00.10'],
-    ['2026.02.30'],
-    ['2025.02.29'],
-    ['2026.04.31'],
-    ['2026.11.1'],
-    ['2026-11-21'],
-    ['26.11.21'],
-    ['x2026.11.21'],
-    ['2026.11.21x'],
-    ['2026.11.21.1'],
-    ['0000.01.01'],
-    [''],
-  ])('%j is not a feed version', (text) => {
-    expect(parseFeedVersion(text)).toBeNull();
-  });
-
-  it('is the UTC date of an instant; instants are written in whole seconds', () => {
-    expect(feedVersionOf(new Date('2026-11-21T23:59:59.999Z'))).toBe('2026.11.21');
-    expect(feedVersionOf(new Date('2026-11-22T00:00:00+01:00'))).toBe('2026.11.21');
+describe('instants as feeds write them', () => {
+  it('are UTC, in whole seconds', () => {
     expect(formatInstant(new Date('2026-11-21T10:30:15.987Z'))).toBe('2026-11-21T10:30:15Z');
   });
 });

@@ -1,18 +1,21 @@
 import { parseArgs } from 'node:util';
 import { buildFeed } from '../../feed/author/build.ts';
+import { FEED_VERSION_FORMS, feedDateOf, parseFeedVersion } from '../../feed/format/feed-version.ts';
 import { MAX_VALIDITY_MS } from '../../feed/format/rules.ts';
 import { DurationError, parseDuration } from '../../time/durations.ts';
-import { feedVersionOf, parseFeedVersion } from '../../time/instants.ts';
 import { refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
 
-export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD] [--expires-in 14d]
+export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD[.N]] [--expires-in 14d]
 
 Lints every advisory under the feed's module folders, prints each finding with file and
 line, and fails (exit 1) on errors: also on a file that cannot be published as it is (a
 link, a FIFO, a name a client would refuse). A clean feed gets manifest.yaml with every
 file's size and SHA-256; a signature of an earlier manifest is removed (sign next).
---feed-version: the publication date, which is today's UTC date (the default).
+--feed-version: YYYY.MM.DD (today's UTC date) or YYYY.MM.DD.N (N from 1 to 99: the N-th
+                extra release of today, out of band). Default: the next free version
+                after the manifest already in the feed directory: today's date when
+                that one is of an earlier day (or there is none), else the next N.
 --expires-in:   how long clients accept this feed: a number and s, m (minutes), h, d or w;
                 at most 366 days; default 14d.`;
 
@@ -29,14 +32,16 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
   });
   refuseEmpty(values);
   if (!values.feed) throw new UsageError('build needs --feed <dir>');
-  const today = feedVersionOf(now);
-  const feedVersion = values['feed-version'] ?? today;
-  if (!parseFeedVersion(feedVersion))
-    throw new UsageError('--feed-version must be a real date written YYYY.MM.DD');
-  if (feedVersion !== today)
-    throw new UsageError(
-      `--feed-version ${feedVersion} is not today's UTC date ${today}: a feed's version is the date it is published`,
-    );
+  const today = feedDateOf(now);
+  const feedVersion = values['feed-version'];
+  if (feedVersion !== undefined) {
+    const parsed = parseFeedVersion(feedVersion);
+    if (!parsed) throw new UsageError(`--feed-version must be a real date written ${FEED_VERSION_FORMS}`);
+    if (parsed.date !== today)
+      throw new UsageError(
+        `--feed-version ${feedVersion} is not of today's UTC date ${today}: a feed's version is the date it is published`,
+      );
+  }
   let expiresInMs: number;
   try {
     expiresInMs = parseDuration(values['expires-in'] ?? '14d', { min: 60_000, max: MAX_VALIDITY_MS });
@@ -46,7 +51,12 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
   }
   await requireDirectory('--feed', values.feed);
 
-  const result = buildFeed({ feedDir: values.feed, feedVersion, expiresInMs, now });
+  const result = buildFeed({
+    feedDir: values.feed,
+    ...(feedVersion !== undefined ? { feedVersion } : {}),
+    expiresInMs,
+    now,
+  });
   for (const finding of result.findings) {
     io.err(
       printable(`${finding.file}:${finding.line}: ${finding.severity} [${finding.rule}] ${finding.message}`),
@@ -59,7 +69,7 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
   }
   const counts = Object.entries(result.manifest.modules).map(([m, { files }]) => `${m} ${files.length}`);
   io.out(
-    `wrote manifest.yaml: feed ${feedVersion}, expires ${result.manifest.expires_at}; ${counts.join(', ')}`,
+    `wrote manifest.yaml: feed ${result.manifest.feed_version}, expires ${result.manifest.expires_at}; ${counts.join(', ')}`,
   );
   if (result.removedSignature) io.out('removed the old manifest.yaml.sig: sign the new manifest');
   return 0;

@@ -3,7 +3,8 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { sha256 } from '../../crypto/digest.ts';
-import { feedVersionOf, formatInstant } from '../../time/instants.ts';
+import { formatInstant } from '../../time/instants.ts';
+import { type FeedVersion, nextFeedVersion, parseFeedVersion } from '../format/feed-version.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
 import {
   listedSizeProblem,
@@ -17,7 +18,10 @@ import { type Finding, lintFeed } from './lint.ts';
 
 export interface BuildOptions {
   feedDir: string;
-  /** The publication date, YYYY.MM.DD: today's UTC date (the default). */
+  /**
+   * YYYY.MM.DD or YYYY.MM.DD.N of today's UTC date; by default the next free one after
+   * the version of the manifest already in the directory (feed-version.ts).
+   */
   feedVersion?: string;
   expiresInMs: number;
   now?: Date;
@@ -47,9 +51,25 @@ export function buildFeed(options: BuildOptions): BuildResult {
     manifestError('the feed must expire more than 0 and at most 366 days after it is published');
     return { ok: false, findings };
   }
+  const previous = previousVersion(options.feedDir);
+  let feedVersion = options.feedVersion;
+  if (feedVersion === undefined) {
+    const next =
+      previous === 'unreadable'
+        ? {
+            ok: false as const,
+            message: `the ${MANIFEST_FILE} already here has no readable feed_version, so the next free version is unknown: give one`,
+          }
+        : nextFeedVersion(previous, now);
+    if (!next.ok) {
+      manifestError(next.message);
+      return { ok: false, findings };
+    }
+    feedVersion = next.version;
+  }
   const publishedAt = formatInstant(now);
   const dates = {
-    feed_version: options.feedVersion ?? feedVersionOf(now),
+    feed_version: feedVersion,
     published_at: publishedAt,
     expires_at: formatInstant(new Date(now.getTime() + options.expiresInMs)),
   };
@@ -83,14 +103,13 @@ export function buildFeed(options: BuildOptions): BuildResult {
       `the manifest would be ${Buffer.byteLength(text)} bytes, above the ${limits.manifestBytes}-byte cap`,
     );
   if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
-  const sameDay = previousVersion(options.feedDir);
-  if (sameDay === dates.feed_version) {
+  if (previous !== null && previous !== 'unreadable' && options.feedVersion === previous.text) {
     findings.push({
       severity: 'warning',
       rule: 'manifest',
       file: MANIFEST_FILE,
       line: 1,
-      message: `a feed of version ${sameDay} was built here already: if it was published, clients refuse this one (version-conflict) until the next day's version`,
+      message: `a feed of version ${previous.text} was built here already: if it was published, clients refuse this one (version-conflict); build without --feed-version to take the next free version`,
     });
   }
 
@@ -123,15 +142,24 @@ export function buildFeed(options: BuildOptions): BuildResult {
   return { ok: true, manifest, findings, removedSignature };
 }
 
-/** The feed_version of the manifest already in the directory, if it is a readable one. */
-function previousVersion(feedDir: string): string | null {
+/**
+ * The feed_version of the manifest already in the directory: null when there is none,
+ * 'unreadable' when one is there without a readable version.
+ */
+function previousVersion(feedDir: string): (FeedVersion & { text: string }) | 'unreadable' | null {
+  let text: string;
   try {
     const file = path.join(feedDir, MANIFEST_FILE);
+    // A link or FIFO at the name is no manifest of ours; build replaces it.
     if (!lstatSync(file).isFile()) return null;
-    return /^feed_version: "?([0-9.]+)"?$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? null;
-  } catch {
-    return null;
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
   }
+  // build writes the manifest (quoted, at the top level): its own line is enough to read.
+  const version = /^feed_version: "?([0-9.]+)"?$/m.exec(text)?.[1] ?? '';
+  const parsed = parseFeedVersion(version);
+  return parsed ? { ...parsed, text: version } : 'unreadable';
 }
 
 /** The manifest as YAML: every string quoted, so no other YAML reader takes one for a number or date. */

@@ -1,5 +1,6 @@
 import { ConfigurationProblem } from '../../errors.ts';
-import { parseFeedVersion, parseInstant } from '../../time/instants.ts';
+import { parseInstant } from '../../time/instants.ts';
+import { FEED_VERSION_FORMS, parseFeedVersion } from './feed-version.ts';
 
 /**
  * What a client remembers of the last feed it accepted: rollback and freeze protection.
@@ -37,7 +38,7 @@ export function checkAcceptedState(record: Record<string, unknown>): AcceptedSta
   const { feed_version, published_at, manifest_sha256 } = record;
   if (typeof feed_version !== 'string' || !parseFeedVersion(feed_version)) {
     throw new StateError(
-      `feed_version must be a real date written YYYY.MM.DD, not ${JSON.stringify(feed_version)}`,
+      `feed_version must be a real date written ${FEED_VERSION_FORMS}, not ${JSON.stringify(feed_version)}`,
     );
   }
   if (typeof published_at !== 'string' || !parseInstant(published_at)) {

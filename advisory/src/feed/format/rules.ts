@@ -1,4 +1,5 @@
-import { feedVersionOf, parseFeedVersion, parseInstant } from '../../time/instants.ts';
+import { parseInstant } from '../../time/instants.ts';
+import { FEED_VERSION_FORMS, feedDateOf, parseFeedVersion } from './feed-version.ts';
 import type { FeedLimits } from './limits.ts';
 
 /**
@@ -63,22 +64,23 @@ export interface ManifestDates {
 }
 
 /**
- * The manifest's dates: `feed_version` a real date equal to the UTC date of
- * `published_at`; both instants real; the feed valid for a positive time of at most
+ * The manifest's dates: `feed_version` (feed-version.ts) on a real date equal to the UTC
+ * date of `published_at`; both instants real; the feed valid for a positive time of at most
  * MAX_VALIDITY_MS; and, given `now`, not published in the future. One typo accepted once
  * (`2062.11.22`) would otherwise make every later feed a "rollback" for its clients.
  */
 export function manifestDateProblems(dates: ManifestDates, now?: Date): string[] {
   const problems: string[] = [];
   const version = parseFeedVersion(dates.feed_version);
-  if (!version) problems.push(`feed_version "${dates.feed_version}" is not a real date written YYYY.MM.DD`);
+  if (!version)
+    problems.push(`feed_version "${dates.feed_version}" is not a real date written ${FEED_VERSION_FORMS}`);
   const published = parseInstant(dates.published_at);
   const expires = parseInstant(dates.expires_at);
   if (!published) problems.push(`published_at "${dates.published_at}" is not an RFC 3339 time`);
   if (!expires) problems.push(`expires_at "${dates.expires_at}" is not an RFC 3339 time`);
-  if (version && published && feedVersionOf(published) !== dates.feed_version) {
+  if (version && published && feedDateOf(published) !== version.date) {
     problems.push(
-      `feed_version ${dates.feed_version} is not the UTC date of published_at ${dates.published_at} (${feedVersionOf(published)})`,
+      `feed_version ${dates.feed_version} is not of the UTC date of published_at ${dates.published_at} (${feedDateOf(published)})`,
     );
   }
   if (published && expires) {

@@ -23,7 +23,8 @@ export type ManifestFile = Static<typeof ManifestFile>;
 
 export const Manifest = Type.Object({
   schema_version: Type.String({ pattern: '^[0-9]+\\.[0-9]+$' }),
-  feed_version: Type.String({ pattern: '^[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}$' }),
+  /** YYYY.MM.DD or YYYY.MM.DD.N (feed-version.ts reads it; the pattern only bounds it). */
+  feed_version: Type.String({ pattern: '^[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}(\\.[1-9][0-9]?)?$' }),
   published_at: Type.String({ minLength: 1 }),
   expires_at: Type.String({ minLength: 1 }),
   modules: Type.Record(Type.String(), Type.Object({ files: Type.Array(ManifestFile) })),

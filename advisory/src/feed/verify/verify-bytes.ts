@@ -9,8 +9,9 @@ import {
 } from '../../crypto/signify.ts';
 import { parseYaml, YamlError } from '../../storage/yaml.ts';
 import { parseInstant } from '../../time/instants.ts';
-import type { AcceptedState } from '../format/accepted-state.ts';
+import { type AcceptedState, StateError } from '../format/accepted-state.ts';
 import { checkAdvisory } from '../format/advisory-rules.ts';
+import { compareFeedVersions, type FeedVersion, parseFeedVersion } from '../format/feed-version.ts';
 import type { FeedLimits } from '../format/limits.ts';
 import { FeedRejectedError, reject } from '../format/rejection.ts';
 import {
@@ -117,13 +118,19 @@ function checkSignature(manifest: Buffer, signature: Buffer, trustedKeys: readon
 }
 
 function checkRollback(incoming: Manifest, manifestSha256: string, last: AcceptedState): void {
-  if (incoming.feed_version < last.feed_version) {
+  // The manifest's version was checked with its dates; a state is read strictly, but one
+  // handed over in code may not have been.
+  const remembered = parseFeedVersion(last.feed_version);
+  if (!remembered)
+    throw new StateError(`feed_version ${JSON.stringify(last.feed_version)} is not a feed version`);
+  const order = compareFeedVersions(parseFeedVersion(incoming.feed_version) as FeedVersion, remembered);
+  if (order < 0) {
     reject(
       'rollback',
       `feed ${incoming.feed_version} is older than the accepted ${last.feed_version}; a rollback is refused`,
     );
   }
-  if (incoming.feed_version === last.feed_version) {
+  if (order === 0) {
     if (manifestSha256 === last.manifest_sha256.toLowerCase()) return;
     reject(
       'version-conflict',

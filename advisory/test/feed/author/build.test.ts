@@ -133,7 +133,7 @@ describe('buildFeed', () => {
     const wrongDay = buildFeed({ feedDir: dir, feedVersion: '2062.11.21', expiresInMs: DAY, now: NOW });
     expect(wrongDay.ok).toBe(false);
     expect(wrongDay.findings.map((f) => f.message)).toEqual([
-      'feed_version 2062.11.21 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+      'feed_version 2062.11.21 is not of the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
     ]);
     for (const expiresInMs of [999_999 * 7 * DAY, 367 * DAY, 0, -DAY]) {
       const result = buildFeed({ feedDir: dir, expiresInMs, now: NOW });

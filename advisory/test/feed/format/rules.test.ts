@@ -107,8 +107,8 @@ describe('manifest dates', () => {
   });
 
   it.each([
-    [{ feed_version: '2062.11.22' }, 'is not the UTC date of published_at'],
-    [{ feed_version: '2026.11.22' }, 'is not the UTC date of published_at'],
+    [{ feed_version: '2062.11.22' }, 'is not of the UTC date of published_at'],
+    [{ feed_version: '2026.11.22' }, 'is not of the UTC date of published_at'],
     [{ feed_version: '2026.02.30' }, 'is not a real date'],
     [{ feed_version: '2026.13.01' }, 'is not a real date'],
     [{ published_at: '2026-02-30T12:00:00Z' }, 'published_at "2026-02-30T12:00:00Z" is not an RFC 3339 time'],

@@ -534,11 +534,15 @@ describe('rejections: exact reasons, messages and files', () => {
     ['published_at', 'yesterday', 'published_at "yesterday" is not an RFC 3339 time'],
     ['expires_at', '2026-12-05 12:00', 'expires_at "2026-12-05 12:00" is not an RFC 3339 time'],
     ['expires_at', '2026-02-30T12:00:00Z', 'expires_at "2026-02-30T12:00:00Z" is not an RFC 3339 time'],
-    ['feed_version', '2026.02.30', 'feed_version "2026.02.30" is not a real date written YYYY.MM.DD'],
+    [
+      'feed_version',
+      '2026.02.30',
+      'feed_version "2026.02.30" is not a real date written YYYY.MM.DD or YYYY.MM.DD.N (N from 1 to 99)',
+    ],
     [
       'feed_version',
       '2062.11.21',
-      'feed_version 2062.11.21 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+      'feed_version 2062.11.21 is not of the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
     ],
     [
       'expires_at',
@@ -584,7 +588,7 @@ describe('rejections: exact reasons, messages and files', () => {
       {
         reason: 'manifest-malformed',
         message:
-          'manifest.yaml: feed_version 2026.11.20 is not the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
+          'manifest.yaml: feed_version 2026.11.20 is not of the UTC date of published_at 2026-11-21T12:00:00Z (2026.11.21)',
         file: MANIFEST_FILE,
       },
       { now: new Date(NOW.getTime() - 2 * 60_000) },
