@@ -5,6 +5,8 @@ import { parseInstant } from '../../time/instants.ts';
 import { type AdvisoryRule, checkAdvisory } from '../format/advisory-rules.ts';
 import type { Advisory } from '../format/schema.ts';
 import { scanFeed } from './layout.ts';
+import { type LineOf, lineLocator } from './positions.ts';
+import { unknownKeyMessage, unknownKeys } from './unknown-keys.ts';
 
 /** One authoring mistake, located for the author. */
 export interface Finding {
@@ -12,6 +14,7 @@ export interface Finding {
   rule:
     | AdvisoryRule
     | 'yaml'
+    | 'unknown-key'
     | 'expired'
     | 'duplicate-id'
     | 'unknown-product'
@@ -23,84 +26,8 @@ export interface Finding {
   message: string;
 }
 
-const indentOf = (line: string) => line.length - line.trimStart().length;
-
-/** Where a line's content starts, past a list item's dash (`  - id:` and `    id:` are 4). */
-const columnOf = (line: string) => line.length - line.replace(/^\s*(?:-\s+)?/, '').length;
-
-/** Not blank and not a comment. */
-const isContent = (line: string) => !/^\s*(#|$)/.test(line);
-
-/**
- * Where the block of a node whose line starts at `column` ends (exclusive): at the first
- * later content line indented no further than that, except list items at the very column
- * of a key (a key's list may be written at the key's own indentation).
- */
-function blockEnd(lines: string[], start: number, column: number, itemsBelong: boolean): number {
-  for (let i = start + 1; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (!isContent(line)) continue;
-    const indent = indentOf(line);
-    if (indent < column || (indent === column && !(itemsBelong && line.startsWith('- ', indent)))) return i;
-  }
-  return lines.length;
-}
-
-/** The line of key `key` among the keys of the mapping on lines from..end-1, or -1. */
-function findKey(lines: string[], from: number, end: number, key: string): number {
-  let column = -1;
-  for (let i = from; i < end; i++) {
-    const line = lines[i] as string;
-    if (!isContent(line)) continue;
-    const at = columnOf(line);
-    if (column === -1) column = at;
-    if (at === column && line.startsWith(key, at) && /^\s*:/.test(line.slice(at + key.length))) return i;
-  }
-  return -1;
-}
-
-/** The line of item `index` of the list on lines from..end-1, or -1. */
-function findItem(lines: string[], from: number, end: number, index: number): number {
-  let seen = -1;
-  let itemIndent = -1;
-  for (let i = from; i < end; i++) {
-    const match = /^(\s*)- /.exec(lines[i] as string);
-    if (!match) continue;
-    const indent = (match[1] as string).length;
-    if (itemIndent === -1) itemIndent = indent;
-    if (indent !== itemIndent) continue;
-    seen += 1;
-    if (seen === index) return i;
-  }
-  return -1;
-}
-
-/**
- * The line of a field such as `cves[1].id` in an advisory file. Advisory files are small
- * block-style YAML, so following keys and list items down by indentation is enough. Each
- * step looks only inside the node found before it: a field that is not there is placed at
- * the nearest enclosing one (line 1 for the whole document), never at a field of the same
- * name elsewhere, such as in the next list item.
- */
-export function lineOf(text: string, field: string): number {
-  const lines = text.split('\n');
-  const tokens = field.match(/[^.[\]]+/g) ?? [];
-  let from = 0;
-  let end = lines.length;
-  let found = 0;
-  for (const token of tokens) {
-    const item = /^\d+$/.test(token);
-    const at = item ? findItem(lines, from, end, Number(token)) : findKey(lines, from, end, token);
-    if (at === -1) break;
-    found = at;
-    // An item's mapping starts on its own line (`- id: ...`), a key's value on the next; the
-    // block of an item ends at its dash's column, that of a key at the key's.
-    const line = lines[at] as string;
-    from = item ? at : at + 1;
-    end = item ? blockEnd(lines, at, indentOf(line), false) : blockEnd(lines, at, columnOf(line), true);
-  }
-  return found + 1;
-}
+/** The line of a field (`cves[1].id`) in an advisory file's text. */
+export { lineOf } from './positions.ts';
 
 export interface LintResult {
   findings: Finding[];
@@ -113,7 +40,7 @@ export interface LintResult {
  * its module folders, sorted by file and line.
  */
 export function lintFeed(feedDir: string, now: Date): LintResult {
-  const parsed: { file: string; text: string; advisory: Advisory }[] = [];
+  const parsed: { file: string; lineOf: LineOf; advisory: Advisory }[] = [];
   const { modules, problems } = scanFeed(feedDir);
   const findings: Finding[] = problems.map((problem) => ({
     severity: problem.severity,
@@ -141,13 +68,25 @@ export function lintFeed(feedDir: string, now: Date): LintResult {
         });
         continue;
       }
+      const lineOf = lineLocator(text);
+      // The appliance ignores unknown keys (forward compatibility); for the author one is
+      // most likely a typo that silently drops a field, so it is an error here.
+      for (const unknown of unknownKeys(document)) {
+        findings.push({
+          severity: 'error',
+          rule: 'unknown-key',
+          file,
+          line: lineOf(unknown.field),
+          message: unknownKeyMessage(unknown),
+        });
+      }
       const problems = checkAdvisory(document);
       for (const problem of problems) {
         findings.push({
           severity: 'error',
           rule: problem.rule,
           file,
-          line: lineOf(text, problem.field),
+          line: lineOf(problem.field),
           message: problem.message,
         });
       }
@@ -159,11 +98,11 @@ export function lintFeed(feedDir: string, now: Date): LintResult {
           severity: 'error',
           rule: 'expired',
           file,
-          line: lineOf(text, 'expires'),
+          line: lineOf('expires'),
           message: `advisory ${advisory.id} already expired on ${advisory.expires}; remove it or extend its window`,
         });
       }
-      parsed.push({ file, text, advisory });
+      parsed.push({ file, lineOf, advisory });
     }
   }
   if (count === 0) {
@@ -178,14 +117,14 @@ export function lintFeed(feedDir: string, now: Date): LintResult {
 
   const firstById = new Map<string, string>();
   const products = new Set(parsed.map((p) => p.advisory.product));
-  for (const { file, text, advisory } of parsed) {
+  for (const { file, lineOf, advisory } of parsed) {
     const earlier = firstById.get(advisory.id);
     if (earlier) {
       findings.push({
         severity: 'error',
         rule: 'duplicate-id',
         file,
-        line: lineOf(text, 'id'),
+        line: lineOf('id'),
         message: `advisory id ${advisory.id} is also used by ${earlier}`,
       });
     } else {
@@ -197,7 +136,7 @@ export function lintFeed(feedDir: string, now: Date): LintResult {
           severity: 'error',
           rule: 'unknown-product',
           file,
-          line: lineOf(text, `requires[${index}].product`),
+          line: lineOf(`requires[${index}].product`),
           message: `requires names product "${requirement.product}", which no advisory of any module covers`,
         });
       }

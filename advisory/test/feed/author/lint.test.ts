@@ -1,11 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../../src/crypto/digest.ts';
 import { buildFeed } from '../../../src/feed/author/build.ts';
 import { type Finding, lineOf, lintFeed } from '../../../src/feed/author/lint.ts';
+import { editDistance } from '../../../src/feed/author/unknown-keys.ts';
+import { MANIFEST_FILE } from '../../../src/feed/format/rules.ts';
 import { Verdicts } from '../../../src/feed/format/schema.ts';
-import { advisoryYaml, NOW } from '../../support/feed.ts';
+import { advisoryYaml, makeFeed, NOW, signFeed, verifyDir } from '../../support/feed.ts';
 
 const lintFindings = (dir: string, now: Date) => lintFeed(dir, now).findings;
 
@@ -158,7 +161,7 @@ describe('lint: one test per finding, each with file and line', () => {
   });
 });
 
-describe('lineOf: the line of a field in block YAML', () => {
+describe("lineOf: the line of a field (from the yaml package's node ranges)", () => {
   const text = [
     'id: X-1', // 1
     'cves:', // 2
@@ -245,7 +248,7 @@ describe('lineOf: the line of a field in block YAML', () => {
   });
 
   it('a key inside a nested mapping must be indented under it', () => {
-    const nested = ['a:', '  b:', '    d: 1', '  e: 2', 'c: 2', '  c: 3', 'b:', '  c: 4'].join('\n');
+    const nested = ['a:', '  b:', '    d: 1', '  e: 2', 'c:', '  c: 3', 'b:', '  c: 4'].join('\n');
     expect(lineOf(nested, 'a.b.d')).toBe(3);
     expect(lineOf(nested, 'a.b.c')).toBe(2);
     expect(lineOf(nested, 'a.e')).toBe(4);
@@ -433,5 +436,96 @@ describe('lint: exact findings', () => {
         },
       ],
     );
+  });
+});
+
+describe('lint: unknown keys are errors for the author, with the line and the key meant', () => {
+  it('a misspelled recommended_version: the key, its line and a suggestion; build writes no manifest', () => {
+    const dir = feedWith({
+      'widgets/one.yaml': advisoryYaml({ recommended_version: undefined, recomended_version: '"2.1"' }),
+    });
+    const finding = {
+      severity: 'error',
+      rule: 'unknown-key',
+      file: 'widgets/one.yaml',
+      // advisoryYaml writes extra fields last: after references (9-10 without line 6).
+      line: 11,
+      message: 'unknown key `recomended_version`: did you mean `recommended_version`?',
+    };
+    expect(lintFindings(dir, NOW)).toEqual([finding]);
+    const built = buildFeed({ feedDir: dir, expiresInMs: 86_400_000, now: NOW });
+    expect(built).toEqual({ ok: false, findings: [finding] });
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(false);
+  });
+
+  it('`verdikt: install` names the key (and still says a verdict is missing)', () => {
+    expect(lintOne({ verdict: undefined, verdikt: 'install' })).toEqual([
+      {
+        severity: 'error',
+        rule: 'schema',
+        file: 'widgets/one.yaml',
+        line: 1,
+        message: 'an advisory has either a verdict or a reminder (exactly one)',
+      },
+      {
+        severity: 'error',
+        rule: 'unknown-key',
+        file: 'widgets/one.yaml',
+        line: 11,
+        message: 'unknown key `verdikt`: did you mean `verdict`?',
+      },
+    ]);
+  });
+
+  it('inside list items and nested mappings, block or flow style, at the line of the key', () => {
+    const findings = lintOne({
+      verdict: 'install',
+      cves: '\n  - id: CVE-2025-0001\n    cvs: 5.0',
+      requires: '[{product: widget, version: ">=1", reason: r,\n    resaon: typo}]',
+      reminder: undefined,
+    });
+    expect(findings.map((f) => [f.line, f.rule, f.message])).toEqual([
+      [14, 'unknown-key', 'unknown key `cvs` (at cves[0].cvs): did you mean `cvss`?'],
+      [16, 'unknown-key', 'unknown key `resaon` (at requires[0].resaon): did you mean `reason`?'],
+    ]);
+  });
+
+  it('a key far from every known one gets no guess', () => {
+    expect(lintOne({ colour: 'blue' }).map((f) => f.message)).toEqual(['unknown key `colour`']);
+    expect(lintOne({ Summary: 'twice' }).map((f) => f.message)).toEqual([
+      'unknown key `Summary`: did you mean `summary`?',
+    ]);
+  });
+
+  it('the appliance ignores unknown keys (forward compatibility): a signed feed with one verifies', async () => {
+    const feed = makeFeed();
+    const file = path.join(feed.dir, 'widgets/one.yaml');
+    const before = readFileSync(file);
+    const after = Buffer.concat([before, Buffer.from('added_in_2_1: something new\n')]);
+    writeFileSync(file, after);
+    const manifest = path.join(feed.dir, MANIFEST_FILE);
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8')
+        .replace(sha256(before), sha256(after))
+        .replace(`size: ${before.length}`, `size: ${after.length}`),
+    );
+    signFeed(feed.dir, feed.key);
+    const result = await verifyDir(feed.dir, { trustedKeys: [feed.key.publicKey] });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    expect(lintFindings(feed.dir, NOW).map((f) => f.message)).toEqual(['unknown key `added_in_2_1`']);
+  });
+});
+
+describe('edit distance', () => {
+  it.each([
+    ['verdikt', 'verdict', 1],
+    ['recomended_version', 'recommended_version', 1],
+    ['efefctive', 'effective', 1],
+    ['', 'id', 2],
+    ['cves', 'cves', 0],
+    ['title', 'summary', 7],
+  ])('%s to %s: %i', (a, b, distance) => {
+    expect(editDistance(a, b)).toBe(distance);
   });
 });
