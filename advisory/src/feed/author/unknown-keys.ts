@@ -28,9 +28,9 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
 /** Every key of `value` that `schema` does not name, depth first in document order. */
 export function unknownKeys(value: unknown, schema: SchemaNode = Advisory as SchemaNode): UnknownKey[] {
   const found: UnknownKey[] = [];
-  const walk = (node: unknown, shape: SchemaNode, at: string) => {
+  const walk = (node: unknown, shape: SchemaNode, at: string): void => {
     if (shape.type === 'array' && shape.items && Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, shape.items as SchemaNode, `${at}[${index}]`));
+      for (const [index, item] of node.entries()) walk(item, shape.items, `${at}[${index}]`);
       return;
     }
     if (shape.type !== 'object' || !shape.properties || !isMapping(node)) return;
