@@ -4,7 +4,8 @@ import { FEED_VERSION_FORMS, feedDateOf, parseFeedVersion } from '../../feed/for
 import { MAX_VALIDITY_MS } from '../../feed/format/rules.ts';
 import { DurationError, parseDuration } from '../../time/durations.ts';
 import { refuseEmpty, requireDirectory } from '../inputs.ts';
-import { EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
+import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { errorCount, printFindings } from './findings.ts';
 
 export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD[.N]] [--expires-in 14d]
 
@@ -57,14 +58,9 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
     expiresInMs,
     now,
   });
-  for (const finding of result.findings) {
-    io.err(
-      printable(`${finding.file}:${finding.line}: ${finding.severity} [${finding.rule}] ${finding.message}`),
-    );
-  }
+  const errors = printFindings(io, result.findings);
   if (!result.ok) {
-    const errors = result.findings.filter((f) => f.severity === 'error').length;
-    io.err(`build failed: ${errors} error${errors === 1 ? '' : 's'}; no manifest written`);
+    io.err(`build failed: ${errorCount(errors)}; no manifest written`);
     return EXIT_REJECTED;
   }
   const counts = Object.entries(result.manifest.modules).map(([m, { files }]) => `${m} ${files.length}`);

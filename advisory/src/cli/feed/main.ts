@@ -2,6 +2,8 @@ import { versionText } from '../../version.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
 import { build, buildHelp } from './build.ts';
 import { keygen, keygenHelp } from './keygen.ts';
+import { lint, lintHelp } from './lint.ts';
+import { newAdvisory, newHelp } from './new.ts';
 import { sign, signHelp } from './sign.ts';
 import { verify, verifyHelp } from './verify.ts';
 
@@ -9,7 +11,9 @@ export const feedHelp = `Usage: advisory-feed <command> [options]
 
 Commands (publishing order: author, build, verify, sign, publish):
   keygen   create an Ed25519 signing key pair (signify format)
-  build    lint the advisories and write manifest.yaml
+  new      write the template of a new advisory (--module, --id)
+  lint     check the feed directory as build does, writing nothing
+  build    lint the advisories and write manifest.yaml (version: the next free one)
   verify   check a feed exactly as the appliance does (dry run)
   sign     write manifest.yaml.sig
 
@@ -20,6 +24,8 @@ type Command = (argv: string[], io: Io, now: Date) => Promise<number>;
 
 const commands: Record<string, { help: string; run: Command }> = {
   keygen: { help: keygenHelp, run: keygen },
+  new: { help: newHelp, run: newAdvisory },
+  lint: { help: lintHelp, run: lint },
   build: { help: buildHelp, run: build },
   verify: { help: verifyHelp, run: verify },
   sign: { help: signHelp, run: sign },

@@ -6,6 +6,7 @@ import { type AdvisoryRule, checkAdvisory } from '../format/advisory-rules.ts';
 import type { Advisory } from '../format/schema.ts';
 import { scanFeed } from './layout.ts';
 import { type LineOf, lineLocator } from './positions.ts';
+import { placeholderFields } from './template.ts';
 import { unknownKeyMessage, unknownKeys } from './unknown-keys.ts';
 
 /** One authoring mistake, located for the author. */
@@ -15,6 +16,7 @@ export interface Finding {
     | AdvisoryRule
     | 'yaml'
     | 'unknown-key'
+    | 'placeholder'
     | 'expired'
     | 'duplicate-id'
     | 'unknown-product'
@@ -78,6 +80,15 @@ export function lintFeed(feedDir: string, now: Date): LintResult {
           file,
           line: lineOf(unknown.field),
           message: unknownKeyMessage(unknown),
+        });
+      }
+      for (const field of placeholderFields(document)) {
+        findings.push({
+          severity: 'error',
+          rule: 'placeholder',
+          file,
+          line: lineOf(field),
+          message: `${field}: a placeholder of the template is left in; fill it in (or delete an optional field)`,
         });
       }
       const problems = checkAdvisory(document);

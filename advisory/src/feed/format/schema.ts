@@ -36,8 +36,11 @@ export type Manifest = Static<typeof Manifest>;
 export const ProductName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' });
 export const CveId = Type.String({ pattern: '^CVE-[0-9]{4}-[0-9]{4,}$' });
 
+/** Unique across a feed; also the advisory's file name (in lowercase) for `advisory-feed new`. */
+export const AdvisoryId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$' });
+
 export const Advisory = Type.Object({
-  id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$' }),
+  id: AdvisoryId,
   title: Type.String({ minLength: 1, maxLength: 200 }),
   product: ProductName,
   /** A version range (npm semver syntax: ">=8.0.0 <9.0.0", "<32", "16.x"). */
