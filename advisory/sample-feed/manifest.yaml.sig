@@ -1,2 +1,2 @@
-untrusted comment: verify with 3c415f4846b8b0c4.pub
-RWQ8QV9IRriwxAhJwjyc2MnTwAifh1MLJVnHjESPszDvugG140gddNt2iMYexqA3nRaXeHsg4ohKK5jlIccedYOHm9DN+ag7UQE=
+untrusted comment: verify with c6ebf21164f1aca5.pub; manifest sha256 11b2a88069082a620dc45eca16f5e2fb011419b2ca0728087ddbc581cc9f8379
+RWTG6/IRZPGspfA7H2rMZVB2Q/3on69EdtGms578996C8yTooacOZfAsbKXbxseL3wngriaOt0KjURA2IszLSnYCY6K03V9ufAs=

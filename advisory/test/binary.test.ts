@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { advisoryYaml } from './support/feed.ts';
+import { advisoryYaml, currentSampleFeed } from './support/feed.ts';
 
 /**
  * The single executable (`npm run build:binary -w advisory`) where a user puts it: copied
@@ -37,8 +37,11 @@ function bareInstall() {
   mkdirSync(bin);
   copyFileSync(binary as string, path.join(bin, 'advisory'));
   symlinkSync('advisory', path.join(bin, 'advisory-feed'));
-  cpSync(path.join(advisoryRoot, 'sample-feed'), path.join(dir, 'sample-feed'), { recursive: true });
-  copyFileSync(path.join(advisoryRoot, 'sample-feed.pub'), path.join(dir, 'sample-feed.pub'));
+  // The sample's advisories, built and signed now: the real clock is used, and the test
+  // must not depend on the committed manifest's expiry.
+  const sample = currentSampleFeed();
+  cpSync(sample.dir, path.join(dir, 'sample-feed'), { recursive: true });
+  copyFileSync(sample.publicKeyFile, path.join(dir, 'sample-feed.pub'));
   copyFileSync(path.join(advisoryRoot, 'examples', 'demo-inventory.yaml'), path.join(dir, 'inventory.yaml'));
   const env = {
     PATH: bin,

@@ -115,7 +115,7 @@ describe.skipIf(!available)('the dashboard in Chromium', () => {
     await page.click('button[type=submit]');
     expect(await assets()).toEqual(['cloud', 'files', 'files-legacy']);
     await page.click('text=Show all');
-    expect(await assets()).toHaveLength(10);
+    expect(await assets()).toHaveLength(11);
     await context.close();
   });
 

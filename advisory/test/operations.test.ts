@@ -17,6 +17,7 @@ import type { Appliance } from '../src/appliance/appliance.ts';
 import { runFeedCli } from '../src/cli/feed/main.ts';
 import { SIGNATURE_FILE } from '../src/feed/format/rules.ts';
 import { Clock, openTest, widgetAdvisories } from './support/appliance.ts';
+import { currentSampleFeed } from './support/feed.ts';
 
 /**
  * The runbooks of docs/operations.md, walked through as an operator would: the key
@@ -135,8 +136,11 @@ describe('the key rotation runbook', () => {
 });
 
 describe.skipIf(!hasRsync)('the air-gap mirror runbook', () => {
-  it('rsync copies the signed sample feed to another directory and the appliance accepts the mirror', async () => {
+  it('rsync copies a signed feed (the sample advisories) to another directory and the appliance accepts the mirror', async () => {
     const dir = tmp('mirror-');
+    // The sample's advisories, built and signed now: `advisory check` uses the real clock,
+    // and the test must not depend on the committed manifest's expiry.
+    const sample = currentSampleFeed();
     const mirror = path.join(dir, 'mirror', 'feed');
     mkdirSync(mirror, { recursive: true });
     // Exactly the command of docs/operations.md (the trailing slashes matter to rsync).
@@ -146,13 +150,13 @@ describe.skipIf(!hasRsync)('the air-gap mirror runbook', () => {
         '--delete-delay',
         '--delay-updates',
         '--checksum',
-        `${path.join(advisoryRoot, 'sample-feed')}/`,
+        `${sample.dir}/`,
         `${mirror}/`,
       ]);
     const env = {
       ...process.env,
       ADVISORY_FEED_URL: `file://${mirror}`,
-      ADVISORY_PUBLIC_KEYS: path.join(advisoryRoot, 'sample-feed.pub'),
+      ADVISORY_PUBLIC_KEYS: sample.publicKeyFile,
       ADVISORY_INVENTORY: path.join(advisoryRoot, 'examples', 'demo-inventory.yaml'),
       ADVISORY_STATE_DIR: path.join(dir, 'state'),
       ADVISORY_LOG_LEVEL: 'warn',
@@ -179,7 +183,7 @@ describe.skipIf(!hasRsync)('the air-gap mirror runbook', () => {
         '--feed',
         mirror,
         '--public-key',
-        path.join(advisoryRoot, 'sample-feed.pub'),
+        sample.publicKeyFile,
       ]).then(
         () => 0,
         (error: { code: number }) => error.code,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePublicKey } from '../src/crypto/signify.ts';
 import { type AssetEvaluation, evaluate } from '../src/evaluation/verdicts.ts';
 import { lintFeed } from '../src/feed/author/lint.ts';
+import { Verdicts } from '../src/feed/format/schema.ts';
 import type { VerifiedAdvisory } from '../src/feed/verify/verify-bytes.ts';
 import { collectInventory, loadInventory } from '../src/inventory/collect.ts';
 import { verifyDir } from './support/feed.ts';
@@ -40,7 +41,8 @@ describe('the shipped sample feed', () => {
     for (const module of modules)
       expect(advisories.filter((a) => a.module === module).length).toBeGreaterThanOrEqual(3);
     const kinds = new Set(advisories.map((a) => a.advisory.verdict));
-    for (const verdict of ['eol', 'install', 'hold']) expect(kinds).toContain(verdict);
+    // Every verdict an advisory states (blocked comes of an unmet requirement, below).
+    for (const verdict of ['eol', 'wait-for-patch', 'hold', 'install']) expect(kinds).toContain(verdict);
     expect(advisories.some((a) => a.advisory.reminder)).toBe(true);
     expect(advisories.some((a) => a.advisory.requires?.length)).toBe(true);
   });
@@ -162,6 +164,17 @@ describe('evaluation rules, on the sample feed and the demo inventory', () => {
       (e) => expect(e.reminders).toMatchObject([{ due: true, dueAt: null }]),
     ],
     [
+      'a vulnerability with no fix for the installed series is wait-for-patch, with its CVE',
+      'ci-runner',
+      (e) => {
+        expect(e.verdict).toBe('wait-for-patch');
+        expect(e.matches.map((m) => [m.verdict, m.advisoryId, m.recommendedVersion])).toEqual([
+          ['wait-for-patch', 'LINUX-DIRTY-FRAG-6.13-6.17', null],
+        ]);
+        expect(e.matches[0]?.cves.map((c) => [c.id, c.cvss])).toEqual([['CVE-2026-43284', 8.8]]);
+      },
+    ],
+    [
       'an asset no advisory applies to has no verdict (nginx is in no module; php 8.2.33 is current)',
       'web',
       (e) => {
@@ -178,6 +191,11 @@ describe('evaluation rules, on the sample feed and the demo inventory', () => {
       },
     ],
   ];
+
+  it('the demo inventory shows all five verdicts, each on at least one asset', async () => {
+    const shown = new Set(Object.values(await verdicts()).map((e) => e.verdict));
+    expect([...Verdicts].filter((verdict) => !shown.has(verdict))).toEqual([]);
+  });
 
   it.each(rows)('%s (%s)', async (_rule, asset, check) => {
     const evaluation = (await verdicts())[asset];

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../../src/dashboard/auth.ts';
 import type { DashboardSource } from '../../src/dashboard/server.ts';
-import { type Demo, demoAppliance, demoSource, hostileSource, serve } from '../support/dashboard.ts';
+import {
+  afterSamplePublished,
+  type Demo,
+  demoAppliance,
+  demoSource,
+  hostileSource,
+  sampleManifest,
+  serve,
+} from '../support/dashboard.ts';
+
+const DAY = 86_400_000;
 
 /**
  * The dashboard over HTTP (no browser): authentication, the decision log export, the
@@ -174,17 +184,17 @@ describe('authentication', () => {
 describe('pages and probes', () => {
   it('/health: 200 while a verified feed is in use, 503 otherwise, and nothing about the inventory', async () => {
     const at = (iso: string) => ({ now: () => new Date(iso) });
-    await withServer(demoSource(demo), at('2026-11-26T00:00:00Z'), async (url) => {
+    await withServer(demoSource(demo), at(afterSamplePublished(2 * DAY)), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(200);
       const body = await response.json();
       expect(body).toEqual({
         status: 'ok',
         feed: {
-          version: '2026.11.24',
+          version: sampleManifest.version,
           from: 'live',
-          published_at: '2026-11-24T08:24:09Z',
-          expires_at: '2027-05-25T08:24:09Z',
+          published_at: sampleManifest.publishedAt,
+          expires_at: sampleManifest.expiresAt,
         },
         problems: [],
       });
@@ -222,7 +232,7 @@ describe('pages and probes', () => {
         lastRefreshError: { at: '2026-11-25T00:00:00.000Z', message: 'ENOSPC: write failed' },
       },
     };
-    await withServer(refused, at('2026-11-26T00:00:00Z'), async (url) => {
+    await withServer(refused, at(afterSamplePublished(2 * DAY)), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({
@@ -247,17 +257,17 @@ describe('pages and probes', () => {
       }
     });
     // Stale: published more than 14 days (the default ADVISORY_FEED_MAX_AGE) before now.
-    await withServer(demoSource(demo), at('2026-12-08T00:00:00Z'), async (url) => {
+    await withServer(demoSource(demo), at(afterSamplePublished(14 * DAY - 1000)), async (url) => {
       expect(await (await fetch(`${url}/health`)).json()).toMatchObject({ status: 'ok' });
     });
-    await withServer(demoSource(demo), at('2026-12-08T08:24:10Z'), async (url) => {
+    await withServer(demoSource(demo), at(afterSamplePublished(14 * DAY + 1000)), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ status: 'degraded', problems: [{ code: 'feed-stale' }] });
       expect(await (await fetch(`${url}/`)).text()).toContain('data-problem="feed-stale"');
     });
     // Expiry is a time: the moment it passes, no refresh needed.
-    await withServer(demoSource(demo), at('2027-05-25T08:24:09Z'), async (url) => {
+    await withServer(demoSource(demo), at(sampleManifest.expiresAt), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({
@@ -349,7 +359,7 @@ describe('pages and probes', () => {
       expect(await rows('verdict=none')).toEqual(['web', 'badge-printer']);
       expect(await rows('product=redis')).toEqual(['cache']);
       expect(await rows('product=php&verdict=install')).toEqual(['cloud']);
-      expect(await rows('source=inventory')).toHaveLength(10);
+      expect(await rows('source=inventory')).toHaveLength(11);
       expect(await rows('source=elsewhere')).toEqual([]);
     });
   });
@@ -383,7 +393,7 @@ describe('pages and probes', () => {
       await withServer(demoSource(other), {}, async (url) => {
         expect(await (await fetch(`${url}/log`)).text()).toContain('HASH CHAIN INTACT');
         const file = path.join(other.stateDir, 'decisions.jsonl');
-        writeFileSync(file, readFileSync(file, 'utf8').replace('"advisories":30', '"advisories":31'));
+        writeFileSync(file, readFileSync(file, 'utf8').replace(/"advisories":\d+/, '"advisories":9999'));
         const html = await (await fetch(`${url}/log`)).text();
         expect(html).toContain('HASH CHAIN BROKEN');
         expect(html).toContain('Log line 1: entry 1 does not match its hash: it was edited');

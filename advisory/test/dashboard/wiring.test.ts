@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplianceStatus } from '../../src/appliance/status.ts';
 import { buildDashboard, type DashboardSource } from '../../src/dashboard/server.ts';
-import { type Demo, demoAppliance, demoSource } from '../support/dashboard.ts';
+import { type Demo, demoAppliance, demoSource, sampleManifest } from '../support/dashboard.ts';
 
 let demo: Demo;
 beforeAll(async () => {
@@ -36,7 +36,7 @@ describe('the dashboard wiring', () => {
     // The navigation marks the page shown, and only it.
     expect(page.body.match(/aria-current="page"/g)).toHaveLength(1);
     expect(page.body).toContain('<a href="/ordering" aria-current="page">');
-    expect(page.body).toContain('advisory appliance 9.9.9-test · read-only · feed 2026.11.24');
+    expect(page.body).toContain(`advisory appliance 9.9.9-test · read-only · feed ${sampleManifest.version}`);
     const css = /href="(\/[^"]+\.css)"/.exec(page.body)?.[1] as string;
     const style = await get(built, css);
     expect(style.headers['content-type']).toBe('text/css; charset=utf-8');

@@ -18,9 +18,22 @@ import { Clock, openTest } from './appliance.ts';
  */
 const root = path.resolve(import.meta.dirname, '../..');
 export const sampleFeed = path.join(root, 'sample-feed');
-const samplePublished = new Date(
-  /published_at: "([^"]+)"/.exec(readFileSync(path.join(sampleFeed, 'manifest.yaml'), 'utf8'))?.[1] ?? '',
-);
+const sampleManifestText = readFileSync(path.join(sampleFeed, 'manifest.yaml'), 'utf8');
+const manifestField = (name: string) =>
+  new RegExp(`^${name}: "([^"]+)"`, 'm').exec(sampleManifestText)?.[1] ?? '';
+/**
+ * What the committed sample's manifest says: tests compare with these instead of copies
+ * of them, so rebuilding and re-signing the sample changes no test.
+ */
+export const sampleManifest = {
+  version: manifestField('feed_version'),
+  publishedAt: manifestField('published_at'),
+  expiresAt: manifestField('expires_at'),
+};
+const samplePublished = new Date(sampleManifest.publishedAt);
+/** An instant `ms` after the sample was published, as ISO text. */
+export const afterSamplePublished = (ms: number): string =>
+  new Date(samplePublished.getTime() + ms).toISOString();
 
 export interface Demo {
   appliance: Appliance;
@@ -75,7 +88,9 @@ export async function serve(
     source,
     credentials: options.credentials ?? null,
     version: '0.0.0-test',
-    ...(options.now ? { now: options.now } : {}),
+    // The demo's time unless told otherwise: never the wall clock, which would make the
+    // pages depend on the committed sample feed's expiry.
+    now: options.now ?? (() => new Date(afterSamplePublished(2 * 86_400_000))),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),
     ...(options.limits ? { limits: options.limits } : {}),

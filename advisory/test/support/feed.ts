@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -13,6 +13,8 @@ import { buildFeed } from '../../src/feed/author/build.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
 import { DirectorySource } from '../../src/feed/sources/directory.ts';
 import { type VerifyOptions, verifyFeed } from '../../src/feed/verify/verify-feed.ts';
+import { parseYaml } from '../../src/storage/yaml.ts';
+import { parseInstant } from '../../src/time/instants.ts';
 
 /** A fixed clock for feeds built in tests. */
 export const NOW = new Date('2026-11-21T12:00:00Z');
@@ -109,3 +111,32 @@ export const signifyBinary: string | null =
   null;
 if (!signifyBinary && process.env.REQUIRE_SIGNIFY)
   throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
+
+const sampleFeedDir = path.resolve(import.meta.dirname, '../../sample-feed');
+
+/**
+ * The committed sample feed's advisories, built and signed afresh at `now` with a new key:
+ * for tests that run a command with the real clock, which must not depend on the committed
+ * manifest's expiry. Advisories already expired at `now` are left out (build refuses them).
+ * The public key is written beside the feed directory (`<dir>.pub`).
+ */
+export function currentSampleFeed(now = new Date()): TestFeed & { publicKeyFile: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sample-feed-'));
+  for (const module of readdirSync(sampleFeedDir, { withFileTypes: true })) {
+    if (!module.isDirectory()) continue;
+    mkdirSync(path.join(dir, module.name));
+    for (const file of readdirSync(path.join(sampleFeedDir, module.name))) {
+      const text = readFileSync(path.join(sampleFeedDir, module.name, file), 'utf8');
+      const expires = parseInstant(String((parseYaml(text) as { expires: unknown }).expires));
+      if (expires && expires.getTime() > now.getTime())
+        writeFileSync(path.join(dir, module.name, file), text);
+    }
+  }
+  const built = buildFeed({ feedDir: dir, expiresInMs: 14 * 86_400_000, now });
+  if (!built.ok) throw new Error(`the sample feed does not build: ${JSON.stringify(built.findings)}`);
+  const key = makeKey('sample');
+  signFeed(dir, key);
+  const publicKeyFile = `${dir}.pub`;
+  writeFileSync(publicKeyFile, key.publicText);
+  return { dir, key, publicKeyFile };
+}
