@@ -4,7 +4,12 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { sha256 } from '../../crypto/digest.ts';
 import { formatInstant } from '../../time/instants.ts';
-import { type FeedVersion, nextFeedVersion, parseFeedVersion } from '../format/feed-version.ts';
+import {
+  compareFeedVersions,
+  type FeedVersion,
+  nextFeedVersion,
+  parseFeedVersion,
+} from '../format/feed-version.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
 import {
   listedSizeProblem,
@@ -58,7 +63,7 @@ export function buildFeed(options: BuildOptions): BuildResult {
       previous === 'unreadable'
         ? {
             ok: false as const,
-            message: `the ${MANIFEST_FILE} already here has no readable feed_version, so the next free version is unknown: give one`,
+            message: `the ${MANIFEST_FILE} already here has no readable feed_version, so the next free version is unknown: give one with --feed-version`,
           }
         : nextFeedVersion(previous, now);
     if (!next.ok) {
@@ -103,13 +108,18 @@ export function buildFeed(options: BuildOptions): BuildResult {
       `the manifest would be ${Buffer.byteLength(text)} bytes, above the ${limits.manifestBytes}-byte cap`,
     );
   if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
-  if (previous !== null && previous !== 'unreadable' && options.feedVersion === previous.text) {
+  // A version given by hand may be one clients refuse; build warns but leaves it to the author.
+  const given = options.feedVersion === undefined ? null : parseFeedVersion(options.feedVersion);
+  const before = previous === 'unreadable' ? null : previous;
+  const order = given && before ? compareFeedVersions(given, before) : 1;
+  if (before && order <= 0) {
+    const refusal = order === 0 ? 'this one (version-conflict)' : 'this older one (rollback)';
     findings.push({
       severity: 'warning',
       rule: 'manifest',
       file: MANIFEST_FILE,
       line: 1,
-      message: `a feed of version ${previous.text} was built here already: if it was published, clients refuse this one (version-conflict); build without --feed-version to take the next free version`,
+      message: `a feed of version ${before.text} was built here already: if it was published, clients refuse ${refusal}; build without --feed-version to take the next free version`,
     });
   }
 

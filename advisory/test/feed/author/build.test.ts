@@ -164,3 +164,59 @@ describe('buildFeed', () => {
     }
   });
 });
+
+describe('buildFeed: versions of the same day', () => {
+  const fresh = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'build-version-'));
+    mkdirSync(path.join(dir, 'widgets'));
+    writeFileSync(path.join(dir, 'widgets/one.yaml'), advisoryYaml({}));
+    return dir;
+  };
+  const build = (dir: string, feedVersion?: string) =>
+    buildFeed({ feedDir: dir, expiresInMs: DAY, now: NOW, ...(feedVersion ? { feedVersion } : {}) });
+  const versionOf = (result: ReturnType<typeof buildFeed>) =>
+    result.ok ? result.manifest.feed_version : null;
+
+  it('takes the next free version after the manifest in the directory', () => {
+    const dir = fresh();
+    expect(versionOf(build(dir))).toBe('2026.11.21');
+    expect(versionOf(build(dir))).toBe('2026.11.21.1');
+    expect(versionOf(build(dir, '2026.11.21.9'))).toBe('2026.11.21.9');
+    expect(versionOf(build(dir))).toBe('2026.11.21.10');
+  });
+
+  it('warns when a version given by hand is one clients would refuse after the last one built', () => {
+    const dir = fresh();
+    expect(build(dir, '2026.11.21.2').findings).toEqual([]);
+    const warning = (refusal: string) => ({
+      severity: 'warning',
+      rule: 'manifest',
+      file: MANIFEST_FILE,
+      line: 1,
+      message: `a feed of version 2026.11.21.2 was built here already: if it was published, clients refuse ${refusal}; build without --feed-version to take the next free version`,
+    });
+    const same = build(dir, '2026.11.21.2');
+    expect(same).toMatchObject({ ok: true, findings: [warning('this one (version-conflict)')] });
+    const older = build(dir, '2026.11.21.1');
+    expect(older).toMatchObject({ ok: true, findings: [warning('this older one (rollback)')] });
+  });
+
+  it('refuses to guess when the manifest in the directory has no readable version', () => {
+    const dir = fresh();
+    writeFileSync(path.join(dir, MANIFEST_FILE), 'feed_version: "tomorrow"\n');
+    expect(build(dir)).toEqual({
+      ok: false,
+      findings: [
+        {
+          severity: 'error',
+          rule: 'manifest',
+          file: MANIFEST_FILE,
+          line: 1,
+          message:
+            'the manifest.yaml already here has no readable feed_version, so the next free version is unknown: give one with --feed-version',
+        },
+      ],
+    });
+    expect(versionOf(build(dir, '2026.11.21'))).toBe('2026.11.21');
+  });
+});
