@@ -108,10 +108,16 @@ describe('a good feed', () => {
   });
 
   it('ignores unknown fields and verified files it does not know', async () => {
-    const feed = makeFeed({ 'widgets/one.yaml': advisoryYaml({ future_field: '"from schema 1.1"' }) });
+    // build refuses unknown keys (the authoring side); a later schema's feed has them.
+    const feed = makeFeed();
+    const before = readFileSync(advisoryPath(feed));
+    const after = Buffer.concat([before, Buffer.from('future_field: "from schema 2.1"\n')]);
+    writeFileSync(advisoryPath(feed), after);
     writeFileSync(path.join(feed.dir, 'CHANGELOG.md'), 'changes');
     rewriteSigned(feed, (text) =>
       text
+        .replace(sha256(before), sha256(after))
+        .replace(`size: ${before.length}`, `size: ${after.length}`)
         .replace('modules:', 'mirror_hint: "rsync://example"\nmodules:')
         .concat(
           `files:\n  - path: CHANGELOG.md\n    sha256: ${sha256(Buffer.from('changes'))}\n    size: 7\n`,
