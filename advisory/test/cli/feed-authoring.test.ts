@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -95,6 +96,19 @@ describe('advisory-feed new', () => {
     });
     const built = await run(['build', '--feed', feed]);
     expect(built.code, built.err).toBe(0);
+  });
+
+  it('writes into the current directory without --feed (the process, as run by npx)', () => {
+    const feed = tmp();
+    const bin = path.resolve(import.meta.dirname, '../../bin/advisory-feed.mjs');
+    const out = execFileSync(process.execPath, [bin, 'new', '--module', 'widgets', '--id', 'W-9'], {
+      cwd: feed,
+      encoding: 'utf8',
+    });
+    expect(out).toBe(
+      'wrote widgets/w-9.yaml: fill in its placeholders, then run advisory-feed lint --feed .\n',
+    );
+    expect(readFileSync(path.join(feed, 'widgets/w-9.yaml'), 'utf8')).toMatch(/^id: "W-9"$/m);
   });
 
   it('never overwrites an advisory (exit 2), and adds to an existing module', async () => {
