@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { Advisory } from '../format/schema.ts';
 
 /**
@@ -54,43 +55,20 @@ export function unknownKeyMessage(unknown: UnknownKey): string {
 }
 
 /**
- * The known key closest to `key` by edit distance (a swap of two neighbouring letters
- * counts as one edit), if it is close enough to be a typo: at most 2 edits, or a third of
- * the key's length for long keys. Ties go to the key listed first.
+ * The known key closest to `key` by Levenshtein distance (fastest-levenshtein), if it is
+ * close enough to be a typo: at most 2 edits, or a third of the key's length for long
+ * keys. Ties go to the key listed first.
  */
 export function nearest(key: string, known: readonly string[]): string | null {
   const limit = Math.max(2, Math.floor(key.length / 3));
   let best: string | null = null;
   let bestDistance = limit + 1;
   for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate);
-    if (distance < bestDistance) {
+    const d = distance(key.toLowerCase(), candidate);
+    if (d < bestDistance) {
       best = candidate;
-      bestDistance = distance;
+      bestDistance = d;
     }
   }
   return best;
-}
-
-/**
- * Optimal string alignment distance: insertions, deletions, substitutions and swaps of
- * neighbouring characters. Keys are short (under 30 characters): the full table is fine.
- */
-export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[] = new Array(rows * cols).fill(0);
-  const at = (i: number, j: number) => d[i * cols + j] as number;
-  for (let i = 0; i < rows; i++) d[i * cols] = i;
-  for (let j = 0; j < cols; j++) d[j] = j;
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        value = Math.min(value, at(i - 2, j - 2) + 1);
-      d[i * cols + j] = value;
-    }
-  }
-  return at(rows - 1, cols - 1);
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/crypto/digest.ts';
 import { buildFeed } from '../../../src/feed/author/build.ts';
 import { type Finding, lineOf, lintFeed } from '../../../src/feed/author/lint.ts';
-import { editDistance } from '../../../src/feed/author/unknown-keys.ts';
+import { nearest } from '../../../src/feed/author/unknown-keys.ts';
 import { MANIFEST_FILE } from '../../../src/feed/format/rules.ts';
 import { Verdicts } from '../../../src/feed/format/schema.ts';
 import { advisoryYaml, makeFeed, NOW, signFeed, verifyDir } from '../../support/feed.ts';
@@ -517,15 +517,21 @@ describe('lint: unknown keys are errors for the author, with the line and the ke
   });
 });
 
-describe('edit distance', () => {
+describe('the nearest known key', () => {
+  const keys = ['id', 'title', 'summary', 'verdict', 'recommended_version', 'effective', 'expires', 'cves'];
   it.each([
-    ['verdikt', 'verdict', 1],
-    ['recomended_version', 'recommended_version', 1],
-    ['efefctive', 'effective', 1],
-    ['', 'id', 2],
-    ['cves', 'cves', 0],
-    ['title', 'summary', 7],
-  ])('%s to %s: %i', (a, b, distance) => {
-    expect(editDistance(a, b)).toBe(distance);
+    ['verdikt', 'verdict'],
+    ['recomended_version', 'recommended_version'],
+    ['efefctive', 'effective'],
+    ['Title', 'title'],
+    ['sumary', 'summary'],
+    ['cve', 'cves'],
+  ])('%s: %s', (key, expected) => {
+    expect(nearest(key, keys)).toBe(expected);
+  });
+
+  it('suggests nothing for a key too far from every known one', () => {
+    expect(nearest('colour', keys)).toBeNull();
+    expect(nearest('publisher_notes', keys)).toBeNull();
   });
 });
