@@ -1,8 +1,57 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../feed/format/rules.ts';
+import { decodeResults, encodeResults, type ResultsRead } from '../feed/verify/stored-results.ts';
 import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
+import { createDurably, writeAtomic } from '../storage/durable-files.ts';
+
+/**
+ * The validated results of the cached feed (feed/verify/stored-results.ts), inside its
+ * copy: written before the copy is named by the link, so the feed and its results switch
+ * together in one rename. A feed can never list this name (listed path segments never
+ * start with "."), and `advisory-feed verify` reads only the files a manifest lists.
+ */
+export const RESULTS_FILE = '.verified-results';
+/** Far above any real feed's results (about 500 bytes an advisory): a larger file is not read. */
+const RESULTS_MAX_BYTES = 256 * 1024 * 1024;
+/** The key that seals the stored results, in the state directory (not beside the cache). */
+export const RESULTS_KEY_FILE = 'results.key';
+
+/**
+ * The appliance's key for sealing stored results: made at the first use (32 random bytes,
+ * readable by the appliance only) unless `create` is false; null when it cannot be had,
+ * and then no results are stored or reused.
+ */
+export async function resultsKey(stateDir: string, create: boolean): Promise<Buffer | null> {
+  const file = path.join(stateDir, RESULTS_KEY_FILE);
+  const read = async () => {
+    const text = (await readFile(file, 'utf8')).trim();
+    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : null;
+  };
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !create) return null;
+  }
+  try {
+    await createDurably(file, `${randomBytes(32).toString('hex')}\n`, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+  }
+  return read().catch(() => null);
+}
 
 /**
  * ADVISORY_FEED_CACHE: the last accepted feed, exactly as it was pulled, as a feed
@@ -104,15 +153,45 @@ export class FeedCache {
   }
 
   /**
-   * Completes a copy the verification filled (manifest and signature last: a copy without
-   * them is no feed at all), then points the cache at it in one rename.
+   * The stored results of the cached feed, when they are this client's and belong to the
+   * feed whose manifest has `manifestSha256`; otherwise why not (the caller then
+   * verifies every file). Never throws: damage here costs time, not the feed.
    */
-  async commit(copy: string, feed: VerifiedFeed): Promise<void> {
+  async results(manifestSha256: string, key: Buffer): Promise<ResultsRead> {
+    const file = path.join(this.path, RESULTS_FILE);
+    try {
+      const info = await lstat(file);
+      if (!info.isFile()) return { ok: false, problem: 'the results file is not a regular file' };
+      if (info.size > RESULTS_MAX_BYTES)
+        return { ok: false, problem: `the results file is larger than ${RESULTS_MAX_BYTES} bytes` };
+      return decodeResults(await readFile(file), manifestSha256, key);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: false, problem: 'no results are stored with the cache' };
+      return { ok: false, problem: `the results file cannot be read: ${(error as Error).message}` };
+    }
+  }
+
+  /**
+   * Completes a copy the verification filled (its validated results, then manifest and
+   * signature last: a copy without them is no feed at all), then points the cache at it
+   * in one rename. Returns why the results could not be stored, or null: without them
+   * the next verification checks every file, which is no reason to keep the old feed.
+   */
+  async commit(copy: string, feed: VerifiedFeed, key: Buffer | null): Promise<string | null> {
+    let resultsProblem: string | null = key ? null : 'no key to seal them with';
+    // Written whole and synced: a results file cut short by a power loss fails its seal.
+    try {
+      if (key) await writeAtomic(path.join(copy, RESULTS_FILE), encodeResults(feed, key));
+    } catch (error) {
+      resultsProblem = (error as Error).message;
+    }
     if (feed.head.signature) await writeFile(path.join(copy, SIGNATURE_FILE), feed.head.signature);
     await writeFile(path.join(copy, MANIFEST_FILE), feed.head.manifest);
     const link = this.sibling('link');
     await symlink(path.basename(copy), link);
     await rename(link, this.path);
     await this.recover();
+    return resultsProblem;
   }
 }

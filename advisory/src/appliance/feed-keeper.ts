@@ -8,14 +8,15 @@ import { FeedRejectedError, type Rejection } from '../feed/format/rejection.ts';
 import { DirectorySource } from '../feed/sources/directory.ts';
 import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
+import type { ReusableResults } from '../feed/verify/stored-results.ts';
 import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify/verify-feed.ts';
-import { FeedCache } from './cache.ts';
+import { FeedCache, resultsKey } from './cache.ts';
 import type { ApplianceConfig } from './config.ts';
 import type { StateStore } from './state.ts';
 import type { FeedInUse, PullOutcome } from './status.ts';
 
 export interface FeedKeeperOptions {
-  config: Pick<ApplianceConfig, 'feed' | 'feedCache' | 'feedTimeoutMs' | 'feedPullMs'>;
+  config: Pick<ApplianceConfig, 'feed' | 'feedCache' | 'feedTimeoutMs' | 'feedPullMs' | 'stateDir'>;
   trustedKeys: PublicKey[];
   state: StateStore;
   logger: Logger;
@@ -100,12 +101,16 @@ export class FeedKeeper {
       trustedKeys: this.options.trustedKeys,
       lastAccepted: this.accepted,
       now: this.now(),
+      reuse: await this.storedResults(),
     });
     const at = this.now().toISOString();
     if (result.ok) {
       this.feed = { feed: result.feed, from: 'cache', since: at };
       this.expired = null;
-      this.log.info({ feed: result.feed.manifest.feed_version }, 'cached feed verified');
+      this.log.info(
+        { feed: result.feed.manifest.feed_version, reused: result.feed.reusedCount },
+        'cached feed verified',
+      );
       // The cache is written before the state: after a crash between the two, catch up
       // (or at the next pull, when the disk refuses it now).
       if (!this.options.readOnly) {
@@ -178,6 +183,7 @@ export class FeedKeeper {
       signature: 'required',
       copyTo: copy,
       limits: defaultLimits,
+      reuse: await this.storedResults(),
     }).catch(async (error: unknown) => {
       await this.cache.discard(copy);
       throw error;
@@ -191,17 +197,42 @@ export class FeedKeeper {
     const feed = result.feed;
     // Cache first, then the log and the remembered state: a crash between leaves a cache
     // that is newer, which the next start or pull catches up (settleAccepted).
-    await this.cache.commit(copy, feed);
+    const resultsProblem = await this.cache.commit(copy, feed, await this.resultsKey());
+    if (resultsProblem) this.log.warn({ problem: resultsProblem }, 'validated results not stored');
     this.feed = { feed, from: 'live', since: at.toISOString() };
     this.expired = null;
     await this.settleAccepted(feed, at);
     await this.state.savePull({ validators: head.validators, lastRejection: null });
-    this.log.info({ feed: feed.manifest.feed_version, advisories: feed.advisoryCount }, 'feed accepted');
+    this.log.info(
+      { feed: feed.manifest.feed_version, advisories: feed.advisoryCount, reused: feed.reusedCount },
+      'feed accepted',
+    );
     return {
       at: at.toISOString(),
       outcome: 'accepted',
       message: `feed ${feed.manifest.feed_version} accepted`,
     };
+  }
+
+  private resultsKeyValue: Buffer | null = null;
+
+  /** The key sealing the stored results (made at the first need, never when read-only). */
+  private async resultsKey(): Promise<Buffer | null> {
+    this.resultsKeyValue ??= await resultsKey(this.options.config.stateDir, !this.options.readOnly);
+    return this.resultsKeyValue;
+  }
+
+  /**
+   * The validated results stored with the cache, when they belong to the last accepted
+   * feed and this client (appliance/cache.ts); null, and every file is validated, when not.
+   */
+  private async storedResults(): Promise<ReusableResults | null> {
+    const key = await this.resultsKey();
+    if (!this.accepted || !key) return null;
+    const read = await this.cache.results(this.accepted.manifest_sha256.toLowerCase(), key);
+    if (read.ok) return read.results;
+    this.log.info({ problem: read.problem }, 'validating every file of the feed');
+    return null;
   }
 
   /**

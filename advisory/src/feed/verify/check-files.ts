@@ -20,6 +20,11 @@ export interface CheckTask {
   keep: boolean;
   /** Write each file, once verified, under this directory (the appliance's new cache copy). */
   copyTo?: string;
+  /**
+   * 1 for each file of `files` whose validated result is reused (feed/verify/stored-results.ts):
+   * its size and hash are checked, its parsing and validation skipped.
+   */
+  reused?: Uint8Array;
 }
 
 export type CheckOutcome =
@@ -45,7 +50,7 @@ export function checkFiles(task: CheckTask): CheckOutcome {
         data = checkFoldersSync(task.directory, file.path, folders)
           ? readCappedSync(`${task.directory}/${file.path}`, file.size, file.path)
           : null;
-      const advisory = checkListedFile(file, data, task.limits);
+      const advisory = checkListedFile(file, data, task.limits, task.reused?.[index] !== 1);
       if (task.copyTo && data) {
         const target = `${task.copyTo}/${file.path}`;
         const folder = path.dirname(target);

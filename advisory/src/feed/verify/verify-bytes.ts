@@ -279,12 +279,15 @@ export function checkManifest(
 
 /**
  * Checks one listed file's bytes (null: missing) against its size and hash; an advisory
- * of a module is parsed and validated too. Throws FeedRejectedError.
+ * of a module is parsed and validated too, unless `validate` is false (its result is
+ * reused from an earlier feed: the same path, size and hash, so the same bytes). Throws
+ * FeedRejectedError.
  */
 export function checkListedFile(
   file: ListedFile,
   data: Buffer | null,
   limits: FeedLimits,
+  validate = true,
 ): VerifiedAdvisory | null {
   if (!data) reject('file-missing', `${file.path} is listed in the manifest but missing`, file.path);
   // Readers stop one byte past the listed size: a longer file's true size is not known.
@@ -303,7 +306,7 @@ export function checkListedFile(
   if (sha256(data) !== file.sha256.toLowerCase())
     reject('file-hash-mismatch', `${file.path} does not match its SHA-256 in the manifest`, file.path);
   // Verified files that are not advisories of a module are known-good but unused.
-  if (file.module === null || !isAdvisoryFile(file.path)) return null;
+  if (!validate || file.module === null || !isAdvisoryFile(file.path)) return null;
   const document = parseOrReject(data, limits.fileBytes, 'advisory-malformed', file.path);
   const [problem] = checkAdvisory(document);
   if (problem) reject('advisory-malformed', `${file.path}: ${problem.message}`, file.path);

@@ -2,10 +2,12 @@ import type { AcceptedState } from '../format/accepted-state.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
 import type { Rejection } from '../format/rejection.ts';
 import { FeedRejectedError } from '../format/rejection.ts';
+import { isAdvisoryFile } from '../format/rules.ts';
 import type { Manifest } from '../format/schema.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../sources/source.ts';
 import { type CheckOutcome, type CheckTask, checkFiles } from './check-files.ts';
 import { CheckPool } from './check-pool.ts';
+import type { ReusableResults } from './stored-results.ts';
 import {
   type CheckedManifest,
   checkManifest,
@@ -34,6 +36,12 @@ export interface VerifyOptions extends Omit<ManifestCheckOptions, 'limits' | 'no
    * must keep answering). Its YAML parser is warm from the manifest, the checkers' not.
    */
   blockingShare?: boolean;
+  /**
+   * Validated results of an earlier feed (feed/verify/stored-results.ts): a listed
+   * advisory with the same path, size and SHA-256 as one of them is hashed as always but
+   * not parsed and validated again. The caller vouches that they are this client's.
+   */
+  reuse?: ReusableResults | null;
 }
 
 export interface VerifiedFeed {
@@ -44,6 +52,8 @@ export interface VerifiedFeed {
   /** Empty when `keepAdvisories` was false. */
   advisories: VerifiedAdvisory[];
   advisoryCount: number;
+  /** How many of the advisories reuse an earlier validated result (`reuse`). */
+  reusedCount: number;
   /** Advisories per module. */
   counts: Record<string, number>;
   state: AcceptedState;
@@ -106,15 +116,17 @@ export async function verifyHead(
     if (large)
       pool = CheckPool.start(options.blockingShare ? Math.max(1, CheckPool.defaultSize() - 1) : undefined);
     const checked = checkManifest(head.manifest, head.signature, { ...options, limits, now });
+    const reuse = options.reuse ? matchResults(checked.listed, options.reuse) : null;
     const outcomes = await checkAll(source, checked, {
       limits,
       keep: keepAdvisories,
       pool,
       ...(options.copyTo ? { copyTo: options.copyTo } : {}),
+      ...(reuse ? { reused: reuse.flags } : {}),
       blockingShare: !!options.blockingShare,
     });
-    const advisories: VerifiedAdvisory[] = [];
-    const ids: { id: string; file: string }[] = [];
+    let advisories: VerifiedAdvisory[] = [];
+    let ids: { id: string; file: string }[] = [];
     for (const outcome of outcomes) {
       if (!outcome.ok) {
         if ('rejection' in outcome) return { ok: false, rejection: outcome.rejection };
@@ -123,6 +135,8 @@ export async function verifyHead(
       for (const advisory of outcome.advisories) advisories.push(advisory);
       for (const id of outcome.ids) ids.push(id);
     }
+    if (reuse) ({ advisories, ids } = mergeReused(checked.listed, reuse, advisories, ids, keepAdvisories));
+    // Reused or not, ids are unique across the whole feed: a changed file may clash with a kept one.
     checkUniqueIds(ids);
     const counts: Record<string, number> = Object.fromEntries(
       Object.keys(checked.manifest.modules).map((m) => [m, 0]),
@@ -140,6 +154,7 @@ export async function verifyHead(
         unsigned: checked.unsigned,
         advisories,
         advisoryCount: ids.length,
+        reusedCount: reuse?.count ?? 0,
         counts,
         state: checked.state,
         head,
@@ -154,10 +169,63 @@ export async function verifyHead(
   }
 }
 
+interface Reuse {
+  /** 1 for each listed file (manifest order) whose result is reused. */
+  flags: Uint8Array;
+  /** The reused advisory of each such file. */
+  advisories: (VerifiedAdvisory | undefined)[];
+  count: number;
+}
+
+/** Which listed advisories have a result with the same path, size and hash. */
+function matchResults(listed: readonly ListedFile[], results: ReusableResults): Reuse {
+  const flags = new Uint8Array(listed.length);
+  const advisories: (VerifiedAdvisory | undefined)[] = new Array(listed.length);
+  let count = 0;
+  listed.forEach((file, index) => {
+    if (file.module === null || !isAdvisoryFile(file.path)) return;
+    const stored = results.byPath.get(file.path);
+    if (!stored || stored.size !== file.size || stored.sha256 !== file.sha256.toLowerCase()) return;
+    flags[index] = 1;
+    advisories[index] = { module: file.module, file: file.path, advisory: stored.advisory };
+    count++;
+  });
+  return { flags, advisories, count };
+}
+
+/** The reused and the freshly validated advisories together, in manifest order. */
+function mergeReused(
+  listed: readonly ListedFile[],
+  reuse: Reuse,
+  fresh: readonly VerifiedAdvisory[],
+  freshIds: readonly { id: string; file: string }[],
+  keep: boolean,
+): { advisories: VerifiedAdvisory[]; ids: { id: string; file: string }[] } {
+  const freshByFile = new Map(fresh.map((a) => [a.file, a]));
+  const idByFile = new Map(freshIds.map((i) => [i.file, i]));
+  const advisories: VerifiedAdvisory[] = [];
+  const ids: { id: string; file: string }[] = [];
+  listed.forEach((file, index) => {
+    const reused = reuse.advisories[index];
+    if (reused) {
+      ids.push({ id: reused.advisory.id, file: reused.file });
+      if (keep) advisories.push(reused);
+      return;
+    }
+    const id = idByFile.get(file.path);
+    if (!id) return;
+    ids.push(id);
+    const advisory = freshByFile.get(file.path);
+    if (advisory) advisories.push(advisory);
+  });
+  return { advisories, ids };
+}
+
 interface CheckContext {
   limits: FeedLimits;
   keep: boolean;
   copyTo?: string;
+  reused?: Uint8Array;
   pool: CheckPool | null;
   blockingShare: boolean;
 }
@@ -183,6 +251,7 @@ async function checkAll(
     limits: context.limits,
     keep: context.keep,
     ...(context.copyTo ? { copyTo: context.copyTo } : {}),
+    ...(context.reused ? { reused: context.reused.slice(offset, offset + files.length) } : {}),
   });
   if (!context.pool) return [checkFiles(task(listed, 0))];
   const here = context.blockingShare && !readHere;

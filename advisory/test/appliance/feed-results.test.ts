@@ -1,0 +1,174 @@
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RESULTS_FILE, RESULTS_KEY_FILE } from '../../src/appliance/cache.ts';
+import { runFeedCli } from '../../src/cli/feed/main.ts';
+import {
+  appliances,
+  Clock,
+  holdWidget25,
+  publish,
+  type Setup,
+  setup,
+  widgetAdvisories,
+} from '../support/appliance.ts';
+import { advisoryYaml } from '../support/feed.ts';
+
+/**
+ * Incremental verification in the appliance: the validated results of the accepted feed
+ * are stored inside its cached copy, sealed with a key in the state directory, and the
+ * next feed reuses them for files with the same path, size and hash. Any doubt about
+ * them costs a full validation, never the feed.
+ */
+const DAY = 86_400_000;
+const PUBLISHED = new Date('2026-11-21T12:00:00Z');
+const { start, stop } = appliances(PUBLISHED);
+const dayAfter = () => new Clock(new Date(PUBLISHED.getTime() + DAY + 3_600_000));
+const nextFeed = { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD-3') };
+const resultsOf = (s: Setup) => path.join(s.cacheDir, RESULTS_FILE);
+
+/** Accepts the first feed, stops, publishes the next one (one file added). */
+async function acceptFirst(s: Setup): Promise<void> {
+  const { appliance } = await start(s.env);
+  await appliance.refresh();
+  await stop(appliance);
+  publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+}
+
+const acceptedLine = (log: { lines: { msg: string }[] }) => log.lines.find((l) => l.msg === 'feed accepted');
+const fallback = (log: { lines: { msg: string; problem?: unknown }[] }) =>
+  log.lines.find((l) => l.msg === 'validating every file of the feed')?.problem;
+
+describe('stored validated results', () => {
+  it('are kept inside the cache, which still verifies on its own, under a key only the appliance reads', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    expect(readFileSync(resultsOf(s), 'utf8')).toMatch(
+      /^\{"format":"advisory-verified-results","version":1,/,
+    );
+    expect(statSync(path.join(s.stateDir, RESULTS_KEY_FILE)).mode & 0o777).toBe(0o600);
+    const err: string[] = [];
+    const code = await runFeedCli(
+      ['verify', '--feed', s.cacheDir, '--public-key', s.keyFile],
+      { out: () => undefined, err: (l) => err.push(l) },
+      new Date(PUBLISHED.getTime() + 3_600_000),
+    );
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+  });
+
+  it('are reused for unchanged files of the next feed, after a restart too', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    await acceptFirst(s);
+    const { appliance, log } = await start(s.env, dayAfter());
+    expect(log.lines.find((l) => l.msg === 'cached feed verified')).toMatchObject({ reused: 2 });
+    await appliance.refresh();
+    expect(acceptedLine(log)).toMatchObject({ feed: '2026.11.22', advisories: 3, reused: 2 });
+    expect(fallback(log)).toBeUndefined();
+    expect(appliance.status.feed?.feed.advisories.map((a) => a.advisory.id).sort()).toEqual([
+      'W-2.5',
+      'W-EOL-1',
+      'W-HOLD-3',
+    ]);
+  });
+
+  it('damaged: every file is validated and the feed accepted', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    await acceptFirst(s);
+    const file = resultsOf(s);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Widget 1 is end of life', 'Widget 1 is fine'));
+    const { appliance, log } = await start(s.env, dayAfter());
+    await appliance.refresh();
+    expect(fallback(log)).toBe('the results file is damaged or not sealed by this appliance');
+    expect(acceptedLine(log)).toMatchObject({ feed: '2026.11.22', reused: 0 });
+    expect(
+      appliance.status.feed?.feed.advisories.find((a) => a.advisory.id === 'W-EOL-1')?.advisory.title,
+    ).toBe('Widget 1 is end of life');
+  });
+
+  it('of another client version: every file is validated', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    await acceptFirst(s);
+    const file = resultsOf(s);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"client":"[^"]+"/, '"client":"0.0.1"'));
+    const { appliance, log } = await start(s.env, dayAfter());
+    await appliance.refresh();
+    expect(fallback(log)).toMatch(/^the results were validated by client 0\.0\.1, not \d+\.\d+\.\d+/);
+    expect(acceptedLine(log)).toMatchObject({ reused: 0 });
+  });
+
+  it('missing, or the key lost: every file is validated, and the results are stored again', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    await acceptFirst(s);
+    rmSync(path.join(s.stateDir, RESULTS_KEY_FILE));
+    const { appliance, clock, log } = await start(s.env, dayAfter());
+    await appliance.refresh();
+    expect(fallback(log)).toBe('the results file is damaged or not sealed by this appliance');
+    expect(acceptedLine(log)).toMatchObject({ reused: 0 });
+    rmSync(resultsOf(s));
+    clock.advance(DAY);
+    publish(
+      s,
+      { ...nextFeed, 'widgets/more.yaml': advisoryYaml({ id: 'W-MORE' }) },
+      new Date(PUBLISHED.getTime() + 2 * DAY),
+    );
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({
+      outcome: 'accepted',
+      message: 'feed 2026.11.23 accepted',
+    });
+    expect(log.lines.filter((l) => l.msg === 'validating every file of the feed').at(-1)).toMatchObject({
+      problem: 'no results are stored with the cache',
+    });
+    expect(readFileSync(resultsOf(s), 'utf8')).toContain('W-MORE');
+  });
+
+  it('after a crash between caching a feed and remembering it: not reused, the cache verified whole', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    await stop(appliance);
+    const before = path.join(s.dir, 'state-before');
+    cpSync(s.stateDir, before, { recursive: true });
+    publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+    const second = await start(s.env, dayAfter());
+    await second.appliance.refresh();
+    await stop(second.appliance);
+    // The state as it was before the second feed was remembered; the cache holds it and its results.
+    rmSync(s.stateDir, { recursive: true });
+    cpSync(before, s.stateDir, { recursive: true });
+    const third = await start(s.env, dayAfter());
+    expect(fallback(third.log)).toBe('the results belong to another feed than the one in use');
+    expect(third.log.lines.find((l) => l.msg === 'cached feed verified')).toMatchObject({
+      feed: '2026.11.22',
+      reused: 0,
+    });
+  });
+
+  it('do not let a changed file through that is invalid, although the one it replaces was valid', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    await acceptFirst(s);
+    // A feed whose changed file breaks the rules, listed and signed by hand (build refuses it).
+    const bad = advisoryYaml({ id: 'W-EOL-1', verdict: 'upgrade-now' });
+    const manifestFile = path.join(s.feedDir, 'manifest.yaml');
+    const { createHash } = await import('node:crypto');
+    writeFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), bad);
+    writeFileSync(
+      manifestFile,
+      readFileSync(manifestFile, 'utf8').replace(
+        /(path: "widgets\/eol\.yaml"\s+sha256: ")[0-9a-f]{64}("\s+size: )\d+/,
+        `$1${createHash('sha256').update(bad).digest('hex')}$2${Buffer.byteLength(bad)}`,
+      ),
+    );
+    const { signFeed } = await import('../support/feed.ts');
+    signFeed(s.feedDir, s.key);
+    const { appliance } = await start(s.env, dayAfter());
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({
+      outcome: 'rejected',
+      message:
+        'widgets/eol.yaml: unknown verdict "upgrade-now" (expected one of blocked, eol, wait-for-patch, hold, install)',
+    });
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.21');
+  });
+});
