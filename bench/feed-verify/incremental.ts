@@ -1,56 +1,54 @@
 /**
  * The in-appliance side of bench/feed-verify's incremental case, run bundled in a fresh
  * process as the installed appliance runs (with its checker worker beside it):
- *   incremental.mjs store <feed> <public key> <results file> <key file>
- *     verifies the feed whole and stores its validated results, sealed, as the cache does;
- *   incremental.mjs measure <feed> <public key> <results file> <key file> <manifest sha256>
- *     after one warm-up, verifies the (changed) feed once reusing the stored results (read
- *     and checked from the file, as after a restart) and once from scratch, in this process.
- * Prints one JSON line.
+ *   incremental.mjs <previous feed> <changed feed> <public key> <results file>
+ * Verifies the previous feed whole (the feed in use; this also warms the process up) and
+ * stores its validated results, sealed, as the cache does. Then verifies the changed
+ * feed three ways, timed: as a pull does (reusing the results of the feed in use, held in
+ * memory), as a start does (reusing the results read and checked from their file), and
+ * from scratch. Prints one JSON line.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parsePublicKey } from '../../advisory/src/crypto/signify.ts';
 import { DirectorySource } from '../../advisory/src/feed/sources/directory.ts';
-import { decodeResults, encodeResults } from '../../advisory/src/feed/verify/stored-results.ts';
+import {
+  decodeResults,
+  encodeResults,
+  type ReusableResults,
+  resultsOf,
+} from '../../advisory/src/feed/verify/stored-results.ts';
 import { verifyFeed } from '../../advisory/src/feed/verify/verify-feed.ts';
 
-const [mode, feed, pub, resultsFile, keyFile, manifestSha] = process.argv.slice(2) as string[];
-const trustedKeys = [parsePublicKey(readFileSync(pub as string, 'utf8'))];
-const source = () => new DirectorySource(feed as string);
+const [previous, changed, pub, resultsFile] = process.argv.slice(2) as [string, string, string, string];
+const trustedKeys = [parsePublicKey(readFileSync(pub, 'utf8'))];
+const key = randomBytes(32);
 
-if (mode === 'store') {
-  const verified = await verifyFeed(source(), { trustedKeys });
+const inUse = await verifyFeed(new DirectorySource(previous), { trustedKeys });
+if (!inUse.ok) throw new Error(JSON.stringify(inUse));
+writeFileSync(resultsFile, encodeResults(inUse.feed, key));
+
+async function timedVerify(reuse: () => ReusableResults | null) {
+  const started = performance.now();
+  const verified = await verifyFeed(new DirectorySource(changed), { trustedKeys, reuse: reuse() });
+  const ms = performance.now() - started;
   if (!verified.ok) throw new Error(JSON.stringify(verified));
-  const key = readFileSync(keyFile as string);
-  writeFileSync(resultsFile as string, encodeResults(verified.feed, key));
-  console.log(JSON.stringify({ manifestSha256: verified.feed.manifestSha256 }));
-} else {
-  const key = readFileSync(keyFile as string);
-  const incremental = async () => {
-    const started = performance.now();
-    const read = decodeResults(readFileSync(resultsFile as string), manifestSha as string, key);
-    if (!read.ok) throw new Error(read.problem);
-    const verified = await verifyFeed(source(), { trustedKeys, reuse: read.results });
-    const ms = performance.now() - started;
-    if (!verified.ok) throw new Error(JSON.stringify(verified));
-    return { ms, reused: verified.feed.reusedCount, advisories: verified.feed.advisoryCount };
-  };
-  const cold = async () => {
-    const started = performance.now();
-    const verified = await verifyFeed(source(), { trustedKeys });
-    const ms = performance.now() - started;
-    if (!verified.ok) throw new Error(JSON.stringify(verified));
-    return { ms };
-  };
-  await incremental(); // warm-up: the process, its code and the page cache
-  const inc = await incremental();
-  const full = await cold();
-  console.log(
-    JSON.stringify({
-      incrementalMs: inc.ms,
-      coldMs: full.ms,
-      reused: inc.reused,
-      advisories: inc.advisories,
-    }),
-  );
+  return { ms, reused: verified.feed.reusedCount };
 }
+
+const pull = await timedVerify(() => resultsOf(inUse.feed));
+const restart = await timedVerify(() => {
+  const read = decodeResults(readFileSync(resultsFile), inUse.feed.manifestSha256, key);
+  if (!read.ok) throw new Error(read.problem);
+  return read.results;
+});
+const cold = await timedVerify(() => null);
+console.log(
+  JSON.stringify({
+    pullMs: pull.ms,
+    restartMs: restart.ms,
+    coldMs: cold.ms,
+    reused: pull.reused,
+    reusedAtRestart: restart.reused,
+  }),
+);

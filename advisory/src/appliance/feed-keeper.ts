@@ -8,7 +8,7 @@ import { FeedRejectedError, type Rejection } from '../feed/format/rejection.ts';
 import { DirectorySource } from '../feed/sources/directory.ts';
 import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
-import type { ReusableResults } from '../feed/verify/stored-results.ts';
+import { type ReusableResults, resultsOf } from '../feed/verify/stored-results.ts';
 import { type VerifiedFeed, verifyFeed, verifyHead } from '../feed/verify/verify-feed.ts';
 import { FeedCache, resultsKey } from './cache.ts';
 import type { ApplianceConfig } from './config.ts';
@@ -183,7 +183,7 @@ export class FeedKeeper {
       signature: 'required',
       copyTo: copy,
       limits: defaultLimits,
-      reuse: await this.storedResults(),
+      reuse: await this.reusableResults(),
     }).catch(async (error: unknown) => {
       await this.cache.discard(copy);
       throw error;
@@ -220,6 +220,17 @@ export class FeedKeeper {
   private async resultsKey(): Promise<Buffer | null> {
     this.resultsKeyValue ??= await resultsKey(this.options.config.stateDir, !this.options.readOnly);
     return this.resultsKeyValue;
+  }
+
+  /**
+   * What a pull reuses: the results of the feed in use, held in memory, when it is the
+   * accepted one (it was verified in this process); otherwise those stored with the cache.
+   */
+  private async reusableResults(): Promise<ReusableResults | null> {
+    const inUse = this.feed?.feed;
+    if (inUse && inUse.manifestSha256 === this.accepted?.manifest_sha256.toLowerCase())
+      return resultsOf(inUse);
+    return this.storedResults();
   }
 
   /**

@@ -118,6 +118,22 @@ export function encodeResults(
   return Buffer.from(`${JSON.stringify(header)}\n${body}`);
 }
 
+/**
+ * The results of a feed verified in this process (the feed in use): what a pull of the
+ * next feed reuses without reading the stored file.
+ */
+export function resultsOf(feed: VerifiedFeed): ReusableResults {
+  const advisories = new Map(feed.advisories.map((a) => [a.file, a.advisory]));
+  const byPath = new Map<string, StoredResult>();
+  for (const { files } of Object.values(feed.manifest.modules)) {
+    for (const file of files) {
+      const advisory = advisories.get(file.path);
+      if (advisory) byPath.set(file.path, { size: file.size, sha256: file.sha256.toLowerCase(), advisory });
+    }
+  }
+  return { manifestSha256: feed.manifestSha256, byPath };
+}
+
 function isEntry(value: unknown): value is [string, number, string, Advisory] {
   return (
     Array.isArray(value) &&
