@@ -24,6 +24,7 @@ import {
   SIGNATURE_FILE,
 } from '../format/rules.ts';
 import { type Advisory, Manifest, SUPPORTED_SCHEMA_MAJOR } from '../format/schema.ts';
+import { parseCanonicalManifest } from './canonical-manifest.ts';
 
 /**
  * Feed verification as pure steps over bytes, fail closed: first the manifest (its
@@ -221,7 +222,10 @@ export function checkManifest(
   const manifestSha256 = sha256(manifestBytes);
 
   // The schema major decides whether the rest can be read at all.
-  const raw = parseOrReject(manifestBytes, limits.manifestBytes, 'manifest-malformed', MANIFEST_FILE);
+  // The form `build` writes is read without the general YAML parser; anything else with it.
+  const raw =
+    parseCanonicalManifest(manifestBytes.toString('utf8')) ??
+    parseOrReject(manifestBytes, limits.manifestBytes, 'manifest-malformed', MANIFEST_FILE);
   const declared =
     raw && typeof raw === 'object' ? (raw as Record<string, unknown>).schema_version : undefined;
   if (typeof declared === 'string' && /^\d+\.\d+$/.test(declared)) {
