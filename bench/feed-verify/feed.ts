@@ -29,12 +29,23 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-/** Wall seconds and peak RSS (KiB) of a command, from GNU time. */
-export function timed(command: string, args: string[], cwd: string): { seconds: number; maxKib: number } {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { cwd, encoding: 'utf8' });
+/** Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of a command, from GNU time. */
+export function timed(
+  command: string,
+  args: string[],
+  cwd: string,
+): { seconds: number; cpuSeconds: number; maxKib: number } {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', command, ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}`);
-  const [seconds, kib] = (result.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-  return { seconds: seconds ?? Number.NaN, maxKib: kib ?? Number.NaN };
+  const [seconds, kib, user, system] = (result.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  return {
+    seconds: seconds ?? Number.NaN,
+    cpuSeconds: (user ?? Number.NaN) + (system ?? Number.NaN),
+    maxKib: kib ?? Number.NaN,
+  };
 }
 
 export function signifyBinary(): string {

@@ -180,7 +180,16 @@ try {
     .flatMap(({ files }) => files.map((f) => `${f.sha256}  ${f.path}`))
     .join('\n');
   writeFileSync(path.join(dir, 'SHA256SUMS'), `${nextSums}\n`);
-  const rounds: { pull: number; restart: number; cold: number; baseline: number; reused: number }[] = [];
+  interface Round {
+    pull: number;
+    restart: number;
+    cold: number;
+    baseline: number;
+    reused: number;
+    /** CPU seconds, all threads: the part of the figure the machine's other load does not change. */
+    cpu: { pull: number; restart: number; cold: number; baseline: number };
+  }
+  const rounds: Round[] = [];
   for (let run = 0; run < runs; run++) {
     const measured = side([previous, feed, pub, path.join(dir, 'results')]);
     const sha = timed('sha256sum', ['--quiet', '-c', path.join(dir, 'SHA256SUMS')], feed);
@@ -191,6 +200,12 @@ try {
       cold: (measured.coldMs as number) / 1000,
       baseline: sha.seconds + sig.seconds,
       reused: measured.reused as number,
+      cpu: {
+        pull: (measured.pullCpuMs as number) / 1000,
+        restart: (measured.restartCpuMs as number) / 1000,
+        cold: (measured.coldCpuMs as number) / 1000,
+        baseline: sha.cpuSeconds + sig.cpuSeconds,
+      },
     });
   }
 
@@ -231,12 +246,20 @@ try {
   );
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   const ratio = (value: number, r: { baseline: number }) => (value / r.baseline).toFixed(2);
+  const cpuTable = rounds.map(
+    (r, i) =>
+      `| ${i + 1} | ${r.cpu.baseline.toFixed(3)} | ${r.cpu.pull.toFixed(3)} | ${r.cpu.restart.toFixed(3)} | ${r.cpu.cold.toFixed(3)} |`,
+  );
   rounds.forEach((r, i) => {
     console.log(
       `| ${i + 1} | ${r.baseline.toFixed(3)} | ${r.pull.toFixed(3)} | ${ratio(r.pull, r)} | ${r.restart.toFixed(3)} | ${ratio(r.restart, r)} | ${r.cold.toFixed(3)} | ${ratio(r.cold, r)} |`,
     );
   });
-  const medianRatio = (pick: (r: (typeof rounds)[number]) => number) =>
+  console.log('\nCPU seconds (user + system, all threads) of the same rounds:');
+  console.log('| round | bytes-only baseline | pull | start | from scratch |');
+  console.log('|---:|---:|---:|---:|---:|');
+  for (const line of cpuTable) console.log(line);
+  const medianRatio = (pick: (r: Round) => number) =>
     median(rounds.map((r) => pick(r) / r.baseline)).toFixed(2);
   console.log(
     `incremental verify / bytes-only baseline, median of rounds: pull ${medianRatio((r) => r.pull)} (target <= 1.5), start ${medianRatio((r) => r.restart)}, from scratch ${medianRatio((r) => r.cold)}`,
