@@ -70,6 +70,19 @@ describe('documented exit codes', () => {
     expect((await advisory(['frobnicate'])).code).toBe(EXIT_USAGE);
   });
 
+  it('names inherited from Object are unknown commands, in both tools', async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(await advisory([name]), name).toMatchObject({
+        code: EXIT_USAGE,
+        err: expect.stringMatching(new RegExp(`^unknown command "${name}"`)),
+      });
+      expect(await feed([name]), name).toMatchObject({
+        code: EXIT_USAGE,
+        err: expect.stringMatching(new RegExp(`^unknown command "${name}"`)),
+      });
+    }
+  });
+
   it('advisory-feed keygen, build, verify and sign: 0, 1 and 2', async () => {
     const dir = tmp();
     const keys = ['--secret-key', `${dir}/k.sec`, '--public-key', `${dir}/k.pub`];

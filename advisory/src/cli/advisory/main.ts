@@ -48,7 +48,7 @@ export async function runAdvisoryCli(
     io.out(advisoryHelp);
     return name ? 0 : EXIT_USAGE;
   }
-  const load = commands[name];
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
     io.err(`unknown command "${name}"\n\n${advisoryHelp}`);
     return EXIT_USAGE;
