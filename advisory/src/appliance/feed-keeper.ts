@@ -224,12 +224,17 @@ export class FeedKeeper {
 
   /**
    * What a pull reuses: the results of the feed in use, held in memory, when it is the
-   * accepted one (it was verified in this process); otherwise those stored with the cache.
+   * accepted one (it was verified in this process), with the cache copy holding its bytes;
+   * otherwise those stored with the cache (every file is then read from the source).
    */
   private async reusableResults(): Promise<ReusableResults | null> {
     const inUse = this.feed?.feed;
-    if (inUse && inUse.manifestSha256 === this.accepted?.manifest_sha256.toLowerCase())
-      return resultsOf(inUse);
+    if (inUse && inUse.manifestSha256 === this.accepted?.manifest_sha256.toLowerCase()) {
+      // Its bytes are in the cache copy, checked when it was accepted or verified at start:
+      // unchanged files are linked from there, not fetched again.
+      const bytesIn = await this.cache.current();
+      return { ...resultsOf(inUse), ...(bytesIn ? { bytesIn } : {}) };
+    }
     return this.storedResults();
   }
 

@@ -179,3 +179,58 @@ describe('stored validated results', () => {
     expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.21');
   });
 });
+
+describe('a pull of the next feed', () => {
+  const verifyCache = async (s: Setup) => {
+    const err: string[] = [];
+    const code = await runFeedCli(
+      ['verify', '--feed', s.cacheDir, '--public-key', s.keyFile],
+      { out: () => undefined, err: (l) => err.push(l) },
+      new Date(PUBLISHED.getTime() + DAY + 3_600_000),
+    );
+    return { code, err };
+  };
+
+  it('takes unchanged files from the cached copy of the feed in use, not from the source', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock, log } = await start(s.env);
+    await appliance.refresh();
+    const cached = readFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'));
+    clock.advance(DAY);
+    publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+    // The source's copy of an unchanged file is spoilt after signing: it is never read,
+    // so the pull neither sees it nor carries it into the cache.
+    writeFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), 'spoilt: [');
+    await appliance.refresh();
+    expect(acceptedLine(log)).toBeDefined();
+    expect(log.lines.filter((l) => l.msg === 'feed accepted').at(-1)).toMatchObject({
+      feed: '2026.11.22',
+      reused: 2,
+    });
+    expect(readFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'))).toEqual(cached);
+    expect(await verifyCache(s)).toEqual({ code: 0, err: [] });
+    await stop(appliance);
+  });
+
+  it('reads a file missing from the cached copy from the source, and validates it', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock, log } = await start(s.env);
+    await appliance.refresh();
+    rmSync(path.join(s.cacheDir, 'widgets/eol.yaml'));
+    clock.advance(DAY);
+    publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+    await appliance.refresh();
+    expect(log.lines.filter((l) => l.msg === 'feed accepted').at(-1)).toMatchObject({
+      feed: '2026.11.22',
+      advisories: 3,
+      reused: 1,
+    });
+    expect(appliance.status.feed?.feed.advisories.map((a) => a.advisory.id)).toEqual([
+      'W-EOL-1',
+      'W-HOLD-3',
+      'W-2.5',
+    ]);
+    expect(await verifyCache(s)).toEqual({ code: 0, err: [] });
+    await stop(appliance);
+  });
+});

@@ -58,6 +58,14 @@ export interface StoredResult {
 export interface ReusableResults {
   manifestSha256: string;
   byPath: Map<string, StoredResult>;
+  /**
+   * A directory holding the bytes of that feed, each file checked against its manifest
+   * when the feed was accepted (the cache copy of the feed in use). When given, a file
+   * whose result is reused is not read from the source at all: its bytes are the ones
+   * here (same path, size and sha256, which the new signed manifest pins), linked into
+   * the new copy. Only a pull of the feed verified in this process passes it.
+   */
+  bytesIn?: string;
 }
 
 export type ResultsRead = { ok: true; results: ReusableResults } | { ok: false; problem: string };

@@ -1,3 +1,5 @@
+import { constants, copyFileSync, linkSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { AcceptedState } from '../format/accepted-state.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
 import type { Rejection } from '../format/rejection.ts';
@@ -9,7 +11,6 @@ import { type CheckOutcome, type CheckTask, checkFiles } from './check-files.ts'
 import { CheckPool } from './check-pool.ts';
 import type { ReusableResults } from './stored-results.ts';
 import {
-  type CheckedManifest,
   checkManifest,
   checkUniqueIds,
   type ListedFile,
@@ -110,21 +111,43 @@ export async function verifyHead(
   let pool: CheckPool | null = null;
   try {
     // Started before the manifest is checked: the threads' start overlaps that work.
+    // With unchanged files taken from the feed in use, how many files are read is known
+    // only once the manifest is matched: then the threads are started (or not) after it.
+    const skipReused = !!options.reuse?.bytesIn;
     const large =
-      options.parallel !== 'never' && head.manifest.length > PARALLEL_FROM * MANIFEST_BYTES_PER_FILE;
+      options.parallel !== 'never' &&
+      !skipReused &&
+      head.manifest.length > PARALLEL_FROM * MANIFEST_BYTES_PER_FILE;
     // With a share of its own, this thread is one of the checkers.
     if (large)
       pool = CheckPool.start(options.blockingShare ? Math.max(1, CheckPool.defaultSize() - 1) : undefined);
     const checked = checkManifest(head.manifest, head.signature, { ...options, limits, now });
     const reuse = options.reuse ? matchResults(checked.listed, options.reuse) : null;
-    const outcomes = await checkAll(source, checked, {
+    const context = {
       limits,
       keep: keepAdvisories,
-      pool,
       ...(options.copyTo ? { copyTo: options.copyTo } : {}),
-      ...(reuse ? { reused: reuse.flags } : {}),
       blockingShare: !!options.blockingShare,
-    });
+    };
+    let outcomes: CheckOutcome[];
+    if (reuse && options.reuse?.bytesIn) {
+      const toRead = checked.listed.filter((_, index) => reuse.flags[index] !== 1);
+      if (options.parallel !== 'never' && toRead.length > PARALLEL_FROM)
+        pool = CheckPool.start(options.blockingShare ? Math.max(1, CheckPool.defaultSize() - 1) : undefined);
+      outcomes = await checkAll(source, toRead, { ...context, pool });
+      if (options.copyTo && !outcomes.some((o) => !o.ok)) {
+        // A reused file missing from the feed in use's copy (removed by hand) is read from
+        // the source and validated after all.
+        const missing = linkReused(checked.listed, reuse, options.reuse.bytesIn, options.copyTo);
+        if (missing.length > 0) outcomes.push(...(await checkAll(source, missing, { ...context, pool })));
+      }
+    } else {
+      outcomes = await checkAll(source, checked.listed, {
+        ...context,
+        pool,
+        ...(reuse ? { reused: reuse.flags } : {}),
+      });
+    }
     let advisories: VerifiedAdvisory[] = [];
     let ids: { id: string; file: string }[] = [];
     for (const outcome of outcomes) {
@@ -193,6 +216,41 @@ function matchResults(listed: readonly ListedFile[], results: ReusableResults): 
   return { flags, advisories, count };
 }
 
+/**
+ * Links each reused file from the feed in use's copy into the new copy (a hard link: both
+ * copies are the appliance's own and never written in place; a copy where links cannot
+ * be made). Returns the files that are not there: those are no longer reused.
+ */
+function linkReused(listed: readonly ListedFile[], reuse: Reuse, from: string, to: string): ListedFile[] {
+  const made = new Set<string>();
+  const missing: ListedFile[] = [];
+  listed.forEach((file, index) => {
+    if (reuse.flags[index] !== 1) return;
+    const target = `${to}/${file.path}`;
+    const folder = path.dirname(target);
+    if (!made.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
+    try {
+      try {
+        linkSync(`${from}/${file.path}`, target);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+        copyFileSync(`${from}/${file.path}`, target, constants.COPYFILE_EXCL);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      reuse.flags[index] = 0;
+      reuse.advisories[index] = undefined;
+      reuse.count--;
+      missing.push(file);
+    }
+  });
+  return missing;
+}
+
 /** The reused and the freshly validated advisories together, in manifest order. */
 function mergeReused(
   listed: readonly ListedFile[],
@@ -236,10 +294,9 @@ interface CheckContext {
  */
 async function checkAll(
   source: FeedSource,
-  checked: CheckedManifest,
+  listed: readonly ListedFile[],
   context: CheckContext,
 ): Promise<CheckOutcome[]> {
-  const { listed } = checked;
   // Parallel checkers read a local directory themselves (blocking reads, on their own
   // threads); otherwise this thread reads, asynchronously, so it never stalls.
   const readHere = source.directory === null || !context.pool;
@@ -253,7 +310,7 @@ async function checkAll(
     ...(context.copyTo ? { copyTo: context.copyTo } : {}),
     ...(context.reused ? { reused: context.reused.slice(offset, offset + files.length) } : {}),
   });
-  if (!context.pool) return [checkFiles(task(listed, 0))];
+  if (!context.pool) return [checkFiles(task([...listed], 0))];
   const here = context.blockingShare && !readHere;
   const shares = split(listed, context.pool.size + (here ? 1 : 0));
   let offset = 0;
