@@ -9,7 +9,7 @@ import { verdictsDocument } from '../../appliance/verdicts-document.ts';
 import { adviceOf } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
 import { CLIENT_VERSION } from '../../version.ts';
-import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable } from '../io.ts';
+import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
 
 export const checkHelp = `Usage: advisory check [--verbose | --json]
 
@@ -78,6 +78,9 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
     strict: true,
     allowPositionals: false,
   });
+  // The document carries the advice already; a flag that would be silently ignored is refused.
+  if (flags.json && flags.verbose)
+    throw new UsageError('--json and --verbose do not go together: the JSON document holds the advice');
   const io: Io = {
     out: (line) => terminal.out(printable(line)),
     err: (line) => terminal.err(printable(line)),

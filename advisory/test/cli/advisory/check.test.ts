@@ -36,6 +36,15 @@ describe('advisory check', () => {
 });
 
 describe('advisory check --verbose', () => {
+  it('refuses --json with --verbose (exit 2): the document holds the advice already', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000) });
+    expect(await runAdvisory(['check', '--json', '--verbose'], s.env)).toMatchObject({
+      code: 2,
+      out: '',
+      err: '--json and --verbose do not go together: the JSON document holds the advice (advisory check --help shows how)',
+    });
+  });
+
   it('prints each advisory of an asset under its line: what to do, references, CVEs', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - 86_400_000) });
     const plain = await check(s.env);
