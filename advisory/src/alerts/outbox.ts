@@ -228,8 +228,17 @@ export class Outbox {
   }
 
   private flushed: (() => Promise<void>) | undefined;
+  /** The tick under way, flush and judgement both: stop() waits for the whole of it. */
+  private ticking: Promise<void> | null = null;
 
-  private async tick(): Promise<void> {
+  private tick(): Promise<void> {
+    this.ticking ??= this.tickOnce().finally(() => {
+      this.ticking = null;
+    });
+    return this.ticking;
+  }
+
+  private async tickOnce(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const delivered = await this.flush().then(
@@ -239,7 +248,7 @@ export class Outbox {
         return false;
       },
     );
-    if (delivered)
+    if (delivered && !this.stopped)
       await this.flushed?.().catch((error: unknown) =>
         this.options.logger?.error({ err: error }, 'the conditions could not be judged after a delivery'),
       );
@@ -272,6 +281,9 @@ export class Outbox {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // A delivery's judgement writes state files: done before the caller lets the data
+    // directory go, never after (another process may hold it by then).
+    await this.ticking;
     await this.flushing;
   }
 

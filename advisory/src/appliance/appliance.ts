@@ -398,6 +398,8 @@ export class Appliance {
     this.timer = null;
     await this.refreshing?.catch(() => undefined);
     await this.outbox.stop();
+    // Judging after a delivery writes the conditions and queues alerts: it ends before the lock goes.
+    await this.judging;
     await this.keeper.close();
     await this.release?.();
   }

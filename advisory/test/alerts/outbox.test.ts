@@ -32,6 +32,29 @@ describe('the outbox', () => {
     expect(readdirSync(dir).sort()).toEqual(['damaged']);
   });
 
+  it('stop() waits for the judgement after a delivery, which writes state, and starts none after', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
+    const outbox = new Outbox(dir, { webhook: async () => undefined }, { retryBaseMs: 10, maxAttempts: 3 });
+    await outbox.enqueue(initialAlert([], [], '2026.11.26', null, new Date('2026-11-26T00:00:00Z')));
+    let begun: () => void = () => undefined;
+    const judging = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const judged: string[] = [];
+    outbox.start(async () => {
+      begun();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      judged.push('done');
+    });
+    await judging;
+    await outbox.stop();
+    expect(judged).toEqual(['done']);
+    // Stopped: a flush from outside (a refresh's) schedules no tick, so nothing is judged.
+    await outbox.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(judged).toEqual(['done']);
+  });
+
   it('queues an alert once per channel, however often it is queued', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'outbox-'));
     const outbox = new Outbox(dir, { webhook: async () => undefined }, { retryBaseMs: 10, maxAttempts: 3 });
