@@ -78,14 +78,17 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
         message: `the newest accepted feed was published at ${manifest.published_at}, longer ago than ADVISORY_FEED_MAX_AGE allows: the feed host may be answering with an old feed or "not modified" for ever`,
       });
     }
-    if (status.lastPull?.outcome === 'rejected') {
-      const rejection = status.lastPull.rejection;
-      problems.push({
-        code: 'feed-refused',
-        message: `the live feed was refused: ${status.lastPull.message}`,
-        ...(rejection ? { rejection } : {}),
-      });
-    }
+  }
+  // A refused live feed says what to fix (a rotated key, a clock): with a feed in use, and
+  // as much after the feed in use expired, when it is why no fresher one was accepted.
+  // Without any feed, no-feed already carries the refusal.
+  const refused = status.lastPull?.outcome === 'rejected' ? status.lastPull : null;
+  if (refused && (feed !== null || (status.expired && refused.rejection?.reason !== 'expired'))) {
+    problems.push({
+      code: 'feed-refused',
+      message: `the live feed was refused: ${refused.message}`,
+      ...(refused.rejection ? { rejection: refused.rejection } : {}),
+    });
   }
   if (status.lastRefreshError) {
     problems.push({

@@ -159,6 +159,22 @@ describe('assessHealth', () => {
         60 * DAY,
       ),
     ).toEqual({ status: 'down', problems: [{ code: 'feed-expired', message }] });
+    // Expired, and the newer feed refused: why it was refused is what the operator must fix.
+    const rejection = { reason: 'signature-unknown-key' as const, message: 'signed by no trusted key' };
+    const refused = { at: 'T3', outcome: 'rejected' as const, message: rejection.message, rejection };
+    expect(
+      assessHealth(
+        status({ feed: null, problem: refused, expired: gone, lastPull: refused }),
+        at('2026-12-22T00:00:00Z'),
+        60 * DAY,
+      ),
+    ).toEqual({
+      status: 'down',
+      problems: [
+        { code: 'feed-expired', message },
+        { code: 'feed-refused', message: 'the live feed was refused: signed by no trusted key', rejection },
+      ],
+    });
   });
 
   it("carries a refused live feed's rejection, and names a failing alert channel", () => {
