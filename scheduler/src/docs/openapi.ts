@@ -95,7 +95,10 @@ export async function registerOpenApi(app: App): Promise<void> {
         title: 'Scheduler API',
         version: '1.0.0',
         description,
-        license: { name: 'Functional Source License, Version 1.1, ALv2 Future License', identifier: 'FSL-1.1-ALv2' },
+        license: {
+          name: 'Functional Source License, Version 1.1, ALv2 Future License',
+          identifier: 'FSL-1.1-ALv2',
+        },
       },
       servers: [{ url: '/', description: 'This server' }],
       tags: [
