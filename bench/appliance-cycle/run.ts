@@ -8,14 +8,12 @@
  *   npm run bench:appliance-cycle     (ADVISORIES=20000 ASSETS=5000 ROUNDS=3 to change)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
-import { generateKeyPair, parseSecretKey, signMessage } from '../../advisory/src/crypto/signify.ts';
+import { generateKeyPair } from '../../advisory/src/crypto/signify.ts';
 import { buildFeed } from '../../advisory/src/feed/author/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/format/rules.ts';
-import { benchAdvisory, median } from '../feed-verify/feed.ts';
+import { benchAdvisory, bundleWithWorker, median, signBenchFeed } from '../feed-verify/feed.ts';
 
 const advisories = Number(process.env.ADVISORIES ?? 20_000);
 const assets = Number(process.env.ASSETS ?? 5_000);
@@ -40,10 +38,7 @@ try {
   const keys = generateKeyPair('bench');
   const key = path.join(dir, 'bench.pub');
   writeFileSync(key, keys.publicKey);
-  writeFileSync(
-    path.join(feed, SIGNATURE_FILE),
-    signMessage(parseSecretKey(keys.secretKey), readFileSync(path.join(feed, MANIFEST_FILE)), 'bench'),
-  );
+  signBenchFeed(feed, keys.secretKey, 'bench');
   // An estate of many hosts on a few hundred versions: each runs Debian and one service.
   const lines = ['assets:'];
   const services = ['proxmox-ve', 'nextcloud', 'postgresql'];
@@ -58,22 +53,7 @@ try {
 
   // Both sides run bundled, as the installed appliance does (with its worker beside it).
   const bundle = path.join(dir, 'bundle');
-  await build({
-    entryPoints: {
-      side: path.join(import.meta.dirname, 'side.ts'),
-      'check-worker': path.resolve(import.meta.dirname, '../../advisory/src/feed/verify/check-worker.ts'),
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outdir: bundle,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __fu(new URL('.', import.meta.url));",
-    },
-  });
+  await bundleWithWorker(path.join(import.meta.dirname, 'side.ts'), 'side', bundle);
   if (process.env.KEEP_DIR) {
     console.log(`kept ${dir}`);
     process.exit(0);

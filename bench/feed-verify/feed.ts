@@ -1,4 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { parseSecretKey, signMessage } from '../../advisory/src/crypto/signify.ts';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/format/rules.ts';
 
 /** What the advisory benchmarks share: a realistic generated advisory, timing of commands. */
 const products = ['proxmox-ve', 'nextcloud', 'postgresql', 'debian'];
@@ -57,4 +62,35 @@ export function signifyBinary(): string {
     process.exit(2);
   }
   return found;
+}
+
+/** Signs the feed's manifest with the bench key (signify format) beside it. */
+export function signBenchFeed(feed: string, secretKey: string, comment: string): void {
+  writeFileSync(
+    path.join(feed, SIGNATURE_FILE),
+    signMessage(parseSecretKey(secretKey), readFileSync(path.join(feed, MANIFEST_FILE)), comment),
+  );
+}
+
+/**
+ * Bundles `entry` as `<name>.mjs` into `outdir` with the feed checker's worker beside it, as
+ * the installed appliance runs (the worker is loaded from the bundle's own folder).
+ */
+export async function bundleWithWorker(entry: string, name: string, outdir: string): Promise<void> {
+  await build({
+    entryPoints: {
+      [name]: entry,
+      'check-worker': path.resolve(import.meta.dirname, '../../advisory/src/feed/verify/check-worker.ts'),
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __fu(new URL('.', import.meta.url));",
+    },
+  });
 }

@@ -24,13 +24,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import pino from 'pino';
 import { openAppliance } from '../../advisory/src/appliance/open.ts';
-import { generateKeyPair, parseSecretKey, signMessage } from '../../advisory/src/crypto/signify.ts';
+import { generateKeyPair } from '../../advisory/src/crypto/signify.ts';
 import { buildFeed } from '../../advisory/src/feed/author/build.ts';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../advisory/src/feed/format/rules.ts';
-import { benchAdvisory, median, signifyBinary, timed } from './feed.ts';
+import { MANIFEST_FILE } from '../../advisory/src/feed/format/rules.ts';
+import { benchAdvisory, bundleWithWorker, median, signBenchFeed, signifyBinary, timed } from './feed.ts';
 
 const advisories = Number(process.env.ADVISORIES ?? 20_000);
 const runs = Number(process.env.RUNS ?? 5);
@@ -55,14 +54,7 @@ try {
   const keys = generateKeyPair('bench');
   const pub = path.join(dir, 'bench.pub');
   writeFileSync(pub, keys.publicKey);
-  writeFileSync(
-    path.join(feed, SIGNATURE_FILE),
-    signMessage(
-      parseSecretKey(keys.secretKey),
-      readFileSync(path.join(feed, MANIFEST_FILE)),
-      'verify with bench.pub',
-    ),
-  );
+  signBenchFeed(feed, keys.secretKey, 'verify with bench.pub');
   const sums = Object.values(built.manifest.modules)
     .flatMap(({ files }) => files.map((f) => `${f.sha256}  ${f.path}`))
     .join('\n');
@@ -131,22 +123,7 @@ try {
 
   // 3. Incremental verification, in a bundled appliance process per round.
   const bundle = path.join(dir, 'bundle');
-  await build({
-    entryPoints: {
-      incremental: path.join(import.meta.dirname, 'incremental.ts'),
-      'check-worker': path.resolve(import.meta.dirname, '../../advisory/src/feed/verify/check-worker.ts'),
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outdir: bundle,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __fu(new URL('.', import.meta.url));",
-    },
-  });
+  await bundleWithWorker(path.join(import.meta.dirname, 'incremental.ts'), 'incremental', bundle);
   const side = (args: string[]): Record<string, number> => {
     const result = spawnSync(process.execPath, [path.join(bundle, 'incremental.mjs'), ...args], {
       cwd: dir,
@@ -168,14 +145,7 @@ try {
   }
   const next = buildFeed({ feedDir: feed, expiresInMs: 14 * 86_400_000 });
   if (!next.ok) throw new Error(`changed feed does not build: ${JSON.stringify(next.findings.slice(0, 3))}`);
-  writeFileSync(
-    path.join(feed, SIGNATURE_FILE),
-    signMessage(
-      parseSecretKey(keys.secretKey),
-      readFileSync(path.join(feed, MANIFEST_FILE)),
-      'verify with bench.pub',
-    ),
-  );
+  signBenchFeed(feed, keys.secretKey, 'verify with bench.pub');
   const nextSums = Object.values(next.manifest.modules)
     .flatMap(({ files }) => files.map((f) => `${f.sha256}  ${f.path}`))
     .join('\n');
