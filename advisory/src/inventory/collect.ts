@@ -44,26 +44,38 @@ export async function loadInventory(file: string): Promise<InventoryFile> {
   return parseInventoryFile(text, file);
 }
 
+/** How long past its `timeout` a source may take in all (its requests have `timeout` each). */
+const GRACE_MS = 5000;
+
 function run(source: SourceConfig, inventoryFile: string): Promise<Asset[]> {
   const timeoutMs = timeoutOf(source, DEFAULT_TIMEOUT_MS);
+  const deadlineMs = timeoutMs + GRACE_MS;
+  // One signal for the whole source: when it aborts, every request still open and every
+  // one not yet made stops, and `occ` is killed. Stopping to wait is not enough: an
+  // adapter asking one thing after another (a Nextcloud's apps, a cluster's guests) would
+  // go on in the background, each request with its own deadline, while the next
+  // collection starts.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
+  const signal = deadline.signal;
   const work = (() => {
     switch (source.type) {
       case 'proxmox':
-        return collectProxmox(source, inventoryFile, timeoutMs);
+        return collectProxmox(source, inventoryFile, timeoutMs, signal);
       case 'nextcloud':
-        return collectNextcloud(source, timeoutMs);
+        return collectNextcloud(source, timeoutMs, signal);
       case 'nextcloud-api':
-        return collectNextcloudApi(source, inventoryFile, timeoutMs);
+        return collectNextcloudApi(source, inventoryFile, timeoutMs, signal);
       case 'file':
         return collectFile(source, inventoryFile);
       case 'http':
-        return collectHttp(source, inventoryFile, timeoutMs);
+        return collectHttp(source, inventoryFile, timeoutMs, signal);
     }
   })();
-  // The adapters keep their own deadlines; this one holds even if one of them does not.
-  let timer: NodeJS.Timeout | undefined;
+  // Settles on the abort itself, before the adapter's own error (`stopped at the source's
+  // deadline`) unwinds: the status says which deadline passed.
   const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs + 5000} ms`)), timeoutMs + 5000);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
   return Promise.race([work, guard]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import selfsigned from 'selfsigned';
@@ -22,7 +23,7 @@ import { occApps, occStatus } from './occ-fake.ts';
  *
  * It serves the same state the occ fake prints (`occStatus`, `occApps`, or what it is
  * given), so a test can ask one server both ways. It counts the TLS connections it
- * accepts.
+ * accepts and those still open.
  */
 export interface NextcloudState {
   status: Record<string, unknown>;
@@ -48,6 +49,10 @@ export interface NextcloudFake {
    * Nextcloud answers OCS requests in maintenance mode).
    */
   mode: 'normal' | 'slow' | 'garbage' | 'not-ocs' | 'oversized' | 'maintenance';
+  /** Each answer waits this long (0 by default): a slow server that does answer. */
+  delayMs: number;
+  /** TLS connections open now (accepted and not yet closed by either side). */
+  open: number;
   close(): Promise<void>;
 }
 
@@ -109,8 +114,11 @@ export async function startNextcloudFake(
     connections: 0,
     listedWithoutInfo: [] as string[],
     mode: 'normal' as NextcloudFake['mode'],
+    delayMs: 0,
+    open: 0,
   };
   const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+    // Seen when it arrives, not when it is answered.
     const url = new URL(request.url ?? '/', 'https://cloud.lan');
     const header = request.headers['ocs-apirequest'];
     fake.seen.push({
@@ -118,6 +126,12 @@ export async function startNextcloudFake(
       authorization: request.headers.authorization,
       ocsApiRequest: typeof header === 'string' ? header : undefined,
     });
+    if (fake.delayMs > 0) setTimeout(() => answer(request, response), fake.delayMs);
+    else answer(request, response);
+  });
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'https://cloud.lan');
+    const header = request.headers['ocs-apirequest'];
     const send = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -166,9 +180,13 @@ export async function startNextcloudFake(
         [],
       ),
     );
-  });
-  server.on('secureConnection', () => {
+  };
+  server.on('secureConnection', (socket) => {
     fake.connections += 1;
+    fake.open += 1;
+    socket.once('close', () => {
+      fake.open -= 1;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

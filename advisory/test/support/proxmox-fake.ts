@@ -66,6 +66,8 @@ export interface ProxmoxFake {
   delayMs: number;
   /** The most requests about one node (`/nodes/{node}/...`) that were open at once. */
   maxInFlightPerNode: number;
+  /** TLS connections open now (accepted and not yet closed by either side). */
+  open: number;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     mode: 'normal' as ProxmoxFake['mode'],
     delayMs: 0,
     maxInFlightPerNode: 0,
+    open: 0,
   };
   const inFlight = new Map<string, number>();
   const answer = (authorization: string | undefined, path: string, response: ServerResponse) => {
@@ -197,8 +200,12 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
       setTimeout(() => answer(request.headers.authorization, path, response), fake.delayMs);
     else answer(request.headers.authorization, path, response);
   });
-  server.on('secureConnection', () => {
+  server.on('secureConnection', (socket) => {
     fake.connections += 1;
+    fake.open += 1;
+    socket.once('close', () => {
+      fake.open -= 1;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

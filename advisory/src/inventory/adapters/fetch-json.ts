@@ -1,6 +1,6 @@
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
-import { MAX_ANSWER_BYTES } from './limits.ts';
+import { MAX_ANSWER_BYTES, STOPPED } from './limits.ts';
 
 /**
  * GET of a local endpoint for an adapter: a deadline for the whole answer, at most
@@ -86,20 +86,67 @@ export function adapterAgent(trust: TlsTrust, timeoutMs: number): Dispatcher {
   });
 }
 
+/**
+ * One collection's dispatcher and the signal that ends it. The signal aborts when the
+ * source's deadline (`deadline`, from collect.ts) passes or when the collection ends
+ * (`end`, for instance when one Proxmox node failed while another's requests are still
+ * running): either way the dispatcher is destroyed at once, so every request still open
+ * fails and none is started, rather than each running to its own deadline in the
+ * background after the collection gave up on them.
+ */
+export interface AdapterSession {
+  dispatcher: Dispatcher;
+  signal: AbortSignal;
+  /** Stops what is still running and closes the connection; call it when the collection ends. */
+  end(): Promise<void>;
+}
+
+export function adapterSession(trust: TlsTrust, timeoutMs: number, deadline?: AbortSignal): AdapterSession {
+  const ended = new AbortController();
+  const signal = deadline ? AbortSignal.any([deadline, ended.signal]) : ended.signal;
+  const dispatcher = adapterAgent(trust, timeoutMs);
+  let destroyed: Promise<void> | undefined;
+  const destroy = () => {
+    // destroy, not close: close would wait for the requests still open.
+    destroyed ??= dispatcher.destroy().catch(() => undefined);
+    return destroyed;
+  };
+  if (signal.aborted) void destroy();
+  else signal.addEventListener('abort', destroy, { once: true });
+  return {
+    dispatcher,
+    signal,
+    end: () => {
+      ended.abort(new AdapterError('the collection ended'));
+      return destroy();
+    },
+  };
+}
+
+export interface GetOptions {
+  dispatcher: Dispatcher;
+  /** The deadline of this one request (connection and the whole answer). */
+  timeoutMs: number;
+  /** The collection's signal (AdapterSession): when it aborts, the request stops at once. */
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
 /** The body of a 2xx answer as text; anything else is an AdapterError saying what happened. */
-export async function getText(
-  url: string,
-  options: { dispatcher: Dispatcher; timeoutMs: number; headers?: Record<string, string> },
-): Promise<string> {
+export async function getText(url: string, options: GetOptions): Promise<string> {
+  const origin = new URL(url).origin;
+  // No request is started once the collection is over.
+  if (options.signal?.aborted) throw new AdapterError(`${origin}: ${STOPPED}`);
+  const timeout = AbortSignal.timeout(options.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       dispatcher: options.dispatcher,
       headers: { accept: 'application/json', 'user-agent': 'advisory-appliance', ...options.headers },
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
     });
   } catch (error) {
-    throw new AdapterError(`${new URL(url).origin}: ${describe(error)}`);
+    throw new AdapterError(`${origin}: ${describe(error, options.signal)}`);
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
     await response.body.dump();
@@ -118,15 +165,12 @@ export async function getText(
     }
   } catch (error) {
     if (error instanceof AdapterError) throw error;
-    throw new AdapterError(`${url}: ${describe(error)}`);
+    throw new AdapterError(`${url}: ${describe(error, options.signal)}`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function getJson(
-  url: string,
-  options: { dispatcher: Dispatcher; timeoutMs: number; headers?: Record<string, string> },
-): Promise<unknown> {
+export async function getJson(url: string, options: GetOptions): Promise<unknown> {
   const text = await getText(url, options);
   try {
     return JSON.parse(text);
@@ -135,7 +179,9 @@ export async function getJson(
   }
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, collection: AbortSignal | undefined): string {
+  // The collection's end destroys the dispatcher too, so its errors say nothing more.
+  if (collection?.aborted) return STOPPED;
   const name = (error as Error).name;
   if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -2,7 +2,7 @@ import jsonpointer from 'jsonpointer';
 import { RE2JS } from 're2js';
 import type { Asset } from '../asset.ts';
 import { type HttpSourceConfig, resolveFrom } from '../config.ts';
-import { AdapterError, adapterAgent, getText } from './fetch-json.ts';
+import { AdapterError, adapterSession, getText } from './fetch-json.ts';
 import { readNamed } from './limits.ts';
 
 /**
@@ -15,11 +15,16 @@ export async function collectHttp(
   source: HttpSourceConfig,
   inventoryFile: string,
   timeoutMs: number,
+  deadline?: AbortSignal,
 ): Promise<Asset[]> {
   const ca = source.ca_file ? await readNamed(resolveFrom(inventoryFile, source.ca_file)) : undefined;
-  const dispatcher = adapterAgent(ca ? { ca } : {}, timeoutMs);
+  const session = adapterSession(ca ? { ca } : {}, timeoutMs, deadline);
   try {
-    const text = await getText(source.url, { dispatcher, timeoutMs });
+    const text = await getText(source.url, {
+      dispatcher: session.dispatcher,
+      signal: session.signal,
+      timeoutMs,
+    });
     let version: unknown;
     if (source.json_pointer !== undefined) {
       let document: unknown;
@@ -51,6 +56,6 @@ export async function collectHttp(
       },
     ];
   } finally {
-    await dispatcher.close();
+    await session.end();
   }
 }

@@ -6,6 +6,9 @@ export function timeoutOf(source: { timeout?: string | undefined }, fallbackMs: 
   return source.timeout ? parseDuration(source.timeout, { min: 1000, max: 10 * 60_000 }) : fallbackMs;
 }
 
+/** Why a request or `occ` run ended when the source's deadline (collect.ts) passed. */
+export const STOPPED = "stopped at the source's deadline";
+
 /** The most an adapter reads of one answer. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 

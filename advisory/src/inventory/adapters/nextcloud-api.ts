@@ -1,7 +1,7 @@
 import type { Asset } from '../asset.ts';
 import type { NextcloudApiSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
-import { AdapterError, adapterAgent, getJson } from './fetch-json.ts';
+import { AdapterError, adapterSession, getJson } from './fetch-json.ts';
 import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
 
 /**
@@ -40,12 +40,14 @@ export async function collectNextcloudApi(
   source: NextcloudApiSource,
   inventoryFile: string,
   timeoutMs: number,
+  deadline?: AbortSignal,
 ): Promise<Asset[]> {
   const password = await readSecret(inventoryFile, source.app_password_file, 'an app password');
-  const dispatcher = adapterAgent(await trustOf(inventoryFile, source), timeoutMs);
+  const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
   const base = source.url.replace(/\/+$/, '');
   const options = {
-    dispatcher,
+    dispatcher: session.dispatcher,
+    signal: session.signal,
     timeoutMs,
     headers: {
       authorization: `Basic ${Buffer.from(`${source.user}:${password}`).toString('base64')}`,
@@ -95,6 +97,6 @@ export async function collectNextcloudApi(
     }
     return [nextcloudAsset(source, status, enabledApps)];
   } finally {
-    await dispatcher.close();
+    await session.end();
   }
 }

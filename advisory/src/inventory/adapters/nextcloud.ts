@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Asset } from '../asset.ts';
 import type { NextcloudSource } from '../config.ts';
 import { AdapterError } from './fetch-json.ts';
-import { MAX_ANSWER_BYTES } from './limits.ts';
+import { MAX_ANSWER_BYTES, STOPPED } from './limits.ts';
 import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
 
 /**
@@ -13,10 +13,17 @@ import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
  * source (nextcloud-asset.ts). For local installs: the command must run as the web
  * server's user; the `nextcloud-api` source asks the same over HTTPS instead.
  */
-function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promise<unknown> {
+function occ(
+  source: NextcloudSource,
+  args: string[],
+  timeoutMs: number,
+  deadline: AbortSignal | undefined,
+): Promise<unknown> {
   const [command, ...base] = source.command as [string, ...string[]];
   const shown = `${command} ${args.join(' ')}`;
   return new Promise((resolve, reject) => {
+    // Past the source's deadline nothing more is started (the second run, after a slow first).
+    if (deadline?.aborted) return reject(new AdapterError(`${shown}: ${STOPPED}`));
     // Its own process group, so a deadline ends everything it started (sudo -> php), not
     // only the direct child, and no grandchild keeps the pipes (and this call) open.
     const child = spawn(command, [...base, ...args], {
@@ -38,6 +45,13 @@ function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promis
       }
     };
     const timer = setTimeout(() => killGroup(`did not finish within ${timeoutMs} ms`), timeoutMs);
+    // The source's deadline ends a run at once, whatever is left of the run's own.
+    const stop = () => killGroup(STOPPED);
+    deadline?.addEventListener('abort', stop, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      deadline?.removeEventListener('abort', stop);
+    };
     const take = (into: Buffer[]) => (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) return killGroup(`the output is larger than ${MAX_ANSWER_BYTES} bytes`);
@@ -46,11 +60,11 @@ function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promis
     child.stdout.on('data', take(out));
     child.stderr.on('data', take(err));
     child.on('error', (error) => {
-      clearTimeout(timer);
+      done();
       reject(new AdapterError(`${shown}: ${error.message}`));
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
+      done();
       // Whatever it left running in its group goes with it.
       killGroup(problem ?? '');
       const stderr = Buffer.concat(err).toString('utf8');
@@ -66,11 +80,15 @@ function occ(source: NextcloudSource, args: string[], timeoutMs: number): Promis
   });
 }
 
-export async function collectNextcloud(source: NextcloudSource, timeoutMs: number): Promise<Asset[]> {
-  const status = await occ(source, ['status', '--output=json'], timeoutMs);
+export async function collectNextcloud(
+  source: NextcloudSource,
+  timeoutMs: number,
+  deadline?: AbortSignal,
+): Promise<Asset[]> {
+  const status = await occ(source, ['status', '--output=json'], timeoutMs, deadline);
   if (!isNextcloudStatus(status)) throw new AdapterError('occ status: not the status of a Nextcloud');
   if (!status.installed) throw new AdapterError('occ status: Nextcloud is not installed');
-  const apps = await occ(source, ['app:list', '--output=json'], timeoutMs);
+  const apps = await occ(source, ['app:list', '--output=json'], timeoutMs, deadline);
   const enabled = (apps as { enabled?: unknown } | null)?.enabled;
   const enabledApps =
     enabled && typeof enabled === 'object' && !Array.isArray(enabled)

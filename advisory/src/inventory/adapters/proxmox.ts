@@ -1,7 +1,7 @@
 import type { Asset } from '../asset.ts';
 import type { ProxmoxSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
-import { AdapterError, adapterAgent, getJson } from './fetch-json.ts';
+import { AdapterError, adapterSession, getJson } from './fetch-json.ts';
 
 /**
  * Proxmox VE through its API with an API token (read-only is enough: PVEAuditor), as the
@@ -105,12 +105,14 @@ export async function collectProxmox(
   source: ProxmoxSource,
   inventoryFile: string,
   timeoutMs: number,
+  deadline?: AbortSignal,
 ): Promise<Asset[]> {
   const secret = await readSecret(inventoryFile, source.token_secret_file, 'a token secret');
-  const dispatcher = adapterAgent(await trustOf(inventoryFile, source), timeoutMs);
+  const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
   const base = source.url.replace(/\/+$/, '');
   const options = {
-    dispatcher,
+    dispatcher: session.dispatcher,
+    signal: session.signal,
     timeoutMs,
     headers: { authorization: `PVEAPIToken=${source.token_id}=${secret}` },
   };
@@ -145,6 +147,8 @@ export async function collectProxmox(
         throw new AdapterError(`${at}/config: no configuration`);
       config = answer.data as GuestConfig;
     } catch (error) {
+      // The collection is over: no asset of it is wanted any more.
+      if (session.signal.aborted) throw error;
       // One guest's configuration (deleted since the list was read, say) does not fail the cluster.
       return { ...asset, products: {}, facts, status: 'unknown', error: (error as Error).message };
     }
@@ -159,7 +163,8 @@ export async function collectProxmox(
           const pretty = (info as OsInfo)['pretty-name'];
           if (typeof pretty === 'string' && pretty.trim()) facts.os = printable(pretty.trim());
         }
-      } catch {
+      } catch (error) {
+        if (session.signal.aborted) throw error;
         // The agent is enabled but not running, or the token may not ask it (HTTP 500,
         // 403): the guest is reported from its configuration alone.
       }
@@ -192,8 +197,9 @@ export async function collectProxmox(
   try {
     const nodes = await get('nodes');
     if (!isNodes(nodes)) throw new AdapterError(`${base}/api2/json/nodes: not a Proxmox node list`);
+    // A node that fails fails the collection; session.end() then stops the other nodes' requests.
     return (await Promise.all(nodes.data.map(nodeAssets))).flat();
   } finally {
-    await dispatcher.close();
+    await session.end();
   }
 }

@@ -1,0 +1,188 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectNextcloud } from '../../src/inventory/adapters/nextcloud.ts';
+import { collectNextcloudApi } from '../../src/inventory/adapters/nextcloud-api.ts';
+import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
+import { collectInventory } from '../../src/inventory/collect.ts';
+import { parseInventoryFile } from '../../src/inventory/config.ts';
+import { type NextcloudFake, startNextcloudFake } from '../support/nextcloud-fake.ts';
+import { occStatus, writeOcc } from '../support/occ-fake.ts';
+import { type FakeGuest, type ProxmoxFake, startProxmoxFake } from '../support/proxmox-fake.ts';
+
+/**
+ * A source's deadline ends its work, not only the wait for it: a Nextcloud with many apps
+ * and a Proxmox cluster with many guests, each answering every request slowly (but each
+ * within the per-request timeout), must receive no request once the deadline has passed,
+ * and their connections must be closed; an `occ` run is killed.
+ */
+let cloud: NextcloudFake;
+let pve: ProxmoxFake;
+let dir: string;
+
+const manyGuests = (first: number): FakeGuest[] =>
+  Array.from({ length: 30 }, (_, i) => ({
+    vmid: first + i,
+    kind: 'lxc',
+    name: `ct${first + i}`,
+    status: 'running',
+    ostype: 'debian',
+  }));
+
+beforeAll(async () => {
+  const enabled = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`app${i}`, `1.${i}.0`]));
+  cloud = await startNextcloudFake({ status: occStatus, apps: { enabled, disabled: {} } });
+  pve = await startProxmoxFake([
+    { node: 'pve1', status: 'online', version: '9.1.4', guests: manyGuests(100) },
+    { node: 'pve2', status: 'online', version: '9.1.4', guests: manyGuests(200) },
+  ]);
+  dir = mkdtempSync(path.join(tmpdir(), 'inventory-deadline-'));
+  writeFileSync(path.join(dir, 'cloud.secret'), cloud.appPassword);
+  writeFileSync(path.join(dir, 'pve.secret'), pve.secret);
+});
+afterAll(async () => {
+  await cloud?.close();
+  await pve?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits (at most 2 s) until every connection to the fake is closed. */
+async function allClosed(fake: { open: number }): Promise<number> {
+  for (let i = 0; i < 100 && fake.open > 0; i++) await sleep(20);
+  return fake.open;
+}
+
+const inventoryFile = () => path.join(dir, 'inventory.yaml');
+
+describe("a source's deadline", () => {
+  it('stops a slow Nextcloud and Proxmox at once: no request after it, connections closed', async () => {
+    cloud.delayMs = 300;
+    pve.delayMs = 300;
+    cloud.seen.length = 0;
+    pve.seen.length = 0;
+    const file = inventoryFile();
+    writeFileSync(
+      file,
+      [
+        'sources:',
+        `  - { type: nextcloud-api, name: cloud, url: "${cloud.url}", user: ${cloud.admin}, app_password_file: cloud.secret, fingerprint: "${cloud.fingerprint}", timeout: 1s }`,
+        `  - { type: proxmox, name: cluster, url: "${pve.url}", token_id: "${pve.tokenId}", token_secret_file: pve.secret, fingerprint: "${pve.fingerprint}", timeout: 1s }`,
+      ].join('\n'),
+    );
+    const started = performance.now();
+    const { assets, sources } = await collectInventory(
+      file,
+      parseInventoryFile(readFileSync(file, 'utf8'), file),
+    );
+    const took = performance.now() - started;
+    // The deadline is the 1 s timeout plus 5 s; 82 app requests or 68 Proxmox requests of
+    // 300 ms each would take far longer.
+    expect(took).toBeGreaterThanOrEqual(5990);
+    expect(took).toBeLessThan(9000);
+    expect(sources.map((s) => [s.name, s.ok, s.error])).toEqual([
+      ['cloud', false, 'no answer within 6000 ms'],
+      ['cluster', false, 'no answer within 6000 ms'],
+    ]);
+    expect(assets.map((a) => [a.name, a.status])).toEqual([
+      ['cloud', 'unknown'],
+      ['cluster', 'unknown'],
+    ]);
+    const asked = { cloud: cloud.seen.length, cluster: pve.seen.length };
+    expect(asked.cloud).toBeGreaterThan(5);
+    expect(asked.cluster).toBeGreaterThan(5);
+    expect(await allClosed(cloud)).toBe(0);
+    expect(await allClosed(pve)).toBe(0);
+    await sleep(1000);
+    expect({ cloud: cloud.seen.length, cluster: pve.seen.length }).toEqual(asked);
+    cloud.delayMs = 0;
+    pve.delayMs = 0;
+  }, 15_000);
+
+  it('ends the Nextcloud API adapter when its signal aborts, whatever is left of each request', async () => {
+    cloud.delayMs = 200;
+    cloud.seen.length = 0;
+    const started = performance.now();
+    await expect(
+      collectNextcloudApi(
+        {
+          type: 'nextcloud-api',
+          name: 'cloud',
+          url: cloud.url,
+          user: cloud.admin,
+          app_password_file: 'cloud.secret',
+          fingerprint: cloud.fingerprint,
+        },
+        inventoryFile(),
+        5000,
+        AbortSignal.timeout(700),
+      ),
+    ).rejects.toThrow(`${cloud.url}: stopped at the source's deadline`);
+    expect(performance.now() - started).toBeLessThan(1500);
+    const asked = cloud.seen.length;
+    expect(await allClosed(cloud)).toBe(0);
+    await sleep(500);
+    expect(cloud.seen.length).toBe(asked);
+    cloud.delayMs = 0;
+  });
+
+  it('ends the Proxmox adapter when its signal aborts, rather than reporting the rest unknown', async () => {
+    pve.delayMs = 200;
+    pve.seen.length = 0;
+    await expect(
+      collectProxmox(
+        {
+          type: 'proxmox',
+          name: 'cluster',
+          url: pve.url,
+          token_id: pve.tokenId,
+          token_secret_file: 'pve.secret',
+          fingerprint: pve.fingerprint,
+        },
+        inventoryFile(),
+        5000,
+        AbortSignal.timeout(1000),
+      ),
+    ).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
+    const asked = pve.seen.length;
+    expect(await allClosed(pve)).toBe(0);
+    await sleep(500);
+    expect(pve.seen.length).toBe(asked);
+    pve.delayMs = 0;
+  });
+
+  it('kills occ and everything it started when the signal aborts, before its own deadline', async () => {
+    const script = writeOcc(dir, 'slow-grandchild');
+    const started = performance.now();
+    await expect(
+      collectNextcloud(
+        { type: 'nextcloud', name: 'cloud', command: [script] },
+        5000,
+        AbortSignal.timeout(500),
+      ),
+    ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
+    expect(performance.now() - started).toBeLessThan(2000);
+    const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
+    // Gone, or a zombie waiting for init to reap it: either way no longer running.
+    const running = () => {
+      try {
+        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && running(); i++) await sleep(20);
+    expect(running()).toBe(false);
+  });
+
+  it('starts no occ run once the signal has aborted', async () => {
+    const marker = path.join(dir, 'occ-ran');
+    const script = path.join(dir, 'occ-marker');
+    writeFileSync(script, `#!/bin/sh\ntouch "${marker}"\necho '{}'\n`, { mode: 0o755 });
+    await expect(
+      collectNextcloud({ type: 'nextcloud', name: 'cloud', command: [script] }, 5000, AbortSignal.abort()),
+    ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
+    expect(() => readFileSync(marker)).toThrow(/ENOENT/);
+  });
+});
