@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type Checkpoint, checkpointMessage } from '../decisions/checkpoints.ts';
+import { adviceTextLines, referenceLink } from '../evaluation/advice.ts';
 import type { Changes, VerdictChange } from '../evaluation/diff.ts';
 import type { Rejection } from '../feed/format/rejection.ts';
-import type { Advisory, Verdict } from '../feed/format/schema.ts';
+import type { Verdict } from '../feed/format/schema.ts';
 
 /**
  * An advisory behind a verdict change, with its advice: what to do (`summary`), where to
- * read more (`references`) and its CVE ids, each with the public record's address. The
- * advice is optional only for alerts queued by an older version (still in the outbox).
+ * read more (`references`, exactly as the feed gives them) and its CVE ids, each with the
+ * public record's address. The advice is optional only for alerts queued by an older
+ * version (still in the outbox).
  */
 export interface AlertAdvisory {
   id: string;
@@ -19,6 +21,25 @@ export interface AlertAdvisory {
 }
 
 export type AlertChange = Omit<VerdictChange, 'advisories'> & { advisories: AlertAdvisory[] };
+
+/**
+ * A changed verdict's advisory as the alert carries it: the advice of the match, in the
+ * shape the webhook payload has always had (references as the feed's text, CVEs as id and
+ * record address; the CVSS scores are left to the dashboard and the verdicts document).
+ */
+function alertChange({ advisories, ...change }: VerdictChange): AlertChange {
+  return {
+    ...change,
+    advisories: advisories.map(({ id, title, verdict, advice }) => ({
+      id,
+      title,
+      verdict,
+      summary: advice.summary,
+      references: advice.references.map((r) => r.text),
+      cves: advice.cves.map((cve) => ({ id: cve.id, url: cve.url })),
+    })),
+  };
+}
 
 /** A condition alert's condition (appliance/conditions.ts). */
 export interface AlertCondition {
@@ -52,39 +73,6 @@ export interface Alert {
   checkpoint: (Checkpoint & { message: string }) | null;
   /** A condition alert's condition: its code (as /health says it), and whether it started or cleared. */
   condition?: AlertCondition;
-}
-
-/** The public record of a CVE id (the feed schema admits CVE-YYYY-NNNN ids only). */
-export function cveRecordUrl(id: string): string {
-  return `https://www.cve.org/CVERecord?id=${encodeURIComponent(id)}`;
-}
-
-/** The advisory's advice as an alert carries it. */
-export function adviceOf(advisory: Advisory): Required<Omit<AlertAdvisory, 'id' | 'title' | 'verdict'>> {
-  return {
-    summary: advisory.summary,
-    references: [...advisory.references],
-    cves: (advisory.cves ?? []).map((cve) => ({ id: cve.id, url: cveRecordUrl(cve.id) })),
-  };
-}
-
-/**
- * The alert with each changed verdict's advisories carrying their advice, looked up in the
- * feed the verdicts came from (by id). An advisory the feed no longer has keeps what it had.
- */
-export function withAdvice(alert: Alert, advisories: readonly { advisory: Advisory }[]): Alert {
-  if (alert.changes.length === 0) return alert;
-  const byId = new Map(advisories.map(({ advisory }) => [advisory.id, advisory]));
-  return {
-    ...alert,
-    changes: alert.changes.map((change) => ({
-      ...change,
-      advisories: change.advisories.map((a) => {
-        const advisory = byId.get(a.id);
-        return advisory ? { ...a, ...adviceOf(advisory) } : a;
-      }),
-    })),
-  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -133,7 +121,7 @@ export function changesAlert(
     at: at.toISOString(),
     summary: parts.join(', '),
     feedVersion,
-    changes: changes.verdicts,
+    changes: changes.verdicts.map(alertChange),
     reminders: changes.reminders,
     verdicts: [],
     checkpoint: withCheckpoint(checkpoint),
@@ -181,15 +169,8 @@ export function alertText(alert: Alert): string {
     for (const advisory of change.advisories) {
       lines.push(`  ${advisory.verdict}: ${advisory.title} (${advisory.id})`);
       // The advice itself: what to do, then where to read more.
-      if (advisory.summary)
-        lines.push(
-          ...advisory.summary
-            .trimEnd()
-            .split('\n')
-            .map((l) => `    ${l}`),
-        );
-      for (const cve of advisory.cves ?? []) lines.push(`    ${cve.id}: ${cve.url}`);
-      for (const reference of advisory.references ?? []) lines.push(`    ${reference}`);
+      const { summary = '', references = [], cves = [] } = advisory;
+      lines.push(...adviceTextLines({ summary, references: references.map(referenceLink), cves }, '    '));
     }
   }
   for (const { asset, verdict } of alert.verdicts) lines.push(`${asset}: ${verdict}`);

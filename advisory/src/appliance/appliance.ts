@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { lockDataDir } from '../../../common/src/data-dir-lock.ts';
-import { type Alert, conditionAlert, withAdvice, withCheckpoint } from '../alerts/alert.ts';
+import { type Alert, conditionAlert, withCheckpoint } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
 import { type Channel, Outbox } from '../alerts/outbox.ts';
 import { postWebhook } from '../alerts/webhook.ts';
@@ -265,9 +265,7 @@ export class Appliance {
     feed: VerifiedFeed,
     now: Date,
   ): Promise<void> {
-    const planned = planRecording(this.evaluation, evaluations, assets, feed.manifest.feed_version, now);
-    // The alert carries each changed verdict's advice, from the feed the verdicts came from.
-    const plan = planned.alert ? { ...planned, alert: withAdvice(planned.alert, feed.advisories) } : planned;
+    const plan = planRecording(this.evaluation, evaluations, assets, feed.manifest.feed_version, now);
     if (plan.entries.length === 0 && plan.alert === null) {
       // No news: only the remembered state moves (nothing to repeat after a crash).
       await this.state.saveEvaluation(plan.evaluation);

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { cveRecordUrl } from '../evaluation/advice.ts';
+import { withCveRecords } from '../evaluation/advice.ts';
 import { orderingSteps } from '../evaluation/highlights.ts';
 import { type AdvisoryMatch, type AssetEvaluation, needsAction } from '../evaluation/verdicts.ts';
 import type { Health } from './health.ts';
@@ -239,7 +239,7 @@ export function verdictsDocument(
       recommended_version: match.recommendedVersion,
       summary: match.summary,
       references: [...match.references],
-      cves: match.cves.map((cve) => ({ ...cve, url: cveRecordUrl(cve.id) })),
+      cves: withCveRecords(match.cves),
     });
   }
   return {

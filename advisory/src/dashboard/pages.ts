@@ -2,7 +2,7 @@ import type { ApplianceStatus } from '../appliance/appliance.ts';
 import type { Health } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
-import { adviceOf, cveRecordUrl } from '../evaluation/advice.ts';
+import { adviceOf, withCveRecords } from '../evaluation/advice.ts';
 import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
 import { type AdvisoryMatch, severity } from '../evaluation/verdicts.ts';
 import { timeline, verdictHistory } from './history.ts';
@@ -125,7 +125,7 @@ export function cvesPage(status: ApplianceStatus): Page {
     current: '/cves',
     title: 'CVE highlights',
     template: '@cves',
-    data: { cves: cveHighlights(status.evaluations).map((cve) => ({ ...cve, url: cveRecordUrl(cve.id) })) },
+    data: { cves: withCveRecords(cveHighlights(status.evaluations)) },
   };
 }
 

@@ -47,10 +47,38 @@ export function referenceLink(text: string): Reference {
   return { text, href: url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null };
 }
 
+/** CVEs, each with the address of its public record added. */
+export function withCveRecords<T extends { id: string }>(cves: readonly T[]): (T & { url: string })[] {
+  return cves.map((cve) => ({ ...cve, url: cveRecordUrl(cve.id) }));
+}
+
 export function adviceOf(match: Pick<AdvisoryMatch, 'summary' | 'references' | 'cves'>): Advice {
   return {
     summary: match.summary,
     references: match.references.map(referenceLink),
-    cves: match.cves.map((cve) => ({ ...cve, url: cveRecordUrl(cve.id) })),
+    cves: withCveRecords(match.cves),
   };
+}
+
+/** What the text form of advice needs: an alert from the outbox knows no CVSS scores. */
+export interface AdviceText {
+  summary: string;
+  references: readonly Reference[];
+  cves: readonly { id: string; cvss?: number | null; url: string }[];
+}
+
+/**
+ * The advice as plain-text lines, each starting with `indent` (alert e-mails, `advisory
+ * check --verbose`): the summary line by line, each CVE with its record, then the
+ * references. A summary's lines are split on LF or CRLF (a CR left at a line's end would
+ * garble a terminal or a mail body) and its blank lines dropped: the advice stays one
+ * indented block, and an empty line keeps meaning the end of a section.
+ */
+export function adviceTextLines(advice: AdviceText, indent: string): string[] {
+  const lines: string[] = [];
+  for (const line of advice.summary.split(/\r?\n/)) if (line.trim()) lines.push(`${indent}${line.trimEnd()}`);
+  for (const cve of advice.cves)
+    lines.push(`${indent}${cve.id}${cve.cvss != null ? ` (CVSS ${cve.cvss})` : ''}: ${cve.url}`);
+  for (const r of advice.references) lines.push(`${indent}${r.href ? '' : '(not a web address) '}${r.text}`);
+  return lines;
 }

@@ -1,4 +1,5 @@
 import type { Verdict } from '../feed/format/schema.ts';
+import { type Advice, adviceOf } from './advice.ts';
 import type { AssetEvaluation } from './verdicts.ts';
 
 /**
@@ -23,8 +24,8 @@ export interface VerdictChange {
   asset: string;
   from: Verdict | null;
   to: Verdict | null;
-  /** The advisories now behind the asset's verdict. */
-  advisories: { id: string; title: string; verdict: Verdict }[];
+  /** The advisories now behind the asset's verdict, with their advice (from the match). */
+  advisories: { id: string; title: string; verdict: Verdict; advice: Advice }[];
 }
 
 export interface DueReminder {
@@ -78,7 +79,7 @@ export function changesSince(previous: Snapshot, evaluations: readonly AssetEval
         to: evaluation.verdict,
         advisories: evaluation.matches
           .filter((m) => m.verdict === evaluation.verdict)
-          .map((m) => ({ id: m.advisoryId, title: m.title, verdict: m.verdict })),
+          .map((m) => ({ id: m.advisoryId, title: m.title, verdict: m.verdict, advice: adviceOf(m) })),
       });
     }
     for (const reminder of evaluation.reminders) {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { alertText, changesAlert, conditionAlert, initialAlert, withAdvice } from '../../src/alerts/alert.ts';
+import { type Alert, alertText, changesAlert, conditionAlert, initialAlert } from '../../src/alerts/alert.ts';
 import type { Checkpoint } from '../../src/decisions/checkpoints.ts';
-import type { Advisory } from '../../src/feed/format/schema.ts';
+import { adviceOf } from '../../src/evaluation/advice.ts';
+
+/** Advice of a match with nothing to say. */
+const noAdvice = adviceOf({ summary: '', references: [], cves: [] });
 
 const AT = new Date('2026-11-26T08:00:00Z');
 const checkpoint: Checkpoint = {
@@ -51,7 +54,7 @@ describe('alert contents', () => {
             asset: 'web',
             from: null,
             to: 'install',
-            advisories: [{ id: 'W-2.5', title: 'Widget 2.5', verdict: 'install' }],
+            advisories: [{ id: 'W-2.5', title: 'Widget 2.5', verdict: 'install', advice: noAdvice }],
           },
           { asset: 'db', from: 'hold', to: null, advisories: [] },
         ],
@@ -100,55 +103,46 @@ describe('alert contents', () => {
     ).toBe('1 reminder due');
   });
 
-  it("carries each changed verdict's advice: summary, references, CVE records", () => {
-    const advisory = {
-      id: 'W-2.5',
-      title: 'Widget 2.5',
-      product: 'widget',
-      affects: '>=2.0.0 <2.5.0',
-      verdict: 'install',
-      recommended_version: '2.5',
-      effective: '2026-01-01',
-      expires: '2027-01-01',
-      summary: 'Install 2.5 this week.\nRestart the service after.',
+  it("carries each changed verdict's advice from its match: summary, references, CVE records", () => {
+    const advice = adviceOf({
+      // CRLF and a blank line, as a feed author's editor may leave them: the mail shows
+      // the lines without the CRs and without the blank line (one indented block).
+      summary: 'Install 2.5 this week.\r\n\r\nRestart the service after.\n',
       references: ['https://example.org/widget-2.5', 'https://example.org/notes'],
-      cves: [{ id: 'CVE-2026-0001', cvss: 7.5 }, { id: 'CVE-2026-12345' }],
-    } as Advisory;
-    const alert = withAdvice(
-      changesAlert(
-        {
-          verdicts: [
-            {
-              asset: 'web',
-              from: null,
-              to: 'install',
-              advisories: [
-                { id: 'W-2.5', title: 'Widget 2.5', verdict: 'install' },
-                { id: 'GONE-1', title: 'No longer in the feed', verdict: 'install' },
-              ],
-            },
-          ],
-          reminders: [],
-        },
-        '2026.11.26',
-        null,
-        AT,
-      ),
-      [{ advisory }],
+      cves: [
+        { id: 'CVE-2026-0001', cvss: 7.5, summary: 'Overflow' },
+        { id: 'CVE-2026-12345', cvss: null, summary: null },
+      ],
+    });
+    const alert = changesAlert(
+      {
+        verdicts: [
+          {
+            asset: 'web',
+            from: null,
+            to: 'install',
+            advisories: [{ id: 'W-2.5', title: 'Widget 2.5', verdict: 'install', advice }],
+          },
+        ],
+        reminders: [],
+      },
+      '2026.11.26',
+      null,
+      AT,
     );
+    // The payload's shape: the feed's text as it is, CVEs as id and record only.
     expect(alert.changes[0]?.advisories).toEqual([
       {
         id: 'W-2.5',
         title: 'Widget 2.5',
         verdict: 'install',
-        summary: 'Install 2.5 this week.\nRestart the service after.',
+        summary: 'Install 2.5 this week.\r\n\r\nRestart the service after.\n',
         references: ['https://example.org/widget-2.5', 'https://example.org/notes'],
         cves: [
           { id: 'CVE-2026-0001', url: 'https://www.cve.org/CVERecord?id=CVE-2026-0001' },
           { id: 'CVE-2026-12345', url: 'https://www.cve.org/CVERecord?id=CVE-2026-12345' },
         ],
       },
-      { id: 'GONE-1', title: 'No longer in the feed', verdict: 'install' },
     ]);
     expect(alertText(alert)).toBe(
       [
@@ -164,7 +158,32 @@ describe('alert contents', () => {
         '    CVE-2026-12345: https://www.cve.org/CVERecord?id=CVE-2026-12345',
         '    https://example.org/widget-2.5',
         '    https://example.org/notes',
-        '  install: No longer in the feed (GONE-1)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes an alert queued by an older version, without advice, as it was', () => {
+    const queued: Alert = {
+      ...changesAlert({ verdicts: [], reminders: [] }, '2026.11.26', null, AT),
+      summary: '1 verdict change',
+      changes: [
+        {
+          asset: 'web',
+          from: null,
+          to: 'install',
+          advisories: [{ id: 'W-2.5', title: 'Widget 2.5', verdict: 'install' }],
+        },
+      ],
+    };
+    expect(alertText(queued)).toBe(
+      [
+        '1 verdict change.',
+        '',
+        'Feed: 2026.11.26; evaluated 2026-11-26T08:00:00.000Z.',
+        '',
+        'web: no verdict -> install',
+        '  install: Widget 2.5 (W-2.5)',
         '',
       ].join('\n'),
     );

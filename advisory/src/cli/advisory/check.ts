@@ -6,7 +6,7 @@ import type { ApplianceStatus } from '../../appliance/appliance.ts';
 import type { Health } from '../../appliance/health.ts';
 import { openAppliance } from '../../appliance/open.ts';
 import { verdictsDocument } from '../../appliance/verdicts-document.ts';
-import { adviceOf } from '../../evaluation/advice.ts';
+import { adviceOf, adviceTextLines } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
@@ -223,19 +223,13 @@ function assetDetails(e: AssetEvaluation): string[] {
 }
 
 /**
- * --verbose: every matching advisory of an asset, indented under its line, with what to
- * do (each line of the summary apart: a line break would otherwise be escaped), the
- * references as given, and the CVEs with their public records.
+ * --verbose: every matching advisory of an asset, indented under its line, with its
+ * advice as an alert e-mail writes it (each line of the summary apart: a line break would
+ * otherwise be escaped).
  */
 function adviceLines(e: AssetEvaluation): string[] {
-  const lines: string[] = [];
-  for (const m of e.matches) {
-    const advice = adviceOf(m);
-    lines.push(`    ${m.verdict}: ${m.title} (${m.advisoryId})`);
-    for (const line of advice.summary.split(/\r?\n/)) if (line.trim()) lines.push(`      ${line}`);
-    for (const r of advice.references) lines.push(`      ${r.href ? '' : '(not a web address) '}${r.text}`);
-    for (const c of advice.cves)
-      lines.push(`      ${c.id}${c.cvss !== null ? ` (CVSS ${c.cvss})` : ''} ${c.url}`);
-  }
-  return lines;
+  return e.matches.flatMap((m) => [
+    `    ${m.verdict}: ${m.title} (${m.advisoryId})`,
+    ...adviceTextLines(adviceOf(m), '      '),
+  ]);
 }
