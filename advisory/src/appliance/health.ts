@@ -34,9 +34,6 @@ export interface HealthProblem {
   channel?: 'webhook' | 'email';
 }
 
-/** ADVISORY_FEED_EXPIRY_WARNING's default. */
-export const DEFAULT_EXPIRY_WARNING_MS = 7 * 86_400_000;
-
 export interface Health {
   status: 'ok' | 'degraded' | 'down';
   problems: HealthProblem[];
@@ -59,7 +56,7 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   } else {
     const manifest = feed.feed.manifest;
     const left = Date.parse(manifest.expires_at) - now.getTime();
-    const warning = status.feedExpiryWarningMs ?? DEFAULT_EXPIRY_WARNING_MS;
+    const warning = status.feedExpiryWarningMs;
     if (left > 0 && left <= warning) {
       problems.push({
         code: 'feed-expiring',

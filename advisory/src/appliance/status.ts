@@ -46,8 +46,8 @@ export interface ApplianceStatus {
     /** Channels whose deliveries keep failing (alerts/outbox.ts), until one succeeds. */
     failing?: ChannelTrouble[];
   };
-  /** How long before the feed in use expires it is said to be expiring (ADVISORY_FEED_EXPIRY_WARNING; 7 days when absent). */
-  feedExpiryWarningMs?: number;
+  /** How long before the feed in use expires it is said to be expiring (ADVISORY_FEED_EXPIRY_WARNING). */
+  feedExpiryWarningMs: number;
   readOnly: boolean;
   /** The last refresh's failure (a full or read-only disk, damaged state), until one succeeds. */
   lastRefreshError: { at: string; message: string } | null;

@@ -18,6 +18,8 @@ const status = (fields: Partial<ApplianceStatus>): ApplianceStatus =>
     lastRefreshError: null,
     logProblem: null,
     outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+    // ADVISORY_FEED_EXPIRY_WARNING's default (appliance/config.ts).
+    feedExpiryWarningMs: 7 * DAY,
     ...fields,
   }) as ApplianceStatus;
 
@@ -114,7 +116,7 @@ describe('assessHealth', () => {
     ).toMatchObject({ status: 'down', problems: [{ code: 'no-feed' }, { code: 'refresh-failed' }] });
   });
 
-  it('says the feed expires soon within ADVISORY_FEED_EXPIRY_WARNING (7 days unless set), then expired', () => {
+  it('says the feed expires soon within ADVISORY_FEED_EXPIRY_WARNING (10 days, then the default 7), then expired', () => {
     // The feed expires 2026-12-20T00:00:00Z.
     const warned = status({ feedExpiryWarningMs: 10 * DAY });
     expect(assessHealth(warned, at('2026-12-09T23:59:59.999Z'), 60 * DAY)).toEqual({

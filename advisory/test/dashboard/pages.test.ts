@@ -36,6 +36,7 @@ const status = (fields: Partial<ApplianceStatus> = {}): ApplianceStatus => ({
   evaluations: [],
   evaluatedAt: '2026-11-26T01:00:00.000Z',
   outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+  feedExpiryWarningMs: 7 * 86_400_000,
   readOnly: false,
   lastRefreshError: null,
   logProblem: null,
