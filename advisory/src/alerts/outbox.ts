@@ -53,7 +53,7 @@ export interface ChannelTrouble {
 }
 
 /** Failed attempts of one delivery after which its channel is failing (appliance/health.ts). */
-export const FAILING_AFTER = 3;
+const FAILING_AFTER = 3;
 /** JSON, but not named *.json: every *.json file in the outbox is a delivery. */
 const CHANNELS_FILE = 'channels.state';
 

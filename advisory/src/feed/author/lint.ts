@@ -28,9 +28,6 @@ export interface Finding {
   message: string;
 }
 
-/** The line of a field (`cves[1].id`) in an advisory file's text. */
-export { lineOf } from './positions.ts';
-
 export interface LintResult {
   findings: Finding[];
   /** Module -> the advisory files a manifest would list. */

@@ -54,6 +54,3 @@ function lineIn({ root, lines }: Parsed, field: string): number {
   }
   return offset === null ? 1 : lines.linePos(offset).line;
 }
-
-/** The line of `field` in `text` (one lookup). */
-export const lineOf = (text: string, field: string): number => lineLocator(text)(field);

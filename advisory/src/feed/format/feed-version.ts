@@ -19,7 +19,7 @@ export interface FeedVersion {
 }
 
 /** The most extra releases a day can have. */
-export const MAX_RELEASE = 99;
+const MAX_RELEASE = 99;
 
 const FEED_VERSION = /^(\d{4})\.(\d{2})\.(\d{2})(?:\.([1-9]\d?))?$/;
 
@@ -46,7 +46,7 @@ export function feedDateOf(instant: Date): string {
 }
 
 /** `YYYY.MM.DD` for release 0, `YYYY.MM.DD.N` otherwise. */
-export function formatFeedVersion(date: string, release: number): string {
+function formatFeedVersion(date: string, release: number): string {
   return release === 0 ? date : `${date}.${release}`;
 }
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/crypto/digest.ts';
 import { buildFeed } from '../../../src/feed/author/build.ts';
-import { type Finding, lineOf, lintFeed } from '../../../src/feed/author/lint.ts';
+import { type Finding, lintFeed } from '../../../src/feed/author/lint.ts';
+import { lineLocator } from '../../../src/feed/author/positions.ts';
 import { nearest } from '../../../src/feed/author/unknown-keys.ts';
 import { MANIFEST_FILE } from '../../../src/feed/format/rules.ts';
 import { Verdicts } from '../../../src/feed/format/schema.ts';
@@ -161,7 +162,10 @@ describe('lint: one test per finding, each with file and line', () => {
   });
 });
 
-describe("lineOf: the line of a field (from the yaml package's node ranges)", () => {
+/** The line of `field` in `text` (one lookup). */
+const lineOf = (text: string, field: string): number => lineLocator(text)(field);
+
+describe("lineLocator: the line of a field (from the yaml package's node ranges)", () => {
   const text = [
     'id: X-1', // 1
     'cves:', // 2
