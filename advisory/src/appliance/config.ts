@@ -311,19 +311,9 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
       maxAttempts: integer(env, 'ADVISORY_ALERT_ATTEMPTS', 12, 1, 1000),
     },
     logLevel: logLevel(env),
-    metricsPublic: metricsPublic(env),
+    // A typo must not open or close /metrics silently: `yes` or `1` is an error.
+    metricsPublic: strictBoolean(env, 'ADVISORY_METRICS_PUBLIC'),
   };
-}
-
-/**
- * ADVISORY_METRICS_PUBLIC: `true` or `false` and nothing else. A typo must not open or
- * close /metrics silently: `yes` or `1` is an error naming the variable.
- */
-function metricsPublic(env: Env): boolean {
-  const raw = text(env, 'ADVISORY_METRICS_PUBLIC');
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw new ConfigError('ADVISORY_METRICS_PUBLIC', `expected true or false, got "${raw}"`);
 }
 
 function dashboardHosts(env: Env): string[] {
@@ -373,10 +363,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
  */
 export function checkExposure(config: ApplianceConfig, env: Env): void {
   if (LOOPBACK.test(config.listen.host) || config.dashboard) return;
-  const open = text(env, 'ADVISORY_DASHBOARD_OPEN');
-  if (open === 'true') return;
-  if (open !== undefined && open !== 'false')
-    throw new ConfigError('ADVISORY_DASHBOARD_OPEN', `expected true or false, got "${open}"`);
+  if (strictBoolean(env, 'ADVISORY_DASHBOARD_OPEN')) return;
   throw new ConfigError(
     'ADVISORY_LISTEN',
     `${config.listen.host} is reachable from other machines and no dashboard credentials are set: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD, listen on 127.0.0.1, or set ADVISORY_DASHBOARD_OPEN=true to serve the inventory without them`,

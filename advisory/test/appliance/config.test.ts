@@ -79,6 +79,13 @@ describe('dashboard exposure', () => {
     );
     expect(exposure({ ADVISORY_LISTEN: '192.168.1.5:8090' })).toMatch(/^ADVISORY_LISTEN: /);
     expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_DASHBOARD_OPEN: 'true' })).toBeNull();
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_DASHBOARD_OPEN: 'false' })).toMatch(
+      /^ADVISORY_LISTEN: /,
+    );
+    // A typo never opens the inventory, nor is it taken as "no".
+    expect(exposure({ ADVISORY_LISTEN: '0.0.0.0:8090', ADVISORY_DASHBOARD_OPEN: 'yes' })).toBe(
+      'ADVISORY_DASHBOARD_OPEN: expected true or false, got "yes"',
+    );
     expect(
       exposure({
         ADVISORY_LISTEN: '0.0.0.0:8090',
