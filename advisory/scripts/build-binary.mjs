@@ -23,6 +23,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -109,6 +110,21 @@ await build({
   entryPoints: [path.join(root, 'src/feed/verify/check-worker.ts')],
   outfile: path.join(work, 'check-worker.cjs'),
 });
+
+// The executable runs each bundle as a script, not as a module: a top-level declaration
+// there is a property of the global object, and one named like a global the runtime
+// defines read-only (`crypto`) fails at run time, on the first path that assigns it.
+for (const file of ['advisory.cjs', 'check-worker.cjs']) {
+  const text = readFileSync(path.join(work, file), 'utf8');
+  const globals = new Set(Object.getOwnPropertyNames(globalThis));
+  const clashes = new Set();
+  for (const match of text.matchAll(/^(?:var|let|const|function|class) ([\w$]+(?:, [\w$]+)*)/gm))
+    for (const name of match[1].split(', ')) if (globals.has(name)) clashes.add(name);
+  if (clashes.size > 0)
+    throw new Error(
+      `${file} declares globals at its top level: ${[...clashes].join(', ')}; rename them in the source`,
+    );
+}
 
 const node = runtime();
 const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
