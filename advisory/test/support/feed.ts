@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sha256 } from '../../src/crypto/digest.ts';
 import {
   generateKeyPair,
   type PublicKey,
@@ -139,4 +140,27 @@ export function currentSampleFeed(now = new Date()): TestFeed & { publicKeyFile:
   const publicKeyFile = `${dir}.pub`;
   writeFileSync(publicKeyFile, key.publicText);
   return { dir, key, publicKeyFile };
+}
+
+/** Rewrites a feed's manifest and signs it again with its key: checks that hold even for a signed feed. */
+export function rewriteSigned(feed: TestFeed, edit: (text: string) => string): void {
+  const manifest = path.join(feed.dir, MANIFEST_FILE);
+  writeFileSync(manifest, edit(readFileSync(manifest, 'utf8')));
+  signFeed(feed.dir, feed.key);
+}
+
+/**
+ * Replaces a listed file and updates its manifest entry, signed: the content itself is
+ * what is tested (build would refuse it, as it refuses unknown keys).
+ */
+export function replaceSigned(feed: TestFeed, file: string, text: string | Buffer): void {
+  writeFileSync(path.join(feed.dir, file), text);
+  const bytes = readFileSync(path.join(feed.dir, file));
+  const escaped = file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  rewriteSigned(feed, (manifest) =>
+    manifest.replace(
+      new RegExp(`(path: "?${escaped}"?\\n\\s+sha256: "?)[0-9a-f]+("?\\n\\s+size: )\\d+`),
+      `$1${sha256(bytes)}$2${bytes.length}`,
+    ),
+  );
 }

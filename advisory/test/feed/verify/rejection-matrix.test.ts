@@ -32,6 +32,8 @@ import {
   makeFeed,
   makeKey,
   NOW,
+  replaceSigned,
+  rewriteSigned,
   signFeed,
   type TestFeed,
   verifyDir,
@@ -55,25 +57,6 @@ const LATER = new Date('2026-11-28T12:00:00Z');
 
 const manifestPath = (feed: TestFeed) => path.join(feed.dir, MANIFEST_FILE);
 const advisoryPath = (feed: TestFeed) => path.join(feed.dir, 'widgets/one.yaml');
-
-/** Rewrites the manifest and signs it again with the trusted key: checks that hold even for a signed feed. */
-function rewriteSigned(feed: TestFeed, edit: (text: string) => string): void {
-  writeFileSync(manifestPath(feed), edit(readFileSync(manifestPath(feed), 'utf8')));
-  signFeed(feed.dir, feed.key);
-}
-
-/** Replaces a listed file and updates its manifest entry, signed: the content itself is the problem. */
-function replaceSigned(feed: TestFeed, file: string, text: string | Buffer): void {
-  writeFileSync(path.join(feed.dir, file), text);
-  const bytes = readFileSync(path.join(feed.dir, file));
-  const escaped = file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  rewriteSigned(feed, (manifest) =>
-    manifest.replace(
-      new RegExp(`(path: "?${escaped}"?\\n\\s+sha256: "?)[0-9a-f]+("?\\n\\s+size: )\\d+`),
-      `$1${sha256(bytes)}$2${bytes.length}`,
-    ),
-  );
-}
 
 function flipByte(file: string, index = 5): void {
   const data = readFileSync(file);
