@@ -1,4 +1,5 @@
-import { constants, copyFileSync, linkSync, mkdirSync } from 'node:fs';
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AcceptedState } from '../format/accepted-state.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
@@ -138,7 +139,7 @@ export async function verifyHead(
       if (options.copyTo && !outcomes.some((o) => !o.ok)) {
         // A reused file missing from the feed in use's copy (removed by hand) is read from
         // the source and validated after all.
-        const missing = linkReused(checked.listed, reuse, options.reuse.bytesIn, options.copyTo);
+        const missing = await linkReused(checked.listed, reuse, options.reuse.bytesIn, options.copyTo);
         if (missing.length > 0) outcomes.push(...(await checkAll(source, missing, { ...context, pool })));
       }
     } else {
@@ -216,39 +217,48 @@ function matchResults(listed: readonly ListedFile[], results: ReusableResults): 
   return { flags, advisories, count };
 }
 
+/** Links made at once: enough to keep libuv's threads busy, few enough to stay small. */
+const LINK_BATCH = 64;
+
 /**
  * Links each reused file from the feed in use's copy into the new copy (a hard link: both
  * copies are the appliance's own and never written in place; a copy where links cannot
- * be made). Returns the files that are not there: those are no longer reused.
+ * be made). Asynchronous, on libuv's threads: tens of thousands of links would otherwise
+ * hold the event loop (the dashboard) for a noticeable time. Returns the files that are
+ * not there, in manifest order: those are no longer reused.
  */
-function linkReused(listed: readonly ListedFile[], reuse: Reuse, from: string, to: string): ListedFile[] {
-  const made = new Set<string>();
-  const missing: ListedFile[] = [];
-  listed.forEach((file, index) => {
-    if (reuse.flags[index] !== 1) return;
+async function linkReused(
+  listed: readonly ListedFile[],
+  reuse: Reuse,
+  from: string,
+  to: string,
+): Promise<ListedFile[]> {
+  const jobs = listed.flatMap((file, index) => (reuse.flags[index] === 1 ? [{ file, index }] : []));
+  for (const folder of new Set(jobs.map(({ file }) => path.dirname(`${to}/${file.path}`))))
+    await mkdir(folder, { recursive: true });
+  const gone: number[] = [];
+  const carry = async ({ file, index }: { file: ListedFile; index: number }) => {
+    const source = `${from}/${file.path}`;
     const target = `${to}/${file.path}`;
-    const folder = path.dirname(target);
-    if (!made.has(folder)) {
-      mkdirSync(folder, { recursive: true });
-      made.add(folder);
-    }
     try {
-      try {
-        linkSync(`${from}/${file.path}`, target);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
-        copyFileSync(`${from}/${file.path}`, target, constants.COPYFILE_EXCL);
-      }
+      await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV' && error.code !== 'EPERM' && error.code !== 'ENOTSUP') throw error;
+        await copyFile(source, target, constants.COPYFILE_EXCL);
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      reuse.flags[index] = 0;
-      reuse.advisories[index] = undefined;
-      reuse.count--;
-      missing.push(file);
+      gone.push(index);
     }
-  });
-  return missing;
+  };
+  for (let start = 0; start < jobs.length; start += LINK_BATCH)
+    await Promise.all(jobs.slice(start, start + LINK_BATCH).map(carry));
+  gone.sort((a, b) => a - b);
+  for (const index of gone) {
+    reuse.flags[index] = 0;
+    reuse.advisories[index] = undefined;
+    reuse.count--;
+  }
+  return gone.map((index) => listed[index] as ListedFile);
 }
 
 /** The reused and the freshly validated advisories together, in manifest order. */
