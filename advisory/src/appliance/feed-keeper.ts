@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { sha256 } from '../crypto/digest.ts';
 import type { PublicKey } from '../crypto/signify.ts';
@@ -5,6 +7,7 @@ import type { DecisionEntry, DecisionKind } from '../decisions/chain.ts';
 import type { AcceptedState } from '../feed/format/accepted-state.ts';
 import { defaultLimits } from '../feed/format/limits.ts';
 import { FeedRejectedError, type Rejection } from '../feed/format/rejection.ts';
+import { MANIFEST_FILE } from '../feed/format/rules.ts';
 import { DirectorySource } from '../feed/sources/directory.ts';
 import { defaultHttpLimits, HttpSource } from '../feed/sources/http.ts';
 import { type FeedHead, type FeedSource, SourceError } from '../feed/sources/source.ts';
@@ -231,8 +234,11 @@ export class FeedKeeper {
     const inUse = this.feed?.feed;
     if (inUse && inUse.manifestSha256 === this.accepted?.manifest_sha256.toLowerCase()) {
       // Its bytes are in the cache copy, checked when it was accepted or verified at start:
-      // unchanged files are linked from there, not fetched again.
-      const bytesIn = await this.cache.current();
+      // unchanged files are linked from there, not fetched again. Only the copy of this
+      // very feed (its manifest's digest), never whatever the cache names after a failure.
+      const copy = await this.cache.current();
+      const manifest = copy ? await readFile(path.join(copy, MANIFEST_FILE)).catch(() => null) : null;
+      const bytesIn = manifest && sha256(manifest) === inUse.manifestSha256 ? copy : null;
       return { ...resultsOf(inUse), ...(bytesIn ? { bytesIn } : {}) };
     }
     return this.storedResults();

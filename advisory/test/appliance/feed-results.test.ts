@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RESULTS_FILE, RESULTS_KEY_FILE } from '../../src/appliance/cache.ts';
@@ -212,6 +212,50 @@ describe('a pull of the next feed', () => {
     await stop(appliance);
   });
 
+  it('reads a file from the source when its cached copy is not what was accepted', async () => {
+    for (const spoil of [
+      // A file of another size: damage, or a hand edit.
+      (s: Setup) => appendFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'), '# edited\n'),
+      // A folder replaced by a link to one elsewhere: nothing under it is trusted.
+      (s: Setup) => {
+        const elsewhere = `${s.dir}/elsewhere`;
+        cpSync(path.join(s.cacheDir, 'widgets'), elsewhere, { recursive: true });
+        rmSync(path.join(s.cacheDir, 'widgets'), { recursive: true });
+        symlinkSync(elsewhere, path.join(s.cacheDir, 'widgets'));
+      },
+    ]) {
+      const s = setup({ publishedAt: PUBLISHED });
+      const { appliance, clock, log } = await start(s.env);
+      await appliance.refresh();
+      spoil(s);
+      clock.advance(DAY);
+      publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+      await appliance.refresh();
+      const accepted = log.lines.filter((l) => l.msg === 'feed accepted').at(-1);
+      expect(accepted).toMatchObject({ feed: '2026.11.22', advisories: 3 });
+      expect((accepted as { reused?: number }).reused).toBeLessThan(2);
+      expect(await verifyCache(s)).toEqual({ code: 0, err: [] });
+      await stop(appliance);
+    }
+  });
+
+  it('takes nothing from a cached copy that is not the feed in use (its manifest differs)', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock } = await start(s.env);
+    await appliance.refresh();
+    appendFileSync(path.join(s.cacheDir, 'manifest.yaml'), '# another\n');
+    clock.advance(DAY);
+    publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+    // Every file is read from the source now: one spoilt there after signing is found.
+    writeFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), 'spoilt: [');
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({
+      outcome: 'rejected',
+      rejection: { file: 'widgets/eol.yaml' },
+    });
+    await stop(appliance);
+  });
+
   it('reads a file missing from the cached copy from the source, and validates it', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     const { appliance, clock, log } = await start(s.env);
@@ -219,6 +263,12 @@ describe('a pull of the next feed', () => {
     rmSync(path.join(s.cacheDir, 'widgets/eol.yaml'));
     clock.advance(DAY);
     publish(s, nextFeed, new Date(PUBLISHED.getTime() + DAY));
+    // Read from the source, the file is checked as any other: spoilt there, it is refused.
+    const good = readFileSync(path.join(s.feedDir, 'widgets/eol.yaml'));
+    writeFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), 'spoilt: [');
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({ outcome: 'rejected' });
+    writeFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), good);
     await appliance.refresh();
     expect(log.lines.filter((l) => l.msg === 'feed accepted').at(-1)).toMatchObject({
       feed: '2026.11.22',

@@ -8,9 +8,11 @@ import type { VerifiedFeed } from './verify-feed.ts';
 /**
  * The validated advisories of an accepted feed, kept beside its cached copy so that the
  * next verification need not parse and validate again a file it has seen: a listed file
- * whose path, size and SHA-256 equal an entry's reuses that entry's advisory. Its bytes
- * are still read and hashed against the new signed manifest (that is what makes an entry
- * apply: the same digest, the same bytes), so only parsing and validation are skipped.
+ * whose path, size and SHA-256 equal an entry's reuses that entry's advisory. Read from
+ * this file (at start), the bytes are still read and hashed against the signed manifest
+ * (that is what makes an entry apply: the same digest, the same bytes), so only parsing
+ * and validation are skipped. Held in memory for the feed in use (at a pull), the bytes
+ * are those of its cache copy (`bytesIn`), linked into the new copy, not read again.
  *
  * The file is local state, so it is trusted for nothing it does not prove: it names the
  * format, the client version and a digest of the advisory rules that validated it (an

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { AcceptedState } from '../format/accepted-state.ts';
 import { defaultLimits, type FeedLimits } from '../format/limits.ts';
@@ -40,8 +40,9 @@ export interface VerifyOptions extends Omit<ManifestCheckOptions, 'limits' | 'no
   blockingShare?: boolean;
   /**
    * Validated results of an earlier feed (feed/verify/stored-results.ts): a listed
-   * advisory with the same path, size and SHA-256 as one of them is hashed as always but
-   * not parsed and validated again. The caller vouches that they are this client's.
+   * advisory with the same path, size and SHA-256 as one of them is not parsed and
+   * validated again: hashed as always, or with `bytesIn` not read at all but linked from
+   * there. The caller vouches that they are this client's, and `bytesIn` that feed's copy.
    */
   reuse?: ReusableResults | null;
 }
@@ -224,8 +225,12 @@ const LINK_BATCH = 64;
  * Links each reused file from the feed in use's copy into the new copy (a hard link: both
  * copies are the appliance's own and never written in place; a copy where links cannot
  * be made). Asynchronous, on libuv's threads: tens of thousands of links would otherwise
- * hold the event loop (the dashboard) for a noticeable time. Returns the files that are
- * not there, in manifest order: those are no longer reused.
+ * hold the event loop (the dashboard) for a noticeable time. The old copy is local state:
+ * a file there that is not a regular file of the listed size, or under a folder that is
+ * not a plain folder (a link put there), is not carried over. Returns the files that are
+ * not, in manifest order: those are read from the source and validated after all. (A file
+ * changed in place at the same size is carried over: the next start, which hashes every
+ * file of the cache, finds it.)
  */
 async function linkReused(
   listed: readonly ListedFile[],
@@ -236,22 +241,45 @@ async function linkReused(
   const jobs = listed.flatMap((file, index) => (reuse.flags[index] === 1 ? [{ file, index }] : []));
   for (const folder of new Set(jobs.map(({ file }) => path.dirname(`${to}/${file.path}`))))
     await mkdir(folder, { recursive: true });
+  const fromReal = await realpath(from);
+  const plainFolders = new Map<string, Promise<boolean>>();
+  const plainFolder = (folder: string) => {
+    let known = plainFolders.get(folder);
+    if (!known) {
+      known = realpath(`${from}/${folder}`).then(
+        (real) => real === `${fromReal}/${folder}`,
+        () => false,
+      );
+      plainFolders.set(folder, known);
+    }
+    return known;
+  };
   const gone: number[] = [];
   const carry = async ({ file, index }: { file: ListedFile; index: number }) => {
     const source = `${from}/${file.path}`;
     const target = `${to}/${file.path}`;
-    try {
-      await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EXDEV' && error.code !== 'EPERM' && error.code !== 'ENOTSUP') throw error;
-        await copyFile(source, target, constants.COPYFILE_EXCL);
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const info = (await plainFolder(path.dirname(file.path)))
+      ? await lstat(source).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return null;
+          throw error;
+        })
+      : null;
+    if (!info?.isFile() || info.size !== file.size) {
       gone.push(index);
+      return;
     }
+    await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV' && error.code !== 'EPERM' && error.code !== 'ENOTSUP') throw error;
+      await copyFile(source, target, constants.COPYFILE_EXCL);
+    });
   };
-  for (let start = 0; start < jobs.length; start += LINK_BATCH)
-    await Promise.all(jobs.slice(start, start + LINK_BATCH).map(carry));
+  for (let start = 0; start < jobs.length; start += LINK_BATCH) {
+    // Every link of a batch settles before a failure is thrown: the caller then removes
+    // the new copy, which must not have links still being made in it.
+    const settled = await Promise.allSettled(jobs.slice(start, start + LINK_BATCH).map(carry));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
   gone.sort((a, b) => a - b);
   for (const index of gone) {
     reuse.flags[index] = 0;
