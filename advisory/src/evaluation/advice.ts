@@ -28,7 +28,7 @@ export interface Advice {
 }
 
 /** The public record of a CVE (the CVE Program's own site). */
-export function cveRecordUrl(id: string): string {
+function cveRecordUrl(id: string): string {
   return `https://www.cve.org/CVERecord?id=${encodeURIComponent(id)}`;
 }
 

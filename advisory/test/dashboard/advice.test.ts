@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cveRecordUrl, referenceLink } from '../../src/evaluation/advice.ts';
+import { referenceLink, withCveRecords } from '../../src/evaluation/advice.ts';
 import { type Demo, demoAppliance, demoSource, hostileSource, serve } from '../support/dashboard.ts';
 
 /**
@@ -53,7 +53,9 @@ describe('references as links', () => {
   });
 
   it('points a CVE at its public record', () => {
-    expect(cveRecordUrl('CVE-2025-49844')).toBe('https://www.cve.org/CVERecord?id=CVE-2025-49844');
+    expect(withCveRecords([{ id: 'CVE-2025-49844', cvss: 9.9 }])).toEqual([
+      { id: 'CVE-2025-49844', cvss: 9.9, url: 'https://www.cve.org/CVERecord?id=CVE-2025-49844' },
+    ]);
   });
 });
 

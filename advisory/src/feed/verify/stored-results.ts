@@ -26,8 +26,8 @@ import type { VerifiedFeed } from './verify-feed.ts';
  * Layout: one line of header (JSON), then the body: a JSON array of
  * [path, size, sha256, advisory] for each advisory file.
  */
-export const RESULTS_FORMAT = 'advisory-verified-results';
-export const RESULTS_VERSION = 1;
+const RESULTS_FORMAT = 'advisory-verified-results';
+const RESULTS_VERSION = 1;
 /**
  * Raise when the advisory rules (feed/format/advisory-rules.ts) change in a way the
  * schema does not show, so that results validated by the old rules are not reused.

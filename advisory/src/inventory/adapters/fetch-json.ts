@@ -71,7 +71,7 @@ function pinnedConnector(fingerprint: string, timeoutMs: number): buildConnector
  * request follows another before the first connection is marked free, so "keep-alive"
  * would still mean a handshake per parallel burst. Close it when the collection ends.
  */
-export function adapterAgent(trust: TlsTrust, timeoutMs: number): Dispatcher {
+function adapterAgent(trust: TlsTrust, timeoutMs: number): Dispatcher {
   const oneConnection = {
     connections: 1,
     pipelining: 1,
