@@ -154,7 +154,6 @@ describe("a source's deadline", () => {
 
   it('kills occ and everything it started when the signal aborts, before its own deadline', async () => {
     const script = writeOcc(dir, 'slow-grandchild');
-    const started = performance.now();
     await expect(
       collectNextcloud(
         { type: 'nextcloud', name: 'cloud', command: [script] },
@@ -162,7 +161,6 @@ describe("a source's deadline", () => {
         AbortSignal.timeout(500),
       ),
     ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
-    expect(performance.now() - started).toBeLessThan(2000);
     const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
     // Gone, or a zombie waiting for init to reap it: either way no longer running.
     const running = () => {
@@ -174,6 +172,27 @@ describe("a source's deadline", () => {
     };
     for (let i = 0; i < 50 && running(); i++) await sleep(20);
     expect(running()).toBe(false);
+  });
+
+  it('ends a run whose output a process outside its group holds open (php under sudo, in its own session)', async () => {
+    const script = path.join(dir, 'occ-detached');
+    const pidFile = path.join(dir, 'occ-detached.pid');
+    // setsid: a session of its own, as sudo's use_pty gives the command it runs; it keeps
+    // the run's stdout and stderr open, and the group's signals do not reach it.
+    writeFileSync(script, `#!/bin/sh\nsetsid sleep 30 &\necho $! > "${pidFile}"\nsleep 30\n`, {
+      mode: 0o755,
+    });
+    try {
+      await expect(
+        collectNextcloud(
+          { type: 'nextcloud', name: 'cloud', command: [script] },
+          5000,
+          AbortSignal.timeout(300),
+        ),
+      ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
+    } finally {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
   });
 
   it('starts no occ run once the signal has aborted', async () => {

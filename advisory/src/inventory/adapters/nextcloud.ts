@@ -13,6 +13,9 @@ import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
  * source (nextcloud-asset.ts). For local installs: the command must run as the web
  * server's user; the `nextcloud-api` source asks the same over HTTPS instead.
  */
+/** How long a run told to end (SIGTERM) has before it is killed and given up on. */
+const KILL_GRACE_MS = 1_000;
+
 function occ(
   source: NextcloudSource,
   args: string[],
@@ -36,13 +39,28 @@ function occ(
     const err: Buffer[] = [];
     let size = 0;
     let problem: string | null = null;
-    const killGroup = (reason: string) => {
-      problem ??= reason;
+    let settled = false;
+    let lastResort: NodeJS.Timeout | null = null;
+    const signalGroup = (signal: NodeJS.Signals) => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
       } catch {
         // Already gone.
       }
+    };
+    // SIGTERM first: sudo passes it on to the command it runs as another user (php as
+    // www-data), which a SIGKILL from here cannot reach, and with its use_pty that command
+    // is in a session of its own, outside this group. Whatever is left after a grace is
+    // killed, and the run ends even if something still holds its output open.
+    const killGroup = (reason: string) => {
+      problem ??= reason;
+      signalGroup('SIGTERM');
+      lastResort ??= setTimeout(() => {
+        signalGroup('SIGKILL');
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(() => reject(new AdapterError(`${shown}: ${problem}`)));
+      }, KILL_GRACE_MS);
     };
     const timer = setTimeout(() => killGroup(`did not finish within ${timeoutMs} ms`), timeoutMs);
     // The source's deadline ends a run at once, whatever is left of the run's own.
@@ -50,7 +68,14 @@ function occ(
     deadline?.addEventListener('abort', stop, { once: true });
     const done = () => {
       clearTimeout(timer);
+      if (lastResort) clearTimeout(lastResort);
       deadline?.removeEventListener('abort', stop);
+    };
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      done();
+      settle();
     };
     const take = (into: Buffer[]) => (chunk: Buffer) => {
       size += chunk.length;
@@ -59,24 +84,22 @@ function occ(
     };
     child.stdout.on('data', take(out));
     child.stderr.on('data', take(err));
-    child.on('error', (error) => {
-      done();
-      reject(new AdapterError(`${shown}: ${error.message}`));
-    });
-    child.on('close', (code) => {
-      done();
-      // Whatever it left running in its group goes with it.
-      killGroup(problem ?? '');
-      const stderr = Buffer.concat(err).toString('utf8');
-      if (problem) return reject(new AdapterError(`${shown}: ${problem}`));
-      if (code !== 0)
-        return reject(new AdapterError(`${shown}: ${stderr.trim().split('\n')[0] || `exit code ${code}`}`));
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString('utf8')));
-      } catch {
-        reject(new AdapterError(`${shown}: the output is not JSON`));
-      }
-    });
+    child.on('error', (error) => finish(() => reject(new AdapterError(`${shown}: ${error.message}`))));
+    child.on('close', (code) =>
+      finish(() => {
+        // Whatever it left running in its group goes with it.
+        signalGroup('SIGKILL');
+        const stderr = Buffer.concat(err).toString('utf8');
+        if (problem) return reject(new AdapterError(`${shown}: ${problem}`));
+        if (code !== 0)
+          return reject(new AdapterError(`${shown}: ${stderr.trim().split('\n')[0] || `exit code ${code}`}`));
+        try {
+          resolve(JSON.parse(Buffer.concat(out).toString('utf8')));
+        } catch {
+          reject(new AdapterError(`${shown}: the output is not JSON`));
+        }
+      }),
+    );
   });
 }
 
