@@ -114,12 +114,17 @@ await build({
 // The executable runs each bundle as a script, not as a module: a top-level declaration
 // there is a property of the global object, and one named like a global the runtime
 // defines read-only (`crypto`) fails at run time, on the first path that assigns it.
+// A check of esbuild's output form, not a parser: each top-level `var`/`let`/`const` line
+// and every name declared on it (`var a, crypto, b = …`, `var a = 1, crypto = …`).
 for (const file of ['advisory.cjs', 'check-worker.cjs']) {
   const text = readFileSync(path.join(work, file), 'utf8');
   const globals = new Set(Object.getOwnPropertyNames(globalThis));
   const clashes = new Set();
-  for (const match of text.matchAll(/^(?:var|let|const|function|class) ([\w$]+(?:, [\w$]+)*)/gm))
-    for (const name of match[1].split(', ')) if (globals.has(name)) clashes.add(name);
+  for (const line of text.split('\n')) {
+    if (!/^(?:var|let|const) /.test(line)) continue;
+    for (const [, name] of line.matchAll(/(?:^(?:var|let|const) |, )([\w$]+)(?= = |,|;|$)/g))
+      if (globals.has(name)) clashes.add(name);
+  }
   if (clashes.size > 0)
     throw new Error(
       `${file} declares globals at its top level: ${[...clashes].join(', ')}; rename them in the source`,
