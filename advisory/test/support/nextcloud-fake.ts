@@ -1,9 +1,6 @@
-import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
 import { occApps, occStatus } from './occ-fake.ts';
+import { listenTls } from './tls.ts';
 
 /**
  * A Nextcloud server on this machine, for the `nextcloud-api` adapter's tests: HTTPS with
@@ -99,12 +96,6 @@ const appInfo = (id: string, version: string) => ({
 export async function startNextcloudFake(
   state: NextcloudState = { status: occStatus, apps: occApps },
 ): Promise<NextcloudFake> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'cloud.lan' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-  });
   const admin = 'advisory-admin';
   const appPassword = 'Ab3De-fG6hJ-k8LmN-pQ2rS-tU4vW';
   const userPassword = 'Zy9Xw-vU8tS-rQ7pO-nM6lK-jI5hG';
@@ -117,7 +108,7 @@ export async function startNextcloudFake(
     delayMs: 0,
     open: 0,
   };
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+  const listening = await listenTls('cloud.lan', fake, (request, response) => {
     // Seen when it arrives, not when it is answered.
     const url = new URL(request.url ?? '/', 'https://cloud.lan');
     const header = request.headers['ocs-apirequest'];
@@ -181,26 +172,5 @@ export async function startNextcloudFake(
       ),
     );
   };
-  server.on('secureConnection', (socket) => {
-    fake.connections += 1;
-    fake.open += 1;
-    socket.once('close', () => {
-      fake.open -= 1;
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return Object.assign(fake, {
-    url: `https://127.0.0.1:${port}`,
-    cert: pems.cert,
-    fingerprint: new X509Certificate(pems.cert).fingerprint256,
-    admin,
-    appPassword,
-    userPassword,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(fake, listening, { admin, appPassword, userPassword });
 }

@@ -1,8 +1,5 @@
-import { X509Certificate } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
+import { listenTls } from './tls.ts';
 
 /**
  * A Proxmox VE API on this machine, for the adapter's tests: HTTPS with a self-signed
@@ -84,12 +81,6 @@ export const debian12OsInfo = {
 };
 
 export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'pve1.lan' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-  });
   const tokenId = 'advisory@pve!monitor';
   const secret = 'aaaaaaaa-bbbb-cccc-dddd-ef0123456789';
   const fake = {
@@ -186,7 +177,7 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     }
     return send(501, { data: null, message: `Method '${path}' not implemented` });
   };
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
+  const listening = await listenTls('pve1.lan', fake, (request, response) => {
     const path = request.url ?? '';
     fake.seen.push({ path, authorization: request.headers.authorization });
     const about = /^\/api2\/json\/nodes\/([^/]+)\//.exec(path)?.[1];
@@ -200,25 +191,5 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
       setTimeout(() => answer(request.headers.authorization, path, response), fake.delayMs);
     else answer(request.headers.authorization, path, response);
   });
-  server.on('secureConnection', (socket) => {
-    fake.connections += 1;
-    fake.open += 1;
-    socket.once('close', () => {
-      fake.open -= 1;
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return Object.assign(fake, {
-    url: `https://127.0.0.1:${port}`,
-    cert: pems.cert,
-    fingerprint: new X509Certificate(pems.cert).fingerprint256,
-    tokenId,
-    secret,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(fake, listening, { tokenId, secret });
 }

@@ -1,5 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
 import selfsigned from 'selfsigned';
 
@@ -50,4 +53,35 @@ export function servedFingerprint(port: number, ca: string[]): Promise<string> {
     });
     socket.once('error', reject);
   });
+}
+
+/**
+ * An HTTPS server on 127.0.0.1 with a certificate of its own (the fakes of the inventory
+ * APIs), counting into `counts` the TLS connections made and those open now.
+ */
+export async function listenTls(
+  commonName: string,
+  counts: { connections: number; open: number },
+  handler: RequestListener,
+): Promise<{ url: string; cert: string; fingerprint: string; close: () => Promise<void> }> {
+  const pair = await makePair(commonName);
+  const server = createServer({ key: pair.key, cert: pair.cert }, handler);
+  server.on('secureConnection', (socket) => {
+    counts.connections += 1;
+    counts.open += 1;
+    socket.once('close', () => {
+      counts.open -= 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cert: pair.cert,
+    fingerprint: pair.fingerprint,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
