@@ -187,3 +187,34 @@ function describe(error: unknown, collection: AbortSignal | undefined): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.message ?? cause?.code ?? (error as Error).message;
 }
+
+/**
+ * JSON from one API for one collection (the Proxmox and Nextcloud sources): the session's
+ * connection and signal, the source's credentials, and for the statuses that mean a
+ * credential was refused, what the operator should fix, in an error naming the source.
+ */
+export function apiGetter(
+  session: AdapterSession,
+  request: {
+    source: string;
+    timeoutMs: number;
+    headers: Record<string, string>;
+    refused: Partial<Record<number, string>>;
+  },
+): (url: string) => Promise<unknown> {
+  const options = {
+    dispatcher: session.dispatcher,
+    signal: session.signal,
+    timeoutMs: request.timeoutMs,
+    headers: request.headers,
+  };
+  return async (url) => {
+    try {
+      return await getJson(url, options);
+    } catch (error) {
+      const why = error instanceof AdapterError ? request.refused[error.status ?? 0] : undefined;
+      if (!why || !(error instanceof AdapterError)) throw error;
+      throw new AdapterError(`${request.source}: ${url} answered HTTP ${error.status}: ${why}`, error.status);
+    }
+  };
+}

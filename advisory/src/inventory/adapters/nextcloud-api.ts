@@ -1,7 +1,7 @@
 import type { Asset } from '../asset.ts';
 import type { NextcloudApiSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
-import { AdapterError, adapterSession, getJson } from './fetch-json.ts';
+import { AdapterError, adapterSession, apiGetter } from './fetch-json.ts';
 import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
 
 /**
@@ -45,39 +45,27 @@ export async function collectNextcloudApi(
   const password = await readSecret(inventoryFile, source.app_password_file, 'an app password');
   const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
   const base = source.url.replace(/\/+$/, '');
-  const options = {
-    dispatcher: session.dispatcher,
-    signal: session.signal,
+  const get = apiGetter(session, {
+    source: source.name,
     timeoutMs,
     headers: {
       authorization: `Basic ${Buffer.from(`${source.user}:${password}`).toString('base64')}`,
       'ocs-apirequest': 'true',
     },
-  };
-  /** An OCS answer's `data`; a refusal says what to fix, naming the source. */
+    refused: {
+      401: `user ${source.user} or its app password was refused`,
+      403: `user ${source.user} is not an admin (the apps API needs one)`,
+    },
+  });
+  /** An OCS answer's `data`. */
   const ocs = async (path: string): Promise<unknown> => {
     const url = `${base}/ocs/v2.php/${path}${path.includes('?') ? '&' : '?'}format=json`;
-    let answer: unknown;
-    try {
-      answer = await getJson(url, options);
-    } catch (error) {
-      if (error instanceof AdapterError && error.status === 401)
-        throw new AdapterError(
-          `${source.name}: ${url} answered HTTP 401: user ${source.user} or its app password was refused`,
-          401,
-        );
-      if (error instanceof AdapterError && error.status === 403)
-        throw new AdapterError(
-          `${source.name}: ${url} answered HTTP 403: user ${source.user} is not an admin (the apps API needs one)`,
-          403,
-        );
-      throw error;
-    }
+    const answer = await get(url);
     if (!isOcs(answer)) throw new AdapterError(`${source.name}: ${url}: not an OCS answer`);
     return answer.ocs.data;
   };
   try {
-    const status = await getJson(`${base}/status.php`, options);
+    const status = await get(`${base}/status.php`);
     if (!isNextcloudStatus(status))
       throw new AdapterError(`${source.name}: ${base}/status.php: not the status of a Nextcloud`);
     if (!status.installed) throw new AdapterError(`${source.name}: Nextcloud is not installed`);

@@ -1,7 +1,7 @@
 import type { Asset } from '../asset.ts';
 import type { ProxmoxSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
-import { AdapterError, adapterSession, getJson } from './fetch-json.ts';
+import { AdapterError, adapterSession, apiGetter } from './fetch-json.ts';
 
 /**
  * Proxmox VE through its API with an API token (read-only is enough: PVEAuditor), as the
@@ -110,25 +110,13 @@ export async function collectProxmox(
   const secret = await readSecret(inventoryFile, source.token_secret_file, 'a token secret');
   const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
   const base = source.url.replace(/\/+$/, '');
-  const options = {
-    dispatcher: session.dispatcher,
-    signal: session.signal,
+  const fromApi = apiGetter(session, {
+    source: source.name,
     timeoutMs,
     headers: { authorization: `PVEAPIToken=${source.token_id}=${secret}` },
-  };
-  const get = async (path: string): Promise<unknown> => {
-    const url = `${base}/api2/json/${path}`;
-    try {
-      return await getJson(url, options);
-    } catch (error) {
-      if (error instanceof AdapterError && error.status === 401)
-        throw new AdapterError(
-          `${source.name}: ${url} answered HTTP 401: the API token ${source.token_id} was refused`,
-          401,
-        );
-      throw error;
-    }
-  };
+    refused: { 401: `the API token ${source.token_id} was refused` },
+  });
+  const get = (path: string) => fromApi(`${base}/api2/json/${path}`);
 
   /** A guest: its config, and what the guest agent says of its OS when the agent runs. */
   const guestAsset = async (node: string, kind: 'qemu' | 'lxc', guest: Guest): Promise<Asset> => {
