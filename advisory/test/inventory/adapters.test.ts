@@ -15,8 +15,8 @@ import {
   type ProxmoxSource,
   parseInventoryFile,
 } from '../../src/inventory/config.ts';
-import { writeOcc } from '../support/occ-fake.ts';
-import { type ProxmoxFake, startProxmoxFake } from '../support/proxmox-fake.ts';
+import { grandchildGone, writeOcc } from '../support/occ-fake.ts';
+import { type ProxmoxFake, proxmoxSource, startProxmoxFake } from '../support/proxmox-fake.ts';
 
 /**
  * The inventory adapters against local fakes that replay the products' documented
@@ -60,17 +60,7 @@ afterAll(async () => {
 
 const inventoryFile = () => path.join(dir, 'inventory.yaml');
 
-function proxmox(extra: Partial<ProxmoxSource> = {}): ProxmoxSource {
-  return {
-    type: 'proxmox',
-    name: 'cluster',
-    url: pve.url,
-    token_id: pve.tokenId,
-    token_secret_file: 'pve.secret',
-    fingerprint: pve.fingerprint,
-    ...extra,
-  };
-}
+const proxmox = (extra: Partial<ProxmoxSource> = {}) => proxmoxSource(pve, extra);
 
 describe('Proxmox VE adapter', () => {
   it('reports each node with its pve-manager version, authenticated with the API token', async () => {
@@ -199,17 +189,7 @@ describe('Nextcloud adapter (occ)', () => {
   it('ends everything occ started at the deadline, not only the direct child (sudo -> php)', async () => {
     const script = writeOcc(dir, 'slow-grandchild');
     await expect(collectNextcloud(nextcloud(script), 500)).rejects.toThrow(/did not finish within 500 ms/);
-    const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
-    // Gone, or a zombie waiting for init to reap it: either way no longer running.
-    const running = () => {
-      try {
-        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 50 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(running()).toBe(false);
+    expect(await grandchildGone(script)).toBe(true);
   });
 
   it('fails with the reason when occ is slow, failing, answers nonsense, or Nextcloud is not installed', async () => {

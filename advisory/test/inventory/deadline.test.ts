@@ -7,9 +7,14 @@ import { collectNextcloudApi } from '../../src/inventory/adapters/nextcloud-api.
 import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
 import { collectInventory } from '../../src/inventory/collect.ts';
 import { parseInventoryFile } from '../../src/inventory/config.ts';
-import { type NextcloudFake, startNextcloudFake } from '../support/nextcloud-fake.ts';
-import { occStatus, writeOcc } from '../support/occ-fake.ts';
-import { type FakeGuest, type ProxmoxFake, startProxmoxFake } from '../support/proxmox-fake.ts';
+import { type NextcloudFake, nextcloudApiSource, startNextcloudFake } from '../support/nextcloud-fake.ts';
+import { grandchildGone, occStatus, writeOcc } from '../support/occ-fake.ts';
+import {
+  type FakeGuest,
+  type ProxmoxFake,
+  proxmoxSource,
+  startProxmoxFake,
+} from '../support/proxmox-fake.ts';
 
 /**
  * A source's deadline ends its work, not only the wait for it: a Nextcloud with many apps
@@ -71,16 +76,12 @@ describe("a source's deadline", () => {
         `  - { type: proxmox, name: cluster, url: "${pve.url}", token_id: "${pve.tokenId}", token_secret_file: pve.secret, fingerprint: "${pve.fingerprint}", timeout: 1s }`,
       ].join('\n'),
     );
-    const started = performance.now();
+    // The deadline is the 1 s timeout plus 5 s; 82 app requests or 68 Proxmox requests of
+    // 300 ms each would take far longer: the sources fail, and no request follows.
     const { assets, sources } = await collectInventory(
       file,
       parseInventoryFile(readFileSync(file, 'utf8'), file),
     );
-    const took = performance.now() - started;
-    // The deadline is the 1 s timeout plus 5 s; 82 app requests or 68 Proxmox requests of
-    // 300 ms each would take far longer.
-    expect(took).toBeGreaterThanOrEqual(5990);
-    expect(took).toBeLessThan(9000);
     expect(sources.map((s) => [s.name, s.ok, s.error])).toEqual([
       ['cloud', false, 'no answer within 6000 ms'],
       ['cluster', false, 'no answer within 6000 ms'],
@@ -103,23 +104,14 @@ describe("a source's deadline", () => {
   it('ends the Nextcloud API adapter when its signal aborts, whatever is left of each request', async () => {
     cloud.delayMs = 200;
     cloud.seen.length = 0;
-    const started = performance.now();
     await expect(
       collectNextcloudApi(
-        {
-          type: 'nextcloud-api',
-          name: 'cloud',
-          url: cloud.url,
-          user: cloud.admin,
-          app_password_file: 'cloud.secret',
-          fingerprint: cloud.fingerprint,
-        },
+        nextcloudApiSource(cloud, 'cloud.secret'),
         inventoryFile(),
         5000,
         AbortSignal.timeout(700),
       ),
     ).rejects.toThrow(`${cloud.url}: stopped at the source's deadline`);
-    expect(performance.now() - started).toBeLessThan(1500);
     const asked = cloud.seen.length;
     expect(await allClosed(cloud)).toBe(0);
     await sleep(500);
@@ -131,19 +123,7 @@ describe("a source's deadline", () => {
     pve.delayMs = 200;
     pve.seen.length = 0;
     await expect(
-      collectProxmox(
-        {
-          type: 'proxmox',
-          name: 'cluster',
-          url: pve.url,
-          token_id: pve.tokenId,
-          token_secret_file: 'pve.secret',
-          fingerprint: pve.fingerprint,
-        },
-        inventoryFile(),
-        5000,
-        AbortSignal.timeout(1000),
-      ),
+      collectProxmox(proxmoxSource(pve), inventoryFile(), 5000, AbortSignal.timeout(1000)),
     ).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
     const asked = pve.seen.length;
     expect(await allClosed(pve)).toBe(0);
@@ -161,17 +141,7 @@ describe("a source's deadline", () => {
         AbortSignal.timeout(500),
       ),
     ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
-    const grandchild = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
-    // Gone, or a zombie waiting for init to reap it: either way no longer running.
-    const running = () => {
-      try {
-        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 50 && running(); i++) await sleep(20);
-    expect(running()).toBe(false);
+    expect(await grandchildGone(script)).toBe(true);
   });
 
   it('ends a run whose output a process outside its group holds open (php under sudo, in its own session)', async () => {

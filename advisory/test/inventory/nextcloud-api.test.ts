@@ -7,7 +7,12 @@ import { collectNextcloud } from '../../src/inventory/adapters/nextcloud.ts';
 import { collectNextcloudApi } from '../../src/inventory/adapters/nextcloud-api.ts';
 import { collectInventory } from '../../src/inventory/collect.ts';
 import { type NextcloudApiSource, parseInventoryFile } from '../../src/inventory/config.ts';
-import { type NextcloudFake, type NextcloudState, startNextcloudFake } from '../support/nextcloud-fake.ts';
+import {
+  type NextcloudFake,
+  type NextcloudState,
+  nextcloudApiSource,
+  startNextcloudFake,
+} from '../support/nextcloud-fake.ts';
 import { writeOcc } from '../support/occ-fake.ts';
 
 /**
@@ -56,15 +61,7 @@ afterAll(async () => {
 });
 
 const inventoryFile = () => path.join(dir, 'inventory.yaml');
-const api = (extra: Partial<NextcloudApiSource> = {}): NextcloudApiSource => ({
-  type: 'nextcloud-api',
-  name: 'cloud',
-  url: cloud.url,
-  user: cloud.admin,
-  app_password_file: 'nextcloud.secret',
-  fingerprint: cloud.fingerprint,
-  ...extra,
-});
+const api = (extra: Partial<NextcloudApiSource> = {}) => nextcloudApiSource(cloud, 'nextcloud.secret', extra);
 
 describe('Nextcloud over its OCS API', () => {
   it('yields the same asset as occ for the same server', async () => {

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/evaluation/verdicts.ts';
 import type { VerifiedAdvisory } from '../../src/feed/verify/verify-bytes.ts';
 import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
-import { checkReported, type ProxmoxSource } from '../../src/inventory/config.ts';
+import { checkReported } from '../../src/inventory/config.ts';
 import {
   debian12OsInfo,
   type FakeGuest,
   type ProxmoxFake,
+  proxmoxSource,
   startProxmoxFake,
 } from '../support/proxmox-fake.ts';
 
@@ -117,15 +118,7 @@ afterAll(async () => {
 });
 
 const inventoryFile = () => path.join(dir, 'inventory.yaml');
-const source = (fake: ProxmoxFake, extra: Partial<ProxmoxSource> = {}): ProxmoxSource => ({
-  type: 'proxmox',
-  name: 'cluster',
-  url: fake.url,
-  token_id: fake.tokenId,
-  token_secret_file: 'pve.secret',
-  fingerprint: fake.fingerprint,
-  ...extra,
-});
+const source = proxmoxSource;
 
 describe('Proxmox VE guests', () => {
   it('reports VMs and containers by VMID and name, with the OS the guest agent reports', async () => {

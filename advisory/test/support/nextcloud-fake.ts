@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextcloudApiSource } from '../../src/inventory/config.ts';
 import { occApps, occStatus } from './occ-fake.ts';
 import { listenTls } from './tls.ts';
 
@@ -173,4 +174,21 @@ export async function startNextcloudFake(
     );
   };
   return Object.assign(fake, listening, { admin, appPassword, userPassword });
+}
+
+/** The inventory source for a fake: its address, admin and pinned certificate (the app password in `file`). */
+export function nextcloudApiSource(
+  fake: NextcloudFake,
+  file: string,
+  extra: Partial<NextcloudApiSource> = {},
+): NextcloudApiSource {
+  return {
+    type: 'nextcloud-api',
+    name: 'cloud',
+    url: fake.url,
+    user: fake.admin,
+    app_password_file: file,
+    fingerprint: fake.fingerprint,
+    ...extra,
+  };
 }

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -70,4 +70,21 @@ else { console.error('Command "' + command + '" is not defined.'); process.exit(
   );
   chmodSync(file, 0o755);
   return file;
+}
+
+/**
+ * Whether the grandchild a `slow-grandchild` run started is gone, or a zombie waiting for
+ * init to reap it: either way no longer running. Waits for it up to a second.
+ */
+export async function grandchildGone(script: string): Promise<boolean> {
+  const pid = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
+  const running = () => {
+    try {
+      return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 50 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  return !running();
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { ProxmoxSource } from '../../src/inventory/config.ts';
 import { listenTls } from './tls.ts';
 
 /**
@@ -192,4 +193,17 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     else answer(request.headers.authorization, path, response);
   });
   return Object.assign(fake, listening, { tokenId, secret });
+}
+
+/** The inventory source for a fake: its address, token and pinned certificate (the secret in `pve.secret`). */
+export function proxmoxSource(fake: ProxmoxFake, extra: Partial<ProxmoxSource> = {}): ProxmoxSource {
+  return {
+    type: 'proxmox',
+    name: 'cluster',
+    url: fake.url,
+    token_id: fake.tokenId,
+    token_secret_file: 'pve.secret',
+    fingerprint: fake.fingerprint,
+    ...extra,
+  };
 }
