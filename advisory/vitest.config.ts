@@ -6,7 +6,8 @@ export default defineConfig({
     // CI shuffles files and tests (TEST_SHUFFLE=1): no test may depend on another's leftovers.
     // The seed is printed; rerun one order with --sequence.seed=N.
     sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
-    setupFiles: ['../scripts/fast-check-seed.ts'],
+    // test-temp-dir first: every test file gets its own TMPDIR, removed after it.
+    setupFiles: ['../scripts/test-temp-dir.ts', '../scripts/fast-check-seed.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -16,7 +16,7 @@ export default defineConfig({
       'test/cli/advisory/**/*.test.ts',
       'test/cli/exit-codes.test.ts',
     ],
-    setupFiles: ['../scripts/fast-check-seed.ts'],
+    setupFiles: ['../scripts/test-temp-dir.ts', '../scripts/fast-check-seed.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

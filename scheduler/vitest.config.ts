@@ -6,7 +6,8 @@ export default defineConfig({
     // CI shuffles files and tests (TEST_SHUFFLE=1): no test may depend on another's leftovers.
     // The seed is printed; rerun one order with --sequence.seed=N.
     sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
-    setupFiles: ['../scripts/fast-check-seed.ts'],
+    // test-temp-dir first: every test file gets its own TMPDIR, removed after it.
+    setupFiles: ['../scripts/test-temp-dir.ts', '../scripts/fast-check-seed.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // PGlite instances are memory-hungry; two workers suit the 2-core CI machine.
