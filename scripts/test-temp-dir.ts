@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
@@ -10,17 +11,22 @@ import { afterAll } from 'vitest';
  * leaves behind in a temporary directory, even after a kill -9 or a failed assertion, is
  * gone with the file: repeated runs cannot fill the disk.
  *
- * The directory is traversable by other users (0711), as a PostgreSQL cluster started as
- * root hands its data directory to the postgres user.
+ * The directory has /tmp's mode (1777: anyone may create, only owners remove): tests run
+ * processes as other users (a PostgreSQL cluster as postgres, the appliance unprivileged),
+ * and those inherit TMPDIR too.
  */
 const root = (process.env.TEST_TMPDIR_ROOT ??= tmpdir());
 const dir = mkdtempSync(path.join(root, 'test-file-'));
-chmodSync(dir, 0o711);
+chmodSync(dir, 0o1777);
 process.env.TMPDIR = dir;
 
+const options = { recursive: true, force: true, maxRetries: 5 };
 // Registered before any hook of the test file, so (after hooks running in reverse order)
-// it runs last, once servers and processes using the directory have stopped.
-afterAll(() => {
+// it runs last, once servers and processes using the directory have stopped. A file that
+// built large feeds leaves tens of thousands of files: minutes are allowed, not seconds.
+afterAll(async () => {
   process.env.TMPDIR = root;
-  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
-});
+  await rm(dir, options);
+}, 300_000);
+// A file skipped as a whole runs no hooks at all: its worker removes the directory as it exits.
+process.once('exit', () => rmSync(dir, options));
