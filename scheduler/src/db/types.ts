@@ -38,6 +38,8 @@ export interface UsersTable {
   email: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  active: Generated<boolean>;
+  profile_set_by_admin: Generated<boolean>;
 }
 
 export interface RolesTable {

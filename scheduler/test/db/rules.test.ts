@@ -220,6 +220,51 @@ describe('one user, one place at a time', () => {
   });
 });
 
+describe('a deactivated user', () => {
+  it('takes no new seat, whatever writes it; their seats stay and they may come back', async () => {
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seats = await slot(s, 3);
+    await assign(s, seats, w.bob);
+    await run(
+      'UPDATE users SET active = false WHERE tenant_id = ? AND id IN (?, ?)',
+      w.tenant,
+      w.alice,
+      w.bob,
+    );
+    expect(await refusal(assign(s, seats, w.alice))).toEqual({
+      code: '23514',
+      constraint: 'shift_assignments_user_active',
+    });
+    // Nor can an existing seat be handed to them.
+    const other = await shift('2030-01-02T10:00:00Z', '2030-01-02T12:00:00Z');
+    const carl = randomUUID();
+    await run("INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, carl);
+    const carlSeat = await assign(other, await slot(other, 1), carl);
+    expect(
+      await refusal(
+        run(
+          'UPDATE shift_assignments SET user_id = ? WHERE tenant_id = ? AND id = ?',
+          w.alice,
+          w.tenant,
+          carlSeat,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'shift_assignments_user_active' });
+    expect(await filled(seats)).toBe(1);
+    await run('UPDATE users SET active = true WHERE tenant_id = ? AND id = ?', w.tenant, w.alice);
+    await assign(s, seats, w.alice);
+    expect(await filled(seats)).toBe(2);
+  });
+
+  it('is active unless told otherwise, and never null', async () => {
+    const rows = await run('SELECT active FROM users WHERE tenant_id = ? ORDER BY id', w.tenant);
+    expect(rows.rows).toEqual([{ active: true }, { active: true }]);
+    expect((await refusal(run('UPDATE users SET active = NULL WHERE tenant_id = ?', w.tenant))).code).toBe(
+      '23502',
+    );
+  });
+});
+
 describe('filled_count', () => {
   it('follows inserts, deletes and moves, and refuses an overfill', async () => {
     const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');

@@ -8,6 +8,7 @@ import * as tenantWall from './0006_tenant_wall.ts';
 import * as jobs from './0007_jobs.ts';
 import * as reminders from './0008_reminders.ts';
 import * as formSubmitHits from './0009_form_submit_hits.ts';
+import * as userActive from './0010_user_active.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_jobs': jobs,
   '0008_reminders': reminders,
   '0009_form_submit_hits': formSubmitHits,
+  '0010_user_active': userActive,
 };
