@@ -180,7 +180,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await tenantRoutes(app, deps);
   await rolesRoutes(app, deps);
   await locationsRoutes(app, deps);
-  await usersRoutes(app, deps);
+  await usersRoutes(app, deps, provisioner);
   await eventsRoutes(app, deps);
   await documentsRoutes(app, deps);
   await shiftsRoutes(app, deps);

@@ -11,7 +11,8 @@ export const errorCatalogue = {
   UNAUTHORIZED: { status: 401, summary: 'Bearer token missing or invalid.' },
   FORBIDDEN: {
     status: 403,
-    summary: 'The caller role may not use this route; always the message "forbidden".',
+    summary:
+      'The caller role may not use this route ("forbidden"), or the caller is deactivated ("user is deactivated").',
   },
   NOT_FOUND: { status: 404, summary: 'No such resource in the caller tenant (or a disabled feature).' },
   REQUEST_TIMEOUT: {
@@ -67,6 +68,8 @@ export class AppError extends Error {
 export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND', `${what} not found`);
 /** Every 403 is the same, so a response never tells why access was refused. */
 export const forbidden = (): AppError => new AppError('FORBIDDEN', 'forbidden');
+/** A deactivated user's tokens: every route refuses them, saying why (it is their own standing). */
+export const deactivated = (): AppError => new AppError('FORBIDDEN', 'user is deactivated');
 export const validationFailed = (field: string, problem: string): AppError =>
   new AppError('VALIDATION_FAILED', `${field}: ${problem}`);
 /** 401 without a token: the RFC 6750 challenge carries no error code. */

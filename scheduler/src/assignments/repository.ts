@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isCheckViolation, isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import { shiftStatus } from '../shifts/repository.ts';
 import type { MyAssignment, ShiftAssignment } from './schemas.ts';
@@ -112,8 +112,12 @@ function seatRefusal(error: unknown): AppError | undefined {
   if (code === '23514' && constraint === 'shift_slots_within_capacity') {
     return new AppError('SLOT_FULL', 'the slot is full');
   }
+  // Deactivated after the request was let in (migration 0010's trigger).
+  if (isCheckViolation(error, 'shift_assignments_user_active')) return userDeactivated();
   return undefined;
 }
+
+export const userDeactivated = () => new AppError('INVALID_STATE', 'the user is deactivated');
 
 export async function holdsRole(db: Db, tenantId: string, userId: string, roleId: string): Promise<boolean> {
   const row = await db

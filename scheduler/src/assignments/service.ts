@@ -17,6 +17,7 @@ import {
   listShiftAssignments,
   listUserAssignments,
   takeSeat,
+  userDeactivated,
 } from './repository.ts';
 import type { AssignRequest, MyAssignment, ShiftAssignment } from './schemas.ts';
 
@@ -94,9 +95,9 @@ export async function assignSlot(
   input: AssignRequest,
 ): Promise<ShiftAssignment> {
   await getShift(deps, caller, shiftId);
-  if (!(await findStaff(deps.db, caller.tenantId, input.user_id))) {
-    throw validationFailed('user_id', 'no such admin or employee in this tenant');
-  }
+  const user = await findStaff(deps.db, caller.tenantId, input.user_id);
+  if (!user) throw validationFailed('user_id', 'no such admin or employee in this tenant');
+  if (!user.active) throw userDeactivated();
   return seat(deps, caller, {
     shiftId,
     slotId,

@@ -120,6 +120,16 @@ function idClaim(value: unknown): string | null | 'malformed' {
   return value;
 }
 
+/**
+ * The user id a subject claim maps to under an issuer, by the rule tokens follow (so a
+ * user pre-provisioned by subject is the one its first token lands on); null when the
+ * value could identify nobody (its token would be refused).
+ */
+export function userIdForSubject(issuer: string, subject: unknown): string | null {
+  const value = idClaim(subject);
+  return value === null || value === 'malformed' ? null : claimToUuid(issuer, value);
+}
+
 export function identityFromClaims(
   payload: JWTPayload,
   issuer: string,

@@ -35,15 +35,19 @@ export async function tokenTenant(db: Db, tokenHash: string): Promise<string | u
 
 /** Whose feed a token opens, with what the feed needs of them and their tenant (within its tenant). */
 export function findFeedOwner(db: Db, tokenHash: string) {
-  return db
-    .selectFrom('calendar_tokens as c')
-    .innerJoin('users as u', (join) =>
-      join.onRef('u.tenant_id', '=', 'c.tenant_id').onRef('u.id', '=', 'c.user_id'),
-    )
-    .innerJoin('tenant_settings as t', 't.tenant_id', 'c.tenant_id')
-    .select(['c.tenant_id', 'c.user_id', 'u.role', 'u.display_name', 't.timezone'])
-    .where('c.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('calendar_tokens as c')
+      .innerJoin('users as u', (join) =>
+        join.onRef('u.tenant_id', '=', 'c.tenant_id').onRef('u.id', '=', 'c.user_id'),
+      )
+      .innerJoin('tenant_settings as t', 't.tenant_id', 'c.tenant_id')
+      .select(['c.tenant_id', 'c.user_id', 'u.role', 'u.display_name', 't.timezone'])
+      .where('c.token_hash', '=', tokenHash)
+      // A deactivated user's address answers as a revoked one, until they are reactivated.
+      .where('u.active', '=', true)
+      .executeTakeFirst()
+  );
 }
 
 export interface FeedEntry {

@@ -3,15 +3,15 @@ import { KeySourceUnavailable, TokenRejected } from '../auth/errors.ts';
 import { type ClaimNames, type Identity, identityFromClaims } from '../auth/identity.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
 import { asTenant } from '../db/tenant-scope.ts';
-import { AppError, forbidden, invalidToken, missingToken, notFound } from '../errors.ts';
+import { AppError, deactivated, forbidden, invalidToken, missingToken, notFound } from '../errors.ts';
 import type { App, FeatureGate, RouteAccess } from './types.ts';
 
 /** What the hook needs; the tenants feature supplies provisioning and the feature gate. */
 export interface AccessDeps {
   verifier: TokenVerifier;
   claims: ClaimNames;
-  /** Creates the caller's tenant and user on their first request (memoised). */
-  provision(identity: Identity): Promise<void>;
+  /** Creates the caller's tenant and user on their first request (memoised); whether the user is active. */
+  provision(identity: Identity): Promise<boolean>;
   /** Whether the tenant has switched the feature on. */
   featureEnabled(tenantId: string, feature: FeatureGate): Promise<boolean>;
 }
@@ -70,7 +70,7 @@ function reject(request: FastifyRequest, reason: string): AppError {
 }
 
 /**
- * Authenticate -> provision -> feature gate -> role check, before the body is even
+ * Authenticate -> provision (a deactivated user stops here) -> feature gate -> role check, before the body is even
  * parsed, so an unauthorised caller learns nothing from validation errors and no data
  * is touched.
  */
@@ -87,7 +87,8 @@ export function registerAccessHook(app: App, access: AccessDeps): void {
     if (routeAccess === 'public') return;
 
     const identity = await verifiedIdentity(request, access);
-    await access.provision(identity);
+    // A deactivated user is refused everywhere, before any feature or role is looked at.
+    if (!(await access.provision(identity))) throw deactivated();
     request.identity = identity;
 
     // A switched-off feature is absent for everyone: 404 before any role is looked at.

@@ -9,17 +9,19 @@ import { insertTenant, tenantExists } from './repository.ts';
  * Just-in-time provisioning: the first valid token of a tenant creates the tenant (with
  * its VAPID key pair and default settings); the first token of a user creates the user,
  * and a later token with a different role, name or email updates it (the users feature
- * owns that write).
+ * owns that write). It answers whether the user is active: a deactivated user's tokens
+ * are refused on every route.
  *
  * A bounded in-process memo of identities already written keeps the hot path free of
  * writes: a known identity costs no database round trip at all. Entries expire after
  * `memoTtlMs` (5 minutes), so when several API processes share the database, a change
- * another process wrote is corrected by the next request here within that time.
+ * another process wrote is corrected by the next request here within that time. A change
+ * of standing made in this process (deactivation) is forgotten at once (`forget`).
  */
 export class Provisioner {
   /** (tenant, user) -> the role, name and email last written for them, and when. */
-  readonly #written = new Map<string, { what: string; at: number }>();
-  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #written = new Map<string, { what: string; at: number; active: boolean }>();
+  readonly #inFlight = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly deps: Pick<Deps, 'db'> & Partial<Pick<Deps, 'clock'>>,
@@ -31,48 +33,59 @@ export class Provisioner {
     return (this.deps.clock?.now() ?? new Date()).getTime();
   }
 
-  /** Whether these values were written for this user recently enough to trust. */
-  #fresh(who: string, what: string): boolean {
+  /** What was written for this user, when these values were written recently enough to trust. */
+  #fresh(who: string, what: string): { active: boolean } | undefined {
     const entry = this.#written.get(who);
-    return entry !== undefined && entry.what === what && this.#now() - entry.at < this.memoTtlMs;
+    return entry !== undefined && entry.what === what && this.#now() - entry.at < this.memoTtlMs
+      ? entry
+      : undefined;
   }
 
-  async ensure(identity: Identity): Promise<void> {
+  /** Writes the caller's tenant and user when needed; whether the user is active. */
+  async ensure(identity: Identity): Promise<boolean> {
     // Keyed by who, valued by what: a user whose role goes admin -> customer -> admin is
     // written each time, so the row always holds the latest token's values.
     const who = `${identity.tenantId}:${identity.userId}`;
     const what = JSON.stringify([identity.role, identity.name, identity.email]);
-    if (this.#fresh(who, what) && !this.#inFlight.has(who)) return;
+    const known = this.#fresh(who, what);
+    if (known && !this.#inFlight.has(who)) return known.active;
     // One write at a time per user, in arrival order; a request that finds its values
     // written by the one before it writes nothing.
     const previous = this.#inFlight.get(who) ?? Promise.resolve();
     const pending = previous
       .catch(() => {})
       .then(async () => {
-        if (this.#fresh(who, what)) return;
+        const fresh = this.#fresh(who, what);
+        if (fresh) return fresh.active;
         // The tenant's own scope: its rows are the only ones it may write.
-        await asTenant(identity.tenantId, () => this.#write(identity));
-        this.#remember(who, what);
+        const active = await asTenant(identity.tenantId, () => this.#write(identity));
+        this.#remember(who, what, active);
+        return active;
       });
     this.#inFlight.set(who, pending);
     try {
-      await pending;
+      return await pending;
     } finally {
       if (this.#inFlight.get(who) === pending) this.#inFlight.delete(who);
     }
   }
 
-  #remember(who: string, what: string): void {
+  /** Drops what is remembered of a user, so their next request reads their row again. */
+  forget(tenantId: string, userId: string): void {
+    this.#written.delete(`${tenantId}:${userId}`);
+  }
+
+  #remember(who: string, what: string, active: boolean): void {
     this.#written.delete(who);
     if (this.#written.size >= this.maxRemembered) {
       // Maps iterate in insertion order: drop the least recently written entry.
       const oldest = this.#written.keys().next().value;
       if (oldest !== undefined) this.#written.delete(oldest);
     }
-    this.#written.set(who, { what, at: this.#now() });
+    this.#written.set(who, { what, at: this.#now(), active });
   }
 
-  async #write(identity: Identity): Promise<void> {
+  async #write(identity: Identity): Promise<boolean> {
     if (!(await tenantExists(this.deps.db, identity.tenantId))) {
       const vapid = webpush.generateVAPIDKeys();
       await insertTenant(this.deps.db, {
@@ -81,6 +94,6 @@ export class Provisioner {
         vapidPrivateKey: vapid.privateKey,
       });
     }
-    await provisionUser(this.deps, identity);
+    return provisionUser(this.deps, identity);
   }
 }

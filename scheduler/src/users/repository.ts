@@ -3,7 +3,9 @@ import type { AccessRole } from '../auth/identity.ts';
 import type { Db } from '../db/database.ts';
 import { roleColumns } from '../roles/repository.ts';
 
-const userColumns = ['id', 'tenant_id', 'role', 'display_name', 'email', 'created_at'] as const;
+const userColumns = ['id', 'tenant_id', 'role', 'display_name', 'email', 'active', 'created_at'] as const;
+
+const staffRoles: AccessRole[] = ['admin', 'employee'];
 
 /** Staff only: customers are provisioned too, but they are not users of the schedule. */
 export function listStaff(db: Db, tenantId: string) {
@@ -11,7 +13,7 @@ export function listStaff(db: Db, tenantId: string) {
     .selectFrom('users')
     .select(userColumns)
     .where('tenant_id', '=', tenantId)
-    .where('role', 'in', ['admin', 'employee'])
+    .where('role', 'in', staffRoles)
     .orderBy('display_name')
     .orderBy('id')
     .execute();
@@ -23,7 +25,7 @@ export function findStaff(db: Db, tenantId: string, userId: string) {
     .select(userColumns)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', userId)
-    .where('role', 'in', ['admin', 'employee'])
+    .where('role', 'in', staffRoles)
     .executeTakeFirst();
 }
 
@@ -60,7 +62,21 @@ export async function revoke(db: Db, tenantId: string, userId: string, roleId: s
     .execute();
 }
 
-/** Insert, or update only when something changed, so a repeated login writes nothing. */
+/**
+ * What a sign-in writes into a profile field: the token's value, unless an admin wrote
+ * the profile (pre-provisioned or changed it), whose values stand; the token then only
+ * fills what is empty.
+ */
+function signedInValue(column: 'display_name' | 'email') {
+  return sql<string | null>`CASE WHEN users.profile_set_by_admin
+    THEN COALESCE(${sql.ref(`users.${column}`)}, ${sql.ref(`excluded.${column}`)})
+    ELSE ${sql.ref(`excluded.${column}`)} END`;
+}
+
+/**
+ * Insert, or update only when something changed, so a repeated login writes nothing.
+ * Answers whether the user is active (a deactivated user's tokens are refused).
+ */
 export async function upsertUser(
   db: Db,
   user: {
@@ -70,8 +86,8 @@ export async function upsertUser(
     display_name: string | null;
     email: string | null;
   },
-): Promise<void> {
-  await db
+): Promise<{ active: boolean }> {
+  const written = await db
     .insertInto('users')
     .values(user)
     .onConflict((oc) =>
@@ -79,17 +95,102 @@ export async function upsertUser(
         .columns(['tenant_id', 'id'])
         .doUpdateSet({
           role: (eb) => eb.ref('excluded.role'),
-          display_name: (eb) => eb.ref('excluded.display_name'),
-          email: (eb) => eb.ref('excluded.email'),
+          display_name: signedInValue('display_name'),
+          email: signedInValue('email'),
           updated_at: sql`now()`,
         })
         .where((eb) =>
           eb.or([
             eb('users.role', 'is distinct from', eb.ref('excluded.role')),
-            eb('users.display_name', 'is distinct from', eb.ref('excluded.display_name')),
-            eb('users.email', 'is distinct from', eb.ref('excluded.email')),
+            eb('users.display_name', 'is distinct from', signedInValue('display_name')),
+            eb('users.email', 'is distinct from', signedInValue('email')),
           ]),
         ),
     )
+    .returning('active')
+    .executeTakeFirst();
+  if (written) return written;
+  // Nothing changed, so nothing was returned: read the flag.
+  const row = await db
+    .selectFrom('users')
+    .select('active')
+    .where('tenant_id', '=', user.tenant_id)
+    .where('id', '=', user.id)
+    .executeTakeFirstOrThrow();
+  return row;
+}
+
+/** A pre-provisioned user; undefined when the id is taken (by anyone: staff or customer). */
+export function insertStaff(
+  db: Db,
+  user: {
+    tenant_id: string;
+    id: string;
+    role: 'admin' | 'employee';
+    display_name: string;
+    email: string | null;
+  },
+) {
+  return db
+    .insertInto('users')
+    .values({ ...user, profile_set_by_admin: true })
+    .onConflict((oc) => oc.columns(['tenant_id', 'id']).doNothing())
+    .returning(userColumns)
+    .executeTakeFirst();
+}
+
+/**
+ * Locks the rows of the given staff (in id order, so two admins changing each other
+ * queue rather than deadlock) and answers what they hold now.
+ */
+export function lockStaff(db: Db, tenantId: string, userIds: string[]) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'active'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', userIds)
+    .where('role', 'in', staffRoles)
+    .orderBy('id')
+    .forNoKeyUpdate()
     .execute();
+}
+
+export function updateStaff(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  change: { active?: boolean; display_name?: string; email?: string | null },
+) {
+  const profile = change.display_name !== undefined || change.email !== undefined;
+  return db
+    .updateTable('users')
+    .set({ ...change, ...(profile ? { profile_set_by_admin: true } : {}), updated_at: sql`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .returning(userColumns)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Frees a deactivated user's upcoming seats: assignments of shifts that have not started
+ * and hold no recorded time. Seats of started or past shifts stay, as records.
+ */
+export async function releaseUpcomingSeats(db: Db, tenantId: string, userId: string, now: Date) {
+  const result = await db
+    .deleteFrom('shift_assignments as a')
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.user_id', '=', userId)
+    .where('a.starts_at', '>', now.toISOString())
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('time_entries as t')
+            .select('t.id')
+            .whereRef('t.tenant_id', '=', 'a.tenant_id')
+            .whereRef('t.shift_assignment_id', '=', 'a.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,21 +1,45 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses, IdParams, noContent, ok, pathIdCodes } from '../http/schemas.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { exampleRole, RoleDefinition } from '../roles/schemas.ts';
-import { exampleUser, exampleUserDetail, QualificationParams, UserDetail, UserRecord } from './schemas.ts';
 import {
+  CreateUserRequest,
+  exampleUser,
+  exampleUserDetail,
+  QualificationParams,
+  UpdateUserRequest,
+  UserDetail,
+  UserRecord,
+} from './schemas.ts';
+import {
+  createUser,
+  getMe,
   getMyQualifications,
   getUserDetail,
   getUsers,
   grantQualification,
   revokeQualification,
+  updateUser,
 } from './service.ts';
+
+/** What the access hook remembers of a signed-in user (tenants/provisioning): dropped when their standing changes. */
+export interface SignInMemo {
+  forget(tenantId: string, userId: string): void;
+}
 
 const userOrRoleMissing = errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'user not found' } });
 
-export async function usersRoutes(app: App, deps: Deps): Promise<void> {
+export async function usersRoutes(app: App, deps: Deps, signIns: SignInMemo): Promise<void> {
   app.get(
     '/api/v1/users',
     {
@@ -24,8 +48,8 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['users'],
         operationId: 'listUsers',
         description:
-          'Admins only. Users appear after their first request with a valid token; customers are not listed.',
-        summary: 'List the admins and employees of the tenant (users appear after their first request)',
+          'Admins only. Users appear after their first request with a valid token, or when an admin pre-provisions them; customers are not listed. Deactivated users are listed with `active: false`.',
+        summary: 'List the admins and employees of the tenant, deactivated ones included',
         security: bearerSecurity,
         response: {
           200: ok(Type.Array(UserRecord), 'The admins and employees of the caller tenant', [exampleUser]),
@@ -34,6 +58,85 @@ export async function usersRoutes(app: App, deps: Deps): Promise<void> {
       },
     },
     async (request) => getUsers(deps, identityOf(request)),
+  );
+
+  app.post(
+    '/api/v1/users',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['users'],
+        operationId: 'createUser',
+        description:
+          'Admins only. Pre-provisions a person before their first sign-in: the id is the one their `subject` maps to under the configured issuer (the rule tokens follow), so their first token lands on this record. Sign-ins then fill only the name and email left empty. Qualifications are granted at once; an unknown role is 422 and nothing is created.',
+        summary: 'Pre-provision an admin or employee (before their first sign-in)',
+        security: bearerSecurity,
+        body: CreateUserRequest,
+        response: {
+          201: ok(UserRecord, 'Created', exampleUser),
+          ...errorResponses([...bodyCodes, 'DUPLICATE'], {
+            messages: {
+              DUPLICATE: 'a user with this subject exists already',
+              VALIDATION_FAILED: `qualifications: no such role in this tenant: ${exampleUser.id}`,
+            },
+          }),
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createUser(deps, identityOf(request), request.body)),
+  );
+
+  app.patch(
+    '/api/v1/users/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['users'],
+        operationId: 'updateUser',
+        description:
+          'Admins only. `active: false` deactivates: the user’s tokens get 403 on every route, they take no new seat, and their upcoming seats (shifts not started, no recorded time) are freed; their records stay. `active: true` reactivates. An admin cannot deactivate themselves (409). A name or email set here stands: later sign-ins fill only empty fields.',
+        summary: 'Deactivate, reactivate or rename a user',
+        security: bearerSecurity,
+        params: IdParams,
+        body: UpdateUserRequest,
+        response: {
+          200: ok(UserRecord, 'The user as changed', { ...exampleUser, active: false }),
+          ...errorResponses([...pathIdCodes, ...bodyCodes, 'INVALID_STATE'], {
+            messages: {
+              NOT_FOUND: 'user not found',
+              INVALID_STATE: 'you cannot deactivate yourself; another admin can',
+            },
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const caller = identityOf(request);
+      const user = await updateUser(deps, caller, pathId(request.params.id, 'user'), request.body);
+      // This process's memo must not keep letting a deactivated user in (others: its TTL).
+      signIns.forget(caller.tenantId, user.id);
+      return user;
+    },
+  );
+
+  app.get(
+    '/api/v1/me',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['users'],
+        operationId: 'getMe',
+        description:
+          'The caller’s own record with their qualifications and role. Admins and employees; customers are not users of the schedule (403).',
+        summary: 'Who am I: the caller’s user record, role and qualifications',
+        security: bearerSecurity,
+        response: {
+          200: ok(UserDetail, 'The caller and the roles granted to them', exampleUserDetail),
+          ...errorResponses(['NOT_FOUND']),
+        },
+      },
+    },
+    async (request) => getMe(deps, identityOf(request)),
   );
 
   app.get(

@@ -1,22 +1,37 @@
 import { type Static, Type } from 'typebox';
-import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { examples, Id, Nullable, OneLine, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 import { exampleRole, RoleDefinition } from '../roles/schemas.ts';
 
 const userFields = {
   id: ReadOnlyId,
   tenant_id: ReadOnlyId,
   role: Type.Union([Type.Literal('admin'), Type.Literal('employee')], {
-    description: 'Role from the most recent token the user presented',
+    description: 'Role from the most recent token the user presented (as pre-provisioned before that)',
     readOnly: true,
   }),
-  display_name: Nullable(Type.String({ description: 'From the token (name claim)', readOnly: true })),
-  email: Nullable(Type.String({ description: 'From the token (email claim)', readOnly: true })),
+  display_name: Nullable(
+    Type.String({
+      description: 'As an admin set it, else from the token (name claim); a sign-in fills it when empty',
+      readOnly: true,
+    }),
+  ),
+  email: Nullable(
+    Type.String({
+      description: 'As an admin set it, else from the token (email claim); a sign-in fills it when empty',
+      readOnly: true,
+    }),
+  ),
+  active: Type.Boolean({
+    description: 'False once deactivated: their tokens are refused (403) and they take no new seat',
+    readOnly: true,
+  }),
   created_at: ReadOnlyTimestamp,
 };
 
 export const UserRecord = Type.Object(userFields, {
   title: 'UserRecord',
-  description: 'An admin or employee; users appear after their first request with a valid token',
+  description:
+    'An admin or employee; users appear after their first request with a valid token, or when an admin pre-provisions them',
 });
 export type UserRecord = Static<typeof UserRecord>;
 
@@ -26,6 +41,7 @@ export const exampleUser: UserRecord = {
   role: 'employee',
   display_name: 'Eve Employee',
   email: 'eve@example.com',
+  active: true,
   created_at: examples.createdAt,
 };
 
@@ -44,3 +60,63 @@ export const QualificationParams = Type.Object({
   id: Type.String({ description: 'User id', maxLength: 100, examples: [examples.userId] }),
   role_id: Type.String({ description: 'Role definition id', maxLength: 100, examples: [examples.roleId] }),
 });
+
+const DisplayName = OneLine({ minLength: 1, maxLength: 200, description: 'The name shown in lists' });
+/** As the forms' email fields: one address, no spaces, a dot in the domain. */
+const Email = Type.String({
+  pattern: '^[^\\s@]+@[^\\s@.]+(?:\\.[^\\s@.]+)+$',
+  maxLength: 254,
+  description: 'An email address',
+});
+
+export const CreateUserRequest = Type.Object(
+  {
+    subject: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'The identity provider’s subject claim exactly as it will be issued (case, spaces and all): the user id is derived from it as for tokens',
+    }),
+    name: DisplayName,
+    email: Type.Optional(Nullable(Email)),
+    role: Type.Union([Type.Literal('admin'), Type.Literal('employee')], {
+      description: 'What the user is until their first sign-in; their tokens decide it from then on',
+    }),
+    qualifications: Type.Optional(
+      Type.Array(Type.String({ ...Id, description: 'A role of the tenant' }), {
+        maxItems: 100,
+        description: 'Roles granted at once; unknown ones are 422 and nothing is created',
+      }),
+    ),
+  },
+  {
+    title: 'CreateUserRequest',
+    additionalProperties: false,
+    examples: [
+      {
+        subject: 'bob@example.com',
+        name: 'Bob Builder',
+        email: 'bob@example.com',
+        role: 'employee',
+        qualifications: [examples.roleId],
+      },
+    ],
+  },
+);
+export type CreateUserRequest = Static<typeof CreateUserRequest>;
+
+export const UpdateUserRequest = Type.Object(
+  {
+    active: Type.Optional(Type.Boolean({ description: 'False deactivates, true reactivates' })),
+    name: Type.Optional(DisplayName),
+    email: Type.Optional(Nullable(Email)),
+  },
+  {
+    title: 'UpdateUserRequest',
+    description: 'At least one field; fields left out keep their values, `email: null` clears it.',
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ active: false }],
+  },
+);
+export type UpdateUserRequest = Static<typeof UpdateUserRequest>;

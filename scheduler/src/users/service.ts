@@ -1,11 +1,23 @@
-import type { Identity } from '../auth/identity.ts';
+import { type Identity, userIdForSubject } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
+import { requiredText } from '../input/text.ts';
 import { roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
-import { findStaff, grant, listStaff, qualificationsOf, revoke, upsertUser } from './repository.ts';
-import type { UserDetail, UserRecord } from './schemas.ts';
+import {
+  findStaff,
+  grant,
+  insertStaff,
+  listStaff,
+  lockStaff,
+  qualificationsOf,
+  releaseUpcomingSeats,
+  revoke,
+  updateStaff,
+  upsertUser,
+} from './repository.ts';
+import type { CreateUserRequest, UpdateUserRequest, UserDetail, UserRecord } from './schemas.ts';
 import { canSeeUser } from './visibility.ts';
 
 type Row = Awaited<ReturnType<typeof listStaff>>[number];
@@ -25,6 +37,11 @@ export async function getUserDetail(deps: Deps, caller: Identity, userId: string
   if (!user) throw notFound('user');
   const qualifications = await qualificationsOf(deps.db, caller.tenantId, userId);
   return { ...toWire(user), qualifications };
+}
+
+/** The caller's own record; the access hook lets only admins and employees here. */
+export function getMe(deps: Deps, caller: Identity): Promise<UserDetail> {
+  return getUserDetail(deps, caller, caller.userId);
 }
 
 export async function getMyQualifications(deps: Deps, caller: Identity): Promise<RoleDefinition[]> {
@@ -72,13 +89,99 @@ export async function revokeQualification(
   await revoke(deps.db, caller.tenantId, input.userId, input.roleId);
 }
 
-/** Just-in-time provisioning of the caller's user row (called by tenants/provisioning). */
-export async function provisionUser(deps: Pick<Deps, 'db'>, identity: Identity): Promise<void> {
-  await upsertUser(deps.db, {
+/**
+ * Pre-provisions a person before their first sign-in, under the id their subject maps to
+ * (the rule tokens follow), with any qualifications, in one transaction: an unknown role
+ * leaves nothing behind.
+ */
+export async function createUser(
+  deps: Deps,
+  caller: Identity,
+  input: CreateUserRequest,
+): Promise<UserRecord> {
+  const id = userIdForSubject(caller.issuer, input.subject);
+  // The schema counts characters, tokens UTF-16 units: a value no token could carry.
+  if (id === null) throw validationFailed('subject', 'is not a subject a token can carry');
+  const name = requiredText('name', input.name);
+  const roleIds = [...new Set(input.qualifications ?? [])];
+  const unknown: string[] = [];
+  for (const roleId of roleIds)
+    if (!(await roleExists(deps.db, caller.tenantId, roleId))) unknown.push(roleId);
+  if (unknown.length > 0) throw unknownRoles(unknown);
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const user = await insertStaff(trx, {
+        tenant_id: caller.tenantId,
+        id,
+        role: input.role,
+        display_name: name,
+        email: input.email?.trim() || null,
+      });
+      if (!user) throw new AppError('DUPLICATE', 'a user with this subject exists already');
+      for (const roleId of roleIds) {
+        await grant(trx, {
+          tenant_id: caller.tenantId,
+          user_id: id,
+          role_id: roleId,
+          granted_by: caller.userId,
+        });
+      }
+      return toWire(user);
+    });
+  } catch (error) {
+    // A role deleted between the check and the grant: nothing was created.
+    if (isForeignKeyViolation(error)) throw validationFailed('qualifications', 'a role no longer exists');
+    throw error;
+  }
+}
+
+const unknownRoles = (ids: string[]) =>
+  validationFailed('qualifications', `no such role in this tenant: ${ids.join(', ')}`);
+
+/**
+ * Changes a user's name, email or standing. Deactivating frees their upcoming seats in
+ * the same transaction; their records stay. An admin cannot deactivate themselves, and
+ * the caller's own row is locked with the target's and must still be active, so two
+ * admins deactivating each other at once cannot leave the tenant without an admin.
+ */
+export async function updateUser(
+  deps: Deps,
+  caller: Identity,
+  userId: string,
+  input: UpdateUserRequest,
+): Promise<UserRecord> {
+  if (input.active === false && userId === caller.userId) {
+    throw new AppError('INVALID_STATE', 'you cannot deactivate yourself; another admin can');
+  }
+  const change = {
+    ...(input.active === undefined ? {} : { active: input.active }),
+    ...(input.name === undefined ? {} : { display_name: requiredText('name', input.name) }),
+    ...(input.email === undefined ? {} : { email: input.email?.trim() || null }),
+  };
+  return deps.db.transaction().execute(async (trx) => {
+    const rows = await lockStaff(trx, caller.tenantId, [...new Set([caller.userId, userId])]);
+    const target = rows.find((row) => row.id === userId);
+    if (!target) throw notFound('user');
+    if (rows.find((row) => row.id === caller.userId)?.active === false) throw deactivated();
+    const user = await updateStaff(trx, caller.tenantId, userId, change);
+    if (target.active && input.active === false) {
+      await releaseUpcomingSeats(trx, caller.tenantId, userId, deps.clock.now());
+    }
+    return toWire(user);
+  });
+}
+
+/**
+ * Just-in-time provisioning of the caller's user row (called by tenants/provisioning);
+ * answers whether the user is active.
+ */
+export async function provisionUser(deps: Pick<Deps, 'db'>, identity: Identity): Promise<boolean> {
+  const { active } = await upsertUser(deps.db, {
     tenant_id: identity.tenantId,
     id: identity.userId,
     role: identity.role,
     display_name: identity.name,
     email: identity.email,
   });
+  return active;
 }

@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { claimToUuid, type Identity, identityFromClaims } from '../../src/auth/identity.ts';
+import { claimToUuid, type Identity, identityFromClaims, userIdForSubject } from '../../src/auth/identity.ts';
 import { defaultClaimNames } from '../../src/config.ts';
 
 /**
@@ -65,6 +65,28 @@ describe('claimToUuid', () => {
     for (let i = 1; i <= 10_050; i++) claimToUuid(ISSUER, `memo-${i}`);
     expect(claimToUuid(ISSUER, 'memo-0')).toBe(first);
     expect(claimToUuid(ISSUER, 'memo-10050')).toMatch(derivedV5);
+  });
+});
+
+describe('userIdForSubject', () => {
+  it('gives the id a token with that subject is given', () => {
+    for (const sub of [
+      'alice',
+      ' alice',
+      'Bob@Example.com',
+      'auth0|42',
+      '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+    ]) {
+      expect(userIdForSubject(ISSUER, sub), sub).toBe((identity({ ...base, sub }) as Identity).userId);
+    }
+    // A derived id is the issuer's own.
+    expect(userIdForSubject('https://other.example', 'alice')).not.toBe(userIdForSubject(ISSUER, 'alice'));
+  });
+
+  it('answers null for a value no token could carry', () => {
+    for (const sub of ['', 'a'.repeat(1025), 'x\u0000y', '\ud800', {}]) {
+      expect(userIdForSubject(ISSUER, sub)).toBeNull();
+    }
   });
 });
 

@@ -236,6 +236,19 @@ describe('calendar feed', () => {
     expect((await t.employee.request('DELETE', '/api/v1/me/calendar-token')).statusCode).toBe(204);
   });
 
+  it('stops answering while its owner is deactivated, and answers again once reactivated', async () => {
+    await scheduled();
+    const { url } = await feedUrl();
+    const deactivate = (active: boolean) =>
+      t.admin.request('PATCH', `/api/v1/users/${t.employee.userId}`, { active });
+    expect((await deactivate(false)).statusCode).toBe(200);
+    const refused = await fetchFeed(url);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'calendar not found' } });
+    expect((await deactivate(true)).statusCode).toBe(200);
+    expect((await fetchFeed(url)).statusCode).toBe(200);
+  });
+
   it('answers 404 for malformed and unknown tokens, without a bearer token either way', async () => {
     for (const path of [
       '/cal/abc.ics',

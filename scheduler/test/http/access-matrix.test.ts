@@ -92,6 +92,9 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/time-tracking/payouts/me',
       'GET /api/v1/time-tracking/payouts/:user_id',
       'GET /api/v1/time-tracking/ledger/:user_id',
+      'GET /api/v1/me',
+      'POST /api/v1/users',
+      'PATCH /api/v1/users/:id',
     ]) {
       expect(listed).toContain(expected);
     }
@@ -132,6 +135,26 @@ describe('access matrix over every /api/v1 route', () => {
       const response = await customer.request(route.method, concrete(route.url));
       expect(response.statusCode, `${route.method} ${route.url}`).toBe(403);
       expect(response.json()).toEqual(FORBIDDEN_BODY);
+    }
+  });
+
+  it('answers 403 "user is deactivated" to a deactivated admin and employee on every route but the public ones', async () => {
+    const admin = await ctx.caller('admin');
+    const deactivatedAdmin = await ctx.caller('admin', 'tenant-a', 'admin-gone');
+    const deactivatedEmployee = await ctx.caller('employee', 'tenant-a', 'employee-gone');
+    for (const user of [deactivatedAdmin, deactivatedEmployee]) {
+      const response = await admin.request('PATCH', `/api/v1/users/${user.userId}`, { active: false });
+      expect(response.statusCode, response.body).toBe(200);
+    }
+    // The form surface included: a deactivated member cannot submit either.
+    const routes = ctx.routes.filter((r) => r.access !== 'public');
+    expect(routes.length).toBeGreaterThan(50);
+    for (const user of [deactivatedAdmin, deactivatedEmployee]) {
+      for (const route of routes) {
+        const response = await user.request(route.method, concrete(route.url), { name: 'x' });
+        expect(response.statusCode, `${route.method} ${route.url}`).toBe(403);
+        expect(response.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'user is deactivated' } });
+      }
     }
   });
 

@@ -25,6 +25,7 @@ const bodies: Record<string, (world: World) => unknown> = {
   'PATCH /api/v1/shifts/:id/slots/:slot_id': () => ({ capacity: 9 }),
   'POST /api/v1/shifts/:shift_id/slots/:slot_id/assign': (world) => ({ user_id: world.theirUser }),
   'PATCH /api/v1/forms/:id': () => ({ title: 'Taken over' }),
+  'PATCH /api/v1/users/:id': () => ({ active: false, name: 'Taken over' }),
   'POST /api/v1/forms/:form_id/submissions/:sub_id/convert': () => ({
     name: 'Taken over',
     starts_at: '2030-01-01T10:00:00Z',

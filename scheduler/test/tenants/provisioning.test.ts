@@ -127,12 +127,15 @@ describe('Provisioner', () => {
       Identity,
     ];
     for (const identity of [a, b, c]) await provisioner.ensure(identity);
-    // Remembered now: b and c. a was forgotten and is written again (forgetting b).
+    // Remembered now: b and c. a was forgotten and is written again (forgetting b); its row
+    // is unchanged, so the upsert returns nothing and whether a is active is read.
+    const rewrite = ['select tenants', 'insert users', 'select users'];
+    const kinds = (run: { kind: string; tables: string[] }[]) => run.map((s) => `${s.kind} ${s.tables[0]}`);
     expect(await statementsOf(() => provisioner.ensure(c))).toEqual([]);
-    expect(await statementsOf(() => provisioner.ensure(a))).toHaveLength(2);
+    expect(kinds(await statementsOf(() => provisioner.ensure(a)))).toEqual(rewrite);
     expect(await statementsOf(() => provisioner.ensure(c))).toEqual([]);
     expect(await statementsOf(() => provisioner.ensure(a))).toEqual([]);
-    expect(await statementsOf(() => provisioner.ensure(b))).toHaveLength(2);
+    expect(kinds(await statementsOf(() => provisioner.ensure(b)))).toEqual(rewrite);
   });
 
   it('trusts its memo for five minutes, then writes again (other processes may have changed the row)', async () => {
@@ -164,6 +167,31 @@ describe('Provisioner', () => {
     now = new Date(now.getTime() + 1);
     await provisioner.ensure(identity);
     expect(queries).toBeGreaterThan(first);
+  });
+});
+
+describe('Provisioner and deactivated users', () => {
+  it('answers whether the user is active, from its memo until told to forget them', async () => {
+    const provisioner = new Provisioner({ db: hooks.db });
+    const identity = identityIn(uniqueName('p'), 'dee');
+    expect(await provisioner.ensure(identity)).toBe(true);
+    await database.owner
+      .updateTable('users')
+      .set({ active: false })
+      .where('tenant_id', '=', identity.tenantId)
+      .where('id', '=', identity.userId)
+      .execute();
+    // Remembered: no query, the old answer (another process's change shows within the TTL).
+    expect(await statementsOf(async () => expect(await provisioner.ensure(identity)).toBe(true))).toEqual([]);
+    provisioner.forget(identity.tenantId, identity.userId);
+    // Nothing to write, so the flag is read.
+    const run = await statementsOf(async () => expect(await provisioner.ensure(identity)).toBe(false));
+    expect(run.map((s) => `${s.kind} ${s.tables[0]}`)).toEqual([
+      'select tenants',
+      'insert users',
+      'select users',
+    ]);
+    expect(await provisioner.ensure(identity)).toBe(false);
   });
 });
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context.ts';
 import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { raceAgainst } from '../support/held-racer.ts';
+import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
 /**
  * Granting a qualification when the database changes between the check and the write,
@@ -49,5 +51,98 @@ describe('granting a qualification', () => {
     );
     expect(response.statusCode).toBe(500);
     expect((await employee.request('GET', '/api/v1/me/qualifications')).json()).toEqual([]);
+  });
+});
+
+/**
+ * A claim racing the claimant's deactivation never leaves an upcoming seat to an inactive
+ * user: the database's trigger reads the user's row FOR SHARE, which queues behind the
+ * deactivation's row lock (and the deactivation behind it), and the deactivation frees
+ * the seats it finds in its own transaction.
+ */
+describe('a claim racing a deactivation', () => {
+  async function world() {
+    const { admin, employee } = await ctx.freshTenant();
+    const roleId = await newRole(admin);
+    await qualify(admin, employee, roleId);
+    const shift = await newShift(admin, await newEvent(admin), { roleId, capacities: [5] });
+    const claim = () =>
+      employee.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    const seats = async () =>
+      (
+        await ctx.db.owner
+          .selectFrom('shift_assignments')
+          .select('user_id')
+          .where('shift_id', '=', shift.id)
+          .execute()
+      ).map((row) => row.user_id);
+    return { admin, employee, shift, claim, seats };
+  }
+
+  it('refuses the claim (409) when the deactivation commits first, even where the sign-in memo still lets the user in', async () => {
+    const { employee, claim, seats } = await world();
+    // Deactivated by "another process": this one's memo still says active.
+    const response = await raceAgainst(
+      ctx.db.owner,
+      (trx) =>
+        trx
+          .updateTable('users')
+          .set({ active: false })
+          .where('id', '=', employee.userId)
+          .where('tenant_id', '=', employee.tenantId)
+          .execute(),
+      claim,
+    );
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({ error: { code: 'INVALID_STATE', message: 'the user is deactivated' } });
+    expect(await seats()).toEqual([]);
+  });
+
+  it('frees the seat when the claim commits first', async () => {
+    const { admin, employee, shift, seats } = await world();
+    const response = await raceAgainst(
+      ctx.db.owner,
+      (trx) =>
+        trx
+          .insertInto('shift_assignments')
+          .values({
+            tenant_id: employee.tenantId,
+            id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a99',
+            shift_id: shift.id,
+            slot_id: shift.slots[0] as string,
+            user_id: employee.userId,
+            source: 'claim',
+            assigned_by: employee.userId,
+            starts_at: '2030-07-02T10:00:00Z',
+            ends_at: '2030-07-02T14:00:00Z',
+          })
+          .execute(),
+      () => admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false }),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(await seats()).toEqual([]);
+  });
+
+  it('ends, under truly concurrent claims and a deactivation, with the user inactive and seatless', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { admin, employee, claim, seats } = await world();
+      const answers = await Promise.all([
+        claim(),
+        admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false }),
+        claim(),
+      ]);
+      expect(answers[1]?.statusCode).toBe(200);
+      for (const answer of [answers[0], answers[2]]) {
+        expect([201, 403, 409]).toContain(answer?.statusCode);
+      }
+      expect(await seats()).toEqual([]);
+      const row = await ctx.db.owner
+        .selectFrom('users')
+        .select('active')
+        .where('tenant_id', '=', employee.tenantId)
+        .where('id', '=', employee.userId)
+        .executeTakeFirstOrThrow();
+      expect(row.active).toBe(false);
+    }
   });
 });

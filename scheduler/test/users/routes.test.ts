@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claimToUuid } from '../../src/auth/identity.ts';
 import {
   type Caller,
   createTestContext,
@@ -6,6 +7,8 @@ import {
   type TestContext,
   uniqueName,
 } from '../support/context.ts';
+import { created, newEvent, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import { TEST_ISSUER } from '../support/tokens.ts';
 
 let ctx: TestContext;
 let admin: Caller;
@@ -54,6 +57,7 @@ describe('GET /api/v1/users', () => {
       role: 'employee',
       display_name: 'Eve Employee',
       email: null,
+      active: true,
       created_at: expect.stringMatching(/Z$/),
     });
   });
@@ -206,6 +210,7 @@ describe('user detail', () => {
       role: 'employee',
       display_name: 'Eve Employee',
       email: null,
+      active: true,
       created_at: expect.stringMatching(/Z$/),
       qualifications: [medic],
     });
@@ -275,5 +280,305 @@ describe('profile from the token', () => {
       boss.userId,
     ]);
     expect((await boss.request('GET', `/api/v1/users/${pat.userId}`)).statusCode).toBe(404);
+  });
+});
+
+const DEACTIVATED_BODY = { error: { code: 'FORBIDDEN', message: 'user is deactivated' } };
+
+describe('GET /api/v1/me', () => {
+  it('gives an employee their record, role and qualifications', async () => {
+    await admin.request('POST', qualification(employee.userId, medic.id));
+    const response = await employee.request('GET', '/api/v1/me');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      id: employee.userId,
+      tenant_id: admin.tenantId,
+      role: 'employee',
+      display_name: 'Eve Employee',
+      email: null,
+      active: true,
+      created_at: expect.stringMatching(/Z$/),
+      qualifications: [medic],
+    });
+  });
+
+  it('gives an admin their own record, never another tenant’s', async () => {
+    const mine = (await admin.request('GET', '/api/v1/me')).json();
+    expect(mine).toMatchObject({
+      id: admin.userId,
+      tenant_id: admin.tenantId,
+      role: 'admin',
+      qualifications: [],
+    });
+    // The same subject in another tenant is another record.
+    const sameSubject = await ctx.caller('admin', uniqueName('tenant-c'), 'admin-1', { name: 'Other Ada' });
+    const theirs = (await sameSubject.request('GET', '/api/v1/me')).json();
+    expect(theirs).toMatchObject({
+      id: admin.userId,
+      tenant_id: sameSubject.tenantId,
+      display_name: 'Other Ada',
+    });
+    expect(theirs.tenant_id).not.toBe(admin.tenantId);
+  });
+
+  it('answers the fixed 403 to a customer: customers are not users of the schedule', async () => {
+    const response = await customer.request('GET', '/api/v1/me');
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+  });
+});
+
+describe('POST /api/v1/users', () => {
+  const bob = (extra: Record<string, unknown> = {}) => ({
+    subject: uniqueName('bob'),
+    name: 'Bob Builder',
+    email: 'bob@a.test',
+    role: 'employee',
+    ...extra,
+  });
+
+  it('pre-provisions a user under the id their subject maps to, qualified at once', async () => {
+    const body = bob({ qualifications: [medic.id, driver.id, medic.id] });
+    const response = await admin.request('POST', '/api/v1/users', body);
+    expect(response.statusCode).toBe(201);
+    const id = claimToUuid(TEST_ISSUER, body.subject);
+    expect(response.json()).toEqual({
+      id,
+      tenant_id: admin.tenantId,
+      role: 'employee',
+      display_name: 'Bob Builder',
+      email: 'bob@a.test',
+      active: true,
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const detail = (await admin.request('GET', `/api/v1/users/${id}`)).json();
+    expect(detail.qualifications.map((r: { name: string }) => r.name)).toEqual(['Driver', 'Medic']);
+    expect((await admin.request('GET', '/api/v1/users')).json().map((u: { id: string }) => u.id)).toContain(
+      id,
+    );
+  });
+
+  it('lands the first sign-in on the record, which fills only empty fields', async () => {
+    const tenant = uniqueName('pre');
+    const boss = await ctx.caller('admin', tenant, 'boss');
+    const role = (await boss.request('POST', '/api/v1/roles', { name: 'Medic' })).json();
+    const subject = 'Bob@Example.com';
+    const made = await boss.request('POST', '/api/v1/users', {
+      subject,
+      name: 'Bob Builder',
+      role: 'employee',
+      qualifications: [role.id],
+    });
+    expect(made.json()).toMatchObject({ display_name: 'Bob Builder', email: null });
+    const signedIn = await ctx.caller('employee', tenant, subject, { name: 'bob', email: 'bob@idp.test' });
+    expect(signedIn.userId).toBe(made.json().id);
+    const me = (await signedIn.request('GET', '/api/v1/me')).json();
+    expect(me).toMatchObject({
+      id: made.json().id,
+      display_name: 'Bob Builder',
+      email: 'bob@idp.test',
+      created_at: made.json().created_at,
+      qualifications: [role],
+    });
+    // Later tokens keep the admin's name too; only the role follows the token.
+    const again = await ctx.caller('admin', tenant, subject, { name: 'bobby', email: 'other@idp.test' });
+    expect((await again.request('GET', '/api/v1/me')).json()).toMatchObject({
+      role: 'admin',
+      display_name: 'Bob Builder',
+      email: 'bob@idp.test',
+    });
+  });
+
+  it('answers 409 DUPLICATE for an existing user, signed in or pre-provisioned, and changes nothing', async () => {
+    const body = bob();
+    expect((await admin.request('POST', '/api/v1/users', body)).statusCode).toBe(201);
+    for (const subject of [body.subject, 'emp-1', 'cust-1']) {
+      const response = await admin.request('POST', '/api/v1/users', bob({ subject, name: 'Taken Over' }));
+      expect(response.statusCode, subject).toBe(409);
+      expect(response.json()).toEqual({
+        error: { code: 'DUPLICATE', message: 'a user with this subject exists already' },
+      });
+    }
+    const names = (await admin.request('GET', '/api/v1/users'))
+      .json()
+      .map((u: { display_name: string }) => u.display_name);
+    expect(names).not.toContain('Taken Over');
+  });
+
+  it('answers 422 naming unknown roles (another tenant’s included) and creates nothing', async () => {
+    const body = bob({ qualifications: [medic.id, foreignRole.id, 'ffffffffffffffffffffffffffffffff'] });
+    const response = await admin.request('POST', '/api/v1/users', body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: `qualifications: no such role in this tenant: ${foreignRole.id}, ffffffffffffffffffffffffffffffff`,
+      },
+    });
+    const id = claimToUuid(TEST_ISSUER, body.subject);
+    expect((await admin.request('GET', `/api/v1/users/${id}`)).statusCode).toBe(404);
+  });
+
+  it('answers 422 for bad input, never 500', async () => {
+    for (const [body, field] of [
+      [bob({ role: 'customer' }), 'role'],
+      [bob({ subject: '' }), 'subject'],
+      [bob({ name: '   ' }), 'name'],
+      [bob({ name: 'two\nlines' }), 'name'],
+      [bob({ email: 'not-an-email' }), 'email'],
+      [bob({ qualifications: ['nope'] }), 'qualifications'],
+      [bob({ colour: 'red' }), 'colour'],
+      [{ name: 'No Subject', role: 'employee' }, 'subject'],
+    ] as const) {
+      const response = await admin.request('POST', '/api/v1/users', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(response.json().error.code).toBe('VALIDATION_FAILED');
+      expect(response.json().error.message, JSON.stringify(body)).toContain(field);
+    }
+  });
+
+  it('answers the fixed 403 to an employee and creates nothing', async () => {
+    const body = bob();
+    const response = await employee.request('POST', '/api/v1/users', body);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect(
+      (await admin.request('GET', `/api/v1/users/${claimToUuid(TEST_ISSUER, body.subject)}`)).statusCode,
+    ).toBe(404);
+  });
+
+  it('creates the user in the caller’s tenant only: another tenant does not see them', async () => {
+    const body = bob();
+    const id = (await admin.request('POST', '/api/v1/users', body)).json().id;
+    expect((await otherAdmin.request('GET', `/api/v1/users/${id}`)).statusCode).toBe(404);
+    expect(
+      (await otherAdmin.request('GET', '/api/v1/users')).json().map((u: { id: string }) => u.id),
+    ).not.toContain(id);
+  });
+});
+
+describe('PATCH /api/v1/users/{id}', () => {
+  const patch = (caller: Caller, id: string, body: unknown) =>
+    caller.request('PATCH', `/api/v1/users/${id}`, body);
+
+  it('deactivates: the user is listed inactive and their tokens get 403 on every route', async () => {
+    const response = await patch(admin, employee.userId, { active: false });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      id: employee.userId,
+      active: false,
+      display_name: 'Eve Employee',
+    });
+    const listed = (await admin.request('GET', '/api/v1/users')).json();
+    expect(listed.find((u: { id: string }) => u.id === employee.userId)).toMatchObject({ active: false });
+    for (const url of ['/api/v1/me', '/api/v1/tenant/settings', '/api/v1/me/assignments', '/api/v1/users']) {
+      const refused = await employee.request('GET', url);
+      expect(refused.statusCode, url).toBe(403);
+      expect(refused.json()).toEqual(DEACTIVATED_BODY);
+    }
+    // Reactivated, they are back.
+    expect((await patch(admin, employee.userId, { active: true })).json()).toMatchObject({ active: true });
+    expect((await employee.request('GET', '/api/v1/me')).statusCode).toBe(200);
+  });
+
+  it('renames; a name set by an admin stands against later tokens', async () => {
+    const response = await patch(admin, colleague.userId, { name: ' Carl C. ', email: 'carl@a.test' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ display_name: 'Carl C.', email: 'carl@a.test', active: true });
+    await ctx.caller('employee', tenantOf(colleague), 'emp-2', { name: 'carl', email: 'carl@idp.test' });
+    expect((await admin.request('GET', `/api/v1/users/${colleague.userId}`)).json()).toMatchObject({
+      display_name: 'Carl C.',
+      email: 'carl@a.test',
+    });
+    expect((await patch(admin, colleague.userId, { email: null })).json()).toMatchObject({ email: null });
+  });
+
+  it('refuses an admin deactivating themselves (409), so a tenant keeps its admin', async () => {
+    const response = await patch(admin, admin.userId, { active: false });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({
+      error: { code: 'INVALID_STATE', message: 'you cannot deactivate yourself; another admin can' },
+    });
+    expect((await admin.request('GET', '/api/v1/me')).json()).toMatchObject({ active: true });
+    // Renaming oneself is fine.
+    expect((await patch(admin, admin.userId, { name: 'Ada A.' })).statusCode).toBe(200);
+  });
+
+  it('frees the upcoming seats of a deactivated user, keeps past ones, and refuses new ones (409)', async () => {
+    const roleId = medic.id;
+    await qualify(admin, employee, roleId);
+    const event = await newEvent(admin, {
+      starts_at: '2020-01-01T00:00:00Z',
+      ends_at: '2040-01-01T00:00:00Z',
+    });
+    const past = await newShift(admin, event, {
+      roleId,
+      starts_at: '2021-01-01T10:00:00Z',
+      ends_at: '2021-01-01T12:00:00Z',
+    });
+    const future = await newShift(admin, event, { roleId });
+    const later = await newShift(admin, event, {
+      roleId,
+      starts_at: '2031-01-01T10:00:00Z',
+      ends_at: '2031-01-01T12:00:00Z',
+    });
+    const assign = (shift: { id: string; slots: string[] }) =>
+      admin.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: employee.userId,
+      });
+    expect((await assign(past)).statusCode).toBe(201);
+    await created(employee, `/api/v1/shifts/${future.id}/slots/${future.slots[0]}/claim`, {});
+    expect((await patch(admin, employee.userId, { active: false })).statusCode).toBe(200);
+    const seats = async (shift: { id: string }) =>
+      (await admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`))
+        .json()
+        .map((a: { user_id: string }) => a.user_id);
+    expect(await seats(past)).toEqual([employee.userId]);
+    expect(await seats(future)).toEqual([]);
+    const refused = await assign(later);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual({ error: { code: 'INVALID_STATE', message: 'the user is deactivated' } });
+    const claim = await employee.request(
+      'POST',
+      `/api/v1/shifts/${later.id}/slots/${later.slots[0]}/claim`,
+      {},
+    );
+    expect(claim.statusCode).toBe(403);
+    expect(claim.json()).toEqual(DEACTIVATED_BODY);
+    expect(await seats(later)).toEqual([]);
+  });
+
+  it('answers 422 for an empty or bad body, never 500', async () => {
+    for (const body of [
+      {},
+      { active: 'no' },
+      { name: '' },
+      { name: '  ' },
+      { email: 'x' },
+      { role: 'admin' },
+      [],
+    ]) {
+      const response = await patch(admin, employee.userId, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(response.json().error.code).toBe('VALIDATION_FAILED');
+    }
+    const noBody = await admin.request('PATCH', `/api/v1/users/${employee.userId}`);
+    expect(noBody.statusCode).toBe(422);
+  });
+
+  it('answers 404 for another tenant’s user, a customer, an unknown and a malformed id', async () => {
+    for (const id of [otherEmployee.userId, customer.userId, 'ffffffffffffffffffffffffffffffff', 'nope']) {
+      const response = await patch(admin, id, { active: false });
+      expect(response.statusCode, id).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'user not found' } });
+    }
+    expect((await otherEmployee.request('GET', '/api/v1/me')).statusCode).toBe(200);
+  });
+
+  it('answers the fixed 403 to an employee and changes nothing', async () => {
+    const response = await patch(employee, colleague.userId, { active: false });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect((await colleague.request('GET', '/api/v1/me')).statusCode).toBe(200);
   });
 });
