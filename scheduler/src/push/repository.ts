@@ -39,6 +39,18 @@ export async function upsertSubscription(
   return { subscription, created };
 }
 
+/** A user's browsers, the one registered (or refreshed) last first; never the keys. */
+export function listOwnSubscriptions(db: Db, tenantId: string, userId: string): Promise<PushSubscription[]> {
+  return db
+    .selectFrom('push_subscriptions')
+    .select(columns)
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
 export async function deleteOwnSubscription(
   db: Db,
   tenantId: string,

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import {
   bearerSecurity,
@@ -11,7 +12,12 @@ import {
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { examplePushSubscription, PushSubscription, RegisterPushRequest, VapidPublicKey } from './schemas.ts';
-import { getVapidPublicKey, registerSubscription, removeSubscription } from './service.ts';
+import {
+  getOwnSubscriptions,
+  getVapidPublicKey,
+  registerSubscription,
+  removeSubscription,
+} from './service.ts';
 
 export async function pushRoutes(app: App, deps: Deps): Promise<void> {
   app.post(
@@ -37,6 +43,26 @@ export async function pushRoutes(app: App, deps: Deps): Promise<void> {
       const { subscription, created } = await registerSubscription(deps, identityOf(request), request.body);
       return reply.code(created ? 201 : 200).send(subscription);
     },
+  );
+
+  app.get(
+    '/api/v1/push-subscriptions',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['notifications'],
+        operationId: 'listPushSubscriptions',
+        summary: 'Your browsers that receive Web Push',
+        description:
+          'The caller’s own subscriptions only (at most 10), the one registered or refreshed last first; the encryption keys are never shown. Remove one with DELETE.',
+        security: bearerSecurity,
+        response: {
+          200: ok(Type.Array(PushSubscription), 'The caller’s browsers', [examplePushSubscription]),
+          ...errorResponses([]),
+        },
+      },
+    },
+    async (request) => getOwnSubscriptions(deps, identityOf(request)),
   );
 
   app.delete(

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { vapidKeys } from '../tenants/repository.ts';
-import { deleteOwnSubscription, upsertSubscription } from './repository.ts';
+import { deleteOwnSubscription, listOwnSubscriptions, upsertSubscription } from './repository.ts';
 import type { PushSubscription, RegisterPushRequest, VapidPublicKey } from './schemas.ts';
 
 /**
@@ -49,6 +49,11 @@ export async function registerSubscription(
     p256dh: input.keys.p256dh,
     auth: input.keys.auth,
   });
+}
+
+/** The caller's own browsers only: a user sees (and removes) what they registered. */
+export function getOwnSubscriptions(deps: Deps, caller: Identity): Promise<PushSubscription[]> {
+  return listOwnSubscriptions(deps.db, caller.tenantId, caller.userId);
 }
 
 export async function removeSubscription(deps: Deps, caller: Identity, id: string): Promise<void> {

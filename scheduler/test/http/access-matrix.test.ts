@@ -95,6 +95,8 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/me',
       'POST /api/v1/users',
       'PATCH /api/v1/users/:id',
+      'GET /api/v1/push-subscriptions',
+      'DELETE /api/v1/push-subscriptions/:id',
     ]) {
       expect(listed).toContain(expected);
     }

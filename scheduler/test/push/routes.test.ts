@@ -53,6 +53,50 @@ const browsersOf = async (caller: Caller) =>
       .execute()
   ).map((row) => row.id);
 
+describe('GET /api/v1/push-subscriptions', () => {
+  it('lists the caller’s own browsers, the one registered last first, never the keys; each removable', async () => {
+    const older = push.subscribe();
+    const newer = push.subscribe();
+    const first = await created(employee, '/api/v1/push-subscriptions', older.body);
+    const second = await created(employee, '/api/v1/push-subscriptions', newer.body);
+    await created(admin, '/api/v1/push-subscriptions', push.subscribe().body);
+    const response = await employee.request('GET', '/api/v1/push-subscriptions');
+    expect(response.statusCode).toBe(200);
+    const listed = response.json();
+    expect(listed.map((s: { id: string }) => s.id)).toEqual([second.id, first.id]);
+    expect(listed[1]).toEqual({
+      id: first.id,
+      tenant_id: employee.tenantId,
+      user_id: employee.userId,
+      endpoint: older.body.endpoint,
+      created_at: first.created_at,
+      updated_at: first.updated_at,
+    });
+    expect(response.body).not.toContain(older.body.keys.p256dh);
+    expect(response.body).not.toContain(older.body.keys.auth);
+    expect((await employee.request('DELETE', `/api/v1/push-subscriptions/${second.id}`)).statusCode).toBe(
+      204,
+    );
+    const left = (await employee.request('GET', '/api/v1/push-subscriptions')).json();
+    expect(left.map((s: { id: string }) => s.id)).toEqual([first.id]);
+  });
+
+  it('shows an admin only their own, and another tenant nothing', async () => {
+    await created(employee, '/api/v1/push-subscriptions', push.subscribe().body);
+    expect((await admin.request('GET', '/api/v1/push-subscriptions')).json()).toEqual([]);
+    const other = await ctx.freshTenant();
+    expect((await other.admin.request('GET', '/api/v1/push-subscriptions')).json()).toEqual([]);
+    expect((await other.employee.request('GET', '/api/v1/push-subscriptions')).json()).toEqual([]);
+  });
+
+  it('answers the fixed 403 to a customer', async () => {
+    const customer = await ctx.caller('customer', uniqueName('tenant'), 'cust', { customer: 'c-1' });
+    const response = await customer.request('GET', '/api/v1/push-subscriptions');
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'forbidden' } });
+  });
+});
+
 describe('push subscriptions', () => {
   it('registers (201), re-registers the same endpoint (200, same id) and deletes only the caller’s own', async () => {
     const subscription = push.subscribe();
