@@ -548,6 +548,34 @@ describe('PATCH /api/v1/users/{id}', () => {
     expect(await seats(later)).toEqual([]);
   });
 
+  it('lets an admin still settle a deactivated user: record time for a past seat, pay out overtime', async () => {
+    await qualify(admin, employee, medic.id);
+    const event = await newEvent(admin, {
+      starts_at: '2020-01-01T00:00:00Z',
+      ends_at: '2040-01-01T00:00:00Z',
+    });
+    const past = await newShift(admin, event, {
+      roleId: medic.id,
+      starts_at: '2021-01-01T10:00:00Z',
+      ends_at: '2021-01-01T12:00:00Z',
+    });
+    const seat = await created(admin, `/api/v1/shifts/${past.id}/slots/${past.slots[0]}/assign`, {
+      user_id: employee.userId,
+    });
+    expect((await patch(admin, employee.userId, { active: false })).statusCode).toBe(200);
+    await admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+    await created(admin, '/api/v1/time-tracking/entries', {
+      shift_assignment_id: seat.id,
+      started_at: '2021-01-01T10:00:00Z',
+      ended_at: '2021-01-01T13:00:00Z',
+    });
+    const payout = await created(admin, '/api/v1/time-tracking/payouts', {
+      user_id: employee.userId,
+      minutes: 60,
+    });
+    expect(payout).toMatchObject({ user_id: employee.userId, minutes: 60 });
+  });
+
   it('answers 422 for an empty or bad body, never 500', async () => {
     for (const body of [
       {},
