@@ -15,7 +15,8 @@ import { afterAll } from 'vitest';
  * processes as other users (a PostgreSQL cluster as postgres, the appliance unprivileged),
  * and those inherit TMPDIR too.
  */
-const root = (process.env.TEST_TMPDIR_ROOT ??= tmpdir());
+process.env.TEST_TMPDIR_ROOT ??= tmpdir();
+const root = process.env.TEST_TMPDIR_ROOT;
 const dir = mkdtempSync(path.join(root, 'test-file-'));
 chmodSync(dir, 0o1777);
 process.env.TMPDIR = dir;
