@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { isCheckViolation, isUniqueViolation } from '../db/errors.ts';
+import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import { AppError } from '../errors.ts';
 import { shiftStatus } from '../shifts/repository.ts';
 import type { MyAssignment, ShiftAssignment } from './schemas.ts';
@@ -160,15 +161,24 @@ export async function deleteAssignment(db: Db, tenantId: string, id: string): Pr
   return result.numDeletedRows > 0n;
 }
 
-/** The user's assignments with shift and event: upcoming first (soonest first), then past (latest first). */
-export async function listUserAssignments(
-  db: Db,
-  tenantId: string,
-  userId: string,
-  now: Date,
-  onlyVisible: boolean,
-): Promise<MyAssignment[]> {
-  const at = sql`${now.toISOString()}::timestamptz`;
+export interface UserAssignmentFilter {
+  tenantId: string;
+  userId: string;
+  now: Date;
+  /** Staff see a shift once it and its event are published. */
+  onlyVisible: boolean;
+  window?: TimeWindow | undefined;
+}
+
+/**
+ * The user's assignments with shift and event, as a query: upcoming first (soonest
+ * first), then past (latest first); with a window, those overlapping it. An assignment
+ * holds its shift's times (a foreign key keeps them equal), so the window is asked of the
+ * assignment's own columns, bounded by the tenant's longest shift, a range of the
+ * `(tenant_id, user_id, starts_at)` index.
+ */
+export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
+  const at = sql`${filter.now.toISOString()}::timestamptz`;
   let query = db
     .selectFrom('shift_assignments as a')
     .innerJoin('shifts as s', (join) =>
@@ -189,21 +199,28 @@ export async function listUserAssignments(
       's.name as shift_name',
       's.starts_at',
       's.ends_at',
-      shiftStatus(now, 's').as('status'),
+      shiftStatus(filter.now, 's').as('status'),
       'e.id as event_id',
       'e.name as event_name',
+      'e.starts_at as event_starts_at',
+      'e.ends_at as event_ends_at',
     ])
-    .where('a.tenant_id', '=', tenantId)
-    .where('a.user_id', '=', userId);
-  // Staff see a shift once it and its event are published.
-  if (onlyVisible)
+    .where('a.tenant_id', '=', filter.tenantId)
+    .where('a.user_id', '=', filter.userId);
+  if (filter.onlyVisible)
     query = query.where('s.published_at', 'is not', null).where('e.published_at', 'is not', null);
-  const rows = await query
+  if (filter.window && limitsWindow(filter.window))
+    query = query.where(overlapsWindow('a', filter.window, { table: 'shifts', tenantId: filter.tenantId }));
+  return query
     .orderBy(sql`CASE WHEN s.ends_at > ${at} THEN 0 ELSE 1 END`)
     .orderBy(sql`CASE WHEN s.ends_at > ${at} THEN s.starts_at END`, 'asc')
     .orderBy('s.starts_at', 'desc')
-    .orderBy('a.id')
-    .execute();
+    .orderBy('a.id');
+}
+
+/** The user's assignments with shift and event, in the order of selectUserAssignments. */
+export async function listUserAssignments(db: Db, filter: UserAssignmentFilter): Promise<MyAssignment[]> {
+  const rows = await selectUserAssignments(db, filter).execute();
   return rows.map((row) => ({
     id: row.id,
     tenant_id: row.tenant_id,
@@ -220,6 +237,11 @@ export async function listUserAssignments(
       ends_at: row.ends_at,
       status: row.status,
     },
-    event: { id: row.event_id, name: row.event_name },
+    event: {
+      id: row.event_id,
+      name: row.event_name,
+      starts_at: row.event_starts_at,
+      ends_at: row.event_ends_at,
+    },
   }));
 }

@@ -17,6 +17,7 @@ import {
   exampleAssignment,
   exampleMyAssignment,
   MyAssignment,
+  MyAssignmentsQuery,
   ShiftAssignment,
 } from './schemas.ts';
 import { assignSlot, claimSlot, getMyAssignments, getShiftAssignments, unassign } from './service.ts';
@@ -169,16 +170,17 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['assignments'],
         operationId: 'listMyAssignments',
-        summary: 'Your own assignments, upcoming first, with shift and event',
+        summary: 'Your own assignments, upcoming first, with shift and event; filter by time',
         description:
-          'Every assignment of the caller with its shift (times, name, status) and event: shifts not yet ended first, soonest first, then past ones, latest first.',
+          'Every assignment of the caller with its shift (times, name, status) and event (name and window): shifts not yet ended first, soonest first, then past ones, latest first. from and to keep the assignments whose shift overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.',
         security: bearerSecurity,
+        querystring: MyAssignmentsQuery,
         response: {
           200: ok(Type.Array(MyAssignment), 'The caller’s assignments', [exampleMyAssignment]),
-          ...errorResponses([]),
+          ...errorResponses(['VALIDATION_FAILED']),
         },
       },
     },
-    async (request) => getMyAssignments(deps, identityOf(request)),
+    async (request) => getMyAssignments(deps, identityOf(request), request.query),
   );
 }

@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, ReadOnlyId, ReadOnlyTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  Nullable,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+  Timestamp,
+  WindowQuery,
+} from '../http/schemas.ts';
 import { ShiftStatus } from '../shifts/schemas.ts';
 
 export const ShiftAssignment = Type.Object(
@@ -41,7 +49,12 @@ export const MyAssignment = Type.Object(
       ends_at: Timestamp,
       status: ShiftStatus,
     }),
-    event: Type.Object({ id: ReadOnlyId, name: Type.String() }),
+    event: Type.Object({
+      id: ReadOnlyId,
+      name: Type.String(),
+      starts_at: Timestamp,
+      ends_at: Timestamp,
+    }),
   },
   { title: 'MyAssignment', description: 'An assignment of the caller with its shift and event' },
 );
@@ -56,8 +69,17 @@ export const exampleMyAssignment: MyAssignment = {
     ends_at: '2027-07-02T14:00:00.000Z',
     status: 'open',
   },
-  event: { id: examples.eventId, name: 'Summer festival' },
+  event: {
+    id: examples.eventId,
+    name: 'Summer festival',
+    starts_at: '2027-07-02T08:00:00.000Z',
+    ends_at: '2027-07-05T00:00:00.000Z',
+  },
 };
+
+/** `GET /me/assignments`: the time filter; unknown parameters are 422. */
+export const MyAssignmentsQuery = Type.Object(WindowQuery, { additionalProperties: false });
+export type MyAssignmentsQuery = Static<typeof MyAssignmentsQuery>;
 
 export const AssignRequest = Type.Object(
   { user_id: Type.String({ ...Id, description: 'An admin or employee of the tenant' }) },

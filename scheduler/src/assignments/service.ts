@@ -9,6 +9,7 @@ import { shiftWindow } from '../notifications/wording.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
+import { checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import {
   deleteAssignment,
@@ -19,7 +20,7 @@ import {
   takeSeat,
   userDeactivated,
 } from './repository.ts';
-import type { AssignRequest, MyAssignment, ShiftAssignment } from './schemas.ts';
+import type { AssignRequest, MyAssignment, MyAssignmentsQuery, ShiftAssignment } from './schemas.ts';
 
 interface Seat {
   shiftId: string;
@@ -129,14 +130,19 @@ export async function getShiftAssignments(
 }
 
 /** The caller's seats; employees see only shifts staff may see (as on every other route). */
-export function getMyAssignments(deps: Deps, caller: Identity): Promise<MyAssignment[]> {
-  return listUserAssignments(
-    deps.db,
-    caller.tenantId,
-    caller.userId,
-    deps.clock.now(),
-    !seesUnpublishedShifts(caller),
-  );
+export async function getMyAssignments(
+  deps: Deps,
+  caller: Identity,
+  query: MyAssignmentsQuery = {},
+): Promise<MyAssignment[]> {
+  checkFilterWindow(query.from, query.to);
+  return listUserAssignments(deps.db, {
+    tenantId: caller.tenantId,
+    userId: caller.userId,
+    now: deps.clock.now(),
+    onlyVisible: !seesUnpublishedShifts(caller),
+    window: { from: query.from, to: query.to },
+  });
 }
 
 /**

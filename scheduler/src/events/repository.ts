@@ -1,5 +1,6 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import type { EventsTable } from '../db/types.ts';
 import type { Event } from './schemas.ts';
 
@@ -23,10 +24,22 @@ function withStatus(row: EventRow): Event {
   return { ...row, status: row.published_at === null ? 'draft' : 'published' };
 }
 
-export async function listEvents(db: Db, tenantId: string, onlyPublished: boolean): Promise<Event[]> {
+/** The events a list shows, by start, as a query (listEvents runs it; a test reads its plan). */
+export function selectEventList(db: Db, tenantId: string, onlyPublished: boolean, window: TimeWindow = {}) {
   let query = db.selectFrom('events').select(columns).where('tenant_id', '=', tenantId);
   if (onlyPublished) query = query.where('published_at', 'is not', null);
-  const rows = await query.orderBy('starts_at').orderBy('id').execute();
+  if (limitsWindow(window))
+    query = query.where(overlapsWindow('events', window, { table: 'events', tenantId }));
+  return query.orderBy('starts_at').orderBy('id');
+}
+
+export async function listEvents(
+  db: Db,
+  tenantId: string,
+  onlyPublished: boolean,
+  window: TimeWindow = {},
+): Promise<Event[]> {
+  const rows = await selectEventList(db, tenantId, onlyPublished, window).execute();
   return rows.map(withStatus);
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { CreateEventRequest, Event, exampleEvent, UpdateEventRequest } from './schemas.ts';
+import { CreateEventRequest, Event, EventListQuery, exampleEvent, UpdateEventRequest } from './schemas.ts';
 import { changeEvent, createEvent, getEvent, getEvents, publishEvent, removeEvent } from './service.ts';
 
 const eventMissing = { messages: { NOT_FOUND: 'event not found' } } as const;
@@ -24,16 +24,18 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['events'],
         operationId: 'listEvents',
-        summary: 'List the events of the tenant, by start (employees: published ones only)',
-        description: 'Admins see every event, drafts included; employees see published events only.',
+        summary: 'List the events of the tenant, by start; filter by time (employees: published ones only)',
+        description:
+          'Admins see every event, drafts included; employees see published events only. from and to keep the events whose [starts_at, ends_at) overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.',
         security: bearerSecurity,
+        querystring: EventListQuery,
         response: {
           200: ok(Type.Array(Event), 'The events the caller may see, earliest start first', [exampleEvent]),
-          ...errorResponses([]),
+          ...errorResponses(['VALIDATION_FAILED']),
         },
       },
     },
-    async (request) => getEvents(deps, identityOf(request)),
+    async (request) => getEvents(deps, identityOf(request), request.query),
   );
 
   app.post(

@@ -9,6 +9,7 @@ import {
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
+  WindowQuery,
 } from '../http/schemas.ts';
 
 export const EventStatus = Type.Enum(['draft', 'published'], {
@@ -92,3 +93,7 @@ export const UpdateEventRequest = Type.Object(
   },
 );
 export type UpdateEventRequest = Static<typeof UpdateEventRequest>;
+
+/** `GET /events`: the time filter; unknown parameters are 422, so a typo never lists everything. */
+export const EventListQuery = Type.Object(WindowQuery, { additionalProperties: false });
+export type EventListQuery = Static<typeof EventListQuery>;

@@ -5,7 +5,7 @@ import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { optionalText, requiredText } from '../input/text.ts';
 import { checkLocationReference } from '../locations/service.ts';
-import { checkWindow } from '../time/window.ts';
+import { checkFilterWindow, checkWindow } from '../time/window.ts';
 import {
   deleteEvent,
   eventHasAssignments,
@@ -15,11 +15,12 @@ import {
   publishDraftEvent,
   updateEvent,
 } from './repository.ts';
-import type { CreateEventRequest, Event, UpdateEventRequest } from './schemas.ts';
+import type { CreateEventRequest, Event, EventListQuery, UpdateEventRequest } from './schemas.ts';
 import { seesDraftEvents } from './visibility.ts';
 
-export async function getEvents(deps: Deps, caller: Identity): Promise<Event[]> {
-  return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller));
+export async function getEvents(deps: Deps, caller: Identity, query: EventListQuery = {}): Promise<Event[]> {
+  checkFilterWindow(query.from, query.to);
+  return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller), { from: query.from, to: query.to });
 }
 
 /** An event the caller may see, or 404 (another tenant's and, for employees, a draft). */

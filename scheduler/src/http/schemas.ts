@@ -27,6 +27,29 @@ export const Instant = (description: string) =>
   });
 
 /**
+ * The `from` and `to` query parameters of the lists filtered by time: records whose
+ * window overlaps `[from, to)`, either end left open when absent; `to` at or before
+ * `from` is 422 (time/window.ts). A `+` offset must be sent as `%2B` in a query string.
+ */
+export const WindowQuery = {
+  from: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'Only records that end after this instant; RFC 3339 with any offset (write + as %2B)',
+      examples: ['2027-07-01T00:00:00Z'],
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Only records that start before this instant; after from; RFC 3339 with any offset (write + as %2B)',
+      examples: ['2027-07-08T00:00:00Z'],
+    }),
+  ),
+};
+
+/**
  * `T | null`. For a primitive this is `type: [T, "null"]` rather than `anyOf`: same
  * meaning in JSON Schema and OpenAPI 3.1, and the response serializer handles it
  * without trying each branch of an `anyOf` per value.

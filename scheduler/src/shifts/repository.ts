@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import type { Database, ShiftSlotsTable, ShiftsTable } from '../db/types.ts';
 import type { Shift, ShiftSlotWithFill, ShiftStatus } from './schemas.ts';
 
@@ -67,9 +68,12 @@ export interface ShiftFilter {
   status?: ShiftStatus | undefined;
   eventId?: string | undefined;
   shiftId?: string | undefined;
+  /** Only shifts overlapping `[from, to)`. */
+  window?: TimeWindow | undefined;
 }
 
-function selectShifts(db: Db, filter: ShiftFilter) {
+/** The shifts a filter keeps, as a query (the lists run it; a test reads its plan). */
+export function selectShifts(db: Db, filter: ShiftFilter) {
   const status = shiftStatus(filter.now);
   let query = db
     .selectFrom('shifts')
@@ -79,11 +83,20 @@ function selectShifts(db: Db, filter: ShiftFilter) {
   if (filter.eventId !== undefined) query = query.where('shifts.event_id', '=', filter.eventId);
   if (filter.shiftId !== undefined) query = query.where('shifts.id', '=', filter.shiftId);
   if (filter.status !== undefined) query = query.where(status, '=', filter.status);
+  if (filter.window && limitsWindow(filter.window))
+    query = query.where(
+      overlapsWindow('shifts', filter.window, { table: 'shifts', tenantId: filter.tenantId }),
+    );
   return query;
 }
 
+/** A list of shifts in the order the API gives them, as a query. */
+export function selectShiftList(db: Db, filter: ShiftFilter) {
+  return selectShifts(db, filter).orderBy('shifts.starts_at').orderBy('shifts.id');
+}
+
 export function listShifts(db: Db, filter: ShiftFilter): Promise<Shift[]> {
-  return selectShifts(db, filter).orderBy('shifts.starts_at').orderBy('shifts.id').execute();
+  return selectShiftList(db, filter).execute();
 }
 
 export function findShift(db: Db, filter: ShiftFilter & { shiftId: string }): Promise<Shift | undefined> {
@@ -186,16 +199,50 @@ export async function shiftExists(db: Db, tenantId: string, id: string): Promise
   return row !== undefined;
 }
 
-/** Publishes a draft shift; false when it is missing or already published. */
-export async function publishDraftShift(db: Db, tenantId: string, id: string, at: Date): Promise<boolean> {
+/** Shifts a publication names: some of the tenant's by id, or every one of an event. */
+export type ShiftSelection = { ids: readonly string[] } | { eventId: string };
+
+function selected(eb: ExpressionBuilder<Database, 'shifts'>, selection: ShiftSelection) {
+  return 'ids' in selection
+    ? eb('shifts.id', 'in', [...selection.ids])
+    : eb('shifts.event_id', '=', selection.eventId);
+}
+
+/**
+ * Locks the selected shifts of the tenant until the transaction ends (a key-preserving
+ * lock: claims pass, a delete or another publication waits) and answers the ids found.
+ * Always in id order, so publications of overlapping sets queue one behind the other
+ * instead of deadlocking. Run it in a transaction.
+ */
+export async function lockShifts(db: Db, tenantId: string, selection: ShiftSelection): Promise<string[]> {
+  if ('ids' in selection && selection.ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('shifts')
+    .select('shifts.id')
+    .where('shifts.tenant_id', '=', tenantId)
+    .where((eb) => selected(eb, selection))
+    .orderBy('shifts.id')
+    .forNoKeyUpdate()
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Publishes the drafts among the selected shifts; answers how many it published. */
+export async function publishDraftShifts(
+  db: Db,
+  tenantId: string,
+  selection: ShiftSelection,
+  at: Date,
+): Promise<number> {
+  if ('ids' in selection && selection.ids.length === 0) return 0;
   const result = await db
     .updateTable('shifts')
     .set({ published_at: at.toISOString() })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('published_at', 'is', null)
+    .where('shifts.tenant_id', '=', tenantId)
+    .where((eb) => selected(eb, selection))
+    .where('shifts.published_at', 'is', null)
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return Number(result.numUpdatedRows);
 }
 
 export async function deleteShift(db: Db, tenantId: string, id: string): Promise<boolean> {

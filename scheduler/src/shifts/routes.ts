@@ -16,9 +16,13 @@ import { generateShifts, maxGeneratedDays, maxGeneratedRows, splitShift } from '
 import {
   BulkGenerateRequest,
   CreateShiftRequest,
+  EventShiftsQuery,
   exampleShift,
   exampleSlot,
+  maxPublishedShifts,
   maxSlotsPerShift,
+  PublishShiftsRequest,
+  PublishShiftsResult,
   Shift,
   ShiftListQuery,
   ShiftSlotWithFill,
@@ -37,6 +41,7 @@ import {
   getShifts,
   getSlots,
   publishShift,
+  publishShifts,
   removeShift,
   removeSlot,
 } from './service.ts';
@@ -59,9 +64,9 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['shifts'],
         operationId: 'listShifts',
         summary:
-          'List shifts, by start; filter by status and event (employees: published shifts of published events)',
+          'List shifts, by start; filter by status, event and time (employees: published shifts of published events)',
         description:
-          'Admins see every shift; employees see shifts that are published and whose event is published. status filters on the derived status (completed: published and ended); an unknown status, a malformed event_id or an unknown query parameter is 422.',
+          'Admins see every shift; employees see shifts that are published and whose event is published. status filters on the derived status (completed: published and ended); from and to keep the shifts whose [starts_at, ends_at) overlaps [from, to), either end open when absent. An unknown status, a malformed event_id or time, to at or before from, or an unknown query parameter is 422.',
         security: bearerSecurity,
         querystring: ShiftListQuery,
         response: {
@@ -102,17 +107,20 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['shifts'],
         operationId: 'listEventShifts',
-        summary: 'The shifts of one event, by start',
-        description: 'Same visibility as GET /api/v1/shifts; a draft event is 404 to employees.',
+        summary: 'The shifts of one event, by start; filter by time',
+        description:
+          'Same visibility as GET /api/v1/shifts; a draft event is 404 to employees. from and to keep the shifts overlapping [from, to); to at or before from, or an unknown query parameter, is 422.',
         security: bearerSecurity,
         params: EventIdParams,
+        querystring: EventShiftsQuery,
         response: {
           200: ok(Type.Array(Shift), 'The shifts of the event the caller may see', [exampleShift]),
           ...missing('event'),
         },
       },
     },
-    async (request) => getEventShifts(deps, identityOf(request), pathId(request.params.event_id, 'event')),
+    async (request) =>
+      getEventShifts(deps, identityOf(request), pathId(request.params.event_id, 'event'), request.query),
   );
 
   app.get(
@@ -182,6 +190,28 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
       await removeShift(deps, identityOf(request), pathId(request.params.id, 'shift'));
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/api/v1/shifts/publish',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'publishShifts',
+        summary: 'Publish many draft shifts at once: by ids, or every shift of an event',
+        description: `Admins only. Exactly one of shift_ids (1 to ${maxPublishedShifts} distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too.`,
+        security: bearerSecurity,
+        body: PublishShiftsRequest,
+        response: {
+          200: ok(PublishShiftsResult, 'How many drafts were published', { published: 7 }),
+          ...errorResponses(bodyCodes, {
+            messages: { VALIDATION_FAILED: `shift_ids: no such shift in this tenant: ${exampleShift.id}` },
+          }),
+        },
+      },
+    },
+    async (request) => publishShifts(deps, identityOf(request), request.body),
   );
 
   app.post(

@@ -8,6 +8,7 @@ import {
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
+  WindowQuery,
 } from '../http/schemas.ts';
 
 /**
@@ -156,10 +157,52 @@ export const ShiftListQuery = Type.Object(
   {
     status: Type.Optional({ ...ShiftStatus, examples: ['open'] }),
     event_id: Type.Optional({ ...IdFilter, examples: [examples.eventId] }),
+    ...WindowQuery,
   },
   { additionalProperties: false },
 );
 export type ShiftListQuery = Static<typeof ShiftListQuery>;
+
+/** `GET /events/{id}/shifts`: the time filter only. */
+export const EventShiftsQuery = Type.Object(WindowQuery, { additionalProperties: false });
+export type EventShiftsQuery = Static<typeof EventShiftsQuery>;
+
+/** Shifts one bulk publish names at most: one statement's worth, a year of three shifts a day. */
+export const maxPublishedShifts = 1000;
+
+export const PublishShiftsRequest = Type.Object(
+  {
+    shift_ids: Type.Optional(
+      Type.Array(Type.String({ ...Id, description: 'A shift of the tenant' }), {
+        minItems: 1,
+        maxItems: maxPublishedShifts,
+        uniqueItems: true,
+        description: `The shifts to publish, 1 to ${maxPublishedShifts}, each once`,
+      }),
+    ),
+    event_id: Type.Optional(
+      Type.String({ ...Id, description: 'Publish every draft shift of this event of the tenant' }),
+    ),
+  },
+  {
+    title: 'PublishShiftsRequest',
+    description: 'Exactly one of shift_ids or event_id (422 otherwise).',
+    additionalProperties: false,
+    examples: [{ shift_ids: [examples.shiftId] }],
+  },
+);
+export type PublishShiftsRequest = Static<typeof PublishShiftsRequest>;
+
+export const PublishShiftsResult = Type.Object(
+  {
+    published: Type.Integer({
+      minimum: 0,
+      description: 'How many shifts went from draft to published; those published already count 0',
+    }),
+  },
+  { title: 'PublishShiftsResult' },
+);
+export type PublishShiftsResult = Static<typeof PublishShiftsResult>;
 
 const WallTime = (description: string) =>
   Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: `${description}; HH:MM, 24-hour` });

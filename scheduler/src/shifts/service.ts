@@ -10,7 +10,7 @@ import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
 import { roleExists } from '../roles/repository.ts';
-import { checkShiftWindow } from '../time/window.ts';
+import { checkFilterWindow, checkShiftWindow } from '../time/window.ts';
 import {
   assigneesOf,
   deleteShift,
@@ -21,7 +21,9 @@ import {
   insertSlot,
   listShifts,
   listSlots,
-  publishDraftShift,
+  lockShifts,
+  publishDraftShifts,
+  type ShiftSelection,
   shiftExists,
   shiftHasAssignments,
   updateShift,
@@ -29,6 +31,9 @@ import {
 } from './repository.ts';
 import type {
   CreateShiftRequest,
+  EventShiftsQuery,
+  PublishShiftsRequest,
+  PublishShiftsResult,
   Shift,
   ShiftListQuery,
   ShiftSlotWithFill,
@@ -48,14 +53,30 @@ const shiftFilter = (deps: Deps, caller: Identity) => ({
 export async function getShifts(deps: Deps, caller: Identity, query: ShiftListQuery): Promise<Shift[]> {
   const eventId = query.event_id === undefined ? undefined : parseId(query.event_id);
   if (eventId === null) throw validationFailed('event_id', 'must be a UUID');
-  return listShifts(deps.db, { ...shiftFilter(deps, caller), status: query.status, eventId });
+  checkFilterWindow(query.from, query.to);
+  return listShifts(deps.db, {
+    ...shiftFilter(deps, caller),
+    status: query.status,
+    eventId,
+    window: { from: query.from, to: query.to },
+  });
 }
 
 /** The shifts of one event the caller may see; 404 when the event is not theirs to see. */
-export async function getEventShifts(deps: Deps, caller: Identity, eventId: string): Promise<Shift[]> {
+export async function getEventShifts(
+  deps: Deps,
+  caller: Identity,
+  eventId: string,
+  query: EventShiftsQuery = {},
+): Promise<Shift[]> {
+  checkFilterWindow(query.from, query.to);
   const event = await findEvent(deps.db, caller.tenantId, eventId, !seesUnpublishedShifts(caller));
   if (!event) throw notFound('event');
-  return listShifts(deps.db, { ...shiftFilter(deps, caller), eventId });
+  return listShifts(deps.db, {
+    ...shiftFilter(deps, caller),
+    eventId,
+    window: { from: query.from, to: query.to },
+  });
 }
 
 /** A shift the caller may see, or 404 (another tenant's, and for employees a draft or a draft event's). */
@@ -198,12 +219,56 @@ export async function changeShift(
   return shift;
 }
 
+/**
+ * The one way shifts are published, alone or many at once: the selected drafts get their
+ * publication time in the caller's transaction; answers how many changed (published ones
+ * stay as they are). Publishing has no effect beyond that row today: the reminder sweep
+ * finds newly published shifts by itself, and nobody is notified of a publication. What
+ * publishing comes to do later goes here, inside `tx`, so it happens once per shift
+ * whichever route published it.
+ */
+async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelection): Promise<number> {
+  return publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
+}
+
 export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
-  if (!(await publishDraftShift(deps.db, caller.tenantId, id, deps.clock.now()))) {
+  const published = await inTransaction(deps, (tx) => publishDrafts(tx, caller, { ids: [id] }));
+  if (published === 0) {
     await getShift(deps, caller, id); // 404 when it does not exist
     throw new AppError('INVALID_STATE', 'shift is already published');
   }
   return getShift(deps, caller, id);
+}
+
+/**
+ * Publishes every draft the request names, in one transaction: by ids (each must be a
+ * shift of the tenant, or nothing is published: 422 naming the others) or every shift of
+ * an event (an event the tenant lacks is 422, like any reference in a body). The shifts
+ * are locked first, so a shift deleted meanwhile cannot slip through as published, and
+ * two publications of overlapping sets publish each shift once.
+ */
+export async function publishShifts(
+  deps: Deps,
+  caller: Identity,
+  input: PublishShiftsRequest,
+): Promise<PublishShiftsResult> {
+  const { shift_ids: shiftIds, event_id: eventId } = input;
+  if ((shiftIds === undefined) === (eventId === undefined)) {
+    throw validationFailed('body', 'give exactly one of shift_ids or event_id');
+  }
+  const published = await inTransaction(deps, async (tx) => {
+    const selection: ShiftSelection = shiftIds ? { ids: shiftIds } : { eventId: eventId ?? '' };
+    if (eventId !== undefined && !(await findEvent(tx.db, caller.tenantId, eventId, false))) {
+      throw validationFailed('event_id', 'no such event in this tenant');
+    }
+    const found = new Set(await lockShifts(tx.db, caller.tenantId, selection));
+    const unknown = (shiftIds ?? []).filter((id) => !found.has(id));
+    if (unknown.length > 0) {
+      throw validationFailed('shift_ids', `no such shift in this tenant: ${unknown.join(', ')}`);
+    }
+    return publishDrafts(tx, caller, selection);
+  });
+  return { published };
 }
 
 export async function removeShift(deps: Deps, caller: Identity, id: string): Promise<void> {

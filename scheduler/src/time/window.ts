@@ -16,3 +16,14 @@ export function checkShiftWindow(startsAt: string, endsAt: string): void {
     throw validationFailed('ends_at', 'a shift lasts at most 7 days');
   }
 }
+
+/**
+ * A list filter's `[from, to)`: `to` must be after `from` when both are given (422 naming
+ * `to`); an empty window (`to` equal to `from`) holds nothing, so asking for one is a
+ * mistake rather than a question.
+ */
+export function checkFilterWindow(from: string | undefined, to: string | undefined): void {
+  if (from !== undefined && to !== undefined && Date.parse(to) <= Date.parse(from)) {
+    throw validationFailed('to', 'must be after from');
+  }
+}

@@ -242,7 +242,12 @@ describe('who is where', () => {
         ends_at: '2030-07-02T14:00:00.000Z',
         status: 'open',
       },
-      event: { id: eventId, name: 'Festival' },
+      event: {
+        id: eventId,
+        name: 'Festival',
+        starts_at: '2030-07-01T00:00:00.000Z',
+        ends_at: '2030-07-08T00:00:00.000Z',
+      },
     });
     expect(mine[2].shift.status).toBe('completed');
     expect((await t.admin.request('GET', '/api/v1/me/assignments')).json()).toEqual([]);
@@ -282,6 +287,52 @@ describe('GET /api/v1/me/assignments and drafts', () => {
     });
     const admins = (await t.admin.request('GET', '/api/v1/me/assignments')).json();
     expect(admins.map((a: { shift_id: string }) => a.shift_id)).toEqual([draftShift.id]);
+  });
+});
+
+describe('GET /api/v1/me/assignments?from=&to=', () => {
+  it('keeps the assignments whose shift overlaps [from, to), in the same order', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const at = (starts_at: string, ends_at: string) =>
+      newShift(t.admin, eventId, { roleId, starts_at, ends_at });
+    const night = await at('2030-07-02T22:00:00Z', '2030-07-03T06:00:00Z');
+    const later = await at('2030-07-05T10:00:00Z', '2030-07-05T12:00:00Z');
+    const past = await at('2020-01-01T10:00:00Z', '2020-01-01T12:00:00Z');
+    for (const staffed of [shift, night, later, past]) {
+      await created(t.admin, `/api/v1/shifts/${staffed.id}/slots/${staffed.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      });
+    }
+    // A colleague's seat in the window is not the caller's.
+    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), 'employee-2');
+    await qualify(t.admin, colleague, roleId);
+    await created(colleague, claimUrl(later), {});
+    const shifts = async (query: string) => {
+      const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().map((a: { shift_id: string }) => a.shift_id);
+    };
+    // shift: 2 July 10:00-14:00; night: 22:00-06:00; later: 5 July; past: 2020.
+    expect(await shifts('from=2030-07-02T14:00:00Z&to=2030-07-05T10:00:00Z')).toEqual([night.id]);
+    expect(await shifts('from=2030-07-02T13:59:00Z&to=2030-07-05T10:00:01Z')).toEqual([
+      shift.id,
+      night.id,
+      later.id,
+    ]);
+    expect(await shifts('to=2030-01-01T00:00:00Z')).toEqual([past.id]);
+    expect(await shifts('from=2030-07-03T00:00:00Z')).toEqual([night.id, later.id]);
+    expect(await shifts('from=2031-01-01T00:00:00Z')).toEqual([]);
+  });
+
+  it.each([
+    ['to equal to from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T10:00:00.000Z', 'to: must be after from'],
+    ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T09:00:00Z', 'to: must be after from'],
+    ['a malformed time', 'from=yesterday', 'from: must match format "date-time"'],
+    ['an unknown parameter', 'since=2030-07-02T10:00:00Z', 'since: is not an allowed field'],
+  ])('refuses %s with 422', async (_label, query, message) => {
+    const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
   });
 });
 

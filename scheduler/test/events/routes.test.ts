@@ -228,3 +228,43 @@ describe('DELETE /api/v1/events/{id}', () => {
     expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).statusCode).toBe(200);
   });
 });
+
+describe('GET /api/v1/events?from=&to=', () => {
+  it('keeps the events overlapping [from, to), by start; employees still see published ones only', async () => {
+    const at = async (starts_at: string, ends_at: string, publish = true) => {
+      const event = await createEvent(t.admin, { starts_at, ends_at });
+      if (publish)
+        expect((await t.admin.request('POST', `/api/v1/events/${event.id}/publish`)).statusCode).toBe(200);
+      return event.id as string;
+    };
+    const june = await at('2030-06-01T00:00:00Z', '2030-07-01T00:00:00Z');
+    const july = await at('2030-07-01T00:00:00Z', '2030-08-01T00:00:00Z', false);
+    const summer = await at('2030-06-15T00:00:00Z', '2030-09-15T00:00:00Z');
+    const ids = async (caller: Caller, query: string) => {
+      const response = await caller.request('GET', `/api/v1/events?${query}`);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().map((e: { id: string }) => e.id);
+    };
+    expect(await ids(t.admin, 'from=2030-07-01T00:00:00Z&to=2030-07-02T00:00:00Z')).toEqual([summer, july]);
+    expect(await ids(t.admin, 'to=2030-07-01T00:00:00Z')).toEqual([june, summer]);
+    expect(await ids(t.admin, 'from=2030-08-01T00:00:00Z')).toEqual([summer]);
+    expect(await ids(t.admin, 'from=2030-09-15T00:00:00Z')).toEqual([]);
+    expect(await ids(t.employee, 'from=2030-07-01T00:00:00Z')).toEqual([summer]);
+    expect(await ids(t.otherAdmin, 'from=2030-01-01T00:00:00Z')).toEqual([]);
+  });
+
+  it.each([
+    [
+      'to equal to from',
+      'from=2030-07-01T00:00:00Z&to=2030-07-01T02:00:00%2B02:00',
+      'to: must be after from',
+    ],
+    ['to before from', 'from=2030-07-01T00:00:00Z&to=2030-06-01T00:00:00Z', 'to: must be after from'],
+    ['a malformed time', 'to=2030-13-01T00:00:00Z', 'to: must match format "date-time"'],
+    ['an unknown parameter', 'status=draft', 'status: is not an allowed field'],
+  ])('refuses %s with 422', async (_label, query, message) => {
+    const response = await t.admin.request('GET', `/api/v1/events?${query}`);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+  });
+});

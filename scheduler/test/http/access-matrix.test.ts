@@ -74,6 +74,7 @@ describe('access matrix over every /api/v1 route', () => {
       'PATCH /api/v1/shifts/:id',
       'DELETE /api/v1/shifts/:id',
       'POST /api/v1/shifts/:id/publish',
+      'POST /api/v1/shifts/publish',
       'POST /api/v1/shifts/:id/split/:n',
       'GET /api/v1/shifts/:id/slots',
       'POST /api/v1/shifts/:id/slots',

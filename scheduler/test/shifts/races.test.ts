@@ -230,3 +230,88 @@ describe('adding to what is being deleted', () => {
     expect(left).toEqual([]);
   });
 });
+
+describe('publishing many shifts at once', () => {
+  async function drafts(eventId: string, roleId: string, days: string[]) {
+    const shifts = [];
+    for (const day of days) {
+      shifts.push(
+        (
+          await newShift(t.admin, eventId, {
+            roleId,
+            publish: false,
+            starts_at: `2030-07-${day}T10:00:00Z`,
+            ends_at: `2030-07-${day}T14:00:00Z`,
+          })
+        ).id,
+      );
+    }
+    return shifts;
+  }
+
+  const publish = (body: unknown) => t.admin.request('POST', '/api/v1/shifts/publish', body);
+  const publishedAt = async (id: string) =>
+    (await t.admin.request('GET', `/api/v1/shifts/${id}`)).json().published_at as string | null;
+
+  it('of two overlapping publications, the one that waited publishes only what the first left: each shift once', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const [a, b, c, d] = await drafts(eventId, roleId, ['02', '03', '04', '05']);
+    let inner: Promise<{ statusCode: number; body: string; json(): unknown }> | undefined;
+    // The second starts while the first holds its shifts locked and has not yet written:
+    // on PostgreSQL it waits on those row locks, on the embedded database for the session.
+    hooks.afterNext(on('select', 'shifts'), async () => {
+      inner = publish({ shift_ids: [d, c, b] });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    const outer = await publish({ shift_ids: [a, b, c] });
+    const second = await inner;
+    expect(outer.statusCode, outer.body).toBe(200);
+    expect(second?.statusCode, second?.body).toBe(200);
+    expect(outer.json()).toEqual({ published: 3 });
+    expect(second?.json()).toEqual({ published: 1 });
+    // b and c keep the first publication's time: the second did not publish them again.
+    const first = await publishedAt(a as string);
+    expect(first).not.toBeNull();
+    expect(await publishedAt(b as string)).toBe(first);
+    expect(await publishedAt(c as string)).toBe(first);
+    expect(await publishedAt(d as string)).not.toBeNull();
+  });
+
+  it('fired together, overlapping publications publish every shift exactly once between them', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const ids = await drafts(eventId, roleId, ['02', '03', '04', '05', '06', '07']);
+    const sets = [ids.slice(0, 4), ids.slice(2), ids.slice(1, 5).reverse(), ids];
+    const answers = await Promise.all([
+      ...sets.map((shift_ids) => publish({ shift_ids })),
+      publish({ event_id: eventId }),
+    ]);
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+    const total = answers.reduce(
+      (sum, answer) => sum + (answer.json() as { published: number }).published,
+      0,
+    );
+    expect(total).toBe(ids.length);
+    for (const id of ids) expect(await publishedAt(id)).not.toBeNull();
+  });
+
+  it('answers 422 naming a shift deleted while the publication waited for it, and publishes nothing', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const [kept, gone] = await drafts(eventId, roleId, ['02', '03']);
+    const answer = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) =>
+        trx
+          .deleteFrom('shifts')
+          .where('id', '=', gone as string)
+          .execute(),
+      () => publish({ shift_ids: [kept, gone] }),
+    );
+    expect(answer.json(), answer.body).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: `shift_ids: no such shift in this tenant: ${gone}` },
+    });
+    expect(await publishedAt(kept as string)).toBeNull();
+  });
+});

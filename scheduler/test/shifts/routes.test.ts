@@ -431,3 +431,249 @@ describe('slots', () => {
     ).toEqual(FORBIDDEN_BODY);
   });
 });
+
+describe('POST /api/v1/shifts/publish', () => {
+  const statusOf = async (id: string) => (await t.admin.request('GET', `/api/v1/shifts/${id}`)).json().status;
+
+  it('publishes the drafts named by id in one call, counting only those that were drafts', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const drafts = [];
+    for (const day of ['03', '04', '05']) {
+      drafts.push(
+        await newShift(t.admin, eventId, {
+          roleId,
+          publish: false,
+          starts_at: `2030-07-${day}T10:00:00Z`,
+          ends_at: `2030-07-${day}T14:00:00Z`,
+        }),
+      );
+    }
+    const live = await newShift(t.admin, eventId, { roleId });
+    const untouched = await newShift(t.admin, eventId, { roleId, publish: false });
+    const before = (await t.admin.request('GET', `/api/v1/shifts/${live.id}`)).json().published_at;
+    const response = await t.admin.request('POST', '/api/v1/shifts/publish', {
+      shift_ids: [...drafts.map((s) => s.id), live.id],
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ published: 3 });
+    for (const shift of drafts) expect(await statusOf(shift.id)).toBe('open');
+    expect(await statusOf(untouched.id)).toBe('draft');
+    // Published already: left as it was.
+    expect((await t.admin.request('GET', `/api/v1/shifts/${live.id}`)).json().published_at).toBe(before);
+    // Employees see them now (the event is published).
+    const seen = (await t.employee.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
+    expect(seen.map((s: { id: string }) => s.id)).toEqual([live.id, ...drafts.map((s) => s.id)]);
+    // Again: nothing left to publish.
+    const again = await t.admin.request('POST', '/api/v1/shifts/publish', { shift_ids: [drafts[0]?.id] });
+    expect(again.json()).toEqual({ published: 0 });
+  });
+
+  it('publishes every draft of an event, and only of that event', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin, { publish: false });
+    const otherEvent = await newEvent(t.admin);
+    const bulk = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+    });
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    const elsewhere = await newShift(t.admin, otherEvent, { roleId, publish: false });
+    const response = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ published: bulk.json().length });
+    const statuses = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`))
+      .json()
+      .map((s: { status: string }) => s.status);
+    expect(new Set(statuses)).toEqual(new Set(['open']));
+    expect(await statusOf(elsewhere.id)).toBe('draft');
+    // The event itself stays a draft: publishing shifts does not publish their event.
+    expect((await t.admin.request('GET', `/api/v1/events/${eventId}`)).json().status).toBe('draft');
+    expect((await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId })).json()).toEqual({
+      published: 0,
+    });
+  });
+
+  it('refuses ids the tenant does not have (422 naming each) and publishes nothing', async () => {
+    const roleId = await newRole(t.admin);
+    const mine = await newShift(t.admin, await newEvent(t.admin), { roleId, publish: false });
+    const theirs = await newShift(t.otherAdmin, await newEvent(t.otherAdmin), {
+      roleId: await newRole(t.otherAdmin),
+      publish: false,
+    });
+    const missing = '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c';
+    const response = await t.admin.request('POST', '/api/v1/shifts/publish', {
+      shift_ids: [mine.id, theirs.id, missing],
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: `shift_ids: no such shift in this tenant: ${theirs.id}, ${missing}`,
+      },
+    });
+    expect(await statusOf(mine.id)).toBe('draft');
+    const theirStatus = (await t.otherAdmin.request('GET', `/api/v1/shifts/${theirs.id}`)).json().status;
+    expect(theirStatus).toBe('draft');
+  });
+
+  it("refuses another tenant's event as unknown (422) and publishes nothing", async () => {
+    const theirEvent = await newEvent(t.otherAdmin);
+    const theirs = await newShift(t.otherAdmin, theirEvent, {
+      roleId: await newRole(t.otherAdmin),
+      publish: false,
+    });
+    const response = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: theirEvent });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'event_id: no such event in this tenant' },
+    });
+    expect((await t.otherAdmin.request('GET', `/api/v1/shifts/${theirs.id}`)).json().status).toBe('draft');
+  });
+
+  const id = (i: number) => i.toString(16).padStart(32, '0');
+  it.each([
+    ['an empty body', {}, 'body: give exactly one of shift_ids or event_id'],
+    [
+      'both shift_ids and event_id',
+      { shift_ids: [id(1)], event_id: id(2) },
+      'body: give exactly one of shift_ids or event_id',
+    ],
+    ['an empty list', { shift_ids: [] }, 'shift_ids: must NOT have fewer than 1 items'],
+    [
+      'more than 1000 ids',
+      { shift_ids: Array.from({ length: 1001 }, (_, i) => id(i)) },
+      'shift_ids: must NOT have more than 1000 items',
+    ],
+    [
+      'an id twice',
+      { shift_ids: [id(1), id(1)] },
+      'shift_ids: must NOT have duplicate items (items ## 1 and 0 are identical)',
+    ],
+    ['a malformed id', { shift_ids: ['42'] }, 'shift_ids[0]: must match pattern "^[0-9a-f]{32}$"'],
+    ['an unknown field', { shift_ids: [id(1)], all: true }, 'all: is not an allowed field'],
+  ])('refuses %s with 422', async (_label, body, message) => {
+    const response = await t.admin.request('POST', '/api/v1/shifts/publish', body);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+  });
+
+  it('answers the fixed 403 to an employee, publishing nothing', async () => {
+    const roleId = await newRole(t.admin);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId, publish: false });
+    const response = await t.employee.request('POST', '/api/v1/shifts/publish', { shift_ids: [shift.id] });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect(await statusOf(shift.id)).toBe('draft');
+  });
+});
+
+describe('the time filter on GET /api/v1/shifts and GET /api/v1/events/{id}/shifts', () => {
+  /** Four shifts of one event around 2 and 3 July, and one of another event. */
+  async function week() {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const otherEvent = await newEvent(t.admin);
+    const at = (starts_at: string, ends_at: string, options: { publish?: boolean; event?: string } = {}) =>
+      newShift(t.admin, options.event ?? eventId, {
+        roleId,
+        starts_at,
+        ends_at,
+        publish: options.publish ?? true,
+      });
+    const morning = (await at('2030-07-02T10:00:00Z', '2030-07-02T14:00:00Z')).id;
+    const afternoon = (await at('2030-07-02T14:00:00Z', '2030-07-02T18:00:00Z', { publish: false })).id;
+    const night = (await at('2030-07-02T22:00:00Z', '2030-07-03T06:00:00Z')).id;
+    const next = (await at('2030-07-03T10:00:00Z', '2030-07-03T14:00:00Z')).id;
+    const elsewhere = (await at('2030-07-02T12:00:00Z', '2030-07-02T13:00:00Z', { event: otherEvent })).id;
+    return { eventId, morning, afternoon, night, next, elsewhere };
+  }
+  const ids = async (caller: typeof t.admin, url: string) => {
+    const response = await caller.request('GET', url);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().map((s: { id: string }) => s.id);
+  };
+
+  it('keeps the shifts overlapping [from, to): touching ends do not overlap', async () => {
+    const w = await week();
+    expect(await ids(t.admin, '/api/v1/shifts?from=2030-07-02T14:00:00Z&to=2030-07-03T00:00:00Z')).toEqual([
+      w.afternoon,
+      w.night,
+    ]);
+    // An offset is read as the instant it names (+ written %2B in a query string).
+    expect(
+      await ids(t.admin, '/api/v1/shifts?from=2030-07-02T16:00:00%2B02:00&to=2030-07-03T02:00:00%2B02:00'),
+    ).toEqual([w.afternoon, w.night]);
+    expect(await ids(t.admin, '/api/v1/shifts?to=2030-07-02T10:00:00Z')).toEqual([]);
+    expect(await ids(t.admin, '/api/v1/shifts?to=2030-07-02T10:00:01Z')).toEqual([w.morning]);
+    expect(await ids(t.admin, '/api/v1/shifts?from=2030-07-03T05:59:59.999Z')).toEqual([w.night, w.next]);
+    expect(await ids(t.admin, '/api/v1/shifts?from=2030-07-02T12:30:00Z&to=2030-07-02T12:31:00Z')).toEqual([
+      w.morning,
+      w.elsewhere,
+    ]);
+  });
+
+  it('composes with the other filters and with what employees see', async () => {
+    const w = await week();
+    const window = 'from=2030-07-02T12:00:00Z&to=2030-07-03T12:00:00Z';
+    expect(await ids(t.admin, `/api/v1/shifts?${window}&event_id=${w.eventId}`)).toEqual([
+      w.morning,
+      w.afternoon,
+      w.night,
+      w.next,
+    ]);
+    expect(await ids(t.admin, `/api/v1/shifts?${window}&status=draft`)).toEqual([w.afternoon]);
+    expect(await ids(t.employee, `/api/v1/shifts?${window}`)).toEqual([
+      w.morning,
+      w.elsewhere,
+      w.night,
+      w.next,
+    ]);
+    expect(await ids(t.admin, `/api/v1/events/${w.eventId}/shifts?from=2030-07-02T20:00:00Z`)).toEqual([
+      w.night,
+      w.next,
+    ]);
+    expect(await ids(t.employee, `/api/v1/events/${w.eventId}/shifts?to=2030-07-02T15:00:00Z`)).toEqual([
+      w.morning,
+    ]);
+    // Another tenant sees none of them, in or out of the window.
+    expect(await ids(t.otherAdmin, `/api/v1/shifts?${window}`)).toEqual([]);
+    const theirs = await t.otherAdmin.request('GET', `/api/v1/events/${w.eventId}/shifts?${window}`);
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'event not found' } });
+  });
+
+  it.each([
+    [
+      'to equal to from',
+      'from=2030-07-02T10:00:00Z&to=2030-07-02T12:00:00%2B02:00',
+      'to: must be after from',
+    ],
+    ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-01T10:00:00Z', 'to: must be after from'],
+    ['a date without a time', 'from=2030-07-02', 'from: must match format "date-time"'],
+    [
+      'an offset whose + was not encoded',
+      'to=2030-07-02T10:00:00+02:00',
+      'to: must match format "date-time"',
+    ],
+  ])('refuses %s with 422 on both lists', async (_label, query, message) => {
+    const eventId = await newEvent(t.admin);
+    for (const url of [`/api/v1/shifts?${query}`, `/api/v1/events/${eventId}/shifts?${query}`]) {
+      const response = await t.admin.request('GET', url);
+      expect(response.statusCode, url).toBe(422);
+      expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    }
+  });
+
+  it('refuses an unknown parameter on the event’s shifts with 422', async () => {
+    const eventId = await newEvent(t.admin);
+    const response = await t.admin.request(
+      'GET',
+      `/api/v1/events/${eventId}/shifts?form=2030-07-02T10:00:00Z`,
+    );
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'form: is not an allowed field' },
+    });
+  });
+});

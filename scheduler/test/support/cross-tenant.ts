@@ -9,8 +9,9 @@ import { created, newEvent, newRole, newShift, qualify, tenantOf } from './sched
  * like a missing record, and changes nothing. A new route with a path id joins the
  * matrix by itself; one that needs a body fails here until a valid body is listed below.
  * Run as it is (test/http/cross-tenant-matrix.test.ts) and with the application's tenant
- * filters removed (test/db/tenant-wall.test.ts). Answers the records it laid down, for
- * further checks.
+ * filters removed (test/db/tenant-wall.test.ts). Routes that name records in their
+ * body instead (bodyReferences) answer 422 for another tenant's, as for unknown ones, and
+ * change nothing either. Answers the records it laid down, for further checks.
  */
 const bodies: Record<string, (world: World) => unknown> = {
   'PATCH /api/v1/events/:id': () => ({ name: 'Taken over' }),
@@ -33,11 +34,29 @@ const bodies: Record<string, (world: World) => unknown> = {
   }),
 };
 
+/** Routes whose body names records: another tenant's are unknown there (422), like missing ones. */
+const bodyReferences: [string, string, (world: World) => unknown, string][] = [
+  [
+    'POST',
+    '/api/v1/shifts/publish',
+    (world) => ({ shift_ids: [world.draftShift] }),
+    'shift_ids: no such shift in this tenant',
+  ],
+  [
+    'POST',
+    '/api/v1/shifts/publish',
+    (world) => ({ event_id: world.event }),
+    'event_id: no such event in this tenant',
+  ],
+];
+
 export interface World {
   role: string;
   location: string;
   event: string;
   shift: string;
+  /** A draft shift of `event`: what a publication of another tenant must leave a draft. */
+  draftShift: string;
   slot: string;
   assignment: string;
   user: string;
@@ -86,6 +105,14 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
   const event = await newEvent(t.admin);
   const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
   const slot = shift.slots[0] ?? '';
+  const draftShift = (
+    await newShift(t.admin, event, {
+      roleId: role,
+      publish: false,
+      starts_at: '2030-07-03T10:00:00Z',
+      ends_at: '2030-07-03T14:00:00Z',
+    })
+  ).id;
   const assignment = (await created(worker, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
   // Time tracking on in both tenants, so its 404s come from the data, not the gate.
   for (const admin of [t.admin, t.otherAdmin]) {
@@ -122,6 +149,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     location,
     event,
     shift: shift.id,
+    draftShift,
     slot,
     assignment,
     user: worker.userId,
@@ -137,6 +165,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
       [
         `/api/v1/events/${event}`,
         `/api/v1/shifts/${shift.id}`,
+        `/api/v1/shifts/${draftShift}`,
         `/api/v1/shifts/${shift.id}/slots`,
         `/api/v1/shifts/${shift.id}/assignments`,
         `/api/v1/users/${worker.userId}`,
@@ -163,6 +192,11 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     const response = await t.otherAdmin.request(route.method, url, body);
     expect(response.statusCode, `${key}: ${response.body}`).toBe(404);
     expect(response.json().error.code, key).toBe('NOT_FOUND');
+  }
+  for (const [method, url, body, message] of bodyReferences) {
+    const response = await t.otherAdmin.request(method as 'POST', url, body(world));
+    expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(422);
+    expect(response.json().error.message, `${method} ${url}`).toMatch(new RegExp(`^${message}`));
   }
   expect(await snapshot()).toEqual(before);
   // The worker's notification is still unread and the subscription still theirs.

@@ -9,6 +9,7 @@ import * as jobs from './0007_jobs.ts';
 import * as reminders from './0008_reminders.ts';
 import * as formSubmitHits from './0009_form_submit_hits.ts';
 import * as userActive from './0010_user_active.ts';
+import * as timeWindowIndexes from './0011_time_window_indexes.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_reminders': reminders,
   '0009_form_submit_hits': formSubmitHits,
   '0010_user_active': userActive,
+  '0011_time_window_indexes': timeWindowIndexes,
 };

@@ -1,0 +1,39 @@
+import { sql } from 'kysely';
+
+/** A list's `from`/`to` filter: records whose window overlaps `[from, to)`; either end may be open. */
+export interface TimeWindow {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Whether the filter names either end (no filter: every record). */
+export const limitsWindow = (window: TimeWindow): boolean =>
+  window.from !== undefined || window.to !== undefined;
+
+/**
+ * Whether the `[starts_at, ends_at)` window of `alias` (a table name or alias) overlaps
+ * the filter's `[from, to)`: it starts before `to` and ends after `from`, an absent end
+ * being unbounded. Written with plain comparisons, and bounded below by the longest
+ * record of the tenant in `lengthsOf` (whose windows the rows hold: assignments hold their
+ * shift's): a record ending after `from` started after `from` minus that length. So the
+ * planner reads the overlap as a range of a `(tenant_id, …, starts_at)` btree, under
+ * row-level security too (comparisons of timestamps are leakproof; `&&` on ranges is not,
+ * see migration 0011), and the bound is exact whatever lengths the rows have.
+ */
+export function overlapsWindow(
+  alias: string,
+  window: TimeWindow,
+  lengthsOf: { table: 'shifts' | 'events'; tenantId: string },
+) {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const conditions = [];
+  if (window.to !== undefined) conditions.push(sql`${column('starts_at')} < ${window.to}::timestamptz`);
+  if (window.from !== undefined) {
+    const from = sql`${window.from}::timestamptz`;
+    // The expression of the shifts_length and events_length indexes, so max() is one probe.
+    const longest = sql`(SELECT max(l.ends_at - l.starts_at) FROM ${sql.table(lengthsOf.table)} l
+                          WHERE l.tenant_id = ${lengthsOf.tenantId}::uuid)`;
+    conditions.push(sql`${column('ends_at')} > ${from}`, sql`${column('starts_at')} > ${from} - ${longest}`);
+  }
+  return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
+}
