@@ -169,7 +169,15 @@ export const ConvertSubmissionRequest = Type.Object(
     starts_at: Type.String({ format: 'date-time', description: 'RFC 3339 with any offset, stored in UTC' }),
     ends_at: Type.String({ format: 'date-time', description: 'After starts_at' }),
     location_id: Type.Optional(Nullable(Type.String({ ...Id, description: 'A location of the tenant' }))),
-    description: Type.Optional(Nullable(MultiLine({ maxLength: 5000 }))),
+    description: Type.Optional(
+      Nullable(
+        MultiLine({
+          maxLength: 5000,
+          description:
+            "Absent: the submitted answers, one per line under the form's labels (cut at 5,000 characters, saying so); null: no description",
+        }),
+      ),
+    ),
   },
   {
     title: 'ConvertSubmissionRequest',

@@ -31,6 +31,7 @@ import type {
   UpdateFormRequest,
 } from './schemas.ts';
 import { checkFields, checkSubmission } from './submission-data.ts';
+import { submissionText } from './submission-text.ts';
 
 const duplicateSlug = (slug: string) =>
   new AppError('DUPLICATE', `a form with the slug "${slug}" already exists`);
@@ -123,7 +124,10 @@ export async function getSubmissions(
   return listSubmissions(deps.db, caller.tenantId, formId);
 }
 
-/** Turns a submission into a draft event, once. */
+/**
+ * Turns a submission into a draft event, once. Without a `description` (absent, not
+ * null) the event describes the submission: its answers under the form's labels.
+ */
 export async function convertSubmission(
   deps: Deps,
   caller: Identity,
@@ -135,8 +139,16 @@ export async function convertSubmission(
   if (!submission) throw notFound('submission');
   const converted = () => new AppError('INVALID_STATE', 'the submission was converted into an event already');
   if (submission.event_id) throw converted();
+  const description =
+    input.description !== undefined
+      ? input.description
+      : submissionText(
+          (await findForm(deps.db, caller.tenantId, formId))?.fields ?? [],
+          submission.data,
+          submissionId,
+        );
   try {
-    return await createEvent(deps, caller, input, submissionId);
+    return await createEvent(deps, caller, { ...input, description }, submissionId);
   } catch (error) {
     // A concurrent convert won: one event per submission (unique key).
     if (isUniqueViolation(error)) throw converted();

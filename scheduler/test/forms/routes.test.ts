@@ -357,6 +357,66 @@ describe('converting a submission', () => {
     expect((await t.admin.request('GET', '/api/v1/events')).json()).toHaveLength(1);
   });
 
+  it('describes the event with the submitted answers when no description is given', async () => {
+    const form = await newForm();
+    const customer = await customerOf(t.admin);
+    const submission = await created(customer, `/api/v1/f/${form.slug}/submit`, {
+      data: { ...goodData, notes: 'Vegetarian options\n\tNo nuts, please', phone: '+49 89 1234' },
+    });
+    const url = `/api/v1/forms/${form.id}/submissions/${submission.id}/convert`;
+    const event = await created(t.admin, url, convertBody);
+    // The form's order and labels; unanswered fields are left out; several lines indented.
+    expect(event.description).toBe(
+      [
+        'Your name: Dana Fox',
+        'Email: dana@example.com',
+        'Phone: +49 89 1234',
+        'Date: 2027-06-12',
+        'Guests: 80',
+        'Notes:',
+        '  Vegetarian options',
+        '  \tNo nuts, please',
+        'Menu: Buffet',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps the admin’s description, and none when it is null', async () => {
+    for (const [description, expected] of [
+      ['Buffet for 80', 'Buffet for 80'],
+      [null, null],
+    ] as const) {
+      const { url } = await submitted();
+      const event = await created(t.admin, url, { ...convertBody, description });
+      expect(event.description).toBe(expected);
+    }
+  });
+
+  it('cuts a description longer than an event holds, saying where the whole submission is', async () => {
+    const form = await newForm();
+    const customer = await customerOf(t.admin);
+    const notes = 'x'.repeat(6000);
+    const submission = await created(customer, `/api/v1/f/${form.slug}/submit`, {
+      data: { ...goodData, notes },
+    });
+    const event = await created(
+      t.admin,
+      `/api/v1/forms/${form.id}/submissions/${submission.id}/convert`,
+      convertBody,
+    );
+    const description = String(event.description);
+    expect([...description]).toHaveLength(5000);
+    expect(description.startsWith('Your name: Dana Fox\n')).toBe(true);
+    expect(
+      description.endsWith(
+        `\n… (cut to 5000 characters; the whole submission is form submission ${submission.id})`,
+      ),
+    ).toBe(true);
+    // The event still reads back and changes as any other (its description fits the schema).
+    const renamed = await t.admin.request('PATCH', `/api/v1/events/${event.id}`, { description });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+  });
+
   it('converts a submission once under concurrent converts', async () => {
     const { url } = await submitted();
     const responses = await Promise.all(
