@@ -78,7 +78,7 @@ const description = `Multi-tenant shift scheduling.
 
 - Ids are UUIDs written as 32 lowercase hex digits; path ids also accept the hyphenated form, and a malformed path id is 404.
 - Timestamps are RFC 3339 in UTC with \`Z\`.
-- Lists are plain arrays, not paginated.
+- Lists are plain arrays, not paginated, except \`GET /api/v1/time-tracking/entries\`, which pages with \`limit\` and \`after\` (the id of the last entry read).
 - Every error is \`{"error":{"code","message"}}\` with a stable code. Besides the codes each operation lists, any request can meet the transport-level ones: \`REQUEST_TIMEOUT\` (408), \`HEADERS_TOO_LARGE\` (431), and \`BAD_REQUEST\` (400) for a request the HTTP parser refuses.
 - Every response carries \`x-request-id\`; quote it when reporting a problem.`;
 

@@ -197,3 +197,192 @@ export function listLedger(db: Db, tenantId: string, userId: string): Promise<Le
     .orderBy('seq')
     .execute();
 }
+
+/** A window of time: entries whose [started_at, ended_at) overlaps [from, to); either end may be open. */
+export interface EntryWindow {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+export interface EntryFilter extends EntryWindow {
+  tenantId: string;
+  /** Only this user's entries; all of the tenant when absent. */
+  userId?: string | undefined;
+  /** Keyset cursor: only entries after this one in the list's order (start, then id). */
+  afterId?: string | undefined;
+  limit: number;
+}
+
+/** One entry by its id; undefined when the tenant has none such (or it is not `userId`'s). */
+export function findEntryById(
+  db: Db,
+  tenantId: string,
+  id: string,
+  userId?: string,
+): Promise<TimeEntry | undefined> {
+  let query = db
+    .selectFrom('time_entries')
+    .select(entryColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * A page of entries by start, then id: the order the `after` cursor continues from. The
+ * cursor is compared with the stored row itself, so no timestamp makes a round trip.
+ */
+export function listEntries(db: Db, filter: EntryFilter): Promise<TimeEntry[]> {
+  let query = db
+    .selectFrom('time_entries as e')
+    .select(entryColumns.map((column) => `e.${column}` as const))
+    .where('e.tenant_id', '=', filter.tenantId);
+  if (filter.userId !== undefined) query = query.where('e.user_id', '=', filter.userId);
+  if (filter.to !== undefined) query = query.where('e.started_at', '<', filter.to);
+  if (filter.from !== undefined) query = query.where('e.ended_at', '>', filter.from);
+  if (filter.afterId !== undefined) {
+    query = query.where(
+      sql<boolean>`(e.started_at, e.id) > (SELECT c.started_at, c.id FROM time_entries c
+                                            WHERE c.tenant_id = ${filter.tenantId} AND c.id = ${filter.afterId})`,
+    );
+  }
+  return query.orderBy('e.started_at').orderBy('e.id').limit(filter.limit).execute();
+}
+
+/**
+ * The ids of the entries a payroll export holds, in its order (person by display name, then
+ * start): one statement, so the export is one consistent set even when it is read in
+ * batches while entries are being recorded.
+ */
+export async function listExportEntryIds(
+  db: Db,
+  tenantId: string,
+  window: Required<EntryWindow>,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('time_entries as e')
+    .innerJoin('users as u', (join) =>
+      join.onRef('u.tenant_id', '=', 'e.tenant_id').onRef('u.id', '=', 'e.user_id'),
+    )
+    .select('e.id')
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.started_at', '<', window.to)
+    .where('e.ended_at', '>', window.from)
+    .orderBy('u.display_name')
+    .orderBy('u.id')
+    .orderBy('e.started_at')
+    .orderBy('e.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** What a payroll row shows of an entry: the entry with its person, shift and event. */
+export interface ExportEntry {
+  id: string;
+  user_id: string;
+  user_name: string | null;
+  user_email: string | null;
+  event_name: string;
+  shift_name: string;
+  started_at: string;
+  ended_at: string;
+  break_minutes: number;
+  worked_minutes: number;
+  scheduled_minutes: number;
+  overtime_minutes: number;
+}
+
+/** The payroll rows of these entries, in no particular order (the caller orders them). */
+export function findExportEntries(db: Db, tenantId: string, ids: string[]): Promise<ExportEntry[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('time_entries as e')
+    .innerJoin('users as u', (join) =>
+      join.onRef('u.tenant_id', '=', 'e.tenant_id').onRef('u.id', '=', 'e.user_id'),
+    )
+    .innerJoin('shift_assignments as a', (join) =>
+      join.onRef('a.tenant_id', '=', 'e.tenant_id').onRef('a.id', '=', 'e.shift_assignment_id'),
+    )
+    .innerJoin('shifts as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
+    )
+    .innerJoin('events as ev', (join) =>
+      join.onRef('ev.tenant_id', '=', 's.tenant_id').onRef('ev.id', '=', 's.event_id'),
+    )
+    .select([
+      'e.id',
+      'e.user_id',
+      'u.display_name as user_name',
+      'u.email as user_email',
+      'ev.name as event_name',
+      's.name as shift_name',
+      'e.started_at',
+      'e.ended_at',
+      'e.break_minutes',
+      'e.worked_minutes',
+      'e.scheduled_minutes',
+      'e.overtime_minutes',
+    ])
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.id', 'in', ids)
+    .execute();
+}
+
+/** One staff member's books, for the balances export. */
+export interface BalanceSheetRow {
+  user_id: string;
+  user_name: string | null;
+  user_email: string | null;
+  role: string;
+  credited_minutes: number;
+  paid_out_minutes: number;
+  balance_minutes: number;
+  updated_at: string | null;
+}
+
+/**
+ * Every admin and employee with their balance and what their ledger holds: overtime
+ * credited (entries and corrections, signed) and minutes paid out, by display name.
+ * Balance = credited - paid out, as the ledger keeps it.
+ */
+export function listBalanceSheet(db: Db, tenantId: string): Promise<BalanceSheetRow[]> {
+  return db
+    .selectFrom('users as u')
+    .leftJoin('overtime_balances as b', (join) =>
+      join.onRef('b.tenant_id', '=', 'u.tenant_id').onRef('b.user_id', '=', 'u.id'),
+    )
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('overtime_ledger')
+          .select([
+            'user_id',
+            sql<number>`coalesce(sum(delta_minutes) FILTER (WHERE kind <> 'payout'), 0)::bigint`.as(
+              'credited',
+            ),
+            sql<number>`coalesce(-sum(delta_minutes) FILTER (WHERE kind = 'payout'), 0)::bigint`.as(
+              'paid_out',
+            ),
+          ])
+          .where('tenant_id', '=', tenantId)
+          .groupBy('user_id')
+          .as('l'),
+      (join) => join.onRef('l.user_id', '=', 'u.id'),
+    )
+    .select((eb) => [
+      'u.id as user_id',
+      'u.display_name as user_name',
+      'u.email as user_email',
+      'u.role',
+      eb.fn.coalesce('l.credited', sql<number>`0`).as('credited_minutes'),
+      eb.fn.coalesce('l.paid_out', sql<number>`0`).as('paid_out_minutes'),
+      eb.fn.coalesce('b.balance_minutes', sql<number>`0`).as('balance_minutes'),
+      'b.updated_at',
+    ])
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.role', 'in', ['admin', 'employee'])
+    .orderBy('u.display_name')
+    .orderBy('u.id')
+    .execute();
+}

@@ -1,9 +1,13 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import { bearerSecurity, bodyCodes, errorResponses, IdParams, ok, pathIdCodes } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
+import { MAX_EXPORT_DAYS } from './payroll.ts';
 import {
+  EntryExportQuery,
+  EntryListQuery,
   exampleBalance,
   exampleLedger,
   examplePayout,
@@ -16,10 +20,16 @@ import {
   TimeEntry,
 } from './schemas.ts';
 import {
+  type CsvFile,
+  exportBalances,
+  exportEntries,
   getBalance,
   getBalances,
+  getEntries,
+  getEntry,
   getLedger,
   getOwnBalance,
+  getOwnLedger,
   getOwnPayouts,
   getPayouts,
   recordPayout,
@@ -33,6 +43,50 @@ const userMissing = errorResponses(pathIdCodes, {
   messages: { NOT_FOUND: 'user not found' },
 });
 const gateOnly = errorResponses(['NOT_FOUND'], { messages: { NOT_FOUND: 'resource not found' } });
+
+/** What the two CSV downloads look like (a BOM comes first; lines end in CRLF). */
+const exampleEntriesCsv = [
+  'user_id,user_name,user_email,event,shift,started_at (Europe/Berlin),ended_at (Europe/Berlin),break_minutes,worked_minutes,scheduled_minutes,overtime_minutes,entry_id',
+  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,"Bar, early",2027-07-02 09:55,2027-07-02 16:40,30,375,360,15,${exampleTimeEntry.id}`,
+  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,'=HYPERLINK(…),2027-07-03 10:00,2027-07-03 15:45,0,345,360,-15,0193a1b2c3d47e8f9a0b1c2d3e4f5a90`,
+  '',
+].join('\r\n');
+const exampleBalancesCsv = [
+  'user_id,user_name,user_email,role,credited_minutes,paid_out_minutes,balance_minutes,updated_at (Europe/Berlin)',
+  `${exampleBalance.user_id},Alice Example,alice@example.com,employee,255,120,135,2026-11-03 19:00`,
+  '',
+].join('\r\n');
+
+/** A `text/csv` download answer for the document: the file as a string, and how it is named. */
+const csvResponse = (description: string, example: string, filename: string) => ({
+  description,
+  headers: {
+    'content-disposition': {
+      type: 'string',
+      description: 'attachment; filename="…": save the file rather than show it',
+      examples: [`attachment; filename="${filename}"`],
+    },
+  },
+  content: {
+    'text/csv': {
+      schema: Type.String({
+        description:
+          'RFC 4180 CSV, UTF-8 with a byte-order mark, CRLF line ends, a header row. Text cells that a spreadsheet would run as a formula (starting with = + - @, tab or carriage return) begin with an added apostrophe; numbers are plain numbers.',
+      }),
+      example,
+    },
+  },
+});
+
+/** Sends a CSV download: never cached (payroll data), always saved as a file. */
+function sendCsv(reply: FastifyReply, file: CsvFile) {
+  return reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${file.filename}"`)
+    .header('cache-control', 'private, no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(file.body);
+}
 
 /** The time-tracking surface; every route is behind the tenant's `time_tracking_enabled`. */
 export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
@@ -117,6 +171,97 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
     },
   );
 
+  app.get(
+    '/api/v1/time-tracking/entries',
+    {
+      config: member,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'listTimeEntries',
+        summary: 'Time entries, by start, a page at a time',
+        description: `Admins read every entry of the tenant, or one admin's or employee's with user_id (404 for anyone else); employees read their own, and naming another user_id is 403. from and to keep the entries whose span [started_at, ended_at) overlaps [from, to); either may be left out; to at or before from is 422. Pages: at most limit entries (100 by default); pass the id of the last one as after for the next page; a shorter page is the last. ${gated}`,
+        security: bearerSecurity,
+        querystring: EntryListQuery,
+        response: {
+          200: ok(Type.Array(TimeEntry), 'The entries, earliest start first', [exampleTimeEntry]),
+          ...errorResponses(['NOT_FOUND', 'VALIDATION_FAILED'], {
+            messages: { NOT_FOUND: 'user not found', VALIDATION_FAILED: 'to: must be after from' },
+          }),
+        },
+      },
+    },
+    async (request) => getEntries(deps, identityOf(request), request.query),
+  );
+
+  app.get(
+    '/api/v1/time-tracking/entries/:id',
+    {
+      config: member,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'getTimeEntry',
+        summary: 'One time entry',
+        description: `Admins read any entry of the tenant; employees their own (another's is 404, like a missing one). ${gated}`,
+        security: bearerSecurity,
+        params: IdParams,
+        response: {
+          200: ok(TimeEntry, 'The entry', exampleTimeEntry),
+          ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'time entry not found' } }),
+        },
+      },
+    },
+    async (request) => getEntry(deps, identityOf(request), pathId(request.params.id, 'time entry')),
+  );
+
+  app.get(
+    '/api/v1/time-tracking/export.csv',
+    {
+      config: admin,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'exportTimeEntries',
+        summary: 'Payroll export: the entries of a period as CSV',
+        description: `Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most ${MAX_EXPORT_DAYS} days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header), and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). ${gated}`,
+        security: bearerSecurity,
+        querystring: EntryExportQuery,
+        response: {
+          200: csvResponse(
+            'The CSV file, one row per entry',
+            exampleEntriesCsv,
+            'time-entries_2027-07-01_2027-07-31.csv',
+          ),
+          ...errorResponses(['VALIDATION_FAILED'], {
+            messages: { VALIDATION_FAILED: `to: an export covers at most ${MAX_EXPORT_DAYS} days` },
+          }),
+        },
+      },
+    },
+    async (request, reply) => sendCsv(reply, await exportEntries(deps, identityOf(request), request.query)),
+  );
+
+  app.get(
+    '/api/v1/time-tracking/balances.csv',
+    {
+      config: admin,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'exportOvertimeBalances',
+        summary: 'Payroll export: every balance as CSV',
+        description: `Admins only. One row per admin and employee, by display name: id, name, email, role, the overtime their ledger credited (entries and corrections), the minutes paid out, the balance (credited minus paid out) and when it last changed, in the tenant's time zone. ${gated}`,
+        security: bearerSecurity,
+        response: {
+          200: csvResponse(
+            'The CSV file, one row per person',
+            exampleBalancesCsv,
+            'overtime-balances_2026-11-03.csv',
+          ),
+          ...gateOnly,
+        },
+      },
+    },
+    async (request, reply) => sendCsv(reply, await exportBalances(deps, identityOf(request))),
+  );
+
   app.post(
     '/api/v1/time-tracking/payouts',
     {
@@ -194,5 +339,24 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
       },
     },
     async (request) => getLedger(deps, identityOf(request), pathId(request.params.user_id, 'user')),
+  );
+
+  app.get(
+    '/api/v1/time-tracking/ledger',
+    {
+      config: member,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'getMyOvertimeLedger',
+        summary: 'Every change of your own balance, oldest first',
+        description: `The caller's ledger, as admins read it for one user: entry, correction and payout rows; the balance is the sum of delta_minutes. ${gated}`,
+        security: bearerSecurity,
+        response: {
+          200: ok(Type.Array(LedgerRow), 'The caller’s ledger rows, oldest first', exampleLedger),
+          ...gateOnly,
+        },
+      },
+    },
+    async (request) => getOwnLedger(deps, identityOf(request)),
   );
 }

@@ -1,30 +1,53 @@
+import type { Readable } from 'node:stream';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
+import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, notFound } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { newId, parseId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
+import { findSettings } from '../tenants/repository.ts';
 import { findStaff } from '../users/repository.ts';
+import { type Cell, csvStream } from './csv.ts';
 import { overtimeOf } from './overtime.ts';
 import {
+  balanceCells,
+  balanceHeader,
+  balancesFileName,
+  EXPORT_BATCH_SIZE,
+  entriesFileName,
+  entryCells,
+  entryHeader,
+  MAX_EXPORT_DAYS,
+} from './payroll.ts';
+import {
   type EntryValues,
+  type EntryWindow,
   findAssignmentTimes,
   findBalance,
   findEntry,
+  findEntryById,
+  findExportEntries,
   insertEntry,
+  listBalanceSheet,
   listBalances,
+  listEntries,
+  listExportEntryIds,
   listLedger,
   listPayouts,
   payOut,
   updateEntryIfChanged,
 } from './repository.ts';
-import type {
-  LedgerRow,
-  OvertimeBalance,
-  PayoutRecord,
-  PayoutRequest,
-  RecordTimeRequest,
-  TimeEntry,
+import {
+  ENTRY_LIST_DEFAULT_LIMIT,
+  type EntryExportQuery,
+  type EntryListQuery,
+  type LedgerRow,
+  type OvertimeBalance,
+  type PayoutRecord,
+  type PayoutRequest,
+  type RecordTimeRequest,
+  type TimeEntry,
 } from './schemas.ts';
 
 export interface Recorded {
@@ -137,4 +160,124 @@ export async function getPayouts(deps: Deps, caller: Identity, userId: string): 
 export async function getLedger(deps: Deps, caller: Identity, userId: string): Promise<LedgerRow[]> {
   await staffMember(deps, caller, userId);
   return listLedger(deps.db, caller.tenantId, userId);
+}
+
+/** The caller's own ledger: the admin's read of one user, for oneself. */
+export function getOwnLedger(deps: Deps, caller: Identity): Promise<LedgerRow[]> {
+  return getLedger(deps, caller, caller.userId);
+}
+
+/** Employees read only their own entries; admins anyone's of the tenant. */
+const seesEveryone = (caller: Identity) => caller.role === 'admin';
+
+/**
+ * The window [from, to) in UTC; either end may be left open. `to` at or before `from` is
+ * an empty window, which no one asks for on purpose (422).
+ */
+function windowOf(query: { from?: string | undefined; to?: string | undefined }): EntryWindow {
+  const from = query.from === undefined ? undefined : new Date(query.from).toISOString();
+  const to = query.to === undefined ? undefined : new Date(query.to).toISOString();
+  if (from !== undefined && to !== undefined && Date.parse(to) <= Date.parse(from)) {
+    throw validationFailed('to', 'must be after from');
+  }
+  return { from, to };
+}
+
+/** A query-string id in canonical form; the schema's pattern has admitted only UUIDs. */
+function queryId(field: string, raw: string): string {
+  const id = parseId(raw);
+  if (id === null) throw validationFailed(field, 'must be a UUID');
+  return id;
+}
+
+/**
+ * Time entries whose span overlaps [from, to), by start, a page at a time. Admins read the
+ * whole tenant or one admin or employee (404 for anyone else); employees read their own,
+ * and naming another user is 403, whether or not that user exists.
+ */
+export async function getEntries(deps: Deps, caller: Identity, query: EntryListQuery): Promise<TimeEntry[]> {
+  const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
+  let userId = named;
+  if (!seesEveryone(caller)) {
+    if (named !== undefined && named !== caller.userId) throw forbidden();
+    userId = caller.userId;
+  } else if (named !== undefined) {
+    await staffMember(deps, caller, named);
+  }
+  const window = windowOf(query);
+  const afterId = query.after === undefined ? undefined : queryId('after', query.after);
+  // The cursor must be an entry the caller may read; another's is as unknown as none.
+  if (afterId !== undefined && !(await findVisibleEntry(deps, caller, afterId))) {
+    throw validationFailed('after', 'no such time entry');
+  }
+  return listEntries(deps.db, {
+    tenantId: caller.tenantId,
+    userId,
+    ...window,
+    afterId,
+    limit: query.limit === undefined ? ENTRY_LIST_DEFAULT_LIMIT : Number(query.limit),
+  });
+}
+
+function findVisibleEntry(deps: Deps, caller: Identity, id: string): Promise<TimeEntry | undefined> {
+  return findEntryById(deps.db, caller.tenantId, id, seesEveryone(caller) ? undefined : caller.userId);
+}
+
+/** One entry: admins any of the tenant, employees their own; anything else is 404. */
+export async function getEntry(deps: Deps, caller: Identity, id: string): Promise<TimeEntry> {
+  const entry = await findVisibleEntry(deps, caller, id);
+  if (!entry) throw notFound('time entry');
+  return entry;
+}
+
+/** A CSV download: its file name and its content, streamed. */
+export interface CsvFile {
+  filename: string;
+  body: Readable;
+}
+
+async function tenantZone(deps: Deps, caller: Identity): Promise<string> {
+  return (await findSettings(deps.db, caller.tenantId))?.timezone ?? 'UTC';
+}
+
+/**
+ * The payroll export of a period: one row per entry overlapping [from, to), by person and
+ * start. The ids are read in one statement (one consistent set, however long the download
+ * takes); the rows follow in batches while the client reads, so memory stays bounded and
+ * on the embedded database other tenants' queries run between batches. An entry rewritten
+ * during the download shows its newer times.
+ */
+export async function exportEntries(deps: Deps, caller: Identity, query: EntryExportQuery): Promise<CsvFile> {
+  const { from, to } = windowOf(query) as Required<EntryWindow>;
+  if (Date.parse(to) - Date.parse(from) > MAX_EXPORT_DAYS * 86_400_000) {
+    throw validationFailed('to', `an export covers at most ${MAX_EXPORT_DAYS} days`);
+  }
+  const zone = await tenantZone(deps, caller);
+  const ids = await listExportEntryIds(deps.db, caller.tenantId, { from, to });
+  const { tenantId } = caller;
+  async function* records(): AsyncGenerator<Cell[]> {
+    yield entryHeader(zone);
+    for (let start = 0; start < ids.length; start += EXPORT_BATCH_SIZE) {
+      const batch = ids.slice(start, start + EXPORT_BATCH_SIZE);
+      // The stream pulls batches after the handler has returned, outside the request's
+      // tenant scope: each batch names its tenant itself.
+      const found = await asTenant(tenantId, () => findExportEntries(deps.db, tenantId, batch));
+      const byId = new Map(found.map((entry) => [entry.id, entry]));
+      for (const id of batch) {
+        const entry = byId.get(id);
+        if (entry) yield entryCells(entry, zone);
+      }
+    }
+  }
+  return { filename: entriesFileName({ from, to }, zone), body: csvStream(records()) };
+}
+
+/** Every admin and employee with what their ledger holds and their balance, by display name. */
+export async function exportBalances(deps: Deps, caller: Identity): Promise<CsvFile> {
+  const zone = await tenantZone(deps, caller);
+  const rows = await listBalanceSheet(deps.db, caller.tenantId);
+  return {
+    filename: balancesFileName(deps.clock.now(), zone),
+    body: csvStream([balanceHeader(zone), ...rows.map((row) => balanceCells(row, zone))]),
+  };
 }

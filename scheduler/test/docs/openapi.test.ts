@@ -117,7 +117,10 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.description, `${key} ${status}`).not.toBe('Default Response');
         expect(response.description.length, `${key} ${status}`).toBeGreaterThan(3);
-        const media = response.content?.['application/json'] ?? response.content?.['text/calendar'];
+        const media =
+          response.content?.['application/json'] ??
+          response.content?.['text/calendar'] ??
+          response.content?.['text/csv'];
         if (status === '204') {
           expect(media, `${key} 204 has no body`).toBeUndefined();
           continue;
@@ -238,6 +241,8 @@ type CreateRole = paths['/api/v1/roles']['post']['requestBody']['content']['appl
 type Created = paths['/api/v1/roles']['post']['responses'][201]['content']['application/json'];
 type Problem = paths['/api/v1/roles']['post']['responses'][409]['content']['application/json'];
 type Settings = paths['/api/v1/tenant/settings']['get']['responses'][200]['content']['application/json'];
+type Payroll = paths['/api/v1/time-tracking/export.csv']['get']['responses'][200]['content']['text/csv'];
+type PayrollPeriod = paths['/api/v1/time-tracking/export.csv']['get']['parameters']['query'];
 export async function createRole(base: string, token: string, body: CreateRole): Promise<Role | Problem> {
   const response = await fetch(base + '/api/v1/roles', {
     method: 'POST',
@@ -251,6 +256,15 @@ export const example: CreateRole = { name: 'Medic', description: null };
 export const missingName: CreateRole = { description: 'x' };
 export const zone = (settings: Settings): string => settings.timezone;
 export const code = (problem: Problem): string => problem.error.code;
+export async function payroll(base: string, token: string, period: PayrollPeriod): Promise<Payroll> {
+  const query = new URLSearchParams(period).toString();
+  const response = await fetch(base + '/api/v1/time-tracking/export.csv?' + query, {
+    headers: { authorization: 'Bearer ' + token },
+  });
+  return (await response.text()) satisfies Payroll;
+}
+// @ts-expect-error the period is required
+export const noPeriod: PayrollPeriod = { from: '2027-07-01T00:00:00Z' };
 `,
     );
     writeFileSync(

@@ -98,6 +98,11 @@ describe('access matrix over every /api/v1 route', () => {
       'PATCH /api/v1/users/:id',
       'GET /api/v1/push-subscriptions',
       'DELETE /api/v1/push-subscriptions/:id',
+      'GET /api/v1/time-tracking/entries',
+      'GET /api/v1/time-tracking/entries/:id',
+      'GET /api/v1/time-tracking/ledger',
+      'GET /api/v1/time-tracking/export.csv',
+      'GET /api/v1/time-tracking/balances.csv',
     ]) {
       expect(listed).toContain(expected);
     }

@@ -66,6 +66,7 @@ export interface World {
   submission: string;
   notification: string;
   pushSubscription: string;
+  timeEntry: string;
 }
 
 function idFor(route: string, param: string, world: World): string {
@@ -79,6 +80,7 @@ function idFor(route: string, param: string, world: World): string {
     forms: world.form,
     notifications: world.notification,
     'push-subscriptions': world.pushSubscription,
+    'time-tracking': world.timeEntry,
   };
   const byName: Record<string, string> = {
     event_id: world.event,
@@ -134,7 +136,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
       },
     })
   ).id;
-  await created(t.admin, '/api/v1/time-tracking/entries', {
+  const timeEntry = await created(t.admin, '/api/v1/time-tracking/entries', {
     shift_assignment_id: assignment,
     started_at: '2030-01-01T10:00:00Z',
     ended_at: '2030-01-01T12:00:00Z',
@@ -159,6 +161,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     submission: submission.id,
     notification,
     pushSubscription,
+    timeEntry: timeEntry.id,
   };
   const snapshot = async () =>
     Promise.all(
@@ -174,6 +177,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
         `/api/v1/events/${event}/shifts`,
         `/api/v1/time-tracking/ledger/${worker.userId}`,
         `/api/v1/time-tracking/payouts/${worker.userId}`,
+        `/api/v1/time-tracking/entries/${timeEntry.id}`,
         `/api/v1/forms/${form.id}`,
         `/api/v1/forms/${form.id}/submissions`,
       ].map(async (url) => (await t.admin.request('GET', url)).json()),

@@ -21,6 +21,11 @@ function timeRoutes(): RouteInfo[] {
     'GET /api/v1/time-tracking/balance',
     'GET /api/v1/time-tracking/balance/:user_id',
     'GET /api/v1/time-tracking/balances',
+    'GET /api/v1/time-tracking/balances.csv',
+    'GET /api/v1/time-tracking/entries',
+    'GET /api/v1/time-tracking/entries/:id',
+    'GET /api/v1/time-tracking/export.csv',
+    'GET /api/v1/time-tracking/ledger',
     'GET /api/v1/time-tracking/ledger/:user_id',
     'GET /api/v1/time-tracking/payouts/:user_id',
     'GET /api/v1/time-tracking/payouts/me',
@@ -30,9 +35,29 @@ function timeRoutes(): RouteInfo[] {
   return routes;
 }
 
+/** The employee's entry, once recorded (GET /entries/{id} reads it). */
+let entryId = '0'.repeat(32);
+
+const queries: Record<string, string> = {
+  '/api/v1/time-tracking/export.csv': '?from=2030-07-01T00:00:00Z&to=2030-08-01T00:00:00Z',
+};
+
+/** Records the entry first, so the reads of one entry have one to read. */
+const entriesFirst = (routes: RouteInfo[]) =>
+  [...routes].sort((a, b) => Number(!isRecordTime(a)) - Number(!isRecordTime(b)));
+const isRecordTime = (route: RouteInfo) => route.method === 'POST' && route.url.endsWith('/entries');
+
+/** A JSON body as a value, a CSV file as its text. */
+const bodyOf = (response: {
+  headers: Record<string, unknown>;
+  body: string;
+  json(): Record<string, unknown>;
+}): Record<string, unknown> | string =>
+  String(response.headers['content-type']).startsWith('text/csv') ? response.body : response.json();
+
 /** A valid call of each route: the user is the employee, the entry gives 60 minutes overtime. */
-function call(caller: Caller, route: RouteInfo, assignment: string) {
-  const url = route.url.replace(':user_id', t.employee.userId);
+async function call(caller: Caller, route: RouteInfo, assignment: string) {
+  const url = `${route.url.replace(':user_id', t.employee.userId).replace(':id', entryId)}${queries[route.url] ?? ''}`;
   const bodies: Record<string, unknown> = {
     '/api/v1/time-tracking/entries': {
       shift_assignment_id: assignment,
@@ -41,7 +66,9 @@ function call(caller: Caller, route: RouteInfo, assignment: string) {
     },
     '/api/v1/time-tracking/payouts': { user_id: t.employee.userId, minutes: 1 },
   };
-  return caller.request(route.method, url, bodies[route.url]);
+  const response = await caller.request(route.method, url, bodies[route.url]);
+  if (isRecordTime(route) && response.statusCode < 300) entryId = response.json().id;
+  return response;
 }
 
 describe('time tracking behind time_tracking_enabled', () => {
@@ -70,10 +97,7 @@ describe('time tracking behind time_tracking_enabled', () => {
 
     await setTimeTracking(t.admin, true);
     // Entries before payouts, so the payout has minutes to take.
-    const ordered = [...routes].sort((a, b) =>
-      a.url.endsWith('/entries') ? -1 : b.url.endsWith('/entries') ? 1 : 0,
-    );
-    for (const route of ordered) {
+    for (const route of entriesFirst(routes)) {
       const name = `${route.method} ${route.url}`;
       const asAdmin = await call(t.admin, route, assignment);
       expect(asAdmin.statusCode, `on: admin ${name}: ${asAdmin.body}`).toBe(
@@ -107,17 +131,22 @@ describe('time tracking behind time_tracking_enabled', () => {
     await setTimeTracking(t.admin, true);
     const assignment = await assignedShift(t.admin, t.employee);
     const routes = timeRoutes();
-    const entries = routes.find((r) => r.url.endsWith('/entries'));
+    const entries = routes.find(isRecordTime);
     const payouts = routes.find((r) => r.method === 'POST' && r.url.endsWith('/payouts'));
     if (!entries || !payouts) throw new Error('routes missing');
     expect((await call(t.admin, entries, assignment)).statusCode).toBe(201);
     expect((await call(t.admin, payouts, assignment)).statusCode).toBe(201);
     const reads = routes.filter((r) => r.method === 'GET');
     const snapshot = async () =>
-      Promise.all(reads.map(async (route) => (await call(t.admin, route, assignment)).json()));
+      Promise.all(reads.map(async (route) => bodyOf(await call(t.admin, route, assignment))));
     const before = await snapshot();
     expect(
-      before.find((body) => body.balance_minutes !== undefined && body.user_id === t.employee.userId),
+      before.find(
+        (body) =>
+          typeof body === 'object' &&
+          body.balance_minutes !== undefined &&
+          body.user_id === t.employee.userId,
+      ),
     ).toMatchObject({
       balance_minutes: 59,
     });
