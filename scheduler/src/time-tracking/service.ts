@@ -197,15 +197,12 @@ function queryId(field: string, raw: string): string {
  */
 export async function getEntries(deps: Deps, caller: Identity, query: EntryListQuery): Promise<TimeEntry[]> {
   const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
-  let userId = named;
-  if (!seesEveryone(caller)) {
-    if (named !== undefined && named !== caller.userId) throw forbidden();
-    userId = caller.userId;
-  } else if (named !== undefined) {
-    await staffMember(deps, caller, named);
-  }
+  // Like a role check, before the input is judged: it depends on nothing but the caller.
+  if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
   const window = windowOf(query);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
+  const userId = seesEveryone(caller) ? named : caller.userId;
+  if (seesEveryone(caller) && named !== undefined) await staffMember(deps, caller, named);
   // The cursor must be an entry the caller may read; another's is as unknown as none.
   if (afterId !== undefined && !(await findVisibleEntry(deps, caller, afterId))) {
     throw validationFailed('after', 'no such time entry');

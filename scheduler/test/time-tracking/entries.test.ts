@@ -152,6 +152,16 @@ describe('GET /time-tracking/entries', () => {
     }
   });
 
+  it('judges the window (422) before it looks for the user named (404)', async () => {
+    await setTimeTracking(t.admin, true);
+    const response = await t.admin.request(
+      'GET',
+      `/api/v1/time-tracking/entries?user_id=${'0'.repeat(32)}&from=2030-07-02T00:00:00Z&to=2030-07-01T00:00:00Z`,
+    );
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual(validation('to: must be after from'));
+  });
+
   it('pages with limit and after, each entry once, a short page last', async () => {
     const w = await world();
     const all = await list(t.admin);
