@@ -85,7 +85,7 @@ export async function bundleWithWorker(entry: string, name: string, outdir: stri
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     outdir,
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',

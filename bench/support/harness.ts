@@ -31,7 +31,7 @@ function serversBundle(): string {
       packages: 'external',
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       outfile,
       logLevel: 'warning',
     });
