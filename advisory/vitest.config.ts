@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SkipSummaryReporter } from '../scripts/skip-summary-reporter.ts';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,8 @@ export default defineConfig({
     sequence: { shuffle: process.env.TEST_SHUFFLE === '1' },
     // test-temp-dir first: every test file gets its own TMPDIR, removed after it.
     setupFiles: ['../scripts/test-temp-dir.ts', '../scripts/fast-check-seed.ts'],
+    // The default output, then what was skipped and why (scripts/test-skip.ts declares it).
+    reporters: ['default', new SkipSummaryReporter()],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SkipSummaryReporter } from '../scripts/skip-summary-reporter.ts';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,8 @@ export default defineConfig({
     // test-temp-dir first: every test file gets its own TMPDIR, removed after it.
     setupFiles: ['../scripts/test-temp-dir.ts', '../scripts/fast-check-seed.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // The default output, then what was skipped and why (scripts/test-skip.ts declares it).
+    reporters: ['default', new SkipSummaryReporter()],
     pool: 'forks',
     // PGlite instances are memory-hungry; two workers suit the 2-core CI machine.
     maxWorkers: 2,

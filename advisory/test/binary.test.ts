@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runsIf } from '../../scripts/test-skip.ts';
 import { advisoryYaml, currentSampleFeed } from './support/feed.ts';
 
 /**
@@ -25,6 +26,8 @@ import { advisoryYaml, currentSampleFeed } from './support/feed.ts';
 const binary = process.env.ADVISORY_BINARY;
 if (process.env.REQUIRE_BINARY && !(binary && existsSync(binary)))
   throw new Error(`REQUIRE_BINARY is set but ADVISORY_BINARY (${binary}) names no file`);
+const NEEDS_BINARY =
+  'needs the single executable: npm run build:binary -w advisory, then set ADVISORY_BINARY';
 
 const advisoryRoot = path.resolve(import.meta.dirname, '..');
 const version = JSON.parse(readFileSync(path.join(advisoryRoot, 'package.json'), 'utf8')).version;
@@ -68,7 +71,7 @@ afterEach(() => {
   for (const child of started.splice(0)) child.kill('SIGKILL');
 });
 
-describe.skipIf(!binary)('the single executable, alone on a machine', () => {
+describe('the single executable, alone on a machine', runsIf(binary, NEEDS_BINARY), () => {
   it('prints its version, the feed schemas and the licence from every name and command', async () => {
     const { run } = bareInstall();
     const text = (tool: string) =>

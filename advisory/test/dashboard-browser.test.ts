@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runsIf } from '../../scripts/test-skip.ts';
 import {
   chromiumPath,
   type Demo,
@@ -26,6 +27,7 @@ import {
 const available = existsSync(chromiumPath);
 if (process.env.REQUIRE_CHROMIUM && !available)
   throw new Error(`Chromium is required (REQUIRE_CHROMIUM) but ${chromiumPath} is missing`);
+const NEEDS_CHROMIUM = `needs Chromium at ${chromiumPath} (Debian package chromium; scripts/install-system-packages.sh)`;
 
 const pages = [
   { path: '/', name: 'assets', heading: 'Assets' },
@@ -77,7 +79,7 @@ async function watched(context: BrowserContext, origin: string): Promise<{ page:
   return { page, problems };
 }
 
-describe.skipIf(!available)('the dashboard in Chromium', () => {
+describe('the dashboard in Chromium', runsIf(available, NEEDS_CHROMIUM), () => {
   it('renders every page, fetches nothing from elsewhere, and is saved as a screenshot', async () => {
     const context = await browser.newContext({ httpCredentials, viewport: { width: 1280, height: 900 } });
     const { page, problems } = await watched(context, served.url);

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runsIf } from '../../scripts/test-skip.ts';
 import type { Appliance } from '../src/appliance/appliance.ts';
 import { runFeedCli } from '../src/cli/feed/main.ts';
 import { SIGNATURE_FILE } from '../src/feed/format/rules.ts';
@@ -29,6 +30,7 @@ const exec = promisify(execFile);
 const hasRsync = spawnSync('rsync', ['--version']).status === 0;
 if (process.env.REQUIRE_RSYNC && !hasRsync)
   throw new Error('rsync is required (REQUIRE_RSYNC) but not installed');
+const NEEDS_RSYNC = 'needs rsync (Debian package; scripts/install-system-packages.sh)';
 const DAY = 86_400_000;
 const tmp = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
 const advisoryRoot = path.resolve(import.meta.dirname, '..');
@@ -135,7 +137,7 @@ describe('the key rotation runbook', () => {
   });
 });
 
-describe.skipIf(!hasRsync)('the air-gap mirror runbook', () => {
+describe('the air-gap mirror runbook', runsIf(hasRsync, NEEDS_RSYNC), () => {
   it('rsync copies a signed feed (the sample advisories) to another directory and the appliance accepts the mirror', async () => {
     const dir = tmp('mirror-');
     // The sample's advisories, built and signed now: `advisory check` uses the real clock,

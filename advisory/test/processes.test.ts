@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockDataDir } from '../../common/src/data-dir-lock.ts';
+import { runsIf } from '../../scripts/test-skip.ts';
 import { publish, setup, startFeedServer, widgetAdvisories } from './support/appliance.ts';
 import { advisoryYaml } from './support/feed.ts';
 
@@ -138,8 +139,9 @@ describe('the feed cache under kill -9', () => {
 const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).error === undefined;
 if (process.env.REQUIRE_STRACE && !strace)
   throw new Error('strace is required (REQUIRE_STRACE is set) but not installed');
+const NEEDS_STRACE = 'needs strace (Debian package; scripts/install-system-packages.sh)';
 
-describe.skipIf(!strace)('no phone-home', () => {
+describe('no phone-home', runsIf(strace, NEEDS_STRACE), () => {
   it('connects only to the feed and the configured alert targets', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     const feed = await startFeedServer(s.feedDir);
@@ -297,8 +299,9 @@ describe('as an unprivileged user', () => {
   const root = process.getuid?.() === 0;
   const NOBODY = 65534;
 
-  it.skipIf(!root)(
+  it(
     'checks and serves with a state directory inside a folder it cannot write',
+    runsIf(root, 'needs root: switches to the user nobody', { timeout: 60_000 }),
     async () => {
       const s = setup({ publishedAt: new Date(Date.now() - DAY) });
       chmodSync(s.dir, 0o755);
@@ -350,7 +353,6 @@ describe('as an unprivileged user', () => {
       child.kill('SIGTERM');
       expect(await done, stderr).toBe('0 null');
     },
-    60_000,
   );
 });
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { verifyStateDir } from '../../src/decisions/store.ts';
 import { Clock, holdWidget25, openTest, publish, setup, widgetAdvisories } from '../support/appliance.ts';
-import { mountSmallFs, type SmallFs, smallFsSkip } from '../support/small-fs.ts';
+import { mountSmallFs, NEEDS_SMALL_FS, type SmallFs, smallFsSkip } from '../support/small-fs.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -12,7 +13,7 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
  * starts, the log verifies intact (no half line, no entry twice) and every alert is sent,
  * once, under one id.
  */
-describe.skipIf(smallFsSkip)('a full state filesystem', () => {
+describe('a full state filesystem', runsIf(!smallFsSkip, NEEDS_SMALL_FS), () => {
   let fs: SmallFs;
   let receiver: Receiver;
   beforeAll(async () => {

@@ -3,24 +3,21 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { parsePublicKey } from '../../src/crypto/signify.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
-import { makeFeed, NOW, signifyBinary, verifyDir } from '../support/feed.ts';
+import { makeFeed, NEEDS_SIGNIFY, NOW, signifyBinary, verifyDir } from '../support/feed.ts';
 
 /**
  * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
  * and sets REQUIRE_SIGNIFY=1, so there these tests cannot be skipped silently.
  */
 const signify = signifyBinary;
-if (!signify)
-  console.warn(
-    'signify-openbsd not installed: interoperability tests skipped (apt-get install signify-openbsd)',
-  );
 
 const quiet = { out: () => {}, err: () => {} };
 
-describe.skipIf(!signify)('signify interoperability', () => {
+describe('signify interoperability', runsIf(signify, NEEDS_SIGNIFY), () => {
   it('a signature made by `sign` verifies with signify -V', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'interop-'));
     const feed = makeFeed();

@@ -4,13 +4,14 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { generateKeyPair, parsePublicKey, parseSecretKey } from '../../src/crypto/signify.ts';
 import { chainEntry, type DecisionEntry, entryHash, GENESIS } from '../../src/decisions/chain.ts';
 import { checkpointMessage, signCheckpoint } from '../../src/decisions/checkpoints.ts';
 import { CHECKPOINT_FILE, DecisionStore, LOG_FILE } from '../../src/decisions/store.ts';
 import { verifyLog } from '../../src/decisions/verify.ts';
-import { signifyBinary } from '../support/feed.ts';
+import { NEEDS_SIGNIFY, signifyBinary } from '../support/feed.ts';
 
 /**
  * The hash-chained decision log and its signed checkpoints: every kind of tampering is
@@ -203,8 +204,9 @@ describe('DecisionStore', () => {
     ]);
   });
 
-  it.skipIf(!signifyBinary)(
+  it(
     'signs checkpoints as signify does: a witness checks one with signify -V',
+    runsIf(signifyBinary, NEEDS_SIGNIFY),
     async () => {
       const signify = signifyBinary as string;
       const { dir, store } = await logWith(1);

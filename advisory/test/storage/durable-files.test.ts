@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import {
   appendWhole,
   clearTemporaries,
@@ -9,13 +10,13 @@ import {
   readIfExists,
   writeAtomic,
 } from '../../src/storage/durable-files.ts';
-import { dirIn, mountSmallFs, type SmallFs, smallFsSkip } from '../support/small-fs.ts';
+import { dirIn, mountSmallFs, NEEDS_SMALL_FS, type SmallFs, smallFsSkip } from '../support/small-fs.ts';
 
 /**
  * Whole-file writes and appends on a real full filesystem (a tmpfs): a write that does not
  * fit fails and leaves the file as it was, never a part of the new one.
  */
-describe.skipIf(smallFsSkip)('durable files on a full filesystem', () => {
+describe('durable files on a full filesystem', runsIf(!smallFsSkip, NEEDS_SMALL_FS), () => {
   let fs: SmallFs;
   beforeAll(() => {
     fs = mountSmallFs(256);

@@ -112,6 +112,8 @@ export const signifyBinary: string | null =
   null;
 if (!signifyBinary && process.env.REQUIRE_SIGNIFY)
   throw new Error('signify-openbsd is required (REQUIRE_SIGNIFY is set) but not installed');
+/** Why the tests that need signify are skipped without it (scripts/test-skip.ts). */
+export const NEEDS_SIGNIFY = 'needs signify-openbsd (Debian package; scripts/install-system-packages.sh)';
 
 const sampleFeedDir = path.resolve(import.meta.dirname, '../../sample-feed');
 

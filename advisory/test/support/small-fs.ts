@@ -14,7 +14,7 @@ import path from 'node:path';
 
 /**
  * A real, small filesystem to fill up: a tmpfs mounted for the test. Mounting needs
- * root; elsewhere `smallFsSkip` says why the tests that need one are skipped, loudly.
+ * root; elsewhere `smallFsSkip` says why the tests that need one are skipped (in the skip summary).
  */
 export interface SmallFs {
   dir: string;
@@ -40,7 +40,8 @@ function canMount(): string | null {
 }
 
 export const smallFsSkip = canMount();
-if (smallFsSkip) console.warn(`SKIPPED: full-disk tests on a real filesystem: ${smallFsSkip}`);
+/** The skip reason of the tests that need one (scripts/test-skip.ts). */
+export const NEEDS_SMALL_FS = `needs a small real filesystem: ${smallFsSkip}`;
 
 export function mountSmallFs(sizeKb = 512): SmallFs {
   const dir = mkdtempSync(path.join(tmpdir(), 'smallfs-'));

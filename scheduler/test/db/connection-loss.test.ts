@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
  * A connection the server ends while the application holds it between two statements (a
@@ -16,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => handle?.dispose());
 
-describe.skipIf(!onPostgres)('a connection ended by the server while lent out', () => {
+describe('a connection ended by the server while lent out', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   it('fails the next statement and leaves the process and the pool serving', async () => {
     const failure = await handle.db
       .transaction()

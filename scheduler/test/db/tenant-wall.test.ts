@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { appRole, checkApplicationRole } from '../../src/db/database.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { listRoles } from '../../src/roles/repository.ts';
 import { useRouteTests } from '../support/context.ts';
 import { anotherTenantGetsNothing } from '../support/cross-tenant.ts';
 import { created, newRole } from '../support/scheduling.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 import { type ForgetfulDb, withoutTenantFilter } from '../support/without-tenant-filter.ts';
 
 /**
@@ -140,8 +142,9 @@ describe('row-level security', () => {
     });
   });
 
-  it.skipIf(!onPostgres)(
+  it(
     'holds on PostgreSQL even for a statement that drops the role: the login itself is held by it',
+    runsIf(onPostgres, NEEDS_POSTGRES),
     async () => {
       await newRole(t.admin, 'Mine');
       const visible = await t.ctx.db.db.connection().execute(async (connection) => {

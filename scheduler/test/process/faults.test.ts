@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { type Api, httpCaller, startApi } from '../support/api-process.ts';
@@ -8,6 +9,7 @@ import { uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
 import { created, newEvent, newRole, qualify } from '../support/scheduling.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 import { ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 import { createTestKeys, type TestKeys } from '../support/tokens.ts';
 
@@ -58,7 +60,7 @@ async function invariants(db: TestDatabase) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!onPostgres)('the API process killed with SIGKILL', () => {
+describe('the API process killed with SIGKILL', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   it('leaves no overfilled slot, no drifting count, no balance apart from its ledger, no half-written row', async () => {
     const keys = await createTestKeys();
     const db = await openTestDatabase();
@@ -166,7 +168,7 @@ describe.skipIf(!onPostgres)('the API process killed with SIGKILL', () => {
   });
 });
 
-describe.skipIf(!onPostgres)('PostgreSQL stopped under load', () => {
+describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   async function ownCluster(keys: TestKeys) {
     const cluster = await startPgCluster();
     clusters.push(cluster);

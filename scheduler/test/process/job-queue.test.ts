@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { type Api, httpCaller, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 import { createTestKeys, type TestKeys } from '../support/tokens.ts';
 
 /**
@@ -137,7 +139,7 @@ function arrivals(push: PushService): Map<string, number> {
   return counts;
 }
 
-describe.skipIf(!onPostgres)('the job queue across three API processes', () => {
+describe('the job queue across three API processes', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   it('delivers 1,200 notifications of 20 tenants exactly once each', async () => {
     const c = await cluster();
     const pick = roundRobin(c);

@@ -5,11 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { type Api, httpCaller, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { findPgBinDir } from '../support/pg-cluster.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+import { EMBEDDED_ONLY, NEEDS_POSTGRES } from '../support/skips.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 import { createTestKeys } from '../support/tokens.ts';
 
@@ -57,7 +59,7 @@ const snapshot = async (admin: Caller, employee: Caller) => ({
   payouts: await json(admin, `/api/v1/time-tracking/payouts/${employee.userId}`),
 });
 
-describe.skipIf(onPostgres)('backup and restore of the embedded database', () => {
+describe('backup and restore of the embedded database', runsIf(!onPostgres, EMBEDDED_ONLY), () => {
   it('archives the stopped data folder, unpacks it into a fresh folder and reads the same records', async () => {
     const keys = await createTestKeys();
     const dir = mkdtempSync(path.join(tmpdir(), 'backup-'));
@@ -84,7 +86,7 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
   });
 });
 
-describe.skipIf(!onPostgres)('PostgreSQL operations', () => {
+describe('PostgreSQL operations', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   const databases: TestDatabase[] = [];
   afterEach(async () => {
     for (const db of databases.splice(0)) await db.dispose();
