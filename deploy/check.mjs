@@ -21,6 +21,8 @@
 //     `systemd-analyze security` (skipped when systemd-analyze is missing, unless
 //     REQUIRE_SYSTEMD_ANALYZE is set).
 //
+// Steps 3 to 5 run what the builds made: without them it stops after step 2, saying which
+// command makes each (ADVISORY_BINARY names the appliance binary when it is elsewhere).
 // Exit 0 when everything holds; 1 with the list of problems otherwise.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
@@ -45,6 +47,22 @@ const deploy = path.join(root, 'deploy');
 const problems = [];
 const fail = (message) => problems.push(message);
 const ok = (message) => console.log(`ok    ${message}`);
+const advisoryBinary = path.resolve(root, process.env.ADVISORY_BINARY ?? 'advisory/build/advisory');
+
+/** A path as a message shows it: relative to the checkout when inside it. */
+function shown(file) {
+  const relative = path.relative(root, file);
+  return relative.startsWith('..') ? file : relative;
+}
+
+/** Prints the problems and exits: 1 when there are any. */
+function report() {
+  if (problems.length > 0) {
+    console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    process.exit(1);
+  }
+  console.log('\ndeployment files: all checks passed');
+}
 
 /** Dockerfile instructions: continuation lines joined, comments dropped. */
 function instructions(file) {
@@ -98,13 +116,16 @@ function newest(dir) {
   }
   return latest;
 }
+let buildsMissing = false;
 for (const [made, sources, command] of [
   ['scheduler/dist/main.mjs', ['scheduler/src'], 'npm run build -w scheduler'],
-  ['advisory/build/advisory', ['advisory/src', 'advisory/scripts'], 'npm run build:binary -w advisory'],
+  [shown(advisoryBinary), ['advisory/src', 'advisory/scripts'], 'npm run build:binary -w advisory'],
 ]) {
-  const file = path.join(root, made);
-  if (!existsSync(file)) fail(`${made} is missing: run ${command}`);
-  else if (statSync(file).mtimeMs < Math.max(...sources.map((d) => newest(path.join(root, d)))))
+  const file = path.resolve(root, made);
+  if (!existsSync(file)) {
+    buildsMissing = true;
+    fail(`${made} is missing: run ${command}`);
+  } else if (statSync(file).mtimeMs < Math.max(...sources.map((d) => newest(path.join(root, d)))))
     fail(`${made} is older than its sources: run ${command}`);
 }
 
@@ -131,6 +152,12 @@ for (const [service, spec] of Object.entries(compose.services)) {
   }
 }
 ok('compose.yaml: build files, default host files and settings are real');
+
+// The remaining checks start what the builds made: without them, say what to run.
+if (buildsMissing) {
+  console.error('stop  the image and unit checks need both builds (see below)');
+  report();
+}
 
 // --- 3. the scheduler image's commands, outside a container ---------------------------
 const jsonForm = (steps, keyword) => {
@@ -237,7 +264,7 @@ async function checkApplianceImage() {
   const steps = images.advisory;
   const [entry] = jsonForm(steps, 'ENTRYPOINT');
   const cmd = jsonForm(steps, 'CMD');
-  const built = path.join(root, 'advisory/build', path.basename(entry));
+  const built = advisoryBinary;
   const scratch = mkdtempSync(path.join(tmpdir(), 'advisory-image-'));
   chmodSync(scratch, 0o755);
   const bin = path.join(scratch, 'bin');
@@ -302,7 +329,7 @@ if (!analyze) {
   cpSync('/lib/systemd/system', path.join(scratch, 'usr/lib/systemd/system'), { recursive: true });
   // What each unit's ExecStart names, from this build.
   const builtFiles = {
-    '/usr/local/bin/advisory': path.join(root, 'advisory/build/advisory'),
+    '/usr/local/bin/advisory': advisoryBinary,
     '/usr/bin/node': process.execPath,
     '/opt/scheduler/scheduler/dist/main.mjs': path.join(root, 'scheduler/dist/main.mjs'),
   };
@@ -344,8 +371,4 @@ if (!analyze) {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-if (problems.length > 0) {
-  console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  process.exit(1);
-}
-console.log('\ndeployment files: all checks passed');
+report();

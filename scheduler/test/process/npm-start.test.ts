@@ -127,11 +127,14 @@ describe('npm start', () => {
     'prints the banner once both servers answer, and %s to npm alone stops everything',
     async (signal) => {
       const port = await freePort();
-      const started = await npmStart({ PORT: String(port) });
+      const dashboardPort = await freePort();
+      const started = await npmStart({ PORT: String(port), ADVISORY_LISTEN: `127.0.0.1:${dashboardPort}` });
       const shown = await banner(started);
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
       expect(started.output()).toContain(`http://127.0.0.1:${port}/api/v1`);
+      // The dashboard listens where ADVISORY_LISTEN says (the README promises both settings).
+      expect(shown.dashboard).toBe(`http://127.0.0.1:${dashboardPort}`);
 
       // The appliance serves the demo feed it was pointed at, behind the printed login.
       expect((await fetch(`${shown.dashboard}/health`)).status).toBe(200);
