@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { selectUserAssignments } from '../../src/assignments/repository.ts';
 import type { Db } from '../../src/db/database.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
@@ -7,6 +8,7 @@ import { selectEventList } from '../../src/events/repository.ts';
 import { selectShiftList } from '../../src/shifts/repository.ts';
 import { createTestContext, type TestContext } from '../support/context.ts';
 import { fillLargeTenant, type LargeTenant } from '../support/large-tenant.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
  * The `from`/`to` filters (src/db/time-window.ts) are answered as a range of the
@@ -35,8 +37,9 @@ interface IndexRead {
 // PGlite runs the same queries (every list test runs on it), but its planner is not the
 // one that production uses and a 100,000-shift tenant takes minutes to lay down there:
 // the plan is PostgreSQL's question.
-describe.skipIf(!onPostgres)(
-  'time-window plans on PostgreSQL (skipped on PGlite: the plan is PostgreSQL’s)',
+describe(
+  'time-window plans on PostgreSQL',
+  runsIf(onPostgres, `${NEEDS_POSTGRES}: the plan is PostgreSQL’s question`),
   () => {
     let ctx: TestContext;
     let tenant: LargeTenant;
