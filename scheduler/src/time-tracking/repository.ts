@@ -109,23 +109,28 @@ export async function findBalance(db: Db, tenantId: string, userId: string): Pro
   };
 }
 
-/** Every admin and employee of the tenant with their balance, 0 for those without activity. */
-export function listBalances(db: Db, tenantId: string): Promise<OvertimeBalance[]> {
+/** The admins and employees of the tenant (`u`) beside their stored balance (`b`, if any), by name. */
+function staffWithBalances(db: Db, tenantId: string) {
   return db
     .selectFrom('users as u')
     .leftJoin('overtime_balances as b', (join) =>
       join.onRef('b.tenant_id', '=', 'u.tenant_id').onRef('b.user_id', '=', 'u.id'),
     )
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.role', 'in', ['admin', 'employee'])
+    .orderBy('u.display_name')
+    .orderBy('u.id');
+}
+
+/** Every admin and employee of the tenant with their balance, 0 for those without activity. */
+export function listBalances(db: Db, tenantId: string): Promise<OvertimeBalance[]> {
+  return staffWithBalances(db, tenantId)
     .select((eb) => [
       'u.tenant_id',
       'u.id as user_id',
       eb.fn.coalesce('b.balance_minutes', sql<number>`0`).as('balance_minutes'),
       'b.updated_at',
     ])
-    .where('u.tenant_id', '=', tenantId)
-    .where('u.role', 'in', ['admin', 'employee'])
-    .orderBy('u.display_name')
-    .orderBy('u.id')
     .execute();
 }
 
@@ -347,11 +352,7 @@ export interface BalanceSheetRow {
  * Balance = credited - paid out, as the ledger keeps it.
  */
 export function listBalanceSheet(db: Db, tenantId: string): Promise<BalanceSheetRow[]> {
-  return db
-    .selectFrom('users as u')
-    .leftJoin('overtime_balances as b', (join) =>
-      join.onRef('b.tenant_id', '=', 'u.tenant_id').onRef('b.user_id', '=', 'u.id'),
-    )
+  return staffWithBalances(db, tenantId)
     .leftJoin(
       (eb) =>
         eb
@@ -380,9 +381,5 @@ export function listBalanceSheet(db: Db, tenantId: string): Promise<BalanceSheet
       eb.fn.coalesce('b.balance_minutes', sql<number>`0`).as('balance_minutes'),
       'b.updated_at',
     ])
-    .where('u.tenant_id', '=', tenantId)
-    .where('u.role', 'in', ['admin', 'employee'])
-    .orderBy('u.display_name')
-    .orderBy('u.id')
     .execute();
 }
