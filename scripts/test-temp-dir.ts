@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,11 +17,31 @@ import { afterAll } from 'vitest';
  */
 process.env.TEST_TMPDIR_ROOT ??= tmpdir();
 const root = process.env.TEST_TMPDIR_ROOT;
-const dir = mkdtempSync(path.join(root, 'test-file-'));
+const options = { recursive: true, force: true, maxRetries: 5 };
+const prefix = 'test-file-';
+
+/** Whether a process runs (EPERM: it does, as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// A file skipped as a whole runs no hooks at all, and Vitest may end a worker without its
+// exit handlers: such directories are named after their worker's pid, and whichever file
+// starts next removes those whose worker is gone (other runs' live workers keep theirs).
+for (const name of readdirSync(root)) {
+  const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
+  if (pid !== undefined && !alive(Number(pid))) rmSync(path.join(root, name), options);
+}
+
+const dir = mkdtempSync(path.join(root, `${prefix}${process.pid}-`));
 chmodSync(dir, 0o1777);
 process.env.TMPDIR = dir;
 
-const options = { recursive: true, force: true, maxRetries: 5 };
 // Registered before any hook of the test file, so (after hooks running in reverse order)
 // it runs last, once servers and processes using the directory have stopped. A file that
 // built large feeds leaves tens of thousands of files: minutes are allowed, not seconds.
@@ -29,5 +49,3 @@ afterAll(async () => {
   process.env.TMPDIR = root;
   await rm(dir, options);
 }, 300_000);
-// A file skipped as a whole runs no hooks at all: its worker removes the directory as it exits.
-process.once('exit', () => rmSync(dir, options));
