@@ -16,12 +16,21 @@ import { insertTenant, tenantExists } from './repository.ts';
  * writes: a known identity costs no database round trip at all. Entries expire after
  * `memoTtlMs` (5 minutes), so when several API processes share the database, a change
  * another process wrote is corrected by the next request here within that time. A change
- * of standing made in this process (deactivation) is forgotten at once (`forget`).
+ * of standing made in this process (deactivation, reactivation) is forgotten at once
+ * (`forget`), and a sign-in that read the row before that change committed does not
+ * remember what it read: the next request reads the row again.
  */
 export class Provisioner {
   /** (tenant, user) -> the role, name and email last written for them, and when. */
   readonly #written = new Map<string, { what: string; at: number; active: boolean }>();
   readonly #inFlight = new Map<string, Promise<boolean>>();
+  /**
+   * How many times `forget` was called. A write notes it before it reads the row and
+   * remembers its answer only if no `forget` came meanwhile. One counter for everyone (not
+   * one per user) needs no bounding; a forget costs concurrent sign-ins of others only
+   * their memo entry, so their next request reads their row once more.
+   */
+  #forgets = 0;
 
   constructor(
     private readonly deps: Pick<Deps, 'db'> & Partial<Pick<Deps, 'clock'>>,
@@ -58,8 +67,11 @@ export class Provisioner {
         const fresh = this.#fresh(who, what);
         if (fresh) return fresh.active;
         // The tenant's own scope: its rows are the only ones it may write.
+        const forgetsBefore = this.#forgets;
         const active = await asTenant(identity.tenantId, () => this.#write(identity));
-        this.#remember(who, what, active);
+        // A change of standing committed (and forgot) after the row was read: the
+        // answer may be stale. It still decides this request, which began before it.
+        if (this.#forgets === forgetsBefore) this.#remember(who, what, active);
         return active;
       });
     this.#inFlight.set(who, pending);
@@ -72,6 +84,7 @@ export class Provisioner {
 
   /** Drops what is remembered of a user, so their next request reads their row again. */
   forget(tenantId: string, userId: string): void {
+    this.#forgets++;
     this.#written.delete(`${tenantId}:${userId}`);
   }
 

@@ -4,7 +4,7 @@ import { claimToUuid, type Identity } from '../../src/auth/identity.ts';
 import { Provisioner } from '../../src/tenants/provisioning.ts';
 import { createTestContext, type TestContext, tenantWireId, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
+import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
 import { TEST_ISSUER } from '../support/tokens.ts';
 
 /**
@@ -192,6 +192,56 @@ describe('Provisioner and deactivated users', () => {
       'select users',
     ]);
     expect(await provisioner.ensure(identity)).toBe(false);
+  });
+
+  /**
+   * Sets the user's flag as a PATCH does (commit, then forget) right after `read`, the
+   * statement by which a sign-in learns the flag, before the sign-in remembers it.
+   */
+  function changeStandingMidSignIn(
+    provisioner: Provisioner,
+    identity: Identity,
+    active: boolean,
+    read: 'insert' | 'select',
+  ) {
+    hooks.afterNext(on(read, 'users'), async () => {
+      await database.owner
+        .updateTable('users')
+        .set({ active })
+        .where('tenant_id', '=', identity.tenantId)
+        .where('id', '=', identity.userId)
+        .execute();
+      provisioner.forget(identity.tenantId, identity.userId);
+    });
+  }
+
+  it('does not remember a sign-in that read the user active while a deactivation committed and forgot them', async () => {
+    const provisioner = new Provisioner({ db: hooks.db });
+    const before = identityIn(uniqueName('p'), 'racer', { name: 'Old' });
+    expect(await provisioner.ensure(before)).toBe(true);
+    // A new name: the memo misses, so this sign-in writes, and reads active = true.
+    const renamed = { ...before, name: 'New' };
+    changeStandingMidSignIn(provisioner, renamed, false, 'insert');
+    expect(await provisioner.ensure(renamed)).toBe(true);
+    // The answer read before the deactivation is not kept: the next request reads the row.
+    expect(await provisioner.ensure(renamed)).toBe(false);
+  });
+
+  it('does not remember a sign-in that read the user inactive while a reactivation committed and forgot them', async () => {
+    const provisioner = new Provisioner({ db: hooks.db });
+    const identity = identityIn(uniqueName('p'), 'returner', { name: 'Old' });
+    expect(await provisioner.ensure(identity)).toBe(true);
+    await database.owner
+      .updateTable('users')
+      .set({ active: false })
+      .where('tenant_id', '=', identity.tenantId)
+      .where('id', '=', identity.userId)
+      .execute();
+    provisioner.forget(identity.tenantId, identity.userId);
+    // Nothing to write, so the sign-in reads the flag (false) just before the reactivation.
+    changeStandingMidSignIn(provisioner, identity, true, 'select');
+    expect(await provisioner.ensure(identity)).toBe(false);
+    expect(await provisioner.ensure(identity)).toBe(true);
   });
 });
 

@@ -146,3 +146,43 @@ describe('a claim racing a deactivation', () => {
     }
   });
 });
+
+/**
+ * A sign-in in flight while an admin changes the user's standing in this process: the
+ * PATCH forgets the user after its commit, and the sign-in, which read the row before
+ * that commit, must not put the old answer back into the memo for its five minutes.
+ */
+describe('a sign-in racing a change of standing', () => {
+  it('refuses the deactivated user from the next request on, though their sign-in read them active', async () => {
+    const { admin, tenant } = await ctx.freshTenant();
+    const employee = await ctx.caller('employee', tenant, 'racer', { name: 'Old' });
+    // A changed name: the memo misses, so the sign-in writes the row (and reads active).
+    const token = await ctx.token({ role: 'employee', tenant, sub: 'racer', name: 'New' });
+    hooks.afterNext(on('insert', 'users'), async () => {
+      const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false });
+      expect(done.statusCode).toBe(200);
+    });
+    // The request that raced the deactivation was let in when it started...
+    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
+    // ...and the next one is refused at once.
+    const next = await ctx.request('GET', '/api/v1/me', { token });
+    expect(next.statusCode).toBe(403);
+    expect(next.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'user is deactivated' } });
+  });
+
+  it('lets the reactivated user in from the next request on, though their sign-in read them inactive', async () => {
+    const { admin, tenant } = await ctx.freshTenant();
+    const employee = await ctx.caller('employee', tenant, 'returner', { name: 'Same' });
+    const token = await ctx.token({ role: 'employee', tenant, sub: 'returner', name: 'Same' });
+    expect(
+      (await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false })).statusCode,
+    ).toBe(200);
+    // Nothing to write, so the sign-in reads the flag: reactivated right after.
+    hooks.afterNext(on('select', 'users'), async () => {
+      const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: true });
+      expect(done.statusCode).toBe(200);
+    });
+    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(403);
+    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
+  });
+});
