@@ -74,8 +74,9 @@ function signedInValue(column: 'display_name' | 'email') {
 }
 
 /**
- * Insert, or update only when something changed, so a repeated login writes nothing.
- * Answers whether the user is active (a deactivated user's tokens are refused).
+ * Insert, or update only when something changed and the user is active, so a repeated
+ * login writes nothing. Answers whether the user is active (a deactivated user's tokens
+ * are refused).
  */
 export async function upsertUser(
   db: Db,
@@ -100,10 +101,16 @@ export async function upsertUser(
           updated_at: sql`now()`,
         })
         .where((eb) =>
-          eb.or([
-            eb('users.role', 'is distinct from', eb.ref('excluded.role')),
-            eb('users.display_name', 'is distinct from', signedInValue('display_name')),
-            eb('users.email', 'is distinct from', signedInValue('email')),
+          eb.and([
+            // A deactivated user's sign-ins change nothing: their row keeps the staff role
+            // it was deactivated with (so an admin can still find and reactivate them; a
+            // customer's token must not make them vanish), and the profile it had.
+            eb('users.active', '=', true),
+            eb.or([
+              eb('users.role', 'is distinct from', eb.ref('excluded.role')),
+              eb('users.display_name', 'is distinct from', signedInValue('display_name')),
+              eb('users.email', 'is distinct from', signedInValue('email')),
+            ]),
           ]),
         ),
     )

@@ -6,7 +6,8 @@ const userFields = {
   id: ReadOnlyId,
   tenant_id: ReadOnlyId,
   role: Type.Union([Type.Literal('admin'), Type.Literal('employee')], {
-    description: 'Role from the most recent token the user presented (as pre-provisioned before that)',
+    description:
+      'Role from the most recent token the user presented while active (as pre-provisioned before that); a deactivated user’s sign-ins change nothing',
     readOnly: true,
   }),
   display_name: Nullable(

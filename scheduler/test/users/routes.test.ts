@@ -576,6 +576,66 @@ describe('PATCH /api/v1/users/{id}', () => {
     expect(payout).toMatchObject({ user_id: employee.userId, minutes: 60 });
   });
 
+  it('keeps a deactivated user an employee whatever role their tokens claim, so they can be reactivated', async () => {
+    const tenant = tenantOf(employee);
+    expect((await patch(admin, employee.userId, { active: false })).statusCode).toBe(200);
+    // Signing in as a customer would have turned the row into a customer's: no longer
+    // listed, 404 to PATCH, locked out for good.
+    const asCustomer = await ctx.caller('customer', tenant, 'emp-1', { customer: 'c-1', name: 'Not Eve' });
+    const refused = await asCustomer.request('GET', '/api/v1/tenant/settings');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual(DEACTIVATED_BODY);
+    const listed = (await admin.request('GET', '/api/v1/users')).json();
+    expect(listed.find((u: { id: string }) => u.id === employee.userId)).toMatchObject({
+      role: 'employee',
+      display_name: 'Eve Employee',
+      active: false,
+    });
+    const back = await patch(admin, employee.userId, { active: true });
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toMatchObject({ role: 'employee', active: true });
+    // Active again, their tokens decide their role as before.
+    expect((await asCustomer.request('GET', '/api/v1/me')).statusCode).toBe(403);
+    expect((await admin.request('GET', `/api/v1/users/${employee.userId}`)).statusCode).toBe(404);
+  });
+
+  it('lets no sign-in of a deactivated user change their row: not to admin, not their name or email', async () => {
+    const tenant = tenantOf(colleague);
+    expect((await patch(admin, colleague.userId, { active: false })).statusCode).toBe(200);
+    const asAdmin = await ctx.caller('admin', tenant, 'emp-2', { name: 'Mallory', email: 'm@evil.test' });
+    expect((await asAdmin.request('GET', '/api/v1/users')).statusCode).toBe(403);
+    const row = (await admin.request('GET', `/api/v1/users/${colleague.userId}`)).json();
+    expect(row).toMatchObject({
+      role: 'employee',
+      display_name: 'Carl Colleague',
+      email: null,
+      active: false,
+    });
+    // Reactivated, they are what their next token says.
+    expect((await patch(admin, colleague.userId, { active: true })).statusCode).toBe(200);
+    expect(
+      (
+        await ctx
+          .caller('admin', tenant, 'emp-2', { name: 'Carl' })
+          .then((c) => c.request('GET', '/api/v1/me'))
+      ).json(),
+    ).toMatchObject({
+      role: 'admin',
+      display_name: 'Carl',
+    });
+  });
+
+  it('keeps a deactivated admin an admin when their token says employee', async () => {
+    const tenant = tenantOf(admin);
+    const second = await ctx.caller('admin', tenant, 'admin-2', { name: 'Second Admin' });
+    expect((await patch(admin, second.userId, { active: false })).statusCode).toBe(200);
+    await ctx.caller('employee', tenant, 'admin-2');
+    expect((await admin.request('GET', `/api/v1/users/${second.userId}`)).json()).toMatchObject({
+      role: 'admin',
+      active: false,
+    });
+  });
+
   it('answers 422 for an empty or bad body, never 500', async () => {
     for (const body of [
       {},
