@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
+import { activeAmong } from '../users/repository.ts';
 import { insertNotifications } from './repository.ts';
 import type { Notification, NotificationMessage } from './schemas.ts';
 
 /**
- * The transactional outbox: a notification row per user, and a Web Push delivery job per
+ * The transactional outbox: a notification row per active user, and a Web Push delivery job per
  * browser of theirs (src/push/delivery.ts), written with `db`, the transaction of the
  * change that causes them. The change and its notifications commit together or not at
  * all; the job queue (src/jobs/) sends them after the commit, in whichever process claims
@@ -18,10 +19,13 @@ export async function stageNotifications(
   message: NotificationMessage,
   maxAttempts: number,
 ): Promise<Notification[]> {
-  if (userIds.length === 0) return [];
+  // Deactivated users are told nothing, by any path (changes, reminders): they can no
+  // longer read it, and seats of started shifts stay theirs, so those shifts still concern them.
+  const recipients = await activeAmong(db, tenantId, userIds);
+  if (recipients.length === 0) return [];
   const notifications = await insertNotifications(
     db,
-    userIds.map((userId) => ({
+    recipients.map((userId) => ({
       tenant_id: tenantId,
       id: newId(),
       user_id: userId,

@@ -77,7 +77,10 @@ export class ReminderSweep {
     return sent;
   }
 
-  /** One reminder, with its row; false when another process (or an earlier look) sent it. */
+  /**
+   * One reminder, with its row; false when another process (or an earlier look) sent it,
+   * or when its person is deactivated.
+   */
   private remind(tenantId: string, assignmentId: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const claimed = await trx
@@ -97,7 +100,9 @@ export class ReminderSweep {
         .where('a.id', '=', assignmentId)
         .executeTakeFirstOrThrow();
       const style = await notificationSettings(trx, tenantId);
-      await stageNotifications(
+      // Nobody to tell (the person is deactivated): the reminder is spent all the same, so
+      // their seats do not come back every look, and is not sent late on a reactivation.
+      const staged = await stageNotifications(
         trx,
         tenantId,
         [seat.user_id],
@@ -109,7 +114,7 @@ export class ReminderSweep {
         },
         this.pushAttempts,
       );
-      return true;
+      return staged.length > 0;
     });
   }
 }

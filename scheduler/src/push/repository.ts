@@ -70,3 +70,12 @@ export async function deleteOwnSubscription(
 export async function dropSubscription(db: Db, tenantId: string, id: string): Promise<void> {
   await db.deleteFrom('push_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
+
+/** Removes all of a user's browsers (deactivated: nothing is sent to them any more). */
+export async function deleteSubscriptionsOf(db: Db, tenantId: string, userId: string): Promise<void> {
+  await db
+    .deleteFrom('push_subscriptions')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .execute();
+}

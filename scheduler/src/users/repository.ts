@@ -127,6 +127,19 @@ export async function upsertUser(
   return row;
 }
 
+/** Those of `userIds` who are active: the only people anything is sent to. */
+export async function activeAmong(db: Db, tenantId: string, userIds: readonly string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', userIds)
+    .where('active', '=', true)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** A pre-provisioned user; undefined when the id is taken (by anyone: staff or customer). */
 export function insertStaff(
   db: Db,

@@ -94,7 +94,7 @@ export async function usersRoutes(app: App, deps: Deps, signIns: SignInMemo): Pr
         tags: ['users'],
         operationId: 'updateUser',
         description:
-          'Admins only. `active: false` deactivates: the user’s tokens get 403 on every route, they take no new seat, and their upcoming seats (shifts not started, no recorded time) are freed; their records stay. `active: true` reactivates. An admin cannot deactivate themselves (409). A name or email set here stands: later sign-ins fill only empty fields.',
+          'Admins only. `active: false` deactivates: the user’s tokens get 403 on every route, they take no new seat, and their upcoming seats (shifts not started, no recorded time) are freed, their push subscriptions removed, and nothing more is sent to them; their records stay; their sign-ins change nothing in their record. `active: true` reactivates. An admin cannot deactivate themselves (409). A name or email set here stands: later sign-ins fill only empty fields.',
         summary: 'Deactivate, reactivate or rename a user',
         security: bearerSecurity,
         params: IdParams,

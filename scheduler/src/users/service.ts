@@ -3,6 +3,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
 import { requiredText } from '../input/text.ts';
+import { deleteSubscriptionsOf } from '../push/repository.ts';
 import { roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
 import {
@@ -139,8 +140,8 @@ const unknownRoles = (ids: string[]) =>
   validationFailed('qualifications', `no such role in this tenant: ${ids.join(', ')}`);
 
 /**
- * Changes a user's name, email or standing. Deactivating frees their upcoming seats in
- * the same transaction; their records stay. An admin cannot deactivate themselves, and
+ * Changes a user's name, email or standing. Deactivating frees their upcoming seats and
+ * removes their push subscriptions in the same transaction; their records stay. An admin cannot deactivate themselves, and
  * the caller's own row is locked with the target's and must still be active, so two
  * admins deactivating each other at once cannot leave the tenant without an admin.
  */
@@ -166,6 +167,9 @@ export async function updateUser(
     const user = await updateStaff(trx, caller.tenantId, userId, change);
     if (target.active && input.active === false) {
       await releaseUpcomingSeats(trx, caller.tenantId, userId, deps.clock.now());
+      // Nothing is sent to them any more, and deliveries queued before the change find
+      // no browser; reactivated, they register their browsers again.
+      await deleteSubscriptionsOf(trx, caller.tenantId, userId);
     }
     return toWire(user);
   });

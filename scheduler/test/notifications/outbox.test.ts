@@ -3,11 +3,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
-import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
+import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
-import { created, qualify, tenantOf } from '../support/scheduling.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /**
  * The transactional outbox (src/notifications/outbox.ts) and the Web Push deliveries it queues (src/push/delivery.ts, run by src/jobs/), delivering to a local push service
@@ -310,5 +310,108 @@ describe('Web Push fan-out', () => {
       await settle();
       await other.close();
     }
+  });
+});
+
+/**
+ * A deactivated user can no longer read anything here, so nothing is sent to them: no
+ * notification row, no Web Push. Seats of started shifts stay theirs (records), and those
+ * shifts still change; their browsers are removed with the deactivation.
+ */
+describe('deactivated users', () => {
+  /** The employee on a shift that has started (it stays their seat through a deactivation). */
+  async function startedShift() {
+    const role = await newRole(admin, uniqueName('Cook'));
+    await qualify(admin, employee, role);
+    const now = Date.now();
+    const event = await newEvent(admin, {
+      starts_at: new Date(now - 86_400_000).toISOString(),
+      ends_at: new Date(now + 86_400_000).toISOString(),
+    });
+    const shift = await newShift(admin, event, {
+      roleId: role,
+      starts_at: new Date(now - 3_600_000).toISOString(),
+      ends_at: new Date(now + 3_600_000).toISOString(),
+    });
+    const seat = await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: employee.userId,
+    });
+    return { shift, seat: seat.id as string };
+  }
+
+  const deactivate = async () => {
+    const response = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false });
+    expect(response.statusCode, response.body).toBe(200);
+  };
+
+  /** The types of the notifications stored for the employee, oldest first. */
+  const storedFor = async (userId: string) =>
+    (
+      await ctx.db.owner
+        .selectFrom('notifications')
+        .select('type')
+        .where('tenant_id', '=', employee.tenantId)
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .execute()
+    ).map((row) => row.type);
+
+  /** Web Push deliveries queued for the tenant, sent or not. */
+  const deliveries = async () =>
+    (
+      await ctx.db.owner
+        .selectFrom('jobs')
+        .select('id')
+        .where('tenant_id', '=', employee.tenantId)
+        .where('kind', '=', 'push')
+        .execute()
+    ).length;
+
+  it('are not told of a change to a shift they still hold, and their browsers are gone', async () => {
+    await notifyOn();
+    const browser = await subscribe(employee);
+    const { shift } = await startedShift();
+    await settle();
+    expect(await storedFor(employee.userId)).toEqual(['assignment.created']);
+    expect(await deliveries()).toBe(1);
+    await deactivate();
+    expect(
+      await ctx.db.owner
+        .selectFrom('push_subscriptions')
+        .select('id')
+        .where('tenant_id', '=', employee.tenantId)
+        .where('user_id', '=', employee.userId)
+        .execute(),
+    ).toEqual([]);
+    const changed = await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Renamed' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    await settle();
+    expect(await storedFor(employee.userId)).toEqual(['assignment.created']);
+    expect(await deliveries()).toBe(1);
+    expect(push.received.filter((r) => r.subscription === browser.id)).toHaveLength(1);
+  });
+
+  it('are not told that an admin removed them from a started shift', async () => {
+    await notifyOn();
+    const { shift, seat } = await startedShift();
+    await deactivate();
+    const removed = await admin.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat}`);
+    expect(removed.statusCode, removed.body).toBe(204);
+    await settle();
+    expect(await storedFor(employee.userId)).toEqual(['assignment.created']);
+  });
+
+  it('are told again once reactivated', async () => {
+    await notifyOn();
+    const { shift } = await startedShift();
+    await deactivate();
+    expect(
+      (await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: true })).statusCode,
+    ).toBe(200);
+    expect((await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Renamed' })).statusCode).toBe(
+      200,
+    );
+    await settle();
+    expect(await storedFor(employee.userId)).toEqual(['assignment.created', 'shift.changed']);
   });
 });

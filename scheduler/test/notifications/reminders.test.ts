@@ -142,6 +142,39 @@ describe('shift reminders', () => {
     expect(await ctx.app.sweepReminders()).toBe(0);
   });
 
+  it('skip a deactivated user, for good: nothing stored, nothing pushed', async () => {
+    await settings({ remind_minutes_before_shift: 720 });
+    const browser = await subscribe(employee);
+    await onShift();
+    // A seat a deactivation keeps (deactivating frees upcoming seats, except those with
+    // recorded time), as the database holds it: the user inactive, the seat still theirs.
+    await ctx.db.owner
+      .updateTable('users')
+      .set({ active: false })
+      .where('tenant_id', '=', employee.tenantId)
+      .where('id', '=', employee.userId)
+      .execute();
+    now = new Date('2030-07-02T10:00:00Z');
+    expect(await ctx.app.sweepReminders()).toBe(0);
+    await ctx.app.notificationsIdle();
+    const stored = await ctx.db.owner
+      .selectFrom('notifications')
+      .select('type')
+      .where('tenant_id', '=', employee.tenantId)
+      .where('user_id', '=', employee.userId)
+      .execute();
+    expect(stored).toEqual([]);
+    expect(push.received.filter((r) => r.subscription === browser.id)).toEqual([]);
+    // Reactivated before the start: the reminder that fell due meanwhile is not sent late.
+    await ctx.db.owner
+      .updateTable('users')
+      .set({ active: true })
+      .where('tenant_id', '=', employee.tenantId)
+      .where('id', '=', employee.userId)
+      .execute();
+    expect(await ctx.app.sweepReminders()).toBe(0);
+  });
+
   it('never remind anyone of another tenant’s settings', async () => {
     await settings({ remind_minutes_before_shift: 720 });
     const other = await ctx.freshTenant();
