@@ -72,12 +72,17 @@ const Email = Type.String({
 
 export const CreateUserRequest = Type.Object(
   {
-    subject: Type.String({
-      minLength: 1,
-      maxLength: 1024,
-      description:
-        'The identity provider’s subject claim exactly as it will be issued (case, spaces and all): the user id is derived from it as for tokens',
-    }),
+    subject: Type.Union(
+      [
+        Type.String({ minLength: 1, maxLength: 1024 }),
+        // As tokens: a JSON number claim is told apart from its digits as text.
+        Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+      ],
+      {
+        description:
+          'The identity provider’s subject claim exactly as it will be issued (case, spaces and all): the user id is derived from it as for tokens. A provider that issues a numeric `sub` (a JSON number) is matched by an integer here; the string `"42"` is another subject than the number `42`',
+      },
+    ),
     name: DisplayName,
     email: Type.Optional(Nullable(Email)),
     role: Type.Union([Type.Literal('admin'), Type.Literal('employee')], {

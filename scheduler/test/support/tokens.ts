@@ -26,7 +26,8 @@ export async function createTestKeys(alg: TestKeys['alg'] = 'EdDSA'): Promise<Te
 export interface TokenOptions {
   tenant: string;
   role: string | string[];
-  sub: string;
+  /** A number is sent as a JSON number (some identity providers issue numeric subjects). */
+  sub: string | number;
   customer?: string | number;
   name?: string;
   email?: string;
@@ -45,13 +46,15 @@ export async function signToken(keys: TestKeys, options: TokenOptions): Promise<
     ...(options.customer ? { customer_id: options.customer } : {}),
     ...(options.name ? { name: options.name } : {}),
     ...(options.email ? { email: options.email } : {}),
+    // jose types `sub` as a string; a provider may still send a number, which is the point.
+    ...(typeof options.sub === 'number' ? ({ sub: options.sub } as unknown as JWTPayload) : {}),
     ...options.extra,
   })
     .setProtectedHeader({ alg: keys.alg, typ: 'JWT' })
     .setIssuer(options.issuer ?? TEST_ISSUER)
     .setAudience(options.audience ?? TEST_AUDIENCE)
-    .setSubject(options.sub)
     .setIssuedAt(now - 5);
+  if (typeof options.sub === 'string') jwt.setSubject(options.sub);
   if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 600));
   return jwt.sign(keys.privateKey);
 }

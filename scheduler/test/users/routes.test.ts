@@ -419,10 +419,30 @@ describe('POST /api/v1/users', () => {
     expect((await admin.request('GET', `/api/v1/users/${id}`)).statusCode).toBe(404);
   });
 
+  it('pre-provisions a numeric subject, which a token’s numeric claim lands on (not its digits as text)', async () => {
+    const tenant = tenantOf(admin);
+    const made = await admin.request('POST', '/api/v1/users', bob({ subject: 4711 }));
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().id).toBe(claimToUuid(TEST_ISSUER, '\u0000number:4711'));
+    const token = await ctx.token({ role: 'employee', tenant, sub: 4711, name: 'bob' });
+    const me = await ctx.request('GET', '/api/v1/me', { token });
+    expect(me.statusCode, me.body).toBe(200);
+    expect(me.json()).toMatchObject({ id: made.json().id, display_name: 'Bob Builder' });
+    // The text "4711" is another subject, so another person.
+    const text = await admin.request('POST', '/api/v1/users', bob({ subject: '4711' }));
+    expect(text.statusCode).toBe(201);
+    expect(text.json().id).toBe(claimToUuid(TEST_ISSUER, '4711'));
+    expect((await admin.request('POST', '/api/v1/users', bob({ subject: 4711 }))).statusCode).toBe(409);
+  });
+
   it('answers 422 for bad input, never 500', async () => {
     for (const [body, field] of [
       [bob({ role: 'customer' }), 'role'],
       [bob({ subject: '' }), 'subject'],
+      [bob({ subject: 1.5 }), 'subject'],
+      [bob({ subject: 2 ** 53 }), 'subject'],
+      [bob({ subject: true }), 'subject'],
+      [bob({ subject: null }), 'subject'],
       [bob({ name: '   ' }), 'name'],
       [bob({ name: 'two\nlines' }), 'name'],
       [bob({ email: 'not-an-email' }), 'email'],
