@@ -166,7 +166,10 @@ export type SubmitFormRequest = Static<typeof SubmitFormRequest>;
 export const ConvertSubmissionRequest = Type.Object(
   {
     name: OneLine({ minLength: 1, maxLength: 200, description: 'The event name; trimmed' }),
-    starts_at: Type.String({ format: 'date-time', description: 'RFC 3339 with any offset, stored in UTC' }),
+    starts_at: Type.String({
+      format: 'date-time',
+      description: 'RFC 3339 with an offset up to ±15:59, stored in UTC',
+    }),
     ends_at: Type.String({ format: 'date-time', description: 'After starts_at' }),
     location_id: Type.Optional(Nullable(Type.String({ ...Id, description: 'A location of the tenant' }))),
     description: Type.Optional(

@@ -19,11 +19,11 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 33
 export const ReadOnlyId = Type.String({ ...Id, readOnly: true });
 export const ReadOnlyTimestamp = Type.String({ ...Timestamp, readOnly: true });
 
-/** A time a client sends: any offset, stored in UTC (the strict reading of time/instant.ts). */
+/** A time a client sends: an offset up to ±15:59, stored in UTC (the strict reading of time/instant.ts). */
 export const Instant = (description: string) =>
   Type.String({
     format: 'date-time',
-    description: `${description}; RFC 3339 with any offset, stored in UTC`,
+    description: `${description}; RFC 3339 with an offset up to ±15:59, stored in UTC`,
   });
 
 /**
@@ -35,7 +35,7 @@ export const WindowQuery = {
   from: Type.Optional(
     Type.String({
       format: 'date-time',
-      description: 'Only records that end after this instant; RFC 3339 with any offset (write + as %2B)',
+      description: 'Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)',
       examples: ['2027-07-01T00:00:00Z'],
     }),
   ),
@@ -43,7 +43,7 @@ export const WindowQuery = {
     Type.String({
       format: 'date-time',
       description:
-        'Only records that start before this instant; after from; RFC 3339 with any offset (write + as %2B)',
+        'Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)',
       examples: ['2027-07-08T00:00:00Z'],
     }),
   ),

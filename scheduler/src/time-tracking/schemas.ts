@@ -221,7 +221,7 @@ const IdQuery = (description: string, example: string) =>
 const Bound = (description: string, example: string) =>
   Type.String({
     format: 'date-time',
-    description: `${description}; RFC 3339 with any offset (send a + as %2B)`,
+    description: `${description}; RFC 3339, offset up to ±15:59 (send a + as %2B)`,
     examples: [example],
   });
 

@@ -328,6 +328,7 @@ describe('GET /api/v1/me/assignments?from=&to=', () => {
     ['to equal to from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T10:00:00.000Z', 'to: must be after from'],
     ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T09:00:00Z', 'to: must be after from'],
     ['a malformed time', 'from=yesterday', 'from: must match format "date-time"'],
+    ['an offset of +16:00', 'to=2030-01-01T00:00:00%2B16:00', 'to: must match format "date-time"'],
     ['an unknown parameter', 'since=2030-07-02T10:00:00Z', 'since: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);

@@ -48,6 +48,16 @@ describe('POST /api/v1/events', () => {
     ['a missing name', { name: undefined }, 'name: is required'],
     ['a date without time', { starts_at: '2030-07-02' }, 'starts_at: must match format "date-time"'],
     ['February 30', { starts_at: '2030-02-30T10:00:00Z' }, 'starts_at: must match format "date-time"'],
+    [
+      'an offset past what the database reads',
+      { starts_at: '2030-07-02T08:00:00+23:59' },
+      'starts_at: must match format "date-time"',
+    ],
+    [
+      'an end with an offset of -16:00',
+      { ends_at: '2030-07-02T08:00:00-16:00' },
+      'ends_at: must match format "date-time"',
+    ],
     ['an unknown field', { status: 'published' }, 'status: is not an allowed field'],
     ['a malformed location id', { location_id: 'hall' }, 'location_id: must match pattern "^[0-9a-f]{32}$"'],
     [
@@ -261,6 +271,7 @@ describe('GET /api/v1/events?from=&to=', () => {
     ],
     ['to before from', 'from=2030-07-01T00:00:00Z&to=2030-06-01T00:00:00Z', 'to: must be after from'],
     ['a malformed time', 'to=2030-13-01T00:00:00Z', 'to: must match format "date-time"'],
+    ['an offset of +16:00', 'from=2030-07-01T00:00:00%2B16:00', 'from: must match format "date-time"'],
     ['an unknown parameter', 'status=draft', 'status: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.admin.request('GET', `/api/v1/events?${query}`);

@@ -651,6 +651,7 @@ describe('the time filter on GET /api/v1/shifts and GET /api/v1/events/{id}/shif
     ],
     ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-01T10:00:00Z', 'to: must be after from'],
     ['a date without a time', 'from=2030-07-02', 'from: must match format "date-time"'],
+    ['an offset of -23:59', 'from=2030-07-02T10:00:00-23:59', 'from: must match format "date-time"'],
     [
       'an offset whose + was not encoded',
       'to=2030-07-02T10:00:00+02:00',

@@ -94,6 +94,13 @@ const instants = fc.oneof(
     '9999-12-31T23:59:59Z',
     '2030-07-02T10:00:00+14:00',
     '2030-07-02T10:00:00-12:00',
+    // The widest offsets the database reads, and ones past it that RFC 3339 allows.
+    '2030-07-02T10:00:00+15:59',
+    '2030-07-02T10:00:00-15:59',
+    '2030-07-02T10:00:00+16:00',
+    '2030-07-02T10:00:00-23:59',
+    // Digits past the microsecond the database keeps.
+    '2030-07-02T10:00:00.123456789Z',
   ),
 );
 
@@ -190,10 +197,15 @@ export function queryFor(schema: unknown, ids: readonly string[]): fc.Arbitrary<
             .tuple(
               fc.constantFrom(...properties),
               fc.oneof(fc.constantFrom(...ids), hostileText, fc.string({ maxLength: 20 })),
+              instants,
+              fc.boolean(),
             )
-            .map(
-              ([[key, node], random]) => [key, node.enum ? String(node.enum[0]) : String(random)] as const,
-            ),
+            .map(([[key, node], random, instant, timeDrawn]) => {
+              if (node.enum) return [key, String(node.enum[0])] as const;
+              // A time parameter gets a time (offsets the database cannot read included) as often as not.
+              if (node.format === 'date-time' && timeDrawn) return [key, instant] as const;
+              return [key, String(random)] as const;
+            }),
         ]
       : []),
     fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 })),
