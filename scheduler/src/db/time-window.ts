@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
 
+/** The earliest instant the API takes (time/instant.ts): no record starts before it. */
+const FIRST_INSTANT = '0001-01-01T00:00:00Z';
+
 /** A list's `from`/`to` filter: records whose window overlaps `[from, to)`; either end may be open. */
 export interface TimeWindow {
   from?: string | undefined;
@@ -18,7 +21,8 @@ export const limitsWindow = (window: TimeWindow): boolean =>
  * shift's): a record ending after `from` started after `from` minus that length. So the
  * planner reads the overlap as a range of a `(tenant_id, …, starts_at)` btree, under
  * row-level security too (comparisons of timestamps are leakproof; `&&` on ranges is not,
- * see migration 0011), and the bound is exact whatever lengths the rows have.
+ * see migration 0011), and the bound is exact whatever lengths the rows have: one record
+ * thousands of years long makes the tenant's lists read more rows, never fail.
  */
 export function overlapsWindow(
   alias: string,
@@ -33,7 +37,13 @@ export function overlapsWindow(
     // The expression of the shifts_length and events_length indexes, so max() is one probe.
     const longest = sql`(SELECT max(l.ends_at - l.starts_at) FROM ${sql.table(lengthsOf.table)} l
                           WHERE l.tenant_id = ${lengthsOf.tenantId}::uuid)`;
-    conditions.push(sql`${column('ends_at')} > ${from}`, sql`${column('starts_at')} > ${from} - ${longest}`);
+    // `from` minus a length of thousands of years leaves the timestamps PostgreSQL holds
+    // (4713 BC on: an error, not an empty answer). Records start in the years 1 to 9999,
+    // so a bound that would fall before year 1 bounds nothing: it becomes -infinity, and
+    // the subtraction is never made.
+    const lowest = sql`CASE WHEN ${longest} >= ${from} - ${FIRST_INSTANT}::timestamptz
+                            THEN '-infinity'::timestamptz ELSE ${from} - ${longest} END`;
+    conditions.push(sql`${column('ends_at')} > ${from}`, sql`${column('starts_at')} > ${lowest}`);
   }
   return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
 }

@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery } from 'kysely';
+import { type Compilable, CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { selectUserAssignments } from '../../src/assignments/repository.ts';
@@ -6,8 +6,9 @@ import type { Db } from '../../src/db/database.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { selectEventList } from '../../src/events/repository.ts';
 import { selectShiftList } from '../../src/shifts/repository.ts';
-import { createTestContext, type TestContext } from '../support/context.ts';
+import { createTestContext, type TestContext, useRouteTests } from '../support/context.ts';
 import { fillLargeTenant, type LargeTenant } from '../support/large-tenant.ts';
+import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -157,3 +158,55 @@ describe(
     });
   },
 );
+
+/**
+ * The lower bound `from` minus the tenant's longest record must never leave the range of
+ * timestamps PostgreSQL holds (4713 BC on): a tenant with one very long record reads more
+ * of its rows, never an error. Run on whichever database the suite uses.
+ */
+describe('the window’s lower bound on the database in use', () => {
+  const t = useRouteTests();
+  const forever = { starts_at: '0001-01-01T00:00:00Z', ends_at: '9999-12-31T00:00:00Z' };
+
+  it('reads the offsets instants take (to ±15:59) and refuses wider ones, as time/instant.ts does', async () => {
+    const same = async (text: string, utc: string) => {
+      const { rows } = await sql<{ same: boolean }>`
+        SELECT ${text}::timestamptz = ${utc}::timestamptz AS same`.execute(t.ctx.db.owner);
+      return rows[0]?.same;
+    };
+    expect(await same('2030-01-01T00:00:00+15:59', '2029-12-31T08:01:00Z')).toBe(true);
+    expect(await same('2030-01-01T00:00:00-15:59', '2030-01-01T15:59:00Z')).toBe(true);
+    await expect(same('2030-01-01T00:00:00+16:00', '2029-12-31T08:00:00Z')).rejects.toThrow(
+      /time zone displacement out of range/,
+    );
+  });
+
+  it('lists every time-filtered list of a tenant whose records span the whole calendar', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin, forever);
+    const claimed = await newShift(t.admin, eventId, { roleId });
+    await qualify(t.admin, t.employee, roleId);
+    await created(t.employee, `/api/v1/shifts/${claimed.id}/slots/${claimed.slots[0]}/claim`, {});
+    // A shift from before the 7-day rule, as long as its event (the rule is the service's):
+    // the longest shift bounds the assignments' window too.
+    const long = await newShift(t.admin, eventId, { roleId });
+    await t.ctx.db.owner.updateTable('shifts').set(forever).where('id', '=', long.id).execute();
+    for (const from of ['2000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '2030-07-02T13:00:00Z']) {
+      for (const [caller, url, expected] of [
+        [t.admin, `/api/v1/events?from=${from}`, [eventId]],
+        [t.admin, `/api/v1/shifts?from=${from}`, [long.id, claimed.id]],
+        [
+          t.admin,
+          `/api/v1/events/${eventId}/shifts?from=${from}&to=9999-12-31T23:59:59Z`,
+          [long.id, claimed.id],
+        ],
+        [t.employee, `/api/v1/me/assignments?from=${from}`, [claimed.id]],
+      ] as const) {
+        const response = await caller.request('GET', url);
+        expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+        const ids = response.json().map((row: { id: string; shift_id?: string }) => row.shift_id ?? row.id);
+        expect(ids, url).toEqual(expected);
+      }
+    }
+  });
+});

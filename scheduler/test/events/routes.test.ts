@@ -263,6 +263,27 @@ describe('GET /api/v1/events?from=&to=', () => {
     expect(await ids(t.otherAdmin, 'from=2030-01-01T00:00:00Z')).toEqual([]);
   });
 
+  it('filters a tenant with an event spanning the whole calendar, for every caller', async () => {
+    const forever = await createEvent(t.admin, {
+      starts_at: '0001-01-01T00:00:00Z',
+      ends_at: '9999-12-31T00:00:00Z',
+    });
+    const ids = async (caller: Caller, query: string) => {
+      const response = await caller.request('GET', `/api/v1/events?${query}`);
+      expect(response.statusCode, `${query}: ${response.body}`).toBe(200);
+      return response.json().map((e: { id: string }) => e.id);
+    };
+    for (const query of [
+      'from=2000-01-01T00:00:00Z',
+      'from=0001-01-01T00:00:00Z',
+      'to=0001-01-01T00:00:01Z',
+    ]) {
+      expect(await ids(t.admin, query), query).toEqual([forever.id]);
+    }
+    // A draft: the employee sees none of it, but gets an answer.
+    expect(await ids(t.employee, 'from=2000-01-01T00:00:00Z')).toEqual([]);
+  });
+
   it.each([
     [
       'to equal to from',
