@@ -29,7 +29,8 @@ export const Instant = (description: string) =>
 /**
  * The `from` and `to` query parameters of the lists filtered by time: records whose
  * window overlaps `[from, to)`, either end left open when absent; `to` at or before
- * `from` is 422 (time/window.ts). A `+` offset must be sent as `%2B` in a query string.
+ * `from`, to the microsecond, is 422 (time/window.ts). A `+` offset must be sent as
+ * `%2B` in a query string.
  */
 export const WindowQuery = {
   from: Type.Optional(

@@ -7,6 +7,7 @@ import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, parseId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { findSettings } from '../tenants/repository.ts';
+import { checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { type Cell, csvStream } from './csv.ts';
 import { overtimeOf } from './overtime.ts';
@@ -171,16 +172,14 @@ export function getOwnLedger(deps: Deps, caller: Identity): Promise<LedgerRow[]>
 const seesEveryone = (caller: Identity) => caller.role === 'admin';
 
 /**
- * The window [from, to) in UTC; either end may be left open. `to` at or before `from` is
- * an empty window, which no one asks for on purpose (422).
+ * The window [from, to); either end may be left open. `to` at or before `from` is an
+ * empty window, which no one asks for on purpose (422, the rule of every time filter).
  */
 function windowOf(query: { from?: string | undefined; to?: string | undefined }): EntryWindow {
-  const from = query.from === undefined ? undefined : new Date(query.from).toISOString();
-  const to = query.to === undefined ? undefined : new Date(query.to).toISOString();
-  if (from !== undefined && to !== undefined && Date.parse(to) <= Date.parse(from)) {
-    throw validationFailed('to', 'must be after from');
-  }
-  return { from, to };
+  checkFilterWindow(query.from, query.to);
+  // As sent: the database reads the offset and every digit it keeps. A Date would drop
+  // digits past the millisecond, and a rewrite in UTC can reach year 10000.
+  return { from: query.from, to: query.to };
 }
 
 /** A query-string id in canonical form; the schema's pattern has admitted only UUIDs. */

@@ -36,6 +36,22 @@ describe('POST /api/v1/events', () => {
     });
   });
 
+  it('takes a window under a millisecond, judged to the microsecond the database keeps', async () => {
+    await createEvent(t.admin, {
+      starts_at: '2030-07-02T10:00:00.0001Z',
+      ends_at: '2030-07-02T10:00:00.0009Z',
+    });
+    const empty = await t.admin.request('POST', '/api/v1/events', {
+      name: 'Festival',
+      starts_at: '2030-07-02T10:00:00.0000001Z',
+      ends_at: '2030-07-02T10:00:00.0000004Z',
+    });
+    expect(empty.statusCode).toBe(422);
+    expect(empty.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'ends_at: must be after starts_at' },
+    });
+  });
+
   it('takes a location of the tenant', async () => {
     const location = (await t.admin.request('POST', '/api/v1/locations', { name: 'Hall' })).json();
     expect((await createEvent(t.admin, { location_id: location.id })).location_id).toBe(location.id);

@@ -666,6 +666,22 @@ describe('the time filter on GET /api/v1/shifts and GET /api/v1/events/{id}/shif
     }
   });
 
+  it('takes a window under a millisecond wide on both lists', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const shift = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-02T10:00:00.0005Z',
+      ends_at: '2030-07-02T12:00:00Z',
+    });
+    const query = 'from=2030-07-02T10:00:00.0001Z&to=2030-07-02T10:00:00.0009Z';
+    for (const url of [`/api/v1/shifts?${query}`, `/api/v1/events/${eventId}/shifts?${query}`]) {
+      const response = await t.admin.request('GET', url);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().map((s: { id: string }) => s.id)).toEqual([shift.id]);
+    }
+  });
+
   it('refuses an unknown parameter on the event’s shifts with 422', async () => {
     const eventId = await newEvent(t.admin);
     const response = await t.admin.request(

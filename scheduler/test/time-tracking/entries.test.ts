@@ -118,6 +118,10 @@ describe('GET /time-tracking/entries', () => {
     expect(await window('2030-07-03T14:00:00Z')).toEqual([theirs3]);
     // Offsets are instants: 18:00+02:00 is 16:00Z (URLSearchParams sends + as %2B).
     expect(await window('2030-07-03T18:00:00+02:00', '2030-07-03T19:00:00+02:00')).toEqual([theirs3]);
+    // Digits past the millisecond count: an entry starting at 10:00 starts before 10:00:00.0005.
+    expect(await window('2030-07-03T09:59:59.9995Z', '2030-07-03T10:00:00.0005Z')).toEqual([mine3]);
+    // The last instant the API takes, whose digits round into year 10000.
+    expect(await window('2030-07-03T15:00:00Z', '9999-12-31T23:59:59.9999999Z')).toEqual([theirs3]);
     // A window inside one entry finds it.
     expect(await window('2030-07-02T11:00:00Z', '2030-07-02T11:01:00Z')).toEqual([theirs2, mine2]);
     // Combined with the user.
