@@ -55,6 +55,22 @@ export async function findEvent(
   return row && withStatus(row);
 }
 
+/**
+ * Whether the event exists, holding it (FOR KEY SHARE) until the transaction ends: a
+ * delete waits for the transaction, and one that committed first is seen as gone.
+ * Edits of the event's fields go on. Run it in a transaction.
+ */
+export async function holdEvent(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forKeyShare()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertEvent(
   db: Db,
   row: Omit<Insertable<EventsTable>, 'created_at' | 'published_at'>,

@@ -2,7 +2,7 @@ import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
-import { findEvent } from '../events/repository.ts';
+import { findEvent, holdEvent } from '../events/repository.ts';
 import { newId, parseId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
@@ -258,7 +258,9 @@ export async function publishShifts(
   }
   const published = await inTransaction(deps, async (tx) => {
     const selection: ShiftSelection = shiftIds ? { ids: shiftIds } : { eventId: eventId ?? '' };
-    if (eventId !== undefined && !(await findEvent(tx.db, caller.tenantId, eventId, false))) {
+    // Held, not just read: publishing reads the event's shifts after this, and a delete
+    // committing in between would leave an answer about an event that no longer is.
+    if (eventId !== undefined && !(await holdEvent(tx.db, caller.tenantId, eventId))) {
       throw validationFailed('event_id', 'no such event in this tenant');
     }
     const found = new Set(await lockShifts(tx.db, caller.tenantId, selection));

@@ -314,4 +314,53 @@ describe('publishing many shifts at once', () => {
     });
     expect(await publishedAt(kept as string)).toBeNull();
   });
+
+  it.each([
+    ['with draft shifts', ['02', '03']],
+    ['without shifts', []],
+  ])(
+    'answers 422 for an event deleted while the publication waited for it (%s), never 200',
+    async (_label, days) => {
+      const roleId = await newRole(t.admin);
+      const eventId = await newEvent(t.admin);
+      await drafts(eventId, roleId, days);
+      // On PostgreSQL the publication reads the event while the delete is uncommitted: it
+      // must wait for it and find the event gone, not answer for an event that no longer is.
+      const answer = await raceAgainst(
+        t.ctx.db.owner,
+        (trx) => trx.deleteFrom('events').where('id', '=', eventId).execute(),
+        () => publish({ event_id: eventId }),
+      );
+      expect(answer.statusCode, answer.body).toBe(422);
+      expect(answer.json()).toEqual({
+        error: { code: 'VALIDATION_FAILED', message: 'event_id: no such event in this tenant' },
+      });
+    },
+  );
+});
+
+describe('publishing what is being deleted', () => {
+  it('answers 404 for one shift deleted while its publication waited, never 409 or 200', async () => {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin);
+    const shift = await newShift(t.admin, eventId, { roleId, publish: false });
+    const answer = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) => trx.deleteFrom('shifts').where('id', '=', shift.id).execute(),
+      () => t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`),
+    );
+    expect(answer.statusCode, answer.body).toBe(404);
+    expect(answer.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'shift not found' } });
+  });
+
+  it('answers 404 for an event deleted while its publication waited, never 409 or 200', async () => {
+    const eventId = await newEvent(t.admin, { publish: false });
+    const answer = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) => trx.deleteFrom('events').where('id', '=', eventId).execute(),
+      () => t.admin.request('POST', `/api/v1/events/${eventId}/publish`),
+    );
+    expect(answer.statusCode, answer.body).toBe(404);
+    expect(answer.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'event not found' } });
+  });
 });
