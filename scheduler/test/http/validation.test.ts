@@ -1,6 +1,8 @@
 import type { FastifyError } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { describeValidationError } from '../../src/http/validation.ts';
+import { useRouteTests } from '../support/context.ts';
+import { setTimeTracking } from '../support/time-tracking.ts';
 
 /**
  * The one-line 422 message built from Ajv's first issue, as Fastify hands it over
@@ -87,5 +89,54 @@ describe('describeValidationError', () => {
     );
     expect(describeValidationError(failure(null))).toBe('body: is invalid');
     expect(describeValidationError(failure(null, 'params'))).toBe('params: is invalid');
+  });
+});
+
+interface SchemaNode {
+  properties?: Record<string, { format?: string }>;
+}
+
+/** The names of a schema's top-level `date-time` properties. */
+const instantFields = (schema: unknown): string[] =>
+  Object.entries((schema as SchemaNode | undefined)?.properties ?? {})
+    .filter(([, node]) => node.format === 'date-time')
+    .map(([name]) => name);
+
+/**
+ * Every instant any route takes, in a query string or a body, gets the one reading of
+ * time/instant.ts: an offset RFC 3339 allows but PostgreSQL cannot read (past ±15:59)
+ * is 422, on every route, never the database's 500.
+ */
+describe('instants with offsets past ±15:59, on every route that takes one', () => {
+  const t = useRouteTests();
+  const format = /^[a-z_]+: must match format "date-time"$/;
+
+  it.each(['%2B16:00', '-16:00', '%2B23:59'])('refuses %s in every time query parameter', async (offset) => {
+    await setTimeTracking(t.admin, true);
+    const routes = t.ctx.routes.filter((route) => instantFields(route.schema.querystring).length > 0);
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const route of routes) {
+      const query = instantFields(route.schema.querystring)
+        .map((name) => `${name}=2030-07-02T10:00:00${offset}`)
+        .join('&');
+      const url = `${route.url.replace(/:[a-z_]+/g, '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c')}?${query}`;
+      const response = await t.admin.request(route.method, url);
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(422);
+      expect(response.json().error.message, url).toMatch(format);
+    }
+  });
+
+  it('refuses one in every time field of a body', async () => {
+    await setTimeTracking(t.admin, true);
+    const routes = t.ctx.routes.filter((route) => instantFields(route.schema.body).length > 0);
+    expect(routes.length).toBeGreaterThanOrEqual(4);
+    for (const route of routes) {
+      for (const field of instantFields(route.schema.body)) {
+        const url = route.url.replace(/:[a-z_]+/g, '0193a1b2c3d47e8f9a0b1c2d3e4f5a6c');
+        const response = await t.admin.request(route.method, url, { [field]: '2030-07-02T10:00:00+23:59' });
+        expect(response.statusCode, `${route.method} ${url} ${field}: ${response.body}`).toBe(422);
+        expect(response.json().error.code).toBe('VALIDATION_FAILED');
+      }
+    }
   });
 });
