@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent } from '../events/repository.ts';
 import { newId } from '../ids.ts';
-import { findSettings } from '../tenants/repository.ts';
+import { tenantTimeZone } from '../tenants/repository.ts';
 import { calendarDays, dailyWindows } from '../time/daily-windows.ts';
 import { isInstant } from '../time/instant.ts';
 import { splitBoundaries } from '../time/split.ts';
@@ -68,7 +68,7 @@ export async function generateShifts(
   if (name === '') throw validationFailed('name', 'must not be blank');
   const slots = input.slots ?? [];
   await checkRoles(deps, caller, slots);
-  const timeZone = (await findSettings(deps.db, caller.tenantId))?.timezone ?? 'UTC';
+  const timeZone = await tenantTimeZone(deps.db, caller.tenantId);
   const days = calendarDays(event.starts_at, event.ends_at, timeZone);
   if (days > maxGeneratedDays) {
     throw new AppError(

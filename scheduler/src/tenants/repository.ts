@@ -49,6 +49,16 @@ export function findSettings(db: Db, tenantId: string) {
     .executeTakeFirst();
 }
 
+/** The tenant's IANA time zone: UTC for a tenant without settings (their default). */
+export async function tenantTimeZone(db: Db, tenantId: string): Promise<string> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('timezone')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.timezone ?? 'UTC';
+}
+
 export function updateSettings(
   db: Db,
   tenantId: string,
