@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { notFound } from './errors.ts';
+import { notFound, validationFailed } from './errors.ts';
 
 /**
  * Ids are UUIDs, on the wire and in queries alike as 32 lowercase hex digits (PostgreSQL
@@ -21,6 +21,13 @@ export function parseId(raw: string): string | null {
 export function pathId(raw: string, what: string): string {
   const id = parseId(raw);
   if (id === null) throw notFound(what);
+  return id;
+}
+
+/** A query-string id (http/schemas.ts `IdQuery`) in canonical form; anything else is 422 naming `field`. */
+export function queryId(field: string, raw: string): string {
+  const id = parseId(raw);
+  if (id === null) throw validationFailed(field, 'must be a UUID');
   return id;
 }
 

@@ -12,6 +12,18 @@ export const MultiLine = (options: StringOptions = {}) =>
 
 /** Wire id: a UUID as 32 lowercase hex digits. */
 export const Id = Type.String({ pattern: '^[0-9a-f]{32}$', description: 'UUID as 32 lowercase hex digits' });
+/**
+ * An id in a query string: 32 hex digits or hyphenated, either case (the forms ids.ts
+ * `queryId` reads; anything else is 422).
+ */
+export const IdQuery = (description: string, example: string) =>
+  Type.String({
+    pattern:
+      '^([0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
+    description: `${description}; UUID, 32 hex digits or hyphenated`,
+    examples: [example],
+  });
+
 /** RFC 3339 timestamp in UTC with `Z`. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 

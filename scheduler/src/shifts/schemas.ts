@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import {
   examples,
   Id,
+  IdQuery,
   Instant,
   Nullable,
   OneLine,
@@ -148,15 +149,10 @@ export const UpdateShiftRequest = Type.Object(
 );
 export type UpdateShiftRequest = Static<typeof UpdateShiftRequest>;
 
-const IdFilter = Type.String({
-  pattern: '^([0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
-  description: 'UUID, 32 hex digits or hyphenated',
-});
-
 export const ShiftListQuery = Type.Object(
   {
     status: Type.Optional({ ...ShiftStatus, examples: ['open'] }),
-    event_id: Type.Optional({ ...IdFilter, examples: [examples.eventId] }),
+    event_id: Type.Optional(IdQuery('Only shifts of this event', examples.eventId)),
     ...WindowQuery,
   },
   { additionalProperties: false },

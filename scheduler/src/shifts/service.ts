@@ -3,7 +3,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent, holdEvent } from '../events/repository.ts';
-import { newId, parseId } from '../ids.ts';
+import { newId, queryId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
@@ -51,8 +51,7 @@ const shiftFilter = (deps: Deps, caller: Identity) => ({
 });
 
 export async function getShifts(deps: Deps, caller: Identity, query: ShiftListQuery): Promise<Shift[]> {
-  const eventId = query.event_id === undefined ? undefined : parseId(query.event_id);
-  if (eventId === null) throw validationFailed('event_id', 'must be a UUID');
+  const eventId = query.event_id === undefined ? undefined : queryId('event_id', query.event_id);
   checkFilterWindow(query.from, query.to);
   return listShifts(deps.db, {
     ...shiftFilter(deps, caller),

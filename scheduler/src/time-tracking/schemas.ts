@@ -2,12 +2,14 @@ import { type Static, Type } from 'typebox';
 import {
   examples,
   Id,
+  IdQuery,
   Instant,
   MultiLine,
   Nullable,
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
+  WindowQuery,
 } from '../http/schemas.ts';
 import { listLimitPattern } from '../input/text.ts';
 import { MAX_ENTRY_MINUTES } from './overtime.ts';
@@ -208,23 +210,6 @@ export const exampleLedger: LedgerRow[] = [
   },
 ];
 
-/** A user or entry id in a query string: 32 hex digits or hyphenated (422 otherwise). */
-const IdQuery = (description: string, example: string) =>
-  Type.String({
-    pattern:
-      '^([0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
-    description: `${description}; UUID, 32 hex digits or hyphenated`,
-    examples: [example],
-  });
-
-/** A window bound in a query string; a `+` offset must be sent as `%2B` (a bare `+` reads as a space). */
-const Bound = (description: string, example: string) =>
-  Type.String({
-    format: 'date-time',
-    description: `${description}; RFC 3339, offset up to ±15:59 (send a + as %2B)`,
-    examples: [example],
-  });
-
 export const ENTRY_LIST_DEFAULT_LIMIT = 100;
 
 export const EntryListQuery = Type.Object(
@@ -232,8 +217,7 @@ export const EntryListQuery = Type.Object(
     user_id: Type.Optional(
       IdQuery('Only this admin or employee; employees may name only themselves', examples.userId),
     ),
-    from: Type.Optional(Bound('Entries that end after this instant', '2027-07-01T00:00:00Z')),
-    to: Type.Optional(Bound('Entries that start before this instant; after from', '2027-08-01T00:00:00Z')),
+    ...WindowQuery,
     after: Type.Optional(
       IdQuery('The next page: the id of the last entry of the previous page', exampleTimeEntry.id),
     ),
@@ -249,14 +233,6 @@ export const EntryListQuery = Type.Object(
 );
 export type EntryListQuery = Static<typeof EntryListQuery>;
 
-export const EntryExportQuery = Type.Object(
-  {
-    from: Bound('Entries that end after this instant', '2027-07-01T00:00:00+02:00'),
-    to: Bound(
-      'Entries that start before this instant; after from, at most 366 days later',
-      '2027-08-01T00:00:00+02:00',
-    ),
-  },
-  { additionalProperties: false },
-);
+/** The list's window with both ends required (at most MAX_EXPORT_DAYS apart, said on the route). */
+export const EntryExportQuery = Type.Required(Type.Object(WindowQuery), { additionalProperties: false });
 export type EntryExportQuery = Static<typeof EntryExportQuery>;
