@@ -1,4 +1,4 @@
-import { Temporal } from 'temporal-polyfill';
+import { lastLocalDay, localDate, wallClock } from '../time/local.ts';
 import type { Cell } from './csv.ts';
 import type { BalanceSheetRow, ExportEntry } from './repository.ts';
 
@@ -7,21 +7,7 @@ export const MAX_EXPORT_DAYS = 366;
 /** Entries read from the database per query while an export streams. */
 export const EXPORT_BATCH_SIZE = 500;
 
-/**
- * An instant as the tenant's wall-clock time, `2027-07-02 09:55`: the form spreadsheets
- * read as a date and time. The zone is named in the column header. Seconds are left out;
- * the minute columns are computed from the exact instants.
- */
-export function wallClock(instant: string, zone: string): string {
-  const local = Temporal.Instant.from(instant).toZonedDateTimeISO(zone).toPlainDateTime();
-  return local.toString({ smallestUnit: 'minute' }).replace('T', ' ');
-}
-
-/** The tenant's calendar date of an instant, `2027-07-02`. */
-export function localDate(instant: string, zone: string): string {
-  return Temporal.Instant.from(instant).toZonedDateTimeISO(zone).toPlainDate().toString();
-}
-
+/** Times are written as the tenant's wall-clock time (time/local.ts), the zone named in the column header. */
 export function entryHeader(zone: string): string[] {
   return [
     'user_id',
@@ -84,8 +70,7 @@ export function balanceCells(row: BalanceSheetRow, zone: string): Cell[] {
 
 /** `time-entries_2027-07-01_2027-07-31.csv`: the local dates of the first and last instant covered. */
 export function entriesFileName(window: { from: string; to: string }, zone: string): string {
-  const last = new Date(Date.parse(window.to) - 1).toISOString();
-  return `time-entries_${localDate(window.from, zone)}_${localDate(last, zone)}.csv`;
+  return `time-entries_${localDate(window.from, zone)}_${lastLocalDay(window.to, zone)}.csv`;
 }
 
 /** `overtime-balances_2027-07-31.csv`: the books as of today in the tenant's zone. */

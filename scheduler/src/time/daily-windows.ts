@@ -1,4 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
+import { lastLocalDay, localDay } from './local.ts';
 
 /** A wall-clock time of day, `HH:MM` (24-hour). */
 export type WallTime = string;
@@ -40,12 +41,8 @@ export function dailyWindows(
   const startTime = timeOf(start);
   const endTime = timeOf(end);
   const overnight = Temporal.PlainTime.compare(endTime, startTime) <= 0;
-  const first = Temporal.Instant.from(from).toZonedDateTimeISO(timeZone).toPlainDate();
-  // The last instant inside the window decides the last day.
-  const last = Temporal.Instant.from(until)
-    .subtract({ nanoseconds: 1 })
-    .toZonedDateTimeISO(timeZone)
-    .toPlainDate();
+  const first = localDay(from, timeZone);
+  const last = lastLocalDay(until, timeZone);
   const windows: DailyWindow[] = [];
   for (let day = first; Temporal.PlainDate.compare(day, last) <= 0; day = day.add({ days: 1 })) {
     const startsAt = day.toZonedDateTime({ timeZone, plainTime: startTime }).toInstant();
@@ -59,10 +56,7 @@ export function dailyWindows(
 
 /** How many local calendar days [from, until) touches in `timeZone` (to refuse huge batches cheaply). */
 export function calendarDays(from: string, until: string, timeZone: string): number {
-  const first = Temporal.Instant.from(from).toZonedDateTimeISO(timeZone).toPlainDate();
-  const last = Temporal.Instant.from(until)
-    .subtract({ nanoseconds: 1 })
-    .toZonedDateTimeISO(timeZone)
-    .toPlainDate();
+  const first = localDay(from, timeZone);
+  const last = lastLocalDay(until, timeZone);
   return first.until(last, { largestUnit: 'days' }).days + 1;
 }

@@ -25,11 +25,15 @@ export const MAX_SHIFT_MINUTES = 7 * 24 * 60;
 
 const NANOSECONDS_PER_MINUTE = 60_000_000_000n;
 
+/** Whether `[start, end)` lasts more than `minutes`, both ends as the database keeps them. */
+export const lastsLonger = (start: string, end: string, minutes: number): boolean =>
+  storedInstant(end).epochNanoseconds - storedInstant(start).epochNanoseconds >
+  BigInt(minutes) * NANOSECONDS_PER_MINUTE;
+
 /** A shift's window: ends after it starts, and lasts at most MAX_SHIFT_MINUTES (422 otherwise). */
 export function checkShiftWindow(startsAt: string, endsAt: string): void {
   checkWindow(startsAt, endsAt);
-  const length = storedInstant(endsAt).epochNanoseconds - storedInstant(startsAt).epochNanoseconds;
-  if (length > BigInt(MAX_SHIFT_MINUTES) * NANOSECONDS_PER_MINUTE) {
+  if (lastsLonger(startsAt, endsAt, MAX_SHIFT_MINUTES)) {
     throw validationFailed('ends_at', 'a shift lasts at most 7 days');
   }
 }
@@ -43,4 +47,14 @@ export function checkFilterWindow(from: string | undefined, to: string | undefin
   if (from !== undefined && to !== undefined && !endsAfter(from, to)) {
     throw validationFailed('to', 'must be after from');
   }
+}
+
+/**
+ * A list filter's window that must also last at most `days` days of 24 hours (422 naming
+ * `to` otherwise, `what` saying which list): the rule of checkFilterWindow, then the length.
+ */
+export function checkBoundedWindow(from: string, to: string, days: number, what: string): void {
+  checkFilterWindow(from, to);
+  if (lastsLonger(from, to, days * 24 * 60))
+    throw validationFailed('to', `${what} covers at most ${days} days`);
 }
