@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 
 /** The earliest instant the API takes (time/instant.ts): no record starts before it. */
 const FIRST_INSTANT = '0001-01-01T00:00:00Z';
@@ -12,6 +12,28 @@ export interface TimeWindow {
 /** Whether the filter names either end (no filter: every record). */
 export const limitsWindow = (window: TimeWindow): boolean =>
   window.from !== undefined || window.to !== undefined;
+
+/**
+ * The plain comparisons of an overlap with `[from, to)`: the record's `start` column
+ * before `to`, its `end` column after `from`; an absent end of the filter adds none.
+ */
+function overlapConditions(start: string, end: string, window: TimeWindow): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [];
+  if (window.to !== undefined) conditions.push(sql`${sql.ref(start)} < ${window.to}::timestamptz`);
+  if (window.from !== undefined) conditions.push(sql`${sql.ref(end)} > ${window.from}::timestamptz`);
+  return conditions;
+}
+
+const allOf = (conditions: RawBuilder<unknown>[]) =>
+  conditions.length === 0 ? sql<boolean>`TRUE` : sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
+
+/**
+ * Whether the `[start, end)` columns (qualified names, e.g. `e.started_at`) overlap the
+ * filter's `[from, to)`, an absent end being unbounded. The bare overlap, for records
+ * whose table keeps no longest length to bound the range below (time entries).
+ */
+export const spanOverlaps = (start: string, end: string, window: TimeWindow) =>
+  allOf(overlapConditions(start, end, window));
 
 /**
  * Whether the `[starts_at, ends_at)` window of `alias` (a table name or alias) overlaps
@@ -29,9 +51,7 @@ export function overlapsWindow(
   window: TimeWindow,
   lengthsOf: { table: 'shifts' | 'events'; tenantId: string },
 ) {
-  const column = (name: string) => sql.ref(`${alias}.${name}`);
-  const conditions = [];
-  if (window.to !== undefined) conditions.push(sql`${column('starts_at')} < ${window.to}::timestamptz`);
+  const conditions = overlapConditions(`${alias}.starts_at`, `${alias}.ends_at`, window);
   if (window.from !== undefined) {
     const from = sql`${window.from}::timestamptz`;
     // The expression of the shifts_length and events_length indexes, so max() is one probe.
@@ -43,7 +63,7 @@ export function overlapsWindow(
     // the subtraction is never made.
     const lowest = sql`CASE WHEN ${longest} >= ${from} - ${FIRST_INSTANT}::timestamptz
                             THEN '-infinity'::timestamptz ELSE ${from} - ${longest} END`;
-    conditions.push(sql`${column('ends_at')} > ${from}`, sql`${column('starts_at')} > ${lowest}`);
+    conditions.push(sql`${sql.ref(`${alias}.starts_at`)} > ${lowest}`);
   }
-  return sql<boolean>`(${sql.join(conditions, sql` AND `)})`;
+  return allOf(conditions);
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { spanOverlaps, type TimeWindow } from '../db/time-window.ts';
 import type { LedgerRow, OvertimeBalance, PayoutRecord, TimeEntry } from './schemas.ts';
 
 const entryColumns = [
@@ -203,18 +204,20 @@ export function listLedger(db: Db, tenantId: string, userId: string): Promise<Le
     .execute();
 }
 
-/** A window of time: entries whose [started_at, ended_at) overlaps [from, to); either end may be open. */
-export interface EntryWindow {
-  from?: string | undefined;
-  to?: string | undefined;
+/** Where a page of entries continues: after this entry, in the list's order (start, then id). */
+export interface EntryCursor {
+  id: string;
+  /** The entry's start to the microsecond, as the database keeps it (the wire form stops at the millisecond). */
+  startedAt: string;
 }
 
-export interface EntryFilter extends EntryWindow {
+/** Entries whose [started_at, ended_at) overlaps the window [from, to). */
+export interface EntryFilter extends TimeWindow {
   tenantId: string;
   /** Only this user's entries; all of the tenant when absent. */
   userId?: string | undefined;
-  /** Keyset cursor: only entries after this one in the list's order (start, then id). */
-  afterId?: string | undefined;
+  /** Keyset cursor: only entries after this one. */
+  after?: EntryCursor | undefined;
   limit: number;
 }
 
@@ -235,21 +238,38 @@ export function findEntryById(
 }
 
 /**
- * A page of entries by start, then id: the order the `after` cursor continues from. The
- * cursor is compared with the stored row itself, so no timestamp makes a round trip.
+ * The cursor an entry gives a page: undefined when the tenant has no such entry (or it is
+ * not `userId`'s). Its start is read in full, so no digit is lost on the way back.
  */
+export function findEntryCursor(
+  db: Db,
+  tenantId: string,
+  id: string,
+  userId?: string,
+): Promise<EntryCursor | undefined> {
+  let query = db
+    .selectFrom('time_entries')
+    .select([
+      'id',
+      sql<string>`to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('startedAt'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
+  return query.executeTakeFirst();
+}
+
+/** A page of entries by start, then id: the order the `after` cursor continues from. */
 export function listEntries(db: Db, filter: EntryFilter): Promise<TimeEntry[]> {
   let query = db
     .selectFrom('time_entries as e')
     .select(entryColumns.map((column) => `e.${column}` as const))
-    .where('e.tenant_id', '=', filter.tenantId);
+    .where('e.tenant_id', '=', filter.tenantId)
+    .where(spanOverlaps('e.started_at', 'e.ended_at', filter));
   if (filter.userId !== undefined) query = query.where('e.user_id', '=', filter.userId);
-  if (filter.to !== undefined) query = query.where('e.started_at', '<', filter.to);
-  if (filter.from !== undefined) query = query.where('e.ended_at', '>', filter.from);
-  if (filter.afterId !== undefined) {
+  if (filter.after !== undefined) {
     query = query.where(
-      sql<boolean>`(e.started_at, e.id) > (SELECT c.started_at, c.id FROM time_entries c
-                                            WHERE c.tenant_id = ${filter.tenantId} AND c.id = ${filter.afterId})`,
+      sql<boolean>`(e.started_at, e.id) > (${filter.after.startedAt}::timestamptz, ${filter.after.id}::uuid)`,
     );
   }
   return query.orderBy('e.started_at').orderBy('e.id').limit(filter.limit).execute();
@@ -263,7 +283,7 @@ export function listEntries(db: Db, filter: EntryFilter): Promise<TimeEntry[]> {
 export async function listExportEntryIds(
   db: Db,
   tenantId: string,
-  window: Required<EntryWindow>,
+  window: Required<TimeWindow>,
 ): Promise<string[]> {
   const rows = await db
     .selectFrom('time_entries as e')
@@ -272,8 +292,7 @@ export async function listExportEntryIds(
     )
     .select('e.id')
     .where('e.tenant_id', '=', tenantId)
-    .where('e.started_at', '<', window.to)
-    .where('e.ended_at', '>', window.from)
+    .where(spanOverlaps('e.started_at', 'e.ended_at', window))
     .orderBy('u.display_name')
     .orderBy('u.id')
     .orderBy('e.started_at')

@@ -2,12 +2,13 @@ import type { Readable } from 'node:stream';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import { asTenant } from '../db/tenant-scope.ts';
+import type { TimeWindow } from '../db/time-window.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
-import { newId, parseId } from '../ids.ts';
+import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
-import { findSettings } from '../tenants/repository.ts';
-import { checkFilterWindow } from '../time/window.ts';
+import { tenantTimeZone } from '../tenants/repository.ts';
+import { checkBoundedWindow, checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { type Cell, csvStream } from './csv.ts';
 import { overtimeOf } from './overtime.ts';
@@ -23,11 +24,11 @@ import {
 } from './payroll.ts';
 import {
   type EntryValues,
-  type EntryWindow,
   findAssignmentTimes,
   findBalance,
   findEntry,
   findEntryById,
+  findEntryCursor,
   findExportEntries,
   insertEntry,
   listBalanceSheet,
@@ -175,18 +176,11 @@ const seesEveryone = (caller: Identity) => caller.role === 'admin';
  * The window [from, to); either end may be left open. `to` at or before `from` is an
  * empty window, which no one asks for on purpose (422, the rule of every time filter).
  */
-function windowOf(query: { from?: string | undefined; to?: string | undefined }): EntryWindow {
+function windowOf(query: TimeWindow): TimeWindow {
   checkFilterWindow(query.from, query.to);
   // As sent: the database reads the offset and every digit it keeps. A Date would drop
   // digits past the millisecond, and a rewrite in UTC can reach year 10000.
   return { from: query.from, to: query.to };
-}
-
-/** A query-string id in canonical form; the schema's pattern has admitted only UUIDs. */
-function queryId(field: string, raw: string): string {
-  const id = parseId(raw);
-  if (id === null) throw validationFailed(field, 'must be a UUID');
-  return id;
 }
 
 /**
@@ -203,20 +197,26 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   const userId = seesEveryone(caller) ? named : caller.userId;
   if (seesEveryone(caller) && named !== undefined) await staffMember(deps, caller, named);
   // The cursor must be an entry the caller may read; another's is as unknown as none.
-  if (afterId !== undefined && !(await findVisibleEntry(deps, caller, afterId))) {
-    throw validationFailed('after', 'no such time entry');
-  }
+  const after = afterId === undefined ? undefined : await findVisibleCursor(deps, caller, afterId);
+  if (afterId !== undefined && after === undefined) throw validationFailed('after', 'no such time entry');
   return listEntries(deps.db, {
     tenantId: caller.tenantId,
     userId,
     ...window,
-    afterId,
+    after,
     limit: query.limit === undefined ? ENTRY_LIST_DEFAULT_LIMIT : Number(query.limit),
   });
 }
 
+/** Whose entries the caller may read: anyone's for admins (undefined), their own otherwise. */
+const readableOwner = (caller: Identity) => (seesEveryone(caller) ? undefined : caller.userId);
+
 function findVisibleEntry(deps: Deps, caller: Identity, id: string): Promise<TimeEntry | undefined> {
-  return findEntryById(deps.db, caller.tenantId, id, seesEveryone(caller) ? undefined : caller.userId);
+  return findEntryById(deps.db, caller.tenantId, id, readableOwner(caller));
+}
+
+function findVisibleCursor(deps: Deps, caller: Identity, id: string) {
+  return findEntryCursor(deps.db, caller.tenantId, id, readableOwner(caller));
 }
 
 /** One entry: admins any of the tenant, employees their own; anything else is 404. */
@@ -232,23 +232,19 @@ export interface CsvFile {
   body: Readable;
 }
 
-async function tenantZone(deps: Deps, caller: Identity): Promise<string> {
-  return (await findSettings(deps.db, caller.tenantId))?.timezone ?? 'UTC';
-}
-
 /**
  * The payroll export of a period: one row per entry overlapping [from, to), by person and
  * start. The ids are read in one statement (one consistent set, however long the download
- * takes); the rows follow in batches while the client reads, so memory stays bounded and
- * on the embedded database other tenants' queries run between batches. An entry rewritten
- * during the download shows its newer times.
+ * takes); the rows follow in batches while the client reads, so memory holds the period's
+ * ids (bounded by the period), never its rows, and on the embedded database other
+ * tenants' queries run between batches. An entry rewritten during the download shows its
+ * newer times. The ids are not paged by a keyset: pages read at different moments could
+ * miss or repeat an entry whose person is renamed during the download.
  */
 export async function exportEntries(deps: Deps, caller: Identity, query: EntryExportQuery): Promise<CsvFile> {
-  const { from, to } = windowOf(query) as Required<EntryWindow>;
-  if (Date.parse(to) - Date.parse(from) > MAX_EXPORT_DAYS * 86_400_000) {
-    throw validationFailed('to', `an export covers at most ${MAX_EXPORT_DAYS} days`);
-  }
-  const zone = await tenantZone(deps, caller);
+  const { from, to } = query;
+  checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
+  const zone = await tenantTimeZone(deps.db, caller.tenantId);
   const ids = await listExportEntryIds(deps.db, caller.tenantId, { from, to });
   const { tenantId } = caller;
   async function* records(): AsyncGenerator<Cell[]> {
@@ -270,7 +266,7 @@ export async function exportEntries(deps: Deps, caller: Identity, query: EntryEx
 
 /** Every admin and employee with what their ledger holds and their balance, by display name. */
 export async function exportBalances(deps: Deps, caller: Identity): Promise<CsvFile> {
-  const zone = await tenantZone(deps, caller);
+  const zone = await tenantTimeZone(deps.db, caller.tenantId);
   const rows = await listBalanceSheet(deps.db, caller.tenantId);
   return {
     filename: balancesFileName(deps.clock.now(), zone),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { tenantOf } from '../support/scheduling.ts';
@@ -193,6 +194,27 @@ describe('GET /time-tracking/entries', () => {
       cursor = `&after=${ids[0]}`;
     }
     expect(paged).toEqual(withTwin);
+  });
+
+  it('continues after the cursor’s start to the microsecond, past what the wire shows', async () => {
+    await setTimeTracking(t.admin, true);
+    // Two entries within one millisecond, 200 and 400 microseconds past it (the wire form
+    // shows both as 10:00:00.000Z): the cursor must not read back as the earlier instant.
+    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('colleague'));
+    const early = await entry(t.employee, '2030-07-05T10:00:00Z', '2030-07-05T11:00:00Z');
+    const late = await entry(colleague, '2030-07-05T10:00:00Z', '2030-07-05T11:00:00Z');
+    for (const [id, micros] of [
+      [early.id, 200],
+      [late.id, 400],
+    ] as const) {
+      // Both ends move, so the worked minutes the database checks stay as they were.
+      await sql`UPDATE time_entries SET started_at = started_at + ${micros} * interval '1 microsecond',
+                                        ended_at = ended_at + ${micros} * interval '1 microsecond'
+                 WHERE id = ${id}`.execute(t.ctx.db.owner);
+    }
+    expect(await list(t.admin)).toEqual([early.id, late.id]);
+    expect(await list(t.admin, `?after=${early.id}`)).toEqual([late.id]);
+    expect(await list(t.admin, `?after=${late.id}`)).toEqual([]);
   });
 
   it('refuses (422) a cursor the caller cannot read: unknown, another tenant’s, or a colleague’s', async () => {
