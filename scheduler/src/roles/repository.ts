@@ -38,6 +38,22 @@ export async function deleteRole(db: Db, tenantId: string, roleId: string): Prom
   return result.numDeletedRows > 0n;
 }
 
+/** Which of these ids are role definitions of the tenant, in one query. */
+export async function existingRoleIds(
+  db: Db,
+  tenantId: string,
+  roleIds: readonly string[],
+): Promise<Set<string>> {
+  if (roleIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('roles')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...roleIds])
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
 /** Whether the tenant has this role definition (other features check references with it). */
 export async function roleExists(db: Db, tenantId: string, roleId: string): Promise<boolean> {
   const row = await db

@@ -2,9 +2,9 @@ import { type Identity, userIdForSubject } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
-import { requiredText } from '../input/text.ts';
+import { optionalText, requiredText } from '../input/text.ts';
 import { deleteSubscriptionsOf } from '../push/repository.ts';
-import { roleExists } from '../roles/repository.ts';
+import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
 import {
   findStaff,
@@ -105,9 +105,8 @@ export async function createUser(
   if (id === null) throw validationFailed('subject', 'is not a subject a token can carry');
   const name = requiredText('name', input.name);
   const roleIds = [...new Set(input.qualifications ?? [])];
-  const unknown: string[] = [];
-  for (const roleId of roleIds)
-    if (!(await roleExists(deps.db, caller.tenantId, roleId))) unknown.push(roleId);
+  const known = await existingRoleIds(deps.db, caller.tenantId, roleIds);
+  const unknown = roleIds.filter((roleId) => !known.has(roleId));
   if (unknown.length > 0) throw unknownRoles(unknown);
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -116,7 +115,7 @@ export async function createUser(
         id,
         role: input.role,
         display_name: name,
-        email: input.email?.trim() || null,
+        email: optionalText(input.email),
       });
       if (!user) throw new AppError('DUPLICATE', 'a user with this subject exists already');
       for (const roleId of roleIds) {
@@ -157,7 +156,7 @@ export async function updateUser(
   const change = {
     ...(input.active === undefined ? {} : { active: input.active }),
     ...(input.name === undefined ? {} : { display_name: requiredText('name', input.name) }),
-    ...(input.email === undefined ? {} : { email: input.email?.trim() || null }),
+    ...(input.email === undefined ? {} : { email: optionalText(input.email) }),
   };
   return deps.db.transaction().execute(async (trx) => {
     const rows = await lockStaff(trx, caller.tenantId, [...new Set([caller.userId, userId])]);
