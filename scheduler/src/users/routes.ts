@@ -29,13 +29,9 @@ import {
   getUsers,
   grantQualification,
   revokeQualification,
+  type SignInMemo,
   updateUser,
 } from './service.ts';
-
-/** What the access hook remembers of a signed-in user (tenants/provisioning): dropped when their standing changes. */
-export interface SignInMemo {
-  forget(tenantId: string, userId: string): void;
-}
 
 const userOrRoleMissing = errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'user not found' } });
 
@@ -111,11 +107,7 @@ export async function usersRoutes(app: App, deps: Deps, signIns: SignInMemo): Pr
       },
     },
     async (request) => {
-      const caller = identityOf(request);
-      const user = await updateUser(deps, caller, pathId(request.params.id, 'user'), request.body);
-      // This process's memo must not keep letting a deactivated user in (others: its TTL).
-      signIns.forget(caller.tenantId, user.id);
-      return user;
+      return updateUser(deps, identityOf(request), pathId(request.params.id, 'user'), request.body, signIns);
     },
   );
 

@@ -138,17 +138,24 @@ export async function createUser(
 const unknownRoles = (ids: string[]) =>
   validationFailed('qualifications', `no such role in this tenant: ${ids.join(', ')}`);
 
+/** What the access hook remembers of a signed-in user (tenants/provisioning): dropped when their standing changes. */
+export interface SignInMemo {
+  forget(tenantId: string, userId: string): void;
+}
+
 /**
  * Changes a user's name, email or standing. Deactivating frees their upcoming seats and
  * removes their push subscriptions in the same transaction; their records stay. An admin cannot deactivate themselves, and
  * the caller's own row is locked with the target's and must still be active, so two
  * admins deactivating each other at once cannot leave the tenant without an admin.
+ * The sign-in memo is required, so no caller can change a standing and leave it stale.
  */
 export async function updateUser(
   deps: Deps,
   caller: Identity,
   userId: string,
   input: UpdateUserRequest,
+  signIns: SignInMemo,
 ): Promise<UserRecord> {
   if (input.active === false && userId === caller.userId) {
     throw new AppError('INVALID_STATE', 'you cannot deactivate yourself; another admin can');
@@ -158,7 +165,7 @@ export async function updateUser(
     ...(input.name === undefined ? {} : { display_name: requiredText('name', input.name) }),
     ...(input.email === undefined ? {} : { email: optionalText(input.email) }),
   };
-  return deps.db.transaction().execute(async (trx) => {
+  const updated = await deps.db.transaction().execute(async (trx) => {
     const rows = await lockStaff(trx, caller.tenantId, [...new Set([caller.userId, userId])]);
     const target = rows.find((row) => row.id === userId);
     if (!target) throw notFound('user');
@@ -172,6 +179,10 @@ export async function updateUser(
     }
     return toWire(user);
   });
+  // Once committed: this process's memo must not keep letting a deactivated user in
+  // (other processes' memos drop it within their TTL).
+  signIns.forget(caller.tenantId, userId);
+  return updated;
 }
 
 /**
