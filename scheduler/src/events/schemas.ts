@@ -53,8 +53,14 @@ export const exampleEvent: Event = {
 };
 
 const Name = OneLine({ minLength: 1, maxLength: 200, description: 'Trimmed; not blank; one line' });
+/** The longest event description, in characters (code points); a converted submission's too. */
+export const maxDescriptionLength = 5000;
+
 const Description = Nullable(
-  MultiLine({ maxLength: 5000, description: 'Trimmed; blank is stored as null; line breaks kept' }),
+  MultiLine({
+    maxLength: maxDescriptionLength,
+    description: 'Trimmed; blank is stored as null; line breaks kept',
+  }),
 );
 const LocationRef = Nullable(Type.String({ ...Id, description: 'A location of the tenant (32 hex digits)' }));
 

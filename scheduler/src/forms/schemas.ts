@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { maxDescriptionLength } from '../events/schemas.ts';
 import {
   examples,
   Id,
@@ -175,7 +176,7 @@ export const ConvertSubmissionRequest = Type.Object(
     description: Type.Optional(
       Nullable(
         MultiLine({
-          maxLength: 5000,
+          maxLength: maxDescriptionLength,
           description:
             "Absent: the submitted answers, one per line under the form's labels (cut at 5,000 characters, saying so); null: no description",
         }),

@@ -1,11 +1,10 @@
+import { maxDescriptionLength } from '../events/schemas.ts';
+
 /**
  * A submission written out as text for people: the event converted from it carries this
  * as its description when the admin gives none, so what the customer typed travels with
  * the event (the submission itself stays stored and linked by `submission_id`).
  */
-
-/** What the text is bounded by: the event description's limit, in characters (code points). */
-export const maxDescriptionLength = 5000;
 
 /** Shown for an answer that holds nothing (an empty text or list, null). */
 const emptyAnswer = '—';
