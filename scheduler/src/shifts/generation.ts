@@ -19,7 +19,7 @@ import {
   updateShift,
 } from './repository.ts';
 import type { BulkGenerateRequest, Shift } from './schemas.ts';
-import { checkRoles, shiftChangedMeanwhile } from './service.ts';
+import { checkRoles, isOverlongShift, shiftChangedMeanwhile } from './service.ts';
 
 /** Bulk generation makes at most this many shifts in one call (two years of days). */
 export const maxGeneratedDays = 731;
@@ -160,6 +160,9 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
       return true;
     });
   } catch (error) {
+    if (isOverlongShift(error)) {
+      throw validationFailed('n', 'each piece would last more than 7 days; a shift lasts at most 7 days');
+    }
     if (isForeignKeyViolation(error)) {
       if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
       // The event (cascading to the shift) or a slot's role went meanwhile.

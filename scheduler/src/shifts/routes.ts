@@ -200,13 +200,16 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['shifts'],
         operationId: 'publishShifts',
         summary: 'Publish many draft shifts at once: by ids, or every shift of an event',
-        description: `Admins only. Exactly one of shift_ids (1 to ${maxPublishedShifts} distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too.`,
+        description: `Admins only. Exactly one of shift_ids (1 to ${maxPublishedShifts} distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE, and nothing is published.`,
         security: bearerSecurity,
         body: PublishShiftsRequest,
         response: {
           200: ok(PublishShiftsResult, 'How many drafts were published', { published: 7 }),
-          ...errorResponses(bodyCodes, {
-            messages: { VALIDATION_FAILED: `shift_ids: no such shift in this tenant: ${exampleShift.id}` },
+          ...errorResponses([...bodyCodes, 'INVALID_STATE'], {
+            messages: {
+              VALIDATION_FAILED: `shift_ids: no such shift in this tenant: ${exampleShift.id}`,
+              INVALID_STATE: 'a shift lasts at most 7 days; change its times before publishing it',
+            },
           }),
         },
       },
@@ -223,7 +226,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'publishShift',
         summary: 'Publish a draft shift (again: 409 INVALID_STATE)',
         description:
-          'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too.',
+          'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.',
         security: bearerSecurity,
         params: IdParams,
         response: {

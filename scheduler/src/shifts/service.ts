@@ -1,5 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
-import { isForeignKeyViolation } from '../db/errors.ts';
+import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent, holdEvent } from '../events/repository.ts';
@@ -152,6 +152,15 @@ const hasAssignments = (what: string) =>
 export const shiftChangedMeanwhile = () =>
   new AppError('INVALID_STATE', 'the shift changed while this request was handled; reload it and try again');
 
+/**
+ * The database refused to write a shift longer than 7 days: only one stored before shifts
+ * were bounded can be (migration 0013 kept those), and any write of it is checked.
+ */
+export const isOverlongShift = (error: unknown) => isCheckViolation(error, 'shifts_at_most_7_days');
+
+export const overlongNotPublishable = () =>
+  new AppError('INVALID_STATE', 'a shift lasts at most 7 days; change its times before publishing it');
+
 /** An instant the request names that differs from the one the shift has (spelling aside). */
 const differs = (given: string | undefined, current: string) =>
   given !== undefined && Date.parse(given) !== Date.parse(current);
@@ -231,7 +240,11 @@ async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelecti
 }
 
 export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
-  const published = await inTransaction(deps, (tx) => publishDrafts(tx, caller, { ids: [id] }));
+  const published = await inTransaction(deps, (tx) => publishDrafts(tx, caller, { ids: [id] })).catch(
+    (error: unknown) => {
+      throw isOverlongShift(error) ? overlongNotPublishable() : error;
+    },
+  );
   if (published === 0) {
     await getShift(deps, caller, id); // 404 when it does not exist
     throw new AppError('INVALID_STATE', 'shift is already published');
@@ -268,6 +281,8 @@ export async function publishShifts(
       throw validationFailed('shift_ids', `no such shift in this tenant: ${unknown.join(', ')}`);
     }
     return publishDrafts(tx, caller, selection);
+  }).catch((error: unknown) => {
+    throw isOverlongShift(error) ? overlongNotPublishable() : error;
   });
   return { published };
 }

@@ -109,8 +109,21 @@ describe('each migration on a database written under the one before', () => {
     await sql`INSERT INTO overtime_balances (tenant_id, user_id, balance_minutes) VALUES (${tenant}, ${user}, 999)`.execute(
       db,
     );
+    // 0013_length_checks: a shift longer than 7 days, written before shifts were bounded.
+    const ages = randomUUID();
+    await sql`INSERT INTO events (tenant_id, id, name, starts_at, ends_at) VALUES
+      (${tenant}, ${ages}, 'Ages', '2000-01-01T00:00:00Z', '6000-01-01T00:00:00Z')`.execute(db);
+    await sql`INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at) VALUES
+      (${tenant}, ${ages}, ${ages}, 'Watch', '2000-01-01T00:00:00Z', '6000-01-01T00:00:00Z')`.execute(db);
 
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations).slice(2));
+
+    // The long shift stays; written again, it is checked.
+    const long = await sql`SELECT name FROM shifts WHERE id = ${ages}`.execute(db);
+    expect(long.rows).toEqual([{ name: 'Watch' }]);
+    await expect(
+      sql`UPDATE shifts SET name = 'Watch 2' WHERE id = ${ages}`.execute(db),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'shifts_at_most_7_days' });
 
     const ledger = await sql<{ kind: string; delta_minutes: number }>`
       SELECT kind, delta_minutes FROM overtime_ledger WHERE tenant_id = ${tenant} ORDER BY seq`.execute(db);

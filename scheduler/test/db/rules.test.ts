@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
+import { MAX_SHIFT_MINUTES } from '../../src/time/window.ts';
+import { MAX_ENTRY_MINUTES } from '../../src/time-tracking/overtime.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { asLegacyRows } from '../support/legacy-rows.ts';
 
 /**
  * The scheduling rules hold in the database itself: each test writes the forbidden rows
@@ -360,6 +363,95 @@ describe('recorded minutes', () => {
       w.tenant,
     );
     expect(kept.rows).toEqual([{ entries: 1, payouts: 1 }]);
+  });
+});
+
+describe('the longest shift and time entry', () => {
+  /** An instant `minutes` (and `seconds`) after 10:00 on the first of January 2030. */
+  const after = (minutes: number, seconds = 0) =>
+    new Date(Date.parse('2030-01-01T10:00:00Z') + (minutes * 60 + seconds) * 1000).toISOString();
+
+  it(`refuses a shift longer than ${MAX_SHIFT_MINUTES} minutes (7 days), inserted or stretched`, async () => {
+    const start = after(0);
+    expect((await refusal(shift(start, after(MAX_SHIFT_MINUTES, 0.001)))).constraint).toBe(
+      'shifts_at_most_7_days',
+    );
+    const s = await shift(start, after(MAX_SHIFT_MINUTES));
+    expect(
+      await refusal(
+        run(
+          'UPDATE shifts SET ends_at = ? WHERE tenant_id = ? AND id = ?',
+          after(MAX_SHIFT_MINUTES, 1),
+          w.tenant,
+          s,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'shifts_at_most_7_days' });
+    expect(
+      (
+        await refusal(
+          run('UPDATE shifts SET starts_at = ? WHERE tenant_id = ? AND id = ?', after(-1), w.tenant, s),
+        )
+      ).constraint,
+    ).toBe('shifts_at_most_7_days');
+  });
+
+  it(`refuses a time entry of more than ${MAX_ENTRY_MINUTES} whole minutes, inserted or stretched`, async () => {
+    const s = await shift(after(0), after(MAX_SHIFT_MINUTES));
+    const assignment = await assign(s, await slot(s, 1), w.alice);
+    /** An entry `minutes` and `seconds` long, no break, its arithmetic right. */
+    const entry = (id: string, minutes: number, seconds: number) =>
+      run(
+        `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+           worked_minutes, scheduled_minutes, overtime_minutes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        w.tenant,
+        id,
+        assignment,
+        w.alice,
+        after(0),
+        after(minutes, seconds),
+        minutes,
+        MAX_SHIFT_MINUTES,
+        minutes - MAX_SHIFT_MINUTES,
+      );
+    expect(await refusal(entry(randomUUID(), MAX_ENTRY_MINUTES + 1, 0))).toEqual({
+      code: '23514',
+      constraint: 'time_entries_at_most_10080_minutes',
+    });
+    // A started minute is not counted, by the service or the database.
+    const kept = randomUUID();
+    await entry(kept, MAX_ENTRY_MINUTES, 59);
+    expect(
+      (
+        await refusal(
+          run(
+            `UPDATE time_entries SET ended_at = ?, worked_minutes = ?, overtime_minutes = ?
+              WHERE tenant_id = ? AND id = ?`,
+            after(MAX_ENTRY_MINUTES + 1),
+            MAX_ENTRY_MINUTES + 1,
+            MAX_ENTRY_MINUTES + 1 - MAX_SHIFT_MINUTES,
+            w.tenant,
+            kept,
+          ),
+        )
+      ).constraint,
+    ).toBe('time_entries_at_most_10080_minutes');
+  });
+
+  it('keeps a longer shift stored before the rule, and checks it again once it is written', async () => {
+    const owner = handle.owner;
+    const forever = await asLegacyRows(owner, () => shift('2000-01-01T00:00:00Z', '6000-01-01T00:00:00Z'));
+    const rename = () =>
+      run("UPDATE shifts SET name = 'Watch' WHERE tenant_id = ? AND id = ?", w.tenant, forever);
+    expect((await refusal(rename())).constraint).toBe('shifts_at_most_7_days');
+    await run(
+      'UPDATE shifts SET ends_at = ? WHERE tenant_id = ? AND id = ?',
+      '2000-01-02T00:00:00Z',
+      w.tenant,
+      forever,
+    );
+    await rename();
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { asLegacyRows } from '../support/legacy-rows.ts';
 import { action, created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
@@ -692,5 +693,64 @@ describe('the time filter on GET /api/v1/shifts and GET /api/v1/events/{id}/shif
     expect(response.json()).toEqual({
       error: { code: 'VALIDATION_FAILED', message: 'form: is not an allowed field' },
     });
+  });
+});
+
+describe('a shift longer than 7 days, stored before shifts were bounded', () => {
+  /** A draft shift of a thousand years, written as an old database holds it. */
+  async function legacyShift() {
+    const roleId = await newRole(t.admin);
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-07-02T00:00:00Z',
+      ends_at: '3030-07-02T00:00:00Z',
+    });
+    const shift = await newShift(t.admin, eventId, { roleId, publish: false });
+    const owner = t.ctx.db.owner;
+    await asLegacyRows(owner, () =>
+      owner
+        .updateTable('shifts')
+        .set({ ends_at: '3030-07-02T00:00:00Z' })
+        .where('id', '=', shift.id)
+        .execute(),
+    );
+    return { shift, eventId };
+  }
+
+  it('is listed, and refused clearly when written again: 409 to publish, 422 to rename or split', async () => {
+    const { shift, eventId } = await legacyShift();
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}`)).json().ends_at).toBe(
+      '3030-07-02T00:00:00.000Z',
+    );
+    const notPublishable = {
+      error: {
+        code: 'INVALID_STATE',
+        message: 'a shift lasts at most 7 days; change its times before publishing it',
+      },
+    };
+    const one = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`);
+    expect(one.statusCode, one.body).toBe(409);
+    expect(one.json()).toEqual(notPublishable);
+    for (const body of [{ shift_ids: [shift.id] }, { event_id: eventId }]) {
+      const many = await t.admin.request('POST', '/api/v1/shifts/publish', body);
+      expect(many.statusCode, many.body).toBe(409);
+      expect(many.json()).toEqual(notPublishable);
+    }
+    const renamed = await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Watch' });
+    expect(renamed.json(), renamed.body).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'ends_at: a shift lasts at most 7 days' },
+    });
+    const split = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/2`);
+    expect(split.json(), split.body).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: 'n: each piece would last more than 7 days; a shift lasts at most 7 days',
+      },
+    });
+    // Given times within 7 days, it is a shift like any other.
+    const fixed = await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, {
+      ends_at: '2030-07-03T00:00:00Z',
+    });
+    expect(fixed.statusCode, fixed.body).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`)).statusCode).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
+import { asLegacyRows } from '../support/legacy-rows.ts';
 import { created, tenantOf } from '../support/scheduling.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
@@ -54,17 +55,19 @@ describe('POST /time-tracking/entries', () => {
         ends_at: '6000-01-01T00:00:00Z',
       })
       .execute();
-    await owner
-      .insertInto('shifts')
-      .values({
-        tenant_id: tenant,
-        id: shift,
-        event_id: event,
-        name: 'Watch',
-        starts_at: '2000-01-01T00:00:00Z',
-        ends_at: '6000-01-01T00:00:00Z',
-      })
-      .execute();
+    await asLegacyRows(owner, () =>
+      owner
+        .insertInto('shifts')
+        .values({
+          tenant_id: tenant,
+          id: shift,
+          event_id: event,
+          name: 'Watch',
+          starts_at: '2000-01-01T00:00:00Z',
+          ends_at: '6000-01-01T00:00:00Z',
+        })
+        .execute(),
+    );
     await owner
       .insertInto('shift_slots')
       .values({ tenant_id: tenant, id: slot, shift_id: shift, role_id: role, capacity: 1 })

@@ -11,6 +11,7 @@ import * as formSubmitHits from './0009_form_submit_hits.ts';
 import * as userActive from './0010_user_active.ts';
 import * as timeWindowIndexes from './0011_time_window_indexes.ts';
 import * as timeEntryIndexes from './0012_time_entry_indexes.ts';
+import * as lengthChecks from './0013_length_checks.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_user_active': userActive,
   '0011_time_window_indexes': timeWindowIndexes,
   '0012_time_entry_indexes': timeEntryIndexes,
+  '0013_length_checks': lengthChecks,
 };
