@@ -7,6 +7,7 @@ import {
   type TestContext,
   uniqueName,
 } from '../support/context.ts';
+import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
 import { created, newEvent, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 import { TEST_ISSUER } from '../support/tokens.ts';
 
@@ -21,8 +22,15 @@ let medic: { id: string };
 let driver: { id: string };
 let foreignRole: { id: string };
 
+let hooks: DbHooks;
+
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({
+    viewDb: (db) => {
+      hooks = withDbHooks(db);
+      return hooks.db;
+    },
+  });
 });
 
 // Two tenants of its own for every test, their users provisioned before it runs.
@@ -339,8 +347,11 @@ describe('POST /api/v1/users', () => {
 
   it('pre-provisions a user under the id their subject maps to, qualified at once', async () => {
     const body = bob({ qualifications: [medic.id, driver.id, medic.id] });
+    const before = hooks.statements.length;
     const response = await admin.request('POST', '/api/v1/users', body);
     expect(response.statusCode).toBe(201);
+    // The roles named are looked up in one query, however many there are.
+    expect(hooks.statements.slice(before).filter(on('select', 'roles'))).toHaveLength(1);
     const id = claimToUuid(TEST_ISSUER, body.subject);
     expect(response.json()).toEqual({
       id,
