@@ -221,6 +221,12 @@ export interface EntryFilter extends TimeWindow {
   limit: number;
 }
 
+/** The entry `id` of the tenant, only if it is `userId`'s when one is given. */
+function entryWhere(db: Db, tenantId: string, id: string, userId: string | undefined) {
+  const query = db.selectFrom('time_entries').where('tenant_id', '=', tenantId).where('id', '=', id);
+  return userId === undefined ? query : query.where('user_id', '=', userId);
+}
+
 /** One entry by its id; undefined when the tenant has none such (or it is not `userId`'s). */
 export function findEntryById(
   db: Db,
@@ -228,13 +234,7 @@ export function findEntryById(
   id: string,
   userId?: string,
 ): Promise<TimeEntry | undefined> {
-  let query = db
-    .selectFrom('time_entries')
-    .select(entryColumns)
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id);
-  if (userId !== undefined) query = query.where('user_id', '=', userId);
-  return query.executeTakeFirst();
+  return entryWhere(db, tenantId, id, userId).select(entryColumns).executeTakeFirst();
 }
 
 /**
@@ -247,16 +247,12 @@ export function findEntryCursor(
   id: string,
   userId?: string,
 ): Promise<EntryCursor | undefined> {
-  let query = db
-    .selectFrom('time_entries')
+  return entryWhere(db, tenantId, id, userId)
     .select([
       'id',
       sql<string>`to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('startedAt'),
     ])
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id);
-  if (userId !== undefined) query = query.where('user_id', '=', userId);
-  return query.executeTakeFirst();
+    .executeTakeFirst();
 }
 
 /** A page of entries by start, then id: the order the `after` cursor continues from. */
