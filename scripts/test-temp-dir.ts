@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { processAlive } from '../common/src/data-dir-lock.ts';
 
 /**
  * Vitest setup of every workspace: each test file gets a temporary directory of its own as
@@ -20,22 +21,12 @@ const root = process.env.TEST_TMPDIR_ROOT;
 const options = { recursive: true, force: true, maxRetries: 5 };
 const prefix = 'test-file-';
 
-/** Whether a process runs (EPERM: it does, as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 // A file skipped as a whole runs no hooks at all, and Vitest may end a worker without its
 // exit handlers: such directories are named after their worker's pid, and whichever file
 // starts next removes those whose worker is gone (other runs' live workers keep theirs).
 for (const name of readdirSync(root)) {
   const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
-  if (pid !== undefined && !alive(Number(pid))) rmSync(path.join(root, name), options);
+  if (pid !== undefined && !processAlive(Number(pid))) rmSync(path.join(root, name), options);
 }
 
 const dir = mkdtempSync(path.join(root, `${prefix}${process.pid}-`));

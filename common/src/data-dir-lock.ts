@@ -51,7 +51,8 @@ export class DataDirLockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -134,7 +135,7 @@ async function running(owner: Owner, dir: string): Promise<boolean> {
   const start = startTime(owner.pid);
   if (owner.start && start && owner.start !== start) return false;
   if (owner.pid === process.pid) return heldHere.has(path.resolve(dir));
-  return alive(owner.pid);
+  return processAlive(owner.pid);
 }
 
 /** The owner named in a lock folder, or null when there is none or it names nobody. */

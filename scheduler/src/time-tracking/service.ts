@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import { asTenant } from '../db/tenant-scope.ts';
-import type { TimeWindow } from '../db/time-window.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
@@ -173,17 +172,6 @@ export function getOwnLedger(deps: Deps, caller: Identity): Promise<LedgerRow[]>
 const seesEveryone = (caller: Identity) => caller.role === 'admin';
 
 /**
- * The window [from, to); either end may be left open. `to` at or before `from` is an
- * empty window, which no one asks for on purpose (422, the rule of every time filter).
- */
-function windowOf(query: TimeWindow): TimeWindow {
-  checkFilterWindow(query.from, query.to);
-  // As sent: the database reads the offset and every digit it keeps. A Date would drop
-  // digits past the millisecond, and a rewrite in UTC can reach year 10000.
-  return { from: query.from, to: query.to };
-}
-
-/**
  * Time entries whose span overlaps [from, to), by start, a page at a time. Admins read the
  * whole tenant or one admin or employee (404 for anyone else); employees read their own,
  * and naming another user is 403, whether or not that user exists.
@@ -192,7 +180,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
   // Like a role check, before the input is judged: it depends on nothing but the caller.
   if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
-  const window = windowOf(query);
+  // The rule of every time filter: `to` at or before `from` is 422.
+  checkFilterWindow(query.from, query.to);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
   const userId = seesEveryone(caller) ? named : caller.userId;
   if (seesEveryone(caller) && named !== undefined) await staffMember(deps, caller, named);
@@ -202,7 +191,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   return listEntries(deps.db, {
     tenantId: caller.tenantId,
     userId,
-    ...window,
+    from: query.from,
+    to: query.to,
     after,
     limit: query.limit === undefined ? ENTRY_LIST_DEFAULT_LIMIT : Number(query.limit),
   });
