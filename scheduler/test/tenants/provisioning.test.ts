@@ -171,16 +171,20 @@ describe('Provisioner', () => {
 });
 
 describe('Provisioner and deactivated users', () => {
+  /** Sets the user's flag in the database, behind the provisioner's back. */
+  const setActive = (identity: Identity, active: boolean) =>
+    database.owner
+      .updateTable('users')
+      .set({ active })
+      .where('tenant_id', '=', identity.tenantId)
+      .where('id', '=', identity.userId)
+      .execute();
+
   it('answers whether the user is active, from its memo until told to forget them', async () => {
     const provisioner = new Provisioner({ db: hooks.db });
     const identity = identityIn(uniqueName('p'), 'dee');
     expect(await provisioner.ensure(identity)).toBe(true);
-    await database.owner
-      .updateTable('users')
-      .set({ active: false })
-      .where('tenant_id', '=', identity.tenantId)
-      .where('id', '=', identity.userId)
-      .execute();
+    await setActive(identity, false);
     // Remembered: no query, the old answer (another process's change shows within the TTL).
     expect(await statementsOf(async () => expect(await provisioner.ensure(identity)).toBe(true))).toEqual([]);
     provisioner.forget(identity.tenantId, identity.userId);
@@ -205,12 +209,7 @@ describe('Provisioner and deactivated users', () => {
     read: 'insert' | 'select',
   ) {
     hooks.afterNext(on(read, 'users'), async () => {
-      await database.owner
-        .updateTable('users')
-        .set({ active })
-        .where('tenant_id', '=', identity.tenantId)
-        .where('id', '=', identity.userId)
-        .execute();
+      await setActive(identity, active);
       provisioner.forget(identity.tenantId, identity.userId);
     });
   }
@@ -231,12 +230,7 @@ describe('Provisioner and deactivated users', () => {
     const provisioner = new Provisioner({ db: hooks.db });
     const identity = identityIn(uniqueName('p'), 'returner', { name: 'Old' });
     expect(await provisioner.ensure(identity)).toBe(true);
-    await database.owner
-      .updateTable('users')
-      .set({ active: false })
-      .where('tenant_id', '=', identity.tenantId)
-      .where('id', '=', identity.userId)
-      .execute();
+    await setActive(identity, false);
     provisioner.forget(identity.tenantId, identity.userId);
     // Nothing to write, so the sign-in reads the flag (false) just before the reactivation.
     changeStandingMidSignIn(provisioner, identity, true, 'select');
