@@ -27,6 +27,7 @@ export const errorCatalogue = {
   ALREADY_ASSIGNED: { status: 409, summary: 'The user already holds a slot in this shift.' },
   NOT_QUALIFIED: { status: 409, summary: 'The user does not hold the role the slot needs.' },
   OVERLAPPING_ASSIGNMENT: { status: 409, summary: 'The user is assigned to an overlapping shift.' },
+  UNAVAILABLE: { status: 409, summary: 'The user has approved time off that overlaps the shift.' },
   INVALID_STATE: { status: 409, summary: 'The record is not in a state that allows this operation.' },
   DUPLICATE: { status: 409, summary: 'A record with this unique value already exists.' },
   INSUFFICIENT_BALANCE: { status: 409, summary: 'The payout exceeds the overtime balance.' },

@@ -26,6 +26,8 @@ export interface TenantSettingsTable {
   notify_on_assignment: Generated<boolean>;
   locale: Generated<string>;
   remind_minutes_before_shift: ColumnType<number | null, number | null | undefined, number | null>;
+  offers_need_approval: Generated<boolean>;
+  time_off_needs_approval: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -9,6 +9,8 @@ const settingsColumns = [
   'notify_on_assignment',
   'locale',
   'remind_minutes_before_shift',
+  'offers_need_approval',
+  'time_off_needs_approval',
   'created_at',
   'updated_at',
 ] as const;
@@ -68,6 +70,8 @@ export function updateSettings(
     notify_on_assignment: boolean;
     locale: string;
     remind_minutes_before_shift: number | null;
+    offers_need_approval: boolean;
+    time_off_needs_approval: boolean;
   },
 ) {
   return db

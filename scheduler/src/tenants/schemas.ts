@@ -18,6 +18,14 @@ export const TenantSettings = Type.Object(
       description:
         'When set, the people on a shift are reminded this many minutes before it starts; null: no reminders',
     }),
+    offers_need_approval: Type.Boolean({
+      description:
+        'When true, a colleague taking an offered shift marks the offer accepted and an admin approves the move; when false, the seat moves at once',
+    }),
+    time_off_needs_approval: Type.Boolean({
+      description:
+        'When true, time off is requested and an admin approves it; when false, it is approved as it is entered',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -33,6 +41,8 @@ export const exampleSettings: TenantSettings = {
   notify_on_assignment: false,
   locale: 'de-DE',
   remind_minutes_before_shift: 720,
+  offers_need_approval: false,
+  time_off_needs_approval: true,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -77,6 +87,15 @@ export const ReplaceTenantSettings = Type.Object(
         description:
           'Remind the people on a shift this many minutes before it starts (15 to 10080, a week); omitted or null: no reminders',
       }),
+    ),
+    offers_need_approval: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'An admin approves each taken offer before the seat moves; omitted: false',
+      }),
+    ),
+    time_off_needs_approval: Type.Optional(
+      Type.Boolean({ default: true, description: 'An admin approves each time off request; omitted: true' }),
     ),
     id: ignored(),
     tenant_id: ignored(),

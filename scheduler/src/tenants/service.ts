@@ -42,6 +42,8 @@ export async function replaceSettings(
     notify_on_assignment: input.notify_on_assignment ?? false,
     locale,
     remind_minutes_before_shift: input.remind_minutes_before_shift ?? null,
+    offers_need_approval: input.offers_need_approval ?? false,
+    time_off_needs_approval: input.time_off_needs_approval ?? true,
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);

@@ -19,6 +19,8 @@ describe('GET /api/v1/tenant/settings', () => {
       notify_on_assignment: false,
       locale: 'en-GB',
       remind_minutes_before_shift: null,
+      offers_need_approval: false,
+      time_off_needs_approval: true,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
@@ -67,6 +69,22 @@ describe('PATCH /api/v1/tenant/settings', () => {
     expect(response.json()).toMatchObject({ locale: 'de-CH', remind_minutes_before_shift: 720 });
     const reset = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
     expect(reset.json()).toMatchObject({ locale: 'en-GB', remind_minutes_before_shift: null });
+  });
+
+  it('keeps both approval settings and resets them to their defaults when omitted', async () => {
+    const response = await t.admin.request('PATCH', url, {
+      time_tracking_enabled: false,
+      offers_need_approval: true,
+      time_off_needs_approval: false,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ offers_need_approval: true, time_off_needs_approval: false });
+    expect((await t.admin.request('GET', url)).json()).toMatchObject({
+      offers_need_approval: true,
+      time_off_needs_approval: false,
+    });
+    const reset = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
+    expect(reset.json()).toMatchObject({ offers_need_approval: false, time_off_needs_approval: true });
   });
 
   it('resets an omitted time zone to UTC and notifications to off (full replace, not merge)', async () => {
