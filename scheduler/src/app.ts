@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import { assignmentsRoutes } from './assignments/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
@@ -191,5 +192,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await pushRoutes(app, deps);
   await calendarRoutes(app, deps);
   await jobsRoutes(app, deps);
+  await auditRoutes(app, deps);
   return app;
 }

@@ -1,3 +1,4 @@
+import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -44,6 +45,7 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
   const { taken, ...request } = seat;
   try {
     const outcome = await inTransaction(deps, async (tx) => {
+      await nameAuditAction(tx, claim ? 'assignment.claimed' : 'assignment.assigned');
       const outcome = await takeSeat(tx.db, {
         tenantId: caller.tenantId,
         id: newId(),
@@ -170,6 +172,8 @@ export async function unassign(
   }
   try {
     await inTransaction(deps, async (tx) => {
+      const own = assignment.user_id === caller.userId;
+      await nameAuditAction(tx, own ? 'assignment.withdrawn' : 'assignment.unassigned');
       if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId))) throw notFound('assignment');
       await notifyAssignmentChange(tx, caller, shiftId, async (style) => ({
         userIds: [assignment.user_id],

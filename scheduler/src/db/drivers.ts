@@ -10,7 +10,7 @@ import {
   type QueryCompiler,
   type TransactionSettings,
 } from 'kysely';
-import { currentTenant } from './tenant-scope.ts';
+import { currentActor, currentTenant } from './tenant-scope.ts';
 
 /**
  * Kysely drivers layered over the one real driver (a pg pool, or PGlite's single
@@ -126,24 +126,32 @@ export class SessionDriver extends DelegatingDriver {
 }
 
 /**
- * Tells a connection the tenant of the running scope (tenant-scope.ts) before it is used:
- * `app.tenant_id`, read by the row-level security policies; the empty string outside any
- * scope, which they match with nothing. The value is set for the session and only ever by
- * this function, so a connection that was last told the same tenant needs no round trip;
- * every other loan overwrites it before the borrower's first statement, whatever the
- * connection served before. It is set outside any transaction (a loan starts before
- * BEGIN), so no rollback can undo it behind the record kept here.
+ * Tells a connection the tenant and the actor of the running scope (tenant-scope.ts)
+ * before it is used: `app.tenant_id`, read by the row-level security policies, and
+ * `app.actor_id`, the user the audit log records (migration 0015); the empty string for
+ * either outside any scope or without a user, which the policies match with nothing and
+ * the audit log reads as the system. Both go in one round trip. The values are set for the
+ * session and only ever by this function, so a connection that was last told the same
+ * pair needs no round trip; every other loan overwrites them before the borrower's first
+ * statement, whatever the connection served before. They are set outside any transaction
+ * (a loan starts before BEGIN), so no rollback can undo them behind the record kept here.
  */
 export function tenantSession(): Prepare {
   const told = new WeakMap<DatabaseConnection, string>();
   return async (connection) => {
     const tenant = currentTenant() ?? '';
-    if (told.get(connection) === tenant) return;
+    const actor = currentActor() ?? '';
+    // Neither holds a space: a uuid or nothing.
+    const pair = `${tenant} ${actor}`;
+    if (told.get(connection) === pair) return;
     told.delete(connection);
     await connection.executeQuery(
-      CompiledQuery.raw("SELECT set_config('app.tenant_id', $1, false)", [tenant]),
+      CompiledQuery.raw(
+        "SELECT set_config('app.tenant_id', $1, false), set_config('app.actor_id', $2, false)",
+        [tenant, actor],
+      ),
     );
-    told.set(connection, tenant);
+    told.set(connection, pair);
   };
 }
 

@@ -272,6 +272,24 @@ export interface FormSubmitHitsTable {
   at: Timestamp;
 }
 
+export interface AuditLogTable {
+  tenant_id: string;
+  seq: ColumnType<number, never, never>;
+  id: string;
+  actor_user_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  at: CreatedAt;
+  changes: Json<AuditChanges>;
+}
+
+/** What an audit row records of its target: the fields before and after the change. */
+export interface AuditChanges {
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+}
+
 export type JobKind = JobsTable['kind'];
 export type JobStatus = 'pending' | 'done' | 'dead';
 
@@ -299,4 +317,5 @@ export interface Database {
   jobs: JobsTable;
   shift_reminders: ShiftRemindersTable;
   form_submit_hits: FormSubmitHitsTable;
+  audit_log: AuditLogTable;
 }

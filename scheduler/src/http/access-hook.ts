@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { KeySourceUnavailable, TokenRejected } from '../auth/errors.ts';
 import { type ClaimNames, type Identity, identityFromClaims } from '../auth/identity.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
-import { asTenant } from '../db/tenant-scope.ts';
+import { asCaller } from '../db/tenant-scope.ts';
 import { AppError, deactivated, forbidden, invalidToken, missingToken, notFound } from '../errors.ts';
 import type { App, FeatureGate, RouteAccess } from './types.ts';
 
@@ -100,9 +100,10 @@ export function registerAccessHook(app: App, access: AccessDeps): void {
 
   // The handler and everything it starts act for the caller's tenant: every connection it
   // borrows is told so, and the database's row-level security holds it to that tenant's
-  // rows (src/db/tenant-scope.ts). Called back inside the scope, so the handler runs in it.
+  // rows (src/db/tenant-scope.ts); the audit log records the caller as the actor. Called
+  // back inside the scope, so the handler runs in it.
   app.addHook('preHandler', (request, _reply, done) => {
-    if (request.identity) asTenant(request.identity.tenantId, done);
+    if (request.identity) asCaller(request.identity.tenantId, request.identity.userId, done);
     else done();
   });
 }

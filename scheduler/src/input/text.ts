@@ -26,6 +26,9 @@ export const fileNamePattern = `^[^/\\\\${forbidden}]+$`;
  */
 export const listLimitPattern = '^([1-9][0-9]?|[1-4][0-9]{2}|500)$';
 
+/** The audit log's `limit`: 1 to 200 (its rows carry whole records, so pages stay smaller). */
+export const auditLimitPattern = '^([1-9][0-9]?|1[0-9]{2}|200)$';
+
 const oneLine = new RegExp(oneLinePattern, 'u');
 const multiLine = new RegExp(multiLinePattern, 'u');
 
@@ -35,6 +38,7 @@ export const patternMeanings: Record<string, string> = {
   [multiLinePattern]: 'must not contain control characters other than line breaks and tabs',
   [fileNamePattern]: 'must be a file name: one line, without / or \\ or control characters',
   [listLimitPattern]: 'must be a whole number from 1 to 500',
+  [auditLimitPattern]: 'must be a whole number from 1 to 200',
 };
 
 export const isOneLine = (text: string) => oneLine.test(text);

@@ -1,3 +1,4 @@
+import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -236,6 +237,7 @@ export async function changeShift(
  * whichever route published it.
  */
 async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelection): Promise<number> {
+  await nameAuditAction(tx, 'shift.published');
   return publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
 }
 

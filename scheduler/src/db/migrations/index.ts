@@ -13,6 +13,7 @@ import * as timeWindowIndexes from './0011_time_window_indexes.ts';
 import * as timeEntryIndexes from './0012_time_entry_indexes.ts';
 import * as lengthChecks from './0013_length_checks.ts';
 import * as approvalSettings from './0014_approval_settings.ts';
+import * as auditLog from './0015_audit_log.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_time_entry_indexes': timeEntryIndexes,
   '0013_length_checks': lengthChecks,
   '0014_approval_settings': approvalSettings,
+  '0015_audit_log': auditLog,
 };
