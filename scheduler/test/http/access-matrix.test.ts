@@ -103,6 +103,7 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/time-tracking/ledger',
       'GET /api/v1/time-tracking/export.csv',
       'GET /api/v1/time-tracking/balances.csv',
+      'GET /api/v1/audit-log',
     ]) {
       expect(listed).toContain(expected);
     }

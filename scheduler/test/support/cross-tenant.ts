@@ -180,6 +180,8 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
         `/api/v1/time-tracking/entries/${timeEntry.id}`,
         `/api/v1/forms/${form.id}`,
         `/api/v1/forms/${form.id}/submissions`,
+        // Any change another tenant made would have left an entry here.
+        '/api/v1/audit-log?limit=200',
       ].map(async (url) => (await t.admin.request('GET', url)).json()),
     );
   const before = await snapshot();
@@ -203,6 +205,13 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     expect(response.json().error.message, `${method} ${url}`).toMatch(new RegExp(`^${message}`));
   }
   expect(await snapshot()).toEqual(before);
+  // Another tenant's audit log names none of these records, even when asked for one.
+  for (const id of [world.shift, world.assignment, world.user]) {
+    const audit = await t.otherAdmin.request('GET', `/api/v1/audit-log?target_id=${id}`);
+    expect(audit.json(), id).toEqual([]);
+  }
+  const byWorker = await t.otherAdmin.request('GET', `/api/v1/audit-log?actor_id=${world.user}`);
+  expect(byWorker.json()).toEqual([]);
   // The worker's notification is still unread and the subscription still theirs.
   expect((await worker.request('GET', '/api/v1/notifications')).json()[0]).toMatchObject({
     id: notification,
