@@ -78,7 +78,9 @@ describe('the audit log for the application’s role', () => {
           await sql`INSERT INTO roles (tenant_id, id, name) VALUES (${t.admin.tenantId}, ${roleId}, 'Gone')`.execute(
             trx,
           );
-          const inside = await sql<Row>`SELECT action FROM audit_log WHERE target_id = ${roleId}`.execute(trx);
+          const inside = await sql<Row>`SELECT action FROM audit_log WHERE target_id = ${roleId}`.execute(
+            trx,
+          );
           throw Object.assign(new Error('roll back'), { inside: inside.rows });
         })
         .catch((error: { inside?: unknown }) => error.inside);
@@ -108,7 +110,10 @@ describe('the audit log for the application’s role', () => {
       ['role.updated', t.admin.userId],
       ['role.deleted', null],
     ]);
-    expect(rows.rows[1]?.changes).toEqual({ before: { description: null }, after: { description: 'Renamed' } });
+    expect(rows.rows[1]?.changes).toEqual({
+      before: { description: null },
+      after: { description: 'Renamed' },
+    });
   });
 
   it('records a table attached with one statement, never its secrets, skipping ignored columns', async () => {
