@@ -134,6 +134,22 @@ describe('GET /api/v1/audit-log', () => {
     expect(await auditLog(t.admin, '?limit=200')).toEqual(before);
   });
 
+  it('records exactly the claims that won when many race for a slot', async () => {
+    const shift = await claimableShift(2);
+    const racers = await Promise.all(
+      [2, 3, 4, 5, 6, 7].map((n) => t.ctx.caller('employee', tenantOf(t.admin), `racer-${n}`)),
+    );
+    for (const racer of racers) {
+      expect((await racer.request('GET', '/api/v1/roles')).statusCode).toBe(200);
+      await qualify(t.admin, racer, shift.roleId);
+    }
+    const answers = await Promise.all(racers.map((racer) => claim(racer, shift.id, shift.slotId)));
+    const winners = racers.filter((_racer, i) => answers[i]?.statusCode === 201).map((r) => r.userId);
+    expect(winners).toHaveLength(2);
+    const claims = (await auditLog(t.admin, '?limit=200')).filter((e) => e.action === 'assignment.claimed');
+    expect(claims.map((e) => e.actor_user_id).sort()).toEqual([...winners].sort());
+  });
+
   it('filters by actor, record and time, newest first', async () => {
     const shift = await claimableShift();
     const seat = (await claim(t.employee, shift.id, shift.slotId)).json() as { id: string };
