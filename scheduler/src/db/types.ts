@@ -290,6 +290,19 @@ export interface AuditChanges {
   after: Record<string, unknown>;
 }
 
+export interface TimeOffTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  reason: string | null;
+  status: 'requested' | 'approved' | 'rejected';
+  decided_by: string | null;
+  decided_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
 export type JobKind = JobsTable['kind'];
 export type JobStatus = 'pending' | 'done' | 'dead';
 
@@ -318,4 +331,5 @@ export interface Database {
   shift_reminders: ShiftRemindersTable;
   form_submit_hits: FormSubmitHitsTable;
   audit_log: AuditLogTable;
+  time_off: TimeOffTable;
 }

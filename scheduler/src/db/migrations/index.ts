@@ -14,6 +14,7 @@ import * as timeEntryIndexes from './0012_time_entry_indexes.ts';
 import * as lengthChecks from './0013_length_checks.ts';
 import * as approvalSettings from './0014_approval_settings.ts';
 import * as auditLog from './0015_audit_log.ts';
+import * as timeOff from './0016_time_off.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_length_checks': lengthChecks,
   '0014_approval_settings': approvalSettings,
   '0015_audit_log': auditLog,
+  '0016_time_off': timeOff,
 };
