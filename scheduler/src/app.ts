@@ -39,6 +39,7 @@ import { shiftsRoutes } from './shifts/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 import { featureEnabled } from './tenants/service.ts';
+import { timeOffRoutes } from './time-off/routes.ts';
 import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
   await timeTrackingRoutes(app, deps);
+  await timeOffRoutes(app, deps);
   await formsRoutes(app, deps);
   await notificationsRoutes(app, deps);
   await pushRoutes(app, deps);

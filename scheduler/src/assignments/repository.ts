@@ -115,10 +115,14 @@ function seatRefusal(error: unknown): AppError | undefined {
   }
   // Deactivated after the request was let in (migration 0010's trigger).
   if (isCheckViolation(error, 'shift_assignments_user_active')) return userDeactivated();
+  // Approved time off of the user overlaps the shift (migration 0016's trigger).
+  if (isCheckViolation(error, 'shift_assignments_time_off')) return userUnavailable();
   return undefined;
 }
 
 export const userDeactivated = () => new AppError('INVALID_STATE', 'the user is deactivated');
+/** The user is away then: the answer wherever a seat meets approved time off. */
+export const userUnavailable = () => new AppError('UNAVAILABLE', 'the user has approved time off then');
 
 export async function holdsRole(db: Db, tenantId: string, userId: string, roleId: string): Promise<boolean> {
   const row = await db

@@ -32,6 +32,7 @@ const seatCodes: ErrorCode[] = [
   'ALREADY_ASSIGNED',
   'NOT_QUALIFIED',
   'OVERLAPPING_ASSIGNMENT',
+  'UNAVAILABLE',
   'INVALID_STATE',
 ];
 const seatMessages = {
@@ -40,6 +41,7 @@ const seatMessages = {
   ALREADY_ASSIGNED: 'the user already holds a seat in this shift',
   NOT_QUALIFIED: 'the user does not hold the role this slot needs',
   OVERLAPPING_ASSIGNMENT: 'the user is assigned to an overlapping shift',
+  UNAVAILABLE: 'the user has approved time off then',
   INVALID_STATE: 'shift has ended',
 };
 
@@ -53,7 +55,7 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'claimSlot',
         summary: 'Take a seat in a slot yourself',
         description:
-          'The caller takes a seat when the shift is published, its event is published and it has not ended; the caller holds the slot role; the slot has a free seat; the caller holds no seat in this shift and no assignment overlapping it. Each refusal has its own 409 code. Capacity holds under any number of concurrent claims.',
+          'The caller takes a seat when the shift is published, its event is published and it has not ended; the caller holds the slot role; the slot has a free seat; the caller holds no seat in this shift and no assignment overlapping it, and has no approved time off overlapping it (409 UNAVAILABLE). Each refusal has its own 409 code. Capacity holds under any number of concurrent claims.',
         security: bearerSecurity,
         params: SlotParams,
         response: {
@@ -84,7 +86,7 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'assignSlot',
         summary: 'Place an admin or employee on a slot',
         description:
-          'Admins only. The rules of a claim hold (role, capacity, one seat per shift, no overlap), except that draft and ended shifts may be staffed too (planning ahead, recording who stood in).',
+          'Admins only. The rules of a claim hold (role, capacity, one seat per shift, no overlap, no approved time off of the user then), except that draft and ended shifts may be staffed too (planning ahead, recording who stood in).',
         security: bearerSecurity,
         params: SlotParams,
         body: AssignRequest,

@@ -107,6 +107,7 @@ export async function registerOpenApi(app: App): Promise<void> {
         { name: 'roles', description: 'Job roles that qualifications grant and shift slots require' },
         { name: 'locations', description: 'Places where events and shifts happen' },
         { name: 'users', description: 'Admins and employees, and their qualifications' },
+        { name: 'time off', description: 'Time staff are away: requests, decisions, and what they block' },
       ],
       components: {
         securitySchemes: {

@@ -91,6 +91,16 @@ export async function timeTrackingEnabled(db: Db, tenantId: string): Promise<boo
   return row?.time_tracking_enabled === true;
 }
 
+/** Whether the tenant's time off waits for an admin's approval (on for a tenant without settings). */
+export async function timeOffNeedsApproval(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('time_off_needs_approval')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.time_off_needs_approval !== false;
+}
+
 /**
  * What notifications need of the settings: whether assignment changes notify people
  * (off by default), and the time zone and language their texts show times in.

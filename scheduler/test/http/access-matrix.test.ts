@@ -104,6 +104,11 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/time-tracking/export.csv',
       'GET /api/v1/time-tracking/balances.csv',
       'GET /api/v1/audit-log',
+      'POST /api/v1/me/time-off',
+      'GET /api/v1/time-off',
+      'POST /api/v1/time-off/:id/approve',
+      'POST /api/v1/time-off/:id/reject',
+      'DELETE /api/v1/time-off/:id',
     ]) {
       expect(listed).toContain(expected);
     }

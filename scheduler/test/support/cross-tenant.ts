@@ -67,6 +67,7 @@ export interface World {
   notification: string;
   pushSubscription: string;
   timeEntry: string;
+  timeOff: string;
 }
 
 function idFor(route: string, param: string, world: World): string {
@@ -81,6 +82,7 @@ function idFor(route: string, param: string, world: World): string {
     notifications: world.notification,
     'push-subscriptions': world.pushSubscription,
     'time-tracking': world.timeEntry,
+    'time-off': world.timeOff,
   };
   const byName: Record<string, string> = {
     event_id: world.event,
@@ -141,6 +143,13 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     started_at: '2030-01-01T10:00:00Z',
     ended_at: '2030-01-01T12:00:00Z',
   });
+  // Requested: it blocks nothing, and another tenant must neither decide nor remove it.
+  const timeOff = (
+    await created(worker, '/api/v1/me/time-off', {
+      starts_at: '2030-08-01T00:00:00Z',
+      ends_at: '2030-08-02T00:00:00Z',
+    })
+  ).id;
   const form = await created(t.admin, '/api/v1/forms', {
     title: 'Catering',
     fields: [{ name: 'contact', label: 'Name', type: 'text', required: true }],
@@ -162,6 +171,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     notification,
     pushSubscription,
     timeEntry: timeEntry.id,
+    timeOff,
   };
   const snapshot = async () =>
     Promise.all(
@@ -182,6 +192,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
         `/api/v1/forms/${form.id}/submissions`,
         // Any change another tenant made would have left an entry here.
         '/api/v1/audit-log?limit=200',
+        `/api/v1/time-off?user_id=${worker.userId}`,
       ].map(async (url) => (await t.admin.request('GET', url)).json()),
     );
   const before = await snapshot();

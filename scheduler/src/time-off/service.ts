@@ -1,0 +1,195 @@
+import type { Identity } from '../auth/identity.ts';
+import { isCheckViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { newId, queryId } from '../ids.ts';
+import { optionalText } from '../input/text.ts';
+import { inTransaction } from '../jobs/transaction.ts';
+import { timeOffNeedsApproval } from '../tenants/repository.ts';
+import { checkFilterWindow, checkWindow, lastsLonger } from '../time/window.ts';
+import { findStaff } from '../users/repository.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
+import {
+  decideTimeOff,
+  deleteTimeOff,
+  findTimeOff,
+  findTimeOffCursor,
+  insertTimeOff,
+  listOverlappingAssignments,
+  listTimeOff,
+} from './repository.ts';
+import {
+  MAX_TIME_OFF_DAYS,
+  TIME_OFF_LIST_DEFAULT_LIMIT,
+  type TimeOff,
+  type TimeOffListQuery,
+  type TimeOffRequest,
+} from './schemas.ts';
+
+/** How many overlapping assignments a refusal names; the rest are counted. */
+export const NAMED_OVERLAPS = 10;
+
+const seesEveryone = (caller: Identity) => caller.role === 'admin';
+
+/** Whose time off the caller may read: anyone's for admins (undefined), their own otherwise. */
+const readableOwner = (caller: Identity) => (seesEveryone(caller) ? undefined : caller.userId);
+
+/** A time off changed: the webhook event carries the record as the API shows it. */
+const changed = (tx: Deps, caller: Identity, data: TimeOff & { deleted?: true }) =>
+  queueWebhookEvent(tx, caller.tenantId, { type: 'time_off.updated', data });
+
+/**
+ * The refusal of an approval that would overlap assignments: 409 naming them (the first
+ * NAMED_OVERLAPS, earliest first, with their shifts), read after the database refused it.
+ */
+async function overlapRefusal(
+  deps: Deps,
+  caller: Identity,
+  span: { userId: string; startsAt: string; endsAt: string },
+): Promise<AppError> {
+  const found = await listOverlappingAssignments(
+    deps.db,
+    { tenantId: caller.tenantId, ...span },
+    NAMED_OVERLAPS + 1,
+  );
+  const named = found
+    .slice(0, NAMED_OVERLAPS)
+    .map((a) => `${a.id} (shift "${a.shift_name}", ${a.shift_id})`)
+    .join(', ');
+  const more = found.length > NAMED_OVERLAPS ? ' and more' : '';
+  // Removed meanwhile: the database still saw it; a retry may pass.
+  const what = named === '' ? 'an assignment removed meanwhile; try again' : `${named}${more}`;
+  return new AppError('OVERLAPPING_ASSIGNMENT', `the time off overlaps assignments of the user: ${what}`);
+}
+
+/** Runs an approving write; the database's refusal of an overlap becomes the 409 naming them. */
+async function approving<T>(
+  deps: Deps,
+  caller: Identity,
+  span: { userId: string; startsAt: string; endsAt: string },
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isCheckViolation(error, 'time_off_overlaps_assignments')) {
+      throw await overlapRefusal(deps, caller, span);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The caller's own time off: requested, or approved as entered when the tenant's
+ * `time_off_needs_approval` is off (then it must not overlap the caller's assignments).
+ */
+export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOffRequest): Promise<TimeOff> {
+  checkWindow(input.starts_at, input.ends_at);
+  if (lastsLonger(input.starts_at, input.ends_at, MAX_TIME_OFF_DAYS * 24 * 60)) {
+    throw validationFailed('ends_at', `time off lasts at most ${MAX_TIME_OFF_DAYS} days`);
+  }
+  const status = (await timeOffNeedsApproval(deps.db, caller.tenantId)) ? 'requested' : 'approved';
+  const span = { userId: caller.userId, startsAt: input.starts_at, endsAt: input.ends_at };
+  return approving(deps, caller, span, () =>
+    inTransaction(deps, async (tx) => {
+      const record = await insertTimeOff(tx.db, {
+        tenant_id: caller.tenantId,
+        id: newId(),
+        user_id: caller.userId,
+        starts_at: input.starts_at,
+        ends_at: input.ends_at,
+        reason: optionalText(input.reason),
+        status,
+      });
+      await changed(tx, caller, record);
+      return record;
+    }),
+  );
+}
+
+/**
+ * Time off overlapping [from, to), by start, a page at a time. Admins read the whole
+ * tenant or one admin or employee (404 for anyone else); employees read their own, and
+ * naming another user is 403.
+ */
+export async function getTimeOff(deps: Deps, caller: Identity, query: TimeOffListQuery): Promise<TimeOff[]> {
+  const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
+  if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
+  checkFilterWindow(query.from, query.to);
+  const afterId = query.after === undefined ? undefined : queryId('after', query.after);
+  if (seesEveryone(caller) && named !== undefined && !(await findStaff(deps.db, caller.tenantId, named))) {
+    throw notFound('user');
+  }
+  // The cursor must be a time off the caller may read; another's is as unknown as none.
+  const after =
+    afterId === undefined
+      ? undefined
+      : await findTimeOffCursor(deps.db, caller.tenantId, afterId, readableOwner(caller));
+  if (afterId !== undefined && after === undefined) throw validationFailed('after', 'no such time off');
+  return listTimeOff(deps.db, {
+    tenantId: caller.tenantId,
+    userId: seesEveryone(caller) ? named : caller.userId,
+    status: query.status,
+    from: query.from,
+    to: query.to,
+    after,
+    limit: query.limit === undefined ? TIME_OFF_LIST_DEFAULT_LIMIT : Number(query.limit),
+  });
+}
+
+/**
+ * Approves or rejects a requested time off (admins). Anything but a request is 409
+ * INVALID_STATE; an approval overlapping the user's assignments is 409 naming them, and
+ * changes nothing.
+ */
+export async function decide(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  status: 'approved' | 'rejected',
+): Promise<TimeOff> {
+  const current = await findTimeOff(deps.db, caller.tenantId, id);
+  if (!current) throw notFound('time off');
+  const span = { userId: current.user_id, startsAt: current.starts_at, endsAt: current.ends_at };
+  const decided = await approving(deps, caller, span, () =>
+    inTransaction(deps, async (tx) => {
+      const record = await decideTimeOff(tx.db, {
+        tenantId: caller.tenantId,
+        id,
+        status,
+        decidedBy: caller.userId,
+      });
+      if (record) await changed(tx, caller, record);
+      return record;
+    }),
+  );
+  if (decided) return decided;
+  const now = await findTimeOff(deps.db, caller.tenantId, id);
+  if (!now) throw notFound('time off');
+  throw new AppError('INVALID_STATE', `the time off is ${now.status}; only a requested one can be decided`);
+}
+
+/**
+ * Removes a time off: admins any of the tenant, an employee their own while it is
+ * requested (a decided one is 409; another's is 404). The webhook event carries the
+ * record as it was, with `deleted: true`.
+ */
+export async function removeTimeOff(deps: Deps, caller: Identity, id: string): Promise<void> {
+  const current = await findTimeOff(deps.db, caller.tenantId, id, readableOwner(caller));
+  if (!current) throw notFound('time off');
+  const onlyRequested = !seesEveryone(caller);
+  if (onlyRequested && current.status !== 'requested') throw decidedAlready(current.status);
+  const removed = await inTransaction(deps, async (tx) => {
+    const record = await deleteTimeOff(tx.db, caller.tenantId, id, onlyRequested);
+    if (record) await changed(tx, caller, { ...record, deleted: true });
+    return record;
+  });
+  if (removed) return;
+  // Decided or removed between the read and the delete.
+  const now = await findTimeOff(deps.db, caller.tenantId, id);
+  if (!now) throw notFound('time off');
+  throw decidedAlready(now.status);
+}
+
+const decidedAlready = (status: string) =>
+  new AppError('INVALID_STATE', `the time off is ${status}; ask an admin to remove it`);

@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { useRouteTests } from '../support/context.ts';
+import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+
+/**
+ * A claim and the approval of time off over the same shift, sent at the same moment, many
+ * times over: exactly one of them wins each round, never both, never a 5xx. On
+ * PostgreSQL (TEST_DB=postgres) the two run in separate sessions and meet at the user's
+ * row lock (migration 0016); on the embedded database they take turns.
+ */
+const t = useRouteTests();
+
+const ROUNDS = 20;
+
+describe('a claim and an approval at once', () => {
+  it(`never both succeed (${ROUNDS} rounds)`, async () => {
+    const roleId = await newRole(t.admin);
+    await qualify(t.admin, t.employee, roleId);
+    const eventId = await newEvent(t.admin);
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const hh = String(round).padStart(2, '0');
+      const span = { starts_at: `2030-07-03T${hh}:00:00Z`, ends_at: `2030-07-03T${hh}:30:00Z` };
+      const shift = await newShift(t.admin, eventId, { roleId, ...span });
+      const off = await created(t.employee, '/api/v1/me/time-off', span);
+      rounds.push({ shift, off: off.id });
+    }
+    const outcomes = new Set<string>();
+    for (const { shift, off } of rounds) {
+      const [claim, approval] = await Promise.all([
+        t.employee.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {}),
+        t.admin.request('POST', `/api/v1/time-off/${off}/approve`),
+      ]);
+      if (claim.statusCode === 201) {
+        expect(approval.statusCode, approval.body).toBe(409);
+        expect(approval.json().error).toEqual({
+          code: 'OVERLAPPING_ASSIGNMENT',
+          message: `the time off overlaps assignments of the user: ${claim.json().id} (shift "Bar", ${shift.id})`,
+        });
+        outcomes.add('claim');
+      } else {
+        expect(approval.statusCode, approval.body).toBe(200);
+        expect(claim.statusCode, claim.body).toBe(409);
+        expect(claim.json().error).toEqual({
+          code: 'UNAVAILABLE',
+          message: 'the user has approved time off then',
+        });
+        outcomes.add('approval');
+      }
+    }
+    // Whatever the answers said, the database holds no approved time off over a seat.
+    const { rows } = await sql<{ clashes: number }>`
+      SELECT count(*)::int AS clashes FROM time_off o JOIN shift_assignments a
+          ON a.tenant_id = o.tenant_id AND a.user_id = o.user_id
+         AND a.starts_at < o.ends_at AND a.ends_at > o.starts_at
+       WHERE o.tenant_id = ${t.admin.tenantId}::uuid AND o.status = 'approved'`.execute(t.ctx.db.owner);
+    expect(rows[0]?.clashes).toBe(0);
+    expect(outcomes.size).toBeGreaterThan(0);
+  });
+});
