@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import type { Db } from '../../src/db/database.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -268,6 +268,37 @@ describe('the time off row', () => {
  * transaction whole, which a test cannot hold open and await at once.
  */
 describe('a claim racing an approval', runsIf(inject('testDb') === 'postgres', NEEDS_POSTGRES), () => {
+  /**
+   * Resolves once a session of this database waits on a lock, or `pending` settled. Polls
+   * on a connection of its own: the owner's pool of two holds the transaction and the
+   * second write.
+   */
+  async function untilWaiting(pending: Promise<unknown>): Promise<void> {
+    let settled = false;
+    void pending.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    const watcher = new pg.Client({ connectionString: handle.url ?? '' });
+    await watcher.connect();
+    try {
+      while (!settled) {
+        const { rows } = await watcher.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if ((rows[0]?.waiting ?? 0) > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      await watcher.end();
+    }
+  }
+
   async function holding<T>(first: (trx: Db) => Promise<unknown>, second: () => Promise<T>): Promise<T> {
     let pending: Promise<T> | undefined;
     await db.transaction().execute(async (trx) => {
@@ -275,7 +306,7 @@ describe('a claim racing an approval', runsIf(inject('testDb') === 'postgres', N
       pending = second();
       // Swallowed here, awaited below: the second must not settle unobserved.
       pending.catch(() => undefined);
-      await untilAnotherSessionWaitsOnALock(db, pending);
+      await untilWaiting(pending);
     });
     if (!pending) throw new Error('the second write never started');
     return pending;
