@@ -183,28 +183,37 @@ describe('POST /time-off/{id}/approve and /reject', () => {
     expect((await approve(t.admin, off.id)).statusCode).toBe(200);
   });
 
-  it('names at most 10 overlapping assignments, earliest first, and says there are more', async () => {
+  it('names at most 10 overlapping assignments, earliest first, and says when there are more', async () => {
     const roleId = await newRole(t.admin);
     await qualify(t.admin, t.employee, roleId);
     const eventId = await newEvent(t.admin);
-    const seats: string[] = [];
-    for (let hour = 0; hour < 11; hour += 1) {
+    const seats: { id: string; shift: string }[] = [];
+    const seatAt = async (hour: number) => {
       const hh = String(hour * 2).padStart(2, '0');
       const shift = await newShift(t.admin, eventId, {
         roleId,
         starts_at: `2030-07-04T${hh}:00:00Z`,
         ends_at: `2030-07-04T${hh}:30:00Z`,
       });
-      seats.push(
-        (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {})).id,
-      );
-    }
+      const seat = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+      seats.push({ id: seat.id, shift: shift.id });
+    };
+    for (let hour = 0; hour < 10; hour += 1) await seatAt(hour);
     const off = await ask(t.employee, { starts_at: '2030-07-04T00:00:00Z', ends_at: '2030-07-05T00:00:00Z' });
-    const response = await approve(t.admin, off.id);
-    expect(response.statusCode).toBe(409);
-    const message: string = response.json().error.message;
-    expect(message.endsWith(' and more')).toBe(true);
-    expect(seats.filter((id) => message.includes(id))).toEqual(seats.slice(0, 10));
+    const named = (list: typeof seats) => list.map((s) => `${s.id} (shift "Bar", ${s.shift})`).join(', ');
+    const ten = await approve(t.admin, off.id);
+    expect(ten.statusCode).toBe(409);
+    expect(ten.json()).toEqual(
+      error('OVERLAPPING_ASSIGNMENT', `the time off overlaps assignments of the user: ${named(seats)}`),
+    );
+    await seatAt(10);
+    const eleven = await approve(t.admin, off.id);
+    expect(eleven.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        `the time off overlaps assignments of the user: ${named(seats.slice(0, 10))} and more`,
+      ),
+    );
   });
 
   it('refuses employees (403)', async () => {
