@@ -1,3 +1,4 @@
+import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -92,6 +93,7 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
   const span = { userId: caller.userId, startsAt: input.starts_at, endsAt: input.ends_at };
   return approving(deps, caller, span, () =>
     inTransaction(deps, async (tx) => {
+      await nameAuditAction(tx, `time_off.${status}`);
       const record = await insertTimeOff(tx.db, {
         tenant_id: caller.tenantId,
         id: newId(),
@@ -153,6 +155,7 @@ export async function decide(
   const span = { userId: current.user_id, startsAt: current.starts_at, endsAt: current.ends_at };
   const decided = await approving(deps, caller, span, () =>
     inTransaction(deps, async (tx) => {
+      await nameAuditAction(tx, `time_off.${status}`);
       const record = await decideTimeOff(tx.db, {
         tenantId: caller.tenantId,
         id,

@@ -203,6 +203,33 @@ describe('GET /api/v1/audit-log', () => {
     });
   });
 
+  it('records each time off step under its decision: requested, approved, rejected, deleted', async () => {
+    const span = { starts_at: '2031-03-02T00:00:00Z', ends_at: '2031-03-04T00:00:00Z' };
+    const { id: first } = await created(t.employee, '/api/v1/me/time-off', span);
+    const { id: second } = await created(t.employee, '/api/v1/me/time-off', {
+      starts_at: '2031-04-02T00:00:00Z',
+      ends_at: '2031-04-03T00:00:00Z',
+    });
+    expect((await t.admin.request('POST', `/api/v1/time-off/${first}/approve`)).statusCode).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/time-off/${second}/reject`)).statusCode).toBe(200);
+    expect((await t.admin.request('DELETE', `/api/v1/time-off/${first}`)).statusCode).toBe(204);
+
+    const steps = (await auditLog(t.admin, `?target_id=${first}`)).reverse();
+    expect(steps.map((e) => [e.action, e.actor_user_id])).toEqual([
+      ['time_off.requested', t.employee.userId],
+      ['time_off.approved', t.admin.userId],
+      ['time_off.deleted', t.admin.userId],
+    ]);
+    expect(steps[1]?.changes).toEqual({
+      before: { status: 'requested', decided_by: null, decided_at: null },
+      after: { status: 'approved', decided_by: t.admin.userId, decided_at: expect.any(String) },
+    });
+    expect((await auditLog(t.admin, `?target_id=${second}`)).map((e) => e.action)).toEqual([
+      'time_off.rejected',
+      'time_off.requested',
+    ]);
+  });
+
   it('is for admins only', async () => {
     const response = await t.employee.request('GET', '/api/v1/audit-log');
     expect(response.statusCode).toBe(403);

@@ -106,6 +106,9 @@ const statements = [
   `CREATE POLICY tenant_wall ON time_off
      USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
   'GRANT SELECT, INSERT, UPDATE, DELETE ON time_off TO scheduler_app',
+  // Requests, decisions and removals in the audit log (migration 0015).
+  `CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON time_off FOR EACH ROW
+     EXECUTE FUNCTION audit_row('time_off')`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
