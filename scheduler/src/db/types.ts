@@ -303,6 +303,21 @@ export interface TimeOffTable {
   created_at: CreatedAt;
 }
 
+export interface OffersTable {
+  tenant_id: string;
+  id: string;
+  assignment_id: string;
+  shift_id: string;
+  from_user_id: string;
+  to_user_id: string | null;
+  status: Generated<'open' | 'accepted' | 'approved' | 'rejected' | 'cancelled'>;
+  accepted_by: string | null;
+  created_at: CreatedAt;
+  decided_at: Timestamp | null;
+  decided_by: string | null;
+  expires_at: Timestamp;
+}
+
 export type JobKind = JobsTable['kind'];
 export type JobStatus = 'pending' | 'done' | 'dead';
 
@@ -332,4 +347,5 @@ export interface Database {
   form_submit_hits: FormSubmitHitsTable;
   audit_log: AuditLogTable;
   time_off: TimeOffTable;
+  offers: OffersTable;
 }

@@ -15,6 +15,7 @@ import * as lengthChecks from './0013_length_checks.ts';
 import * as approvalSettings from './0014_approval_settings.ts';
 import * as auditLog from './0015_audit_log.ts';
 import * as timeOff from './0016_time_off.ts';
+import * as offers from './0017_offers.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_approval_settings': approvalSettings,
   '0015_audit_log': auditLog,
   '0016_time_off': timeOff,
+  '0017_offers': offers,
 };
