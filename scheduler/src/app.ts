@@ -30,6 +30,7 @@ import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/work
 import { locationsRoutes } from './locations/routes.ts';
 import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
+import { offersRoutes } from './offers/routes.ts';
 import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await documentsRoutes(app, deps);
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
+  await offersRoutes(app, deps);
   await timeTrackingRoutes(app, deps);
   await timeOffRoutes(app, deps);
   await formsRoutes(app, deps);

@@ -8,7 +8,7 @@ export const Notification = Type.Object(
     user_id: ReadOnlyId,
     type: Type.String({
       description:
-        'assignment.created, assignment.removed, shift.changed or shift.reminder (more may come; ignore unknown types)',
+        'assignment.created, assignment.removed, shift.changed, shift.reminder, offer.created, offer.accepted, offer.taken, offer.approved or offer.rejected (more may come; ignore unknown types)',
     }),
     title: Type.String(),
     body: Nullable(Type.String()),

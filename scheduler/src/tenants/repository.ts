@@ -129,3 +129,13 @@ export function vapidKeys(db: Db, tenantId: string) {
     .where('id', '=', tenantId)
     .executeTakeFirst();
 }
+
+/** Whether a colleague taking an offered shift waits for an admin's approval (off by default). */
+export async function offersNeedApproval(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('offers_need_approval')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.offers_need_approval === true;
+}

@@ -25,6 +25,7 @@ const bodies: Record<string, (world: World) => unknown> = {
   'POST /api/v1/shifts/:id/slots': (world) => ({ role_id: world.theirRole, capacity: 1 }),
   'PATCH /api/v1/shifts/:id/slots/:slot_id': () => ({ capacity: 9 }),
   'POST /api/v1/shifts/:shift_id/slots/:slot_id/assign': (world) => ({ user_id: world.theirUser }),
+  'POST /api/v1/assignments/:id/offer': () => ({}),
   'PATCH /api/v1/forms/:id': () => ({ title: 'Taken over' }),
   'PATCH /api/v1/users/:id': () => ({ active: false, name: 'Taken over' }),
   'POST /api/v1/forms/:form_id/submissions/:sub_id/convert': () => ({
@@ -68,6 +69,8 @@ export interface World {
   pushSubscription: string;
   timeEntry: string;
   timeOff: string;
+  /** An open offer of a seat of the worker's (one without recorded time). */
+  offer: string;
 }
 
 function idFor(route: string, param: string, world: World): string {
@@ -83,6 +86,8 @@ function idFor(route: string, param: string, world: World): string {
     'push-subscriptions': world.pushSubscription,
     'time-tracking': world.timeEntry,
     'time-off': world.timeOff,
+    assignments: world.assignment,
+    offers: world.offer,
   };
   const byName: Record<string, string> = {
     event_id: world.event,
@@ -150,6 +155,15 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
       ends_at: '2030-08-02T00:00:00Z',
     })
   ).id;
+  const offeredShift = await newShift(t.admin, event, {
+    roleId: role,
+    starts_at: '2030-07-04T10:00:00Z',
+    ends_at: '2030-07-04T14:00:00Z',
+  });
+  const offeredSeat = (
+    await created(worker, `/api/v1/shifts/${offeredShift.id}/slots/${offeredShift.slots[0]}/claim`, {})
+  ).id;
+  const offer = (await created(worker, `/api/v1/assignments/${offeredSeat}/offer`, {})).id;
   const form = await created(t.admin, '/api/v1/forms', {
     title: 'Catering',
     fields: [{ name: 'contact', label: 'Name', type: 'text', required: true }],
@@ -172,6 +186,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     pushSubscription,
     timeEntry: timeEntry.id,
     timeOff,
+    offer,
   };
   const snapshot = async () =>
     Promise.all(
@@ -193,6 +208,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
         // Any change another tenant made would have left an entry here.
         '/api/v1/audit-log?limit=200',
         `/api/v1/time-off?user_id=${worker.userId}`,
+        '/api/v1/offers',
       ].map(async (url) => (await t.admin.request('GET', url)).json()),
     );
   const before = await snapshot();

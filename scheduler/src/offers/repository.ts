@@ -1,0 +1,244 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Offer, OfferStatus } from './schemas.ts';
+
+/** An offer's status as the API shows it: a live offer whose shift has started reads as expired. */
+function statusAt(now: Date) {
+  return sql<OfferStatus>`CASE WHEN o.status IN ('open', 'accepted') AND o.expires_at <= ${now.toISOString()}::timestamptz
+    THEN 'expired' ELSE o.status END`;
+}
+
+function offerColumns(now: Date) {
+  return [
+    'o.id',
+    'o.assignment_id',
+    'o.shift_id',
+    'o.from_user_id',
+    'o.to_user_id',
+    statusAt(now).as('status'),
+    'o.accepted_by',
+    'o.created_at',
+    'o.expires_at',
+    'o.decided_at',
+    'o.decided_by',
+  ] as const;
+}
+
+/** The seat an offer would give away: its holder, its shift's start, and whether time was recorded on it. */
+export function findSeat(db: Db, tenantId: string, assignmentId: string) {
+  return db
+    .selectFrom('shift_assignments as a')
+    .select([
+      'a.id',
+      'a.shift_id',
+      'a.user_id',
+      'a.starts_at',
+      sql<boolean>`EXISTS (SELECT 1 FROM time_entries t
+                            WHERE t.tenant_id = a.tenant_id AND t.shift_assignment_id = a.id)`.as(
+        'timeRecorded',
+      ),
+    ])
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.id', '=', assignmentId)
+    .executeTakeFirst();
+}
+
+export interface NewOffer {
+  tenantId: string;
+  id: string;
+  assignmentId: string;
+  shiftId: string;
+  fromUserId: string;
+  toUserId: string | null;
+  expiresAt: string;
+}
+
+export async function insertOffer(db: Db, offer: NewOffer, now: Date): Promise<Offer> {
+  await db
+    .insertInto('offers')
+    .values({
+      tenant_id: offer.tenantId,
+      id: offer.id,
+      assignment_id: offer.assignmentId,
+      shift_id: offer.shiftId,
+      from_user_id: offer.fromUserId,
+      to_user_id: offer.toUserId,
+      expires_at: offer.expiresAt,
+    })
+    .execute();
+  return (await findOffer(db, offer.tenantId, offer.id, now)) as Offer;
+}
+
+export function findOffer(db: Db, tenantId: string, id: string, now: Date): Promise<Offer | undefined> {
+  return db
+    .selectFrom('offers as o')
+    .select(offerColumns(now))
+    .where('o.tenant_id', '=', tenantId)
+    .where('o.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The offer, its row locked until the transaction ends (`FOR UPDATE`): concurrent
+ * accepts, approvals and cancellations of one offer queue here, and each sees the status
+ * the one before it left.
+ */
+export function lockOffer(db: Db, tenantId: string, id: string, now: Date): Promise<Offer | undefined> {
+  return db
+    .selectFrom('offers as o')
+    .select(offerColumns(now))
+    .where('o.tenant_id', '=', tenantId)
+    .where('o.id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Why `userId` could not take the seat `assignmentId` now: role, a seat in the shift, an overlap. */
+export async function takerStanding(db: Db, tenantId: string, assignmentId: string, userId: string) {
+  const { rows } = await sql<{ qualified: boolean; seated: boolean; overlapping: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM shift_slots sl JOIN user_qualifications q
+                     ON q.tenant_id = sl.tenant_id AND q.role_id = sl.role_id
+                    WHERE sl.tenant_id = a.tenant_id AND sl.id = a.slot_id AND q.user_id = ${userId}::uuid) AS qualified,
+           EXISTS (SELECT 1 FROM shift_assignments m
+                    WHERE m.tenant_id = a.tenant_id AND m.shift_id = a.shift_id
+                      AND m.user_id = ${userId}::uuid) AS seated,
+           EXISTS (SELECT 1 FROM shift_assignments m
+                    WHERE m.tenant_id = a.tenant_id AND m.user_id = ${userId}::uuid
+                      AND tstzrange(m.starts_at, m.ends_at) && tstzrange(a.starts_at, a.ends_at)) AS overlapping
+      FROM shift_assignments a
+     WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ${assignmentId}::uuid`.execute(db);
+  return rows[0];
+}
+
+/**
+ * Moves the seat to `toUserId`: the same assignment in the same slot, so capacity is
+ * untouched; only while `fromUserId` still holds it. The database checks the rest as the
+ * row changes (see migration 0017). False when the giver no longer holds the seat.
+ */
+export async function moveSeat(
+  db: Db,
+  tenantId: string,
+  assignmentId: string,
+  fromUserId: string,
+  toUserId: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('shift_assignments')
+    .set({ user_id: toUserId })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', assignmentId)
+    .where('user_id', '=', fromUserId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export interface OfferDecision {
+  status: 'accepted' | 'approved' | 'rejected' | 'cancelled';
+  acceptedBy?: string;
+  decidedBy: string | null;
+}
+
+export async function decideOffer(
+  db: Db,
+  tenantId: string,
+  id: string,
+  decision: OfferDecision,
+  now: Date,
+): Promise<Offer> {
+  const decided = decision.status !== 'accepted';
+  await db
+    .updateTable('offers')
+    .set({
+      status: decision.status,
+      ...(decision.acceptedBy === undefined ? {} : { accepted_by: decision.acceptedBy }),
+      decided_at: decided ? now.toISOString() : null,
+      decided_by: decided ? decision.decidedBy : null,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+  return (await findOffer(db, tenantId, id, now)) as Offer;
+}
+
+export interface OfferFilter {
+  tenantId: string;
+  now: Date;
+  /** Employees: their own offers (given or taken) and the open ones they could take; admins: undefined, all. */
+  viewer?: string | undefined;
+  status?: OfferStatus | undefined;
+  /** Keyset cursor: only offers older than this one (ids are time-ordered). */
+  after?: string | undefined;
+  limit: number;
+}
+
+/**
+ * The open offers `viewer` could take: not their own, open to anyone or to them, of a
+ * shift staff may see, for a slot whose role they hold, with no assignment of theirs
+ * overlapping it (which includes a seat in the same shift).
+ */
+function takeableBy(viewer: string, now: Date) {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql<boolean>`(o.status = 'open' AND o.expires_at > ${at} AND o.from_user_id <> ${viewer}::uuid
+    AND (o.to_user_id IS NULL OR o.to_user_id = ${viewer}::uuid)
+    AND EXISTS (
+      SELECT 1 FROM shift_assignments a
+        JOIN shifts s ON s.tenant_id = a.tenant_id AND s.id = a.shift_id
+        JOIN events e ON e.tenant_id = s.tenant_id AND e.id = s.event_id
+        JOIN shift_slots sl ON sl.tenant_id = a.tenant_id AND sl.id = a.slot_id
+       WHERE a.tenant_id = o.tenant_id AND a.id = o.assignment_id
+         AND s.published_at IS NOT NULL AND e.published_at IS NOT NULL
+         AND EXISTS (SELECT 1 FROM user_qualifications q
+                      WHERE q.tenant_id = sl.tenant_id AND q.role_id = sl.role_id AND q.user_id = ${viewer}::uuid)
+         AND NOT EXISTS (SELECT 1 FROM shift_assignments m
+                          WHERE m.tenant_id = a.tenant_id AND m.user_id = ${viewer}::uuid
+                            AND tstzrange(m.starts_at, m.ends_at) && tstzrange(a.starts_at, a.ends_at))))`;
+}
+
+/** An employee's list: the offers they gave or took, and those they could take. */
+function seenBy(viewer: string, now: Date) {
+  return sql<boolean>`(o.from_user_id = ${viewer}::uuid OR o.accepted_by = ${viewer}::uuid OR ${takeableBy(viewer, now)})`;
+}
+
+/** A page of offers, newest first (by id: UUIDv7 ids follow creation). */
+export function listOffers(db: Db, filter: OfferFilter): Promise<Offer[]> {
+  let query = db
+    .selectFrom('offers as o')
+    .select(offerColumns(filter.now))
+    .where('o.tenant_id', '=', filter.tenantId);
+  const { viewer } = filter;
+  if (viewer !== undefined) {
+    query = query.where(seenBy(viewer, filter.now));
+  }
+  if (filter.status !== undefined) query = query.where(statusAt(filter.now), '=', filter.status);
+  if (filter.after !== undefined) query = query.where('o.id', '<', filter.after);
+  return query.orderBy('o.id', 'desc').limit(filter.limit).execute();
+}
+
+/** Whether the offer is on the list of `viewer` (undefined: an admin, who sees all): a page's cursor must be. */
+export async function offerOnList(
+  db: Db,
+  tenantId: string,
+  id: string,
+  viewer: string | undefined,
+  now: Date,
+): Promise<boolean> {
+  let query = db
+    .selectFrom('offers as o')
+    .select('o.id')
+    .where('o.tenant_id', '=', tenantId)
+    .where('o.id', '=', id);
+  if (viewer !== undefined) query = query.where(seenBy(viewer, now));
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+/** The active admins of the tenant: who is told that an offer waits for approval. */
+export async function activeAdmins(db: Db, tenantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('role', '=', 'admin')
+    .where('active', '=', true)
+    .execute();
+  return rows.map((row) => row.id);
+}

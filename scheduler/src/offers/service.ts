@@ -1,0 +1,337 @@
+import type { Identity } from '../auth/identity.ts';
+import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { newId, queryId } from '../ids.ts';
+import { inTransaction } from '../jobs/transaction.ts';
+import { notifyAssignmentChange } from '../notifications/service.ts';
+import { shiftWindow } from '../notifications/wording.ts';
+import { getShift } from '../shifts/service.ts';
+import { offersNeedApproval } from '../tenants/repository.ts';
+import { findStaff } from '../users/repository.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
+import {
+  activeAdmins,
+  decideOffer,
+  findSeat,
+  insertOffer,
+  listOffers,
+  lockOffer,
+  moveSeat,
+  offerOnList,
+  takerStanding,
+} from './repository.ts';
+import { OFFER_LIST_DEFAULT_LIMIT, type Offer, type OfferListQuery, type OfferRequest } from './schemas.ts';
+
+const isAdmin = (caller: Identity) => caller.role === 'admin';
+
+const invalidState = (message: string) => new AppError('INVALID_STATE', message);
+const notOpen = (offer: Offer) => invalidState(`the offer is ${offer.status}`);
+
+/**
+ * The domain answer to a rule the database enforced as the seat moved: the same answers
+ * a claim gets, plus approved time off (a trigger of the time-off feature raises it under
+ * `shift_assignments_time_off`) and recorded time (the time entries' key).
+ */
+function moveRefusal(error: unknown): AppError | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (isUniqueViolation(error, 'shift_assignments_tenant_id_shift_id_user_id_key')) {
+    return new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
+  }
+  if (code === '23P01' && constraint === 'shift_assignments_no_overlap') {
+    return new AppError('OVERLAPPING_ASSIGNMENT', 'the user is assigned to an overlapping shift');
+  }
+  if (isCheckViolation(error, 'shift_assignments_user_qualified')) {
+    return new AppError('NOT_QUALIFIED', 'the user does not hold the role this slot needs');
+  }
+  if (isCheckViolation(error, 'shift_assignments_time_off')) {
+    return new AppError('UNAVAILABLE', 'the user has approved time off overlapping the shift');
+  }
+  if (isCheckViolation(error, 'shift_assignments_user_active'))
+    return invalidState('the user is deactivated');
+  if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) {
+    return invalidState('time was recorded for this assignment');
+  }
+  return undefined;
+}
+
+/** Runs an offer step in one transaction, turning what the database refused into its domain answer. */
+async function offerStep<T>(deps: Deps, work: (tx: Deps) => Promise<T>): Promise<T> {
+  try {
+    return await inTransaction(deps, work);
+  } catch (error) {
+    throw moveRefusal(error) ?? error;
+  }
+}
+
+/** Tells `userIds` of an offer step concerning `offer`'s shift (when the tenant wants that). */
+function tell(
+  tx: Deps,
+  caller: Identity,
+  offer: Offer,
+  userIds: readonly string[],
+  type: string,
+  title: (shiftName: string) => string,
+): Promise<void> {
+  return notifyAssignmentChange(tx, caller, offer.shift_id, async (style) => {
+    const shift = await getShift(tx, caller, offer.shift_id);
+    return {
+      userIds,
+      message: {
+        type,
+        title: title(shift.name),
+        body: shiftWindow(shift.starts_at, shift.ends_at, style),
+        data: { offer_id: offer.id, shift_id: offer.shift_id, assignment_id: offer.assignment_id },
+      },
+    };
+  });
+}
+
+const announce = (tx: Deps, caller: Identity, offer: Offer) =>
+  queueWebhookEvent(tx, caller.tenantId, { type: 'offer.updated', data: offer });
+
+/**
+ * Offers a seat: an employee their own before the shift starts, an admin anyone's (the
+ * shift must not have started either: the offer would be born expired). A seat with
+ * recorded time stays with its holder; at most one live offer per seat (the database's
+ * partial unique index decides between two made at once).
+ */
+export async function offerSeat(
+  deps: Deps,
+  caller: Identity,
+  assignmentId: string,
+  input: OfferRequest,
+): Promise<Offer> {
+  const seat = await findSeat(deps.db, caller.tenantId, assignmentId);
+  if (!seat || (!isAdmin(caller) && seat.user_id !== caller.userId)) throw notFound('assignment');
+  // Staff see a seat of theirs only where they see its shift.
+  if (!isAdmin(caller))
+    await getShift(deps, caller, seat.shift_id).catch(() => Promise.reject(notFound('assignment')));
+  const now = deps.clock.now();
+  if (Date.parse(seat.starts_at) <= now.getTime()) throw invalidState('the shift has started');
+  if (seat.timeRecorded) throw invalidState('time was recorded for this assignment');
+  const toUserId = input.to_user_id ?? null;
+  if (toUserId !== null) {
+    if (toUserId === seat.user_id) throw validationFailed('to_user_id', 'the seat is already theirs');
+    const target = await findStaff(deps.db, caller.tenantId, toUserId);
+    if (!target) throw validationFailed('to_user_id', 'no such admin or employee in this tenant');
+    if (!target.active) throw invalidState('the user is deactivated');
+  }
+  try {
+    return await inTransaction(deps, async (tx) => {
+      const offer = await insertOffer(
+        tx.db,
+        {
+          tenantId: caller.tenantId,
+          id: newId(),
+          assignmentId,
+          shiftId: seat.shift_id,
+          fromUserId: seat.user_id,
+          toUserId,
+          expiresAt: seat.starts_at,
+        },
+        now,
+      );
+      if (toUserId !== null) {
+        await tell(
+          tx,
+          caller,
+          offer,
+          [toUserId],
+          'offer.created',
+          (name) => `A shift is offered to you: ${name}`,
+        );
+      }
+      await announce(tx, caller, offer);
+      return offer;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'offers_one_live')) {
+      throw new AppError('DUPLICATE', 'this assignment already has an open offer');
+    }
+    // The seat was freed (or moved) between the read and the insert.
+    if (isForeignKeyViolation(error)) throw notFound('assignment');
+    throw error;
+  }
+}
+
+/**
+ * Admins read every offer; employees the offers they gave or took and the open ones they
+ * could take. Newest first, a page at a time; the cursor must be on the caller's list.
+ */
+export async function getOffers(deps: Deps, caller: Identity, query: OfferListQuery): Promise<Offer[]> {
+  const now = deps.clock.now();
+  const viewer = isAdmin(caller) ? undefined : caller.userId;
+  const after = query.after === undefined ? undefined : queryId('after', query.after);
+  if (after !== undefined && !(await offerOnList(deps.db, caller.tenantId, after, viewer, now))) {
+    throw validationFailed('after', 'no such offer');
+  }
+  return listOffers(deps.db, {
+    tenantId: caller.tenantId,
+    now,
+    viewer,
+    status: query.status,
+    after,
+    limit: query.limit === undefined ? OFFER_LIST_DEFAULT_LIMIT : Number(query.limit),
+  });
+}
+
+/**
+ * The offer the caller acts on, locked for the rest of the transaction. Employees find
+ * the offers they could act on: their own, and those open to anyone or to them; any other
+ * is as unknown as a missing one.
+ */
+async function lockedOffer(tx: Deps, caller: Identity, id: string): Promise<Offer> {
+  const offer = await lockOffer(tx.db, caller.tenantId, id, tx.clock.now());
+  const directToOther = offer?.to_user_id != null && offer.to_user_id !== caller.userId;
+  if (!offer || (!isAdmin(caller) && directToOther && offer.from_user_id !== caller.userId)) {
+    throw notFound('offer');
+  }
+  return offer;
+}
+
+/** Moves the offered seat to its taker; false when the giver no longer holds it. */
+async function move(tx: Deps, caller: Identity, offer: Offer, takerId: string): Promise<void> {
+  if (!(await moveSeat(tx.db, caller.tenantId, offer.assignment_id, offer.from_user_id, takerId))) {
+    throw invalidState('the seat changed hands meanwhile');
+  }
+}
+
+/**
+ * A colleague takes an open offer. The offer's row is locked first, so of concurrent
+ * accepts one wins and the others find it taken (409). The checks here name the rule a
+ * taker breaks; the database checks them again as the seat moves. With the tenant's
+ * `offers_need_approval` on, the offer only becomes `accepted` and the admins are told.
+ */
+export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
+  return offerStep(deps, async (tx) => {
+    const offer = await lockedOffer(tx, caller, id);
+    // The shift must be one the caller may see (a draft's seat is no employee's to take).
+    await getShift(tx, caller, offer.shift_id);
+    if (offer.from_user_id === caller.userId) throw invalidState('this is your own offer');
+    if (offer.to_user_id !== null && offer.to_user_id !== caller.userId) {
+      throw invalidState('the offer is made to someone else');
+    }
+    if (offer.status !== 'open') throw notOpen(offer);
+    const standing = await takerStanding(tx.db, caller.tenantId, offer.assignment_id, caller.userId);
+    if (standing?.seated)
+      throw new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
+    if (!standing?.qualified)
+      throw new AppError('NOT_QUALIFIED', 'the user does not hold the role this slot needs');
+    if (standing.overlapping) {
+      throw new AppError('OVERLAPPING_ASSIGNMENT', 'the user is assigned to an overlapping shift');
+    }
+    const now = tx.clock.now();
+    if (await offersNeedApproval(tx.db, caller.tenantId)) {
+      const accepted = await decideOffer(
+        tx.db,
+        caller.tenantId,
+        id,
+        { status: 'accepted', acceptedBy: caller.userId, decidedBy: null },
+        now,
+      );
+      const admins = await activeAdmins(tx.db, caller.tenantId);
+      await tell(
+        tx,
+        caller,
+        accepted,
+        admins,
+        'offer.accepted',
+        (name) => `A swap waits for approval: ${name}`,
+      );
+      await announce(tx, caller, accepted);
+      return accepted;
+    }
+    await move(tx, caller, offer, caller.userId);
+    const approved = await decideOffer(
+      tx.db,
+      caller.tenantId,
+      id,
+      { status: 'approved', acceptedBy: caller.userId, decidedBy: caller.userId },
+      now,
+    );
+    await tell(
+      tx,
+      caller,
+      approved,
+      [offer.from_user_id],
+      'offer.taken',
+      (name) => `Your shift was taken: ${name}`,
+    );
+    await announce(tx, caller, approved);
+    return approved;
+  });
+}
+
+/** An admin moves the seat of an accepted offer; the database refuses what became impossible meanwhile. */
+export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
+  return offerStep(deps, async (tx) => {
+    const offer = await lockedOffer(tx, caller, id);
+    if (offer.status !== 'accepted' || offer.accepted_by === null)
+      throw invalidState(`the offer is ${offer.status}, not accepted`);
+    const taker = offer.accepted_by;
+    await move(tx, caller, offer, taker);
+    const approved = await decideOffer(
+      tx.db,
+      caller.tenantId,
+      id,
+      { status: 'approved', decidedBy: caller.userId },
+      tx.clock.now(),
+    );
+    await tell(
+      tx,
+      caller,
+      approved,
+      [offer.from_user_id],
+      'offer.taken',
+      (name) => `Your shift was taken: ${name}`,
+    );
+    await tell(tx, caller, approved, [taker], 'offer.approved', (name) => `You are on ${name}`);
+    await announce(tx, caller, approved);
+    return approved;
+  });
+}
+
+/** An admin refuses the move of an accepted offer; final: the giver keeps the seat and may offer it again. */
+export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
+  return offerStep(deps, async (tx) => {
+    const offer = await lockedOffer(tx, caller, id);
+    if (offer.status !== 'accepted' || offer.accepted_by === null)
+      throw invalidState(`the offer is ${offer.status}, not accepted`);
+    const rejected = await decideOffer(
+      tx.db,
+      caller.tenantId,
+      id,
+      { status: 'rejected', decidedBy: caller.userId },
+      tx.clock.now(),
+    );
+    const parties = [offer.accepted_by, offer.from_user_id];
+    await tell(
+      tx,
+      caller,
+      rejected,
+      parties,
+      'offer.rejected',
+      (name) => `The swap was not approved: ${name}`,
+    );
+    await announce(tx, caller, rejected);
+    return rejected;
+  });
+}
+
+/** The giver (or an admin) withdraws an offer while it is open or waits for approval. */
+export async function cancelOffer(deps: Deps, caller: Identity, id: string): Promise<void> {
+  await offerStep(deps, async (tx) => {
+    const offer = await lockedOffer(tx, caller, id);
+    if (!isAdmin(caller) && offer.from_user_id !== caller.userId) throw notFound('offer');
+    if (offer.status !== 'open' && offer.status !== 'accepted') throw notOpen(offer);
+    const cancelled = await decideOffer(
+      tx.db,
+      caller.tenantId,
+      id,
+      { status: 'cancelled', decidedBy: caller.userId },
+      tx.clock.now(),
+    );
+    await announce(tx, caller, cancelled);
+  });
+}
