@@ -466,6 +466,58 @@ describe('with offers_need_approval on', () => {
     expect((await list(t.admin))[0]?.status).toBe('accepted');
   });
 
+  it('maps a seat taken in the shift meanwhile to ALREADY_ASSIGNED at approval', async () => {
+    const { w, id } = await accepted();
+    await created(t.admin, `/api/v1/shifts/${w.shift}/slots/${w.slot}/assign`, { user_id: w.bob.userId });
+    expect((await t.admin.request('POST', `/api/v1/offers/${id}/approve`)).json()).toEqual(
+      error('ALREADY_ASSIGNED', 'the user already holds a seat in this shift'),
+    );
+  });
+
+  it('maps a taker deactivated meanwhile to INVALID_STATE at approval', async () => {
+    const { w, id } = await accepted();
+    const off = await t.admin.request('PATCH', `/api/v1/users/${w.bob.userId}`, { active: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/offers/${id}/approve`)).json()).toEqual(
+      error('INVALID_STATE', 'the user is deactivated'),
+    );
+  });
+
+  it('maps time recorded meanwhile to INVALID_STATE at approval', async () => {
+    const { w, id } = await accepted();
+    const on = { time_tracking_enabled: true, offers_need_approval: true };
+    expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', on)).statusCode).toBe(200);
+    await created(t.admin, '/api/v1/time-tracking/entries', {
+      shift_assignment_id: w.seat,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T14:00:00Z',
+    });
+    expect((await t.admin.request('POST', `/api/v1/offers/${id}/approve`)).json()).toEqual(
+      error('INVALID_STATE', 'time was recorded for this assignment'),
+    );
+  });
+
+  const both = { time_tracking_enabled: false, notify_on_assignment: true, offers_need_approval: true };
+  const notes = async (caller: Caller) =>
+    (await notificationsOf(caller)).map((n) => ({ type: n.type, title: (n as { title?: string }).title }));
+
+  it('tells giver and taker of an approval', async () => {
+    const { w, id } = await accepted();
+    expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', both)).statusCode).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/offers/${id}/approve`)).statusCode).toBe(200);
+    expect(await notes(t.employee)).toEqual([{ type: 'offer.taken', title: 'Your shift was taken: Bar' }]);
+    expect(await notes(w.bob)).toEqual([{ type: 'offer.approved', title: 'You are on Bar' }]);
+  });
+
+  it('tells giver and taker of a rejection', async () => {
+    const { w, id } = await accepted();
+    expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', both)).statusCode).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/offers/${id}/reject`)).statusCode).toBe(200);
+    const rejected = [{ type: 'offer.rejected', title: 'The swap was not approved: Bar' }];
+    expect(await notes(w.bob)).toEqual(rejected);
+    expect(await notes(t.employee)).toEqual(rejected);
+  });
+
   it('is 403 to employees and 404 to another tenant', async () => {
     const { id } = await accepted();
     for (const action of ['approve', 'reject']) {
