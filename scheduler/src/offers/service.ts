@@ -1,3 +1,5 @@
+import { userUnavailable } from '../assignments/repository.ts';
+import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -44,9 +46,7 @@ function moveRefusal(error: unknown): AppError | undefined {
   if (isCheckViolation(error, 'shift_assignments_user_qualified')) {
     return new AppError('NOT_QUALIFIED', 'the user does not hold the role this slot needs');
   }
-  if (isCheckViolation(error, 'shift_assignments_time_off')) {
-    return new AppError('UNAVAILABLE', 'the user has approved time off overlapping the shift');
-  }
+  if (isCheckViolation(error, 'shift_assignments_time_off')) return userUnavailable();
   if (isCheckViolation(error, 'shift_assignments_user_active'))
     return invalidState('the user is deactivated');
   if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) {
@@ -55,10 +55,20 @@ function moveRefusal(error: unknown): AppError | undefined {
   return undefined;
 }
 
-/** Runs an offer step in one transaction, turning what the database refused into its domain answer. */
-async function offerStep<T>(deps: Deps, work: (tx: Deps) => Promise<T>): Promise<T> {
+/**
+ * Runs an offer step in one transaction, turning what the database refused into its
+ * domain answer; the audit log records the offer's row under the step's name.
+ */
+async function offerStep<T>(
+  deps: Deps,
+  step: 'accepted' | 'approved' | 'rejected' | 'cancelled',
+  work: (tx: Deps) => Promise<T>,
+): Promise<T> {
   try {
-    return await inTransaction(deps, work);
+    return await inTransaction(deps, async (tx) => {
+      await nameAuditAction(tx, `offer.${step}`);
+      return work(tx);
+    });
   } catch (error) {
     throw moveRefusal(error) ?? error;
   }
@@ -119,6 +129,7 @@ export async function offerSeat(
   }
   try {
     return await inTransaction(deps, async (tx) => {
+      await nameAuditAction(tx, 'offer.created');
       const offer = await insertOffer(
         tx.db,
         {
@@ -204,7 +215,7 @@ async function move(tx: Deps, caller: Identity, offer: Offer, takerId: string): 
  * `offers_need_approval` on, the offer only becomes `accepted` and the admins are told.
  */
 export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, async (tx) => {
+  return offerStep(deps, 'accepted', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     // The shift must be one the caller may see (a draft's seat is no employee's to take).
     await getShift(tx, caller, offer.shift_id);
@@ -265,7 +276,7 @@ export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<O
 
 /** An admin moves the seat of an accepted offer; the database refuses what became impossible meanwhile. */
 export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, async (tx) => {
+  return offerStep(deps, 'approved', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     if (offer.status !== 'accepted' || offer.accepted_by === null)
       throw invalidState(`the offer is ${offer.status}, not accepted`);
@@ -294,7 +305,7 @@ export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<
 
 /** An admin refuses the move of an accepted offer; final: the giver keeps the seat and may offer it again. */
 export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, async (tx) => {
+  return offerStep(deps, 'rejected', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     if (offer.status !== 'accepted' || offer.accepted_by === null)
       throw invalidState(`the offer is ${offer.status}, not accepted`);
@@ -321,7 +332,7 @@ export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<O
 
 /** The giver (or an admin) withdraws an offer while it is open or waits for approval. */
 export async function cancelOffer(deps: Deps, caller: Identity, id: string): Promise<void> {
-  await offerStep(deps, async (tx) => {
+  await offerStep(deps, 'cancelled', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     if (!isAdmin(caller) && offer.from_user_id !== caller.userId) throw notFound('offer');
     if (offer.status !== 'open' && offer.status !== 'accepted') throw notOpen(offer);

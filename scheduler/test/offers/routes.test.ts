@@ -606,3 +606,84 @@ describe('notifications', () => {
     for (const caller of [t.admin, t.employee, w.bob]) expect(await types(caller)).toEqual([]);
   });
 });
+
+describe('offers meet time off, the audit log and reminders', () => {
+  /** Bob's approved time off over the whole shift day. */
+  async function bobAway(w: World) {
+    const { id } = await created(w.bob, '/api/v1/me/time-off', {
+      starts_at: '2030-07-02T00:00:00Z',
+      ends_at: '2030-07-03T00:00:00Z',
+    });
+    const approved = await t.admin.request('POST', `/api/v1/time-off/${id}/approve`);
+    expect(approved.statusCode, approved.body).toBe(200);
+  }
+
+  it('refuses a taker away on approved time off: 409 UNAVAILABLE, the seat stays', async () => {
+    const w = await world();
+    const { id } = await offered(t.employee, w.seat);
+    await bobAway(w);
+    const response = await w.bob.request('POST', `/api/v1/offers/${id}/accept`);
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toEqual(error('UNAVAILABLE', 'the user has approved time off then'));
+    expect(await holders(w)).toEqual([[w.seat, t.employee.userId]]);
+    expect((await list(t.admin))[0]?.status).toBe('open');
+  });
+
+  it('refuses the approval of a swap whose taker went on time off meanwhile', async () => {
+    const w = await world();
+    await approvalOn();
+    const { id } = await offered(t.employee, w.seat);
+    const accepted = await w.bob.request('POST', `/api/v1/offers/${id}/accept`);
+    expect(accepted.json()).toMatchObject({ status: 'accepted' });
+    await bobAway(w);
+    const response = await t.admin.request('POST', `/api/v1/offers/${id}/approve`);
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toEqual(error('UNAVAILABLE', 'the user has approved time off then'));
+    expect(await holders(w)).toEqual([[w.seat, t.employee.userId]]);
+  });
+
+  it('records each step in the audit log under its name, with the seat that moved', async () => {
+    const w = await world();
+    await approvalOn();
+    const { id } = await offered(t.employee, w.seat);
+    await w.bob.request('POST', `/api/v1/offers/${id}/accept`);
+    await t.admin.request('POST', `/api/v1/offers/${id}/approve`);
+    const entries = async (target: string) =>
+      (
+        (await t.admin.request('GET', `/api/v1/audit-log?target_id=${target}`)).json() as {
+          action: string;
+          actor_user_id: string;
+          changes: { before: Record<string, unknown>; after: Record<string, unknown> };
+        }[]
+      ).reverse();
+    expect((await entries(id)).map((e) => [e.action, e.actor_user_id])).toEqual([
+      ['offer.created', t.employee.userId],
+      ['offer.accepted', w.bob.userId],
+      ['offer.approved', t.admin.userId],
+    ]);
+    const seat = await entries(w.seat);
+    expect(seat.map((e) => e.action)).toEqual(['assignment.claimed', 'assignment.updated']);
+    expect(seat[1]).toMatchObject({
+      actor_user_id: t.admin.userId,
+      changes: { before: { user_id: t.employee.userId }, after: { user_id: w.bob.userId } },
+    });
+  });
+
+  it('leaves the taker to be reminded of a seat its giver was reminded of', async () => {
+    const w = await world();
+    const { id } = await offered(t.employee, w.seat);
+    // The giver's reminder was written (migration 0008 keeps one per seat).
+    await t.ctx.db.owner
+      .insertInto('shift_reminders')
+      .values({ tenant_id: t.employee.tenantId, assignment_id: w.seat })
+      .execute();
+    const taken = await w.bob.request('POST', `/api/v1/offers/${id}/accept`);
+    expect(taken.statusCode, taken.body).toBe(200);
+    const left = await t.ctx.db.owner
+      .selectFrom('shift_reminders')
+      .select('assignment_id')
+      .where('assignment_id', '=', w.seat)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});

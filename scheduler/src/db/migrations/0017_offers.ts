@@ -79,6 +79,19 @@ const statements = [
    END $$`,
   `CREATE TRIGGER shift_assignments_user_qualified BEFORE UPDATE OF tenant_id, user_id
      ON shift_assignments FOR EACH ROW EXECUTE FUNCTION shift_assignments_require_qualification()`,
+  // A seat that changes hands is the new holder's to be reminded of (migration 0008 keeps
+  // one reminder per assignment): whatever moves it, the old holder's reminder is forgotten.
+  `CREATE FUNCTION shift_assignments_forget_reminder() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     DELETE FROM shift_reminders r WHERE r.tenant_id = NEW.tenant_id AND r.assignment_id = NEW.id;
+     RETURN NULL;
+   END $$`,
+  `CREATE TRIGGER shift_assignments_new_holder_reminded AFTER UPDATE OF user_id ON shift_assignments
+     FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id)
+     EXECUTE FUNCTION shift_assignments_forget_reminder()`,
+  // Every step of an offer in the audit log (migration 0015).
+  `CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON offers FOR EACH ROW
+     EXECUTE FUNCTION audit_row('offer')`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
