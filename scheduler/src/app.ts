@@ -43,6 +43,9 @@ import { featureEnabled } from './tenants/service.ts';
 import { timeOffRoutes } from './time-off/routes.ts';
 import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { webhookDelivery } from './webhooks/delivery.ts';
+import { webhooksRoutes } from './webhooks/routes.ts';
+import { defaultWebhookSendOptions } from './webhooks/sender.ts';
 
 /** Connection limits; see the README's configuration table. */
 export interface HttpTimeouts {
@@ -123,16 +126,37 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const outbound = new OutboundPolicy(options.outboundAllowedHosts ?? []);
   const pushOptions: PushOptions = { ...defaultPushOptions, ...options.push, policy: outbound };
+  const clock = options.clock ?? systemClock;
+  const workerOptions: WorkerOptions = {
+    ...defaultWorkerOptions,
+    backoffMs: pushOptions.backoffMs,
+    ...options.jobs,
+  };
   const worker = new JobWorker(
     options.db,
-    { push: pushDelivery(options.db, new PushSender(pushOptions), app.log) },
-    { ...defaultWorkerOptions, backoffMs: pushOptions.backoffMs, ...options.jobs },
+    {
+      push: pushDelivery(options.db, new PushSender(pushOptions), app.log),
+      webhook: webhookDelivery(
+        options.db,
+        {
+          ...defaultWebhookSendOptions,
+          policy: outbound,
+          clock,
+          // The worker's own wait (jobs/worker.ts), for the delivery's record of the next try.
+          retryDelayMs: (attempt) =>
+            Math.min(workerOptions.backoffMs * 2 ** (attempt - 1), workerOptions.maxBackoffMs),
+          fallbackMs: workerOptions.leaseMs,
+        },
+        app.log,
+      ),
+    },
+    workerOptions,
     app.log,
   );
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,
-    clock: options.clock ?? systemClock,
+    clock,
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
     submitLimiter:
@@ -197,5 +221,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await calendarRoutes(app, deps);
   await jobsRoutes(app, deps);
   await auditRoutes(app, deps);
+  await webhooksRoutes(app, deps);
   return app;
 }

@@ -12,6 +12,7 @@ import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   deleteAssignment,
   findAssignment,
@@ -54,7 +55,10 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
         now,
         onlyOpen: claim,
       });
-      if ('seat' in outcome) await taken?.(tx, outcome.seat);
+      if ('seat' in outcome) {
+        await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.created', data: outcome.seat });
+        await taken?.(tx, outcome.seat);
+      }
       return outcome;
     });
     if ('seat' in outcome) return outcome.seat;
@@ -175,6 +179,8 @@ export async function unassign(
       const own = assignment.user_id === caller.userId;
       await nameAuditAction(tx, own ? 'assignment.withdrawn' : 'assignment.unassigned');
       if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId))) throw notFound('assignment');
+      const { starts_at: _, ...removed } = assignment;
+      await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: removed });
       await notifyAssignmentChange(tx, caller, shiftId, async (style) => ({
         userIds: [assignment.user_id],
         message: {

@@ -246,7 +246,7 @@ export interface CalendarTokensTable {
 export interface JobsTable {
   tenant_id: string;
   id: string;
-  kind: 'push';
+  kind: 'push' | 'webhook';
   /** Idempotency key within the tenant and kind. */
   key: string;
   payload: Json<Record<string, unknown>>;
@@ -316,9 +316,41 @@ export interface OffersTable {
   decided_at: Timestamp | null;
   decided_by: string | null;
   expires_at: Timestamp;
+/** Migration 0018: the webhooks of a tenant (src/webhooks/). */
+export interface WebhooksTable {
+  tenant_id: string;
+  id: string;
+  url: string;
+  events: string[];
+  /** The signing secret (`whsec_…`): shown once at creation, never listed. */
+  secret: string;
+  /** The hook's last delivery number; counted under the hook's row lock as events are queued. */
+  last_seq: Generated<number>;
+  disabled_at: NullableTimestamp;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  tenant_id: string;
+  /** The `webhook-id` header: the same on every try. */
+  id: string;
+  webhook_id: string;
+  seq: number;
+  event_type: string;
+  payload: Json<Record<string, unknown>>;
+  status: Generated<'pending' | 'delivered' | 'failed' | 'dead'>;
+  attempts: Generated<number>;
+  response_code: ColumnType<number | null, number | null | undefined, number | null>;
+  duration_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  next_retry_at: NullableTimestamp;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  delivered_at: NullableTimestamp;
 }
 
 export type JobKind = JobsTable['kind'];
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead';
 export type JobStatus = 'pending' | 'done' | 'dead';
 
 export interface Database {
@@ -348,4 +380,6 @@ export interface Database {
   audit_log: AuditLogTable;
   time_off: TimeOffTable;
   offers: OffersTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

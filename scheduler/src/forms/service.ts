@@ -8,6 +8,8 @@ import type { Event } from '../events/schemas.ts';
 import { createEvent } from '../events/service.ts';
 import { newId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
+import { inTransaction } from '../jobs/transaction.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   deleteForm,
   type FormValues,
@@ -203,15 +205,19 @@ export async function submitForm(
   }
   const data = checkSubmission(form.fields, input.data);
   try {
-    return await insertSubmission(deps.db, {
-      tenant_id: form.tenant_id,
-      id: newId(),
-      form_id: form.id,
-      data,
-      submitted_by: caller.userId,
-      // Only a customer's own claim names the customer of a submission.
-      customer_id: caller.role === 'customer' ? caller.customerId : null,
-      customer_claim: caller.role === 'customer' ? caller.customerClaim : null,
+    return await inTransaction(deps, async (tx) => {
+      const submission = await insertSubmission(tx.db, {
+        tenant_id: form.tenant_id,
+        id: newId(),
+        form_id: form.id,
+        data,
+        submitted_by: caller.userId,
+        // Only a customer's own claim names the customer of a submission.
+        customer_id: caller.role === 'customer' ? caller.customerId : null,
+        customer_claim: caller.role === 'customer' ? caller.customerClaim : null,
+      });
+      await queueWebhookEvent(tx, form.tenant_id, { type: 'form.submitted', data: submission });
+      return submission;
     });
   } catch (error) {
     // The form was deleted since it was read.

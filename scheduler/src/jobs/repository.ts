@@ -89,6 +89,32 @@ export async function failJob(
   return row?.status ?? null;
 }
 
+/**
+ * Not tried after all: the attempt the claim counted is given back and the job is due
+ * again after `delayMs`, as `worker` holds it. Answers whether it was this worker's to set back.
+ */
+export async function postponeJob(
+  db: Db,
+  job: Pick<ClaimedJob, 'tenant_id' | 'id' | 'attempts'>,
+  worker: string,
+  delayMs: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      attempts: sql<number>`attempts - 1`,
+      run_at: sql<string>`now() + make_interval(secs => ${Math.round(delayMs)}::integer / 1000.0)`,
+      locked_until: null,
+    })
+    .where('tenant_id', '=', job.tenant_id)
+    .where('id', '=', job.id)
+    .where('status', '=', 'pending')
+    .where('locked_by', '=', worker)
+    .where('attempts', '=', job.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Removes up to `batch` jobs finished long enough ago (migration 0007); how many. */
 export async function pruneJobs(db: Db, batch: number): Promise<number> {
   const { rows } = await sql<{ removed: number }>`SELECT prune_jobs(${batch}) AS removed`.execute(db);

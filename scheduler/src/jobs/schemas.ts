@@ -8,8 +8,9 @@ const JobStatus = Type.Union([Type.Literal('pending'), Type.Literal('done'), Typ
   description:
     'pending (waiting or being tried), done, or dead (given up: attempts used, or no attempt can succeed)',
 });
-const JobKind = Type.Literal('push', {
-  description: 'push: one notification to one browser (Web Push); more kinds may come',
+const JobKind = Type.Union([Type.Literal('push'), Type.Literal('webhook')], {
+  description:
+    'push: one notification to one browser (Web Push); webhook: one event to one webhook (key: the delivery id)',
 });
 
 export const Job = Type.Object(

@@ -4,13 +4,19 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
-import { type ClaimedJob, claimJobs, completeJobs, failJob, pruneJobs } from './repository.ts';
+import { type ClaimedJob, claimJobs, completeJobs, failJob, postponeJob, pruneJobs } from './repository.ts';
 
 /**
  * What became of one attempt: done; `retry` (a transient failure: again later, with a
- * doubling wait, until the job's attempts are used up); `dead` (no attempt can succeed).
+ * doubling wait, until the job's attempts are used up); `dead` (no attempt can succeed);
+ * `later` (not tried: it must wait for other work, e.g. an earlier webhook delivery; the
+ * attempt is not counted and the job is due again after `delayMs`, or sooner when that
+ * work sets its `run_at`).
  */
-export type JobOutcome = { outcome: 'done' } | { outcome: 'retry' | 'dead'; error: string };
+export type JobOutcome =
+  | { outcome: 'done' }
+  | { outcome: 'retry' | 'dead'; error: string }
+  | { outcome: 'later'; delayMs: number };
 
 export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
 
@@ -175,6 +181,11 @@ export class JobWorker {
         await this.complete(job);
         return;
       }
+      if (result.outcome === 'later') {
+        // No timer here: what it waits for makes it due again (or the poll finds it).
+        await postponeJob(this.db, job, this.name, result.delayMs);
+        return;
+      }
       const delayMs = Math.min(this.options.backoffMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
       const status = await failJob(
         this.db,
@@ -195,18 +206,22 @@ export class JobWorker {
           'background job given up',
         );
       } else if (status === 'pending') {
-        // Back at its time, in this process at least (another may take it first).
-        const timer = setTimeout(() => {
-          this.retryTimers.delete(timer);
-          this.kick();
-        }, delayMs + 5);
-        timer.unref();
-        this.retryTimers.add(timer);
+        this.wakeAfter(delayMs);
       }
     } catch (error) {
       // The lease runs out and the job is claimed again: at least once.
       this.log.error({ err: error, job: job.id }, 'background job outcome not recorded');
     }
+  }
+
+  /** Back at its time, in this process at least (another may take it first). */
+  private wakeAfter(delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      this.kick();
+    }, delayMs + 5);
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   /** Jobs done, recorded together a few milliseconds later (one statement per tenant, not one per job). */

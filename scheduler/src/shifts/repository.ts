@@ -233,16 +233,17 @@ export async function publishDraftShifts(
   tenantId: string,
   selection: ShiftSelection,
   at: Date,
-): Promise<number> {
-  if ('ids' in selection && selection.ids.length === 0) return 0;
-  const result = await db
+): Promise<string[]> {
+  if ('ids' in selection && selection.ids.length === 0) return [];
+  const rows = await db
     .updateTable('shifts')
     .set({ published_at: at.toISOString() })
     .where('shifts.tenant_id', '=', tenantId)
     .where((eb) => selected(eb, selection))
     .where('shifts.published_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning('shifts.id')
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 export async function deleteShift(db: Db, tenantId: string, id: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
 import { roleExists } from '../roles/repository.ts';
 import { checkFilterWindow, checkShiftWindow } from '../time/window.ts';
+import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
   assigneesOf,
   deleteShift,
@@ -231,14 +232,25 @@ export async function changeShift(
 /**
  * The one way shifts are published, alone or many at once: the selected drafts get their
  * publication time in the caller's transaction; answers how many changed (published ones
- * stay as they are). Publishing has no effect beyond that row today: the reminder sweep
- * finds newly published shifts by itself, and nobody is notified of a publication. What
- * publishing comes to do later goes here, inside `tx`, so it happens once per shift
- * whichever route published it.
+ * stay as they are). Beyond that row, publishing queues one `shift.published` event per
+ * shift for the tenant's subscribed webhooks; the reminder sweep finds newly published
+ * shifts by itself, and no user is notified of a publication. What publishing comes to
+ * do later goes here, inside `tx`, so it happens once per shift whichever route
+ * published it.
  */
 async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelection): Promise<number> {
   await nameAuditAction(tx, 'shift.published');
-  return publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
+  const ids = await publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
+  if (ids.length > 0) {
+    // Read only when a webhook subscribes: the shifts as the API shows them, published now.
+    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', async () => {
+      // One at a time: the embedded database has one session, which the transaction holds.
+      const shifts = [];
+      for (const id of ids) shifts.push(await getShift(tx, caller, id));
+      return shifts;
+    });
+  }
+  return ids.length;
 }
 
 export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {

@@ -6,9 +6,11 @@ import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
+import { inTransaction } from '../jobs/transaction.ts';
 import { tenantTimeZone } from '../tenants/repository.ts';
 import { checkBoundedWindow, checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
 import { type Cell, csvStream } from './csv.ts';
 import { overtimeOf } from './overtime.ts';
 import {
@@ -85,10 +87,16 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
     recorded_by: caller.userId,
   };
   try {
-    const inserted = await insertEntry(deps.db, newId(), values);
-    if (inserted) return { entry: inserted, created: true };
-    const updated = await updateEntryIfChanged(deps.db, values);
-    if (updated) return { entry: updated, created: false };
+    // A write and its webhook event commit together; a re-post that changes nothing sends none.
+    const written = await inTransaction(deps, async (tx): Promise<Recorded | undefined> => {
+      const inserted = await insertEntry(tx.db, newId(), values);
+      const updated = inserted ? undefined : await updateEntryIfChanged(tx.db, values);
+      const entry = inserted ?? updated;
+      if (!entry) return undefined;
+      await queueWebhookEvent(tx, caller.tenantId, { type: 'time_entry.recorded', data: entry });
+      return { entry, created: inserted !== undefined };
+    });
+    if (written) return written;
     const existing = await findEntry(deps.db, caller.tenantId, input.shift_assignment_id);
     // Entries are never deleted while their ledger rows name them.
     if (!existing) throw new Error('time entry vanished between insert and read');

@@ -196,7 +196,7 @@ export function updateStaff(
  * and hold no recorded time. Seats of started or past shifts stay, as records.
  */
 export async function releaseUpcomingSeats(db: Db, tenantId: string, userId: string, now: Date) {
-  const result = await db
+  return db
     .deleteFrom('shift_assignments as a')
     .where('a.tenant_id', '=', tenantId)
     .where('a.user_id', '=', userId)
@@ -211,6 +211,15 @@ export async function releaseUpcomingSeats(db: Db, tenantId: string, userId: str
         ),
       ),
     )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .returning([
+      'a.id',
+      'a.tenant_id',
+      'a.shift_id',
+      'a.slot_id',
+      'a.user_id',
+      'a.source',
+      'a.assigned_by',
+      'a.created_at',
+    ])
+    .execute();
 }

@@ -3,9 +3,11 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
 import { optionalText, requiredText } from '../input/text.ts';
+import { inTransaction } from '../jobs/transaction.ts';
 import { deleteSubscriptionsOf } from '../push/repository.ts';
 import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
+import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   findStaff,
   grant,
@@ -165,14 +167,18 @@ export async function updateUser(
     ...(input.name === undefined ? {} : { display_name: requiredText('name', input.name) }),
     ...(input.email === undefined ? {} : { email: optionalText(input.email) }),
   };
-  const updated = await deps.db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(deps, async (tx) => {
+    const trx = tx.db;
     const rows = await lockStaff(trx, caller.tenantId, [...new Set([caller.userId, userId])]);
     const target = rows.find((row) => row.id === userId);
     if (!target) throw notFound('user');
     if (rows.find((row) => row.id === caller.userId)?.active === false) throw deactivated();
     const user = await updateStaff(trx, caller.tenantId, userId, change);
     if (target.active && input.active === false) {
-      await releaseUpcomingSeats(trx, caller.tenantId, userId, deps.clock.now());
+      const freed = await releaseUpcomingSeats(trx, caller.tenantId, userId, deps.clock.now());
+      for (const seat of freed) {
+        await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: seat });
+      }
       // Nothing is sent to them any more, and deliveries queued before the change find
       // no browser; reactivated, they register their browsers again.
       await deleteSubscriptionsOf(trx, caller.tenantId, userId);

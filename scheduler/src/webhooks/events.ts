@@ -1,4 +1,6 @@
 import type { Deps } from '../deps.ts';
+import { newId } from '../ids.ts';
+import { insertDeliveries, lockSubscribedHooks, takeSequenceNumbers } from './repository.ts';
 
 /** What a webhook may subscribe to: one name per kind of change the schedule reports. */
 export const webhookEventTypes = [
@@ -20,10 +22,53 @@ export interface WebhookEvent {
 }
 
 /**
- * Queues `event` for every webhook of the tenant subscribed to its type, in the caller's
- * transaction (`tx` from `inTransaction`): the change and its deliveries commit together,
- * and a change that rolls back sends nothing.
+ * Tries per delivery before it is given up (`dead`): with the job queue's doubling wait
+ * (1 s at first, at most 10 minutes) the last try comes about half an hour after the first.
  */
-export async function queueWebhookEvent(_tx: Deps, _tenantId: string, _event: WebhookEvent): Promise<void> {
-  // The delivery side lands with the webhooks feature; until then no tenant has a webhook.
+export const WEBHOOK_ATTEMPTS = 12;
+
+/**
+ * Queues `event` for every enabled webhook of the tenant subscribed to its type, in the
+ * caller's transaction (`tx` from `inTransaction`): the change and its deliveries commit
+ * together, and a change that rolls back sends nothing. Each delivery gets the hook's
+ * next number under the hook's row lock, held to the end of the transaction, so a hook's
+ * numbers follow the order its changes commit in (the delivery job sends them in that
+ * order). The body is the Standard Webhooks shape `{type, timestamp, data}`, fixed here
+ * so every retry sends (and signs) the same bytes.
+ */
+export async function queueWebhookEvent(tx: Deps, tenantId: string, event: WebhookEvent): Promise<void> {
+  await queueWebhookEvents(tx, tenantId, event.type, async () => [event.data]);
+}
+
+/**
+ * Several events of one type (a bulk publication), their records read only when a hook
+ * subscribes to the type: a tenant without webhooks pays one statement per change.
+ */
+export async function queueWebhookEvents(
+  tx: Deps,
+  tenantId: string,
+  type: WebhookEventType,
+  records: () => Promise<Record<string, unknown>[]>,
+): Promise<void> {
+  const hookIds = await lockSubscribedHooks(tx.db, tenantId, type);
+  if (hookIds.length === 0) return;
+  const data = await records();
+  if (data.length === 0) return;
+  const hooks = await takeSequenceNumbers(tx.db, tenantId, hookIds, data.length);
+  const timestamp = tx.clock.now().toISOString();
+  await insertDeliveries(
+    tx.db,
+    tenantId,
+    hooks.flatMap((hook) =>
+      data.map((record, index) => ({
+        id: newId(),
+        webhookId: hook.id,
+        // The hook's numbers after the ones taken before: lastSeq is the last of this range.
+        seq: hook.lastSeq - data.length + 1 + index,
+        type,
+        payload: { type, timestamp, data: record },
+      })),
+    ),
+    WEBHOOK_ATTEMPTS,
+  );
 }

@@ -93,6 +93,8 @@ function fits(sqlType: string, value: string): boolean {
       return value === 'number';
     case 'jsonb':
       return value === 'json' || value.startsWith('Record<') || value.endsWith('[]');
+    case 'ARRAY':
+      return value.endsWith('[]');
     default:
       return false;
   }

@@ -64,7 +64,7 @@ async function queue(tenantId: string, count: number, maxAttempts = 3): Promise<
 function worker(handler: JobHandler, options: Partial<WorkerOptions> = {}): JobWorker {
   const made = new JobWorker(
     handle.db,
-    { push: handler },
+    { push: handler, webhook: handler },
     { ...defaultWorkerOptions, pollMs: 20, backoffMs: 10, ...options },
     silent,
   );

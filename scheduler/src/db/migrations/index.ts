@@ -16,6 +16,7 @@ import * as approvalSettings from './0014_approval_settings.ts';
 import * as auditLog from './0015_audit_log.ts';
 import * as timeOff from './0016_time_off.ts';
 import * as offers from './0017_offers.ts';
+import * as webhooks from './0018_webhooks.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_audit_log': auditLog,
   '0016_time_off': timeOff,
   '0017_offers': offers,
+  '0018_webhooks': webhooks,
 };

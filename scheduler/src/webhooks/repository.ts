@@ -1,0 +1,330 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { WebhookDeliveryStatus } from '../db/types.ts';
+import type { Webhook, WebhookDelivery } from './schemas.ts';
+
+const webhookColumns = [
+  'id',
+  'tenant_id',
+  'url',
+  'events',
+  'disabled_at',
+  'disabled_reason',
+  'created_at',
+] as const;
+
+export interface WebhookValues {
+  tenant_id: string;
+  id: string;
+  url: string;
+  events: readonly string[];
+  secret: string;
+}
+
+/** A new hook; never its secret back (the caller has it). */
+export async function insertWebhook(db: Db, values: WebhookValues): Promise<Webhook> {
+  const row = await db
+    .insertInto('webhooks')
+    .values({ ...values, events: [...values.events] })
+    .returning(webhookColumns)
+    .executeTakeFirstOrThrow();
+  return row as Webhook;
+}
+
+/** A tenant's hooks, oldest first; never their secrets. */
+export async function listWebhooks(db: Db, tenantId: string): Promise<Webhook[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(webhookColumns)
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows as Webhook[];
+}
+
+export async function webhookExists(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Removes a hook and its deliveries (their jobs then find nothing to send). */
+export async function deleteWebhook(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhooks')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** A hook's deliveries, newest first, at most `limit`. */
+export function listDeliveries(
+  db: Db,
+  tenantId: string,
+  webhookId: string,
+  limit: number,
+): Promise<WebhookDelivery[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'webhook_id',
+      sql<WebhookDelivery['event_type']>`event_type`.as('event_type'),
+      'status',
+      'attempts',
+      'response_code',
+      'duration_ms',
+      'next_retry_at',
+      'last_error',
+      'created_at',
+      'delivered_at',
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', '=', webhookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The enabled hooks of a tenant subscribed to `type`, locked to the end of the caller's
+ * transaction in id order (two changes queuing for the same hooks lock them in the same
+ * order).
+ */
+export async function lockSubscribedHooks(db: Db, tenantId: string, type: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('disabled_at', 'is', null)
+    .where(sql<boolean>`${type} = ANY (events)`)
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Takes the next `count` numbers of each hook; answers the last number each took. */
+export async function takeSequenceNumbers(
+  db: Db,
+  tenantId: string,
+  hookIds: readonly string[],
+  count: number,
+): Promise<{ id: string; lastSeq: number }[]> {
+  const rows = await db
+    .updateTable('webhooks')
+    .set({ last_seq: sql<number>`last_seq + ${count}::integer` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...hookIds])
+    .returning(['id', 'last_seq'])
+    .execute();
+  return rows.map((row) => ({ id: row.id, lastSeq: row.last_seq }));
+}
+
+export interface NewDelivery {
+  id: string;
+  webhookId: string;
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** The deliveries and one job each (kind `webhook`, keyed by the delivery id). */
+export async function insertDeliveries(
+  db: Db,
+  tenantId: string,
+  deliveries: readonly NewDelivery[],
+  maxAttempts: number,
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values(
+      deliveries.map((d) => ({
+        tenant_id: tenantId,
+        id: d.id,
+        webhook_id: d.webhookId,
+        seq: d.seq,
+        event_type: d.type,
+        payload: JSON.stringify(d.payload),
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('jobs')
+    .values(
+      deliveries.map((d) => ({
+        tenant_id: tenantId,
+        id: d.id,
+        kind: 'webhook' as const,
+        key: d.id,
+        payload: JSON.stringify({ delivery_id: d.id }),
+        max_attempts: maxAttempts,
+      })),
+    )
+    .execute();
+}
+
+/** What a delivery job needs: the delivery, its hook's URL, secret and standing. */
+export interface DeliveryToSend {
+  id: string;
+  webhook_id: string;
+  seq: number;
+  payload: Record<string, unknown>;
+  status: WebhookDeliveryStatus;
+  url: string;
+  secret: string;
+  disabled_at: string | null;
+}
+
+export async function findDeliveryToSend(
+  db: Db,
+  tenantId: string,
+  id: string,
+): Promise<DeliveryToSend | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', (join) =>
+      join.onRef('w.tenant_id', '=', 'd.tenant_id').onRef('w.id', '=', 'd.webhook_id'),
+    )
+    .select(['d.id', 'd.webhook_id', 'd.seq', 'd.payload', 'd.status', 'w.url', 'w.secret', 'w.disabled_at'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
+  return { ...row, payload: payload as Record<string, unknown> };
+}
+
+/**
+ * The first earlier delivery of the same hook still to be sent, if any: one whose status
+ * is open and whose job is still pending (a job the queue gave up on, for instance when
+ * its worker stopped during its last try, does not hold the others back). Answers when it
+ * is next due.
+ */
+export async function earlierOpenDelivery(
+  db: Db,
+  tenantId: string,
+  delivery: { webhook_id: string; seq: number },
+): Promise<{ run_at: string } | undefined> {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('jobs as j', (join) =>
+      join
+        .onRef('j.tenant_id', '=', 'd.tenant_id')
+        .on('j.kind', '=', 'webhook')
+        .on('j.key', '=', sql<string>`replace(d.id::text, '-', '')`),
+    )
+    .select('j.run_at')
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.webhook_id', '=', delivery.webhook_id)
+    .where('d.seq', '<', delivery.seq)
+    .where('d.status', 'in', ['pending', 'failed'])
+    .where('j.status', '=', 'pending')
+    .orderBy('d.seq')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * The hook's next open delivery is due now (its predecessor is through): it waited
+ * behind this one without a try of its own.
+ */
+export async function wakeNextDelivery(
+  db: Db,
+  tenantId: string,
+  delivery: { webhook_id: string; seq: number },
+): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ run_at: sql<string>`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', 'webhook')
+    .where('status', '=', 'pending')
+    .where('run_at', '>', sql<string>`now()`)
+    .where('key', '=', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select(sql<string>`replace(d.id::text, '-', '')`.as('key'))
+        .where('d.tenant_id', '=', tenantId)
+        .where('d.webhook_id', '=', delivery.webhook_id)
+        .where('d.seq', '>', delivery.seq)
+        .where('d.status', 'in', ['pending', 'failed'])
+        .orderBy('d.seq')
+        .limit(1),
+    )
+    .execute();
+}
+
+export interface AttemptRecord {
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  responseCode: number | null;
+  durationMs: number | null;
+  nextRetryAt: string | null;
+  lastError: string | null;
+}
+
+/** The outcome of one try, on the delivery's row. */
+export async function recordAttempt(
+  db: Db,
+  tenantId: string,
+  id: string,
+  attempt: AttemptRecord,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: attempt.status,
+      attempts: attempt.attempts,
+      response_code: attempt.responseCode,
+      duration_ms: attempt.durationMs,
+      next_retry_at: attempt.nextRetryAt,
+      last_error: attempt.lastError === null ? null : attempt.lastError.slice(0, 1000),
+      delivered_at: attempt.status === 'delivered' ? sql<string>`now()` : null,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Gives up a delivery that will not be sent (its hook disabled meanwhile). */
+export async function abandonDelivery(db: Db, tenantId: string, id: string, reason: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'dead', next_retry_at: null, last_error: reason })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'failed'])
+    .execute();
+}
+
+/**
+ * The receiver asked for no more (410 Gone): the hook is disabled and every delivery of
+ * it still open is given up, in one transaction; their jobs then find nothing to send.
+ */
+export async function disableWebhook(db: Db, tenantId: string, id: string, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhooks')
+      .set({ disabled_at: sql<string>`now()`, disabled_reason: reason })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .where('disabled_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'dead', next_retry_at: null, last_error: `not sent: ${reason}` })
+      .where('tenant_id', '=', tenantId)
+      .where('webhook_id', '=', id)
+      .where('status', 'in', ['pending', 'failed'])
+      .execute();
+  });
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { Identity } from '../auth/identity.ts';
+import { isCheckViolation } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { deleteWebhook, insertWebhook, listDeliveries, listWebhooks, webhookExists } from './repository.ts';
+import {
+  type CreatedWebhook,
+  type CreateWebhookRequest,
+  DELIVERY_LIST_DEFAULT_LIMIT,
+  type DeliveryListQuery,
+  MAX_WEBHOOKS_PER_TENANT,
+  type Webhook,
+  type WebhookDelivery,
+} from './schemas.ts';
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+export function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * Registers a webhook. The URL must be a destination the outbound rules allow (public
+ * https; hosts the operator admits), as push endpoints must; it is stored as the URL
+ * reader writes it. The secret is generated here and answered once.
+ */
+export async function createWebhook(
+  deps: Deps,
+  caller: Identity,
+  input: CreateWebhookRequest,
+): Promise<CreatedWebhook> {
+  const refusal = deps.outbound.refusal(input.url);
+  if (refusal !== null) throw validationFailed('url', refusal);
+  if (new Set(input.events).size !== input.events.length) {
+    throw validationFailed('events', 'must not repeat an event type');
+  }
+  const secret = newSecret();
+  try {
+    const webhook = await insertWebhook(deps.db, {
+      tenant_id: caller.tenantId,
+      id: newId(),
+      url: new URL(input.url).href,
+      events: input.events,
+      secret,
+    });
+    return { ...webhook, secret };
+  } catch (error) {
+    if (isCheckViolation(error, 'webhooks_per_tenant')) {
+      throw new AppError(
+        'INVALID_STATE',
+        `the tenant has ${MAX_WEBHOOKS_PER_TENANT} webhooks already; delete one first`,
+      );
+    }
+    throw error;
+  }
+}
+
+export function getWebhooks(deps: Deps, caller: Identity): Promise<Webhook[]> {
+  return listWebhooks(deps.db, caller.tenantId);
+}
+
+export async function removeWebhook(deps: Deps, caller: Identity, id: string): Promise<void> {
+  if (!(await deleteWebhook(deps.db, caller.tenantId, id))) throw notFound('webhook');
+}
+
+export async function getDeliveries(
+  deps: Deps,
+  caller: Identity,
+  webhookId: string,
+  query: DeliveryListQuery,
+): Promise<WebhookDelivery[]> {
+  if (!(await webhookExists(deps.db, caller.tenantId, webhookId))) throw notFound('webhook');
+  const limit = query.limit === undefined ? DELIVERY_LIST_DEFAULT_LIMIT : Number(query.limit);
+  return listDeliveries(deps.db, caller.tenantId, webhookId, limit);
+}

@@ -1,0 +1,396 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asTenant } from '../../src/db/tenant-scope.ts';
+import { systemClock } from '../../src/deps.ts';
+import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
+import { webhookDelivery } from '../../src/webhooks/delivery.ts';
+import { defaultWebhookSendOptions } from '../../src/webhooks/sender.ts';
+import {
+  type Caller,
+  createTestContext,
+  type TenantCallers,
+  type TestContext,
+  uniqueName,
+} from '../support/context.ts';
+import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import { setTimeTracking } from '../support/time-tracking.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * Webhook deliveries end to end (src/webhooks/delivery.ts through the job queue): each
+ * event reaches a local receiver that verifies every signature with the standardwebhooks
+ * library and checks every timestamp; retries, 410 Gone, order per hook, tenants apart,
+ * rolled-back changes and the address rules.
+ */
+let ctx: TestContext;
+let receiver: WebhookReceiver;
+let hooks: DbHooks;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  ctx = await createTestContext({
+    outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    jobs: { backoffMs: 10, pollMs: 20 },
+    viewDb: (db) => {
+      hooks = withDbHooks(db);
+      return hooks.db;
+    },
+  });
+});
+afterAll(async () => {
+  // Every request any test made verified, signature and timestamp.
+  expect(receiver?.failures() ?? []).toEqual([]);
+  await ctx?.close();
+  await receiver?.close();
+});
+
+const settle = () => ctx.app.notificationsIdle();
+const allEvents = [
+  'shift.published',
+  'assignment.created',
+  'assignment.removed',
+  'time_entry.recorded',
+  'form.submitted',
+];
+
+/** A webhook of `admin`'s tenant at a new receiver path, its secret given to the receiver. */
+async function hook(admin: Caller, events = allEvents): Promise<{ id: string; name: string }> {
+  const name = uniqueName('hook');
+  const response = await admin.request('POST', '/api/v1/webhooks', { url: receiver.url(name), events });
+  expect(response.statusCode, response.body).toBe(201);
+  const { id, secret } = response.json() as { id: string; secret: string };
+  receiver.trust(name, secret);
+  return { id, name };
+}
+
+const received = (name: string) =>
+  receiver.received(name).map((r) => ({ type: r.payload?.type, data: r.payload?.data }));
+
+async function deliveries(admin: Caller, hookId: string) {
+  const response = await admin.request('GET', `/api/v1/webhooks/${hookId}/deliveries`);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as Record<string, unknown>[];
+}
+
+/** A qualified employee and a published shift of one seat-rich slot, before any hook exists. */
+async function staffed(t: TenantCallers) {
+  const role = await newRole(t.admin, uniqueName('Cook'));
+  await qualify(t.admin, t.employee, role);
+  const event = await newEvent(t.admin);
+  return { role, event };
+}
+
+describe('webhook deliveries', () => {
+  it('sends each event type with the record as the API shows it, signed, in the order of the changes', async () => {
+    const t = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const draft = await newShift(t.admin, event, { roleId: role, publish: false });
+    const drafts = [
+      await newShift(t.admin, event, {
+        roleId: role,
+        publish: false,
+        starts_at: '2030-07-03T10:00:00Z',
+        ends_at: '2030-07-03T14:00:00Z',
+      }),
+      await newShift(t.admin, event, {
+        roleId: role,
+        publish: false,
+        starts_at: '2030-07-04T10:00:00Z',
+        ends_at: '2030-07-04T14:00:00Z',
+      }),
+    ];
+    const form = await created(t.admin, '/api/v1/forms', {
+      title: 'Catering',
+      fields: [{ name: 'contact', label: 'Name', type: 'text', required: true }],
+    });
+    await setTimeTracking(t.admin, true);
+    const { id, name } = await hook(t.admin);
+
+    const published = await t.admin.request('POST', `/api/v1/shifts/${draft.id}/publish`);
+    expect(published.statusCode, published.body).toBe(200);
+    const bulk = await t.admin.request('POST', '/api/v1/shifts/publish', {
+      shift_ids: drafts.map((d) => d.id),
+    });
+    expect(bulk.json()).toEqual({ published: 2 });
+    const shiftsNow = (await t.admin.request('GET', `/api/v1/events/${event}/shifts`)).json() as {
+      id: string;
+    }[];
+    const shiftRecord = (shiftId: string) => shiftsNow.find((s) => s.id === shiftId);
+
+    const claimed = await created(t.employee, `/api/v1/shifts/${draft.id}/slots/${draft.slots[0]}/claim`, {});
+    const withdrawn = await t.employee.request(
+      'DELETE',
+      `/api/v1/shifts/${draft.id}/assignments/${claimed.id}`,
+    );
+    expect(withdrawn.statusCode).toBe(204);
+    const assigned = await created(t.admin, `/api/v1/shifts/${draft.id}/slots/${draft.slots[0]}/assign`, {
+      user_id: t.employee.userId,
+    });
+    const entry = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assigned.id,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T14:30:00Z',
+    });
+    expect(entry.statusCode, entry.body).toBe(201);
+    // A re-post that changes nothing is no event; a change is.
+    await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assigned.id,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T14:30:00Z',
+    });
+    const changed = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assigned.id,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T15:00:00Z',
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    // An admin seat on another shift, freed when the employee is deactivated.
+    const later = await created(
+      t.admin,
+      `/api/v1/shifts/${drafts[0]?.id}/slots/${drafts[0]?.slots[0]}/assign`,
+      {
+        user_id: t.employee.userId,
+      },
+    );
+    const customer = await ctx.caller('customer', tenantOf(t.admin), uniqueName('cust'), { customer: 'c-1' });
+    const submission = await created(customer, `/api/v1/f/${form.slug}/submit`, {
+      data: { contact: 'Dana' },
+    });
+    const deactivated = await t.admin.request('PATCH', `/api/v1/users/${t.employee.userId}`, {
+      active: false,
+    });
+    expect(deactivated.statusCode, deactivated.body).toBe(200);
+    await settle();
+
+    const { starts_at: _, ...laterSeat } = later as Record<string, unknown>;
+    expect(received(name)).toEqual([
+      { type: 'shift.published', data: shiftRecord(draft.id) },
+      { type: 'shift.published', data: shiftRecord(drafts[0]?.id ?? '') },
+      { type: 'shift.published', data: shiftRecord(drafts[1]?.id ?? '') },
+      { type: 'assignment.created', data: claimed },
+      { type: 'assignment.removed', data: claimed },
+      { type: 'assignment.created', data: assigned },
+      { type: 'time_entry.recorded', data: entry.json() },
+      { type: 'time_entry.recorded', data: changed.json() },
+      { type: 'assignment.created', data: later },
+      { type: 'form.submitted', data: submission },
+      { type: 'assignment.removed', data: laterSeat },
+    ]);
+    for (const request of receiver.received(name)) {
+      expect(request.headers['webhook-id']).toMatch(/^[0-9a-f]{32}$/);
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(Date.parse(request.payload?.timestamp ?? '')).not.toBeNaN();
+    }
+    const rows = await deliveries(t.admin, id);
+    expect(rows).toHaveLength(11);
+    expect(
+      rows.every((row) => row.status === 'delivered' && row.attempts === 1 && row.response_code === 204),
+    ).toBe(true);
+    // The id a receiver sees is the delivery's.
+    expect(new Set(rows.map((row) => row.id))).toEqual(
+      new Set(receiver.received(name).map((r) => r.headers['webhook-id'])),
+    );
+  });
+
+  it('sends only the types a hook subscribes to, and nothing of one tenant to another tenant’s hook', async () => {
+    const t = await ctx.freshTenant();
+    const other = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const shift = await newShift(t.admin, event, { roleId: role });
+    const onlyRemovals = await hook(t.admin, ['assignment.removed']);
+    const theirs = await hook(other.admin, allEvents);
+    const seat = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    expect(
+      (await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat.id}`)).statusCode,
+    ).toBe(204);
+    await settle();
+    expect(received(onlyRemovals.name)).toEqual([{ type: 'assignment.removed', data: seat }]);
+    expect(received(theirs.name)).toEqual([]);
+    expect(await deliveries(other.admin, theirs.id)).toEqual([]);
+  });
+
+  it('sends nothing for a change that rolls back after its event was queued', async () => {
+    const t = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const shift = await newShift(t.admin, event, { roleId: role });
+    const { id, name } = await hook(t.admin);
+    // The notification is written after the webhook event, in the same transaction.
+    const settings = await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      notify_on_assignment: true,
+    });
+    expect(settings.statusCode).toBe(200);
+    hooks.failNext(on('insert', 'notifications'), new Error('the database went away'));
+    const refused = await t.admin.request(
+      'POST',
+      `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`,
+      {
+        user_id: t.employee.userId,
+      },
+    );
+    expect(refused.statusCode).toBe(500);
+    await settle();
+    expect(receiver.received(name)).toEqual([]);
+    expect(await deliveries(t.admin, id)).toEqual([]);
+    expect((await t.admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json()).toEqual([]);
+  });
+
+  it('retries a receiver that answers 500 with the same id and body, then records the delivery', async () => {
+    const t = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const shift = await newShift(t.admin, event, { roleId: role });
+    const { id, name } = await hook(t.admin, ['assignment.created']);
+    receiver.answer(name, 500, 503, 500);
+    const seat = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    await settle();
+    const tries = receiver.received(name);
+    expect(tries).toHaveLength(4);
+    expect(new Set(tries.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(tries.map((r) => r.body)).size).toBe(1);
+    expect(tries[0]?.payload?.data).toEqual(seat);
+    const [row] = await deliveries(t.admin, id);
+    expect(row).toMatchObject({
+      id: tries[0]?.headers['webhook-id'],
+      event_type: 'assignment.created',
+      status: 'delivered',
+      attempts: 4,
+      response_code: 204,
+      next_retry_at: null,
+      last_error: null,
+    });
+    expect(row?.delivered_at).toEqual(expect.any(String));
+    expect(row?.duration_ms).toEqual(expect.any(Number));
+  });
+
+  it('keeps a hook’s order: a later event waits until the earlier one is through its retries', async () => {
+    const t = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
+    const { name } = await hook(t.admin, ['assignment.created', 'assignment.removed']);
+    receiver.answer(name, 500, 500, 500);
+    const first = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    const removed = await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${first.id}`);
+    expect(removed.statusCode).toBe(204);
+    const second = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    await settle();
+    const ids = receiver.received(name).map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(6);
+    expect(ids.slice(0, 4).every((value) => value === ids[0])).toBe(true);
+    expect(received(name).slice(3)).toEqual([
+      { type: 'assignment.created', data: first },
+      { type: 'assignment.removed', data: first },
+      { type: 'assignment.created', data: second },
+    ]);
+  });
+
+  it('disables a hook whose receiver answers 410 Gone, giving up what it still had to send', async () => {
+    const t = await ctx.freshTenant();
+    const { role, event } = await staffed(t);
+    const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
+    const { id, name } = await hook(t.admin, ['assignment.created', 'assignment.removed']);
+    receiver.answer(name, 410);
+    const seat = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    expect(
+      (await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat.id}`)).statusCode,
+    ).toBe(204);
+    await settle();
+    expect(receiver.received(name)).toHaveLength(1);
+    const [listed] = (await t.admin.request('GET', '/api/v1/webhooks')).json() as Record<string, unknown>[];
+    expect(listed).toMatchObject({ id, disabled_reason: 'the receiver answered 410 Gone' });
+    expect(listed?.disabled_at).toEqual(expect.any(String));
+    const rows = await deliveries(t.admin, id);
+    expect(rows.map((row) => [row.event_type, row.status, row.response_code, row.last_error])).toEqual([
+      ['assignment.removed', 'dead', null, 'not sent: the receiver answered 410 Gone'],
+      ['assignment.created', 'dead', 410, 'the receiver answered 410 Gone'],
+    ]);
+    // Nothing more is queued for it.
+    await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+    await settle();
+    expect(await deliveries(t.admin, id)).toHaveLength(2);
+    expect(receiver.received(name)).toHaveLength(1);
+  });
+
+  it('gives up a delivery whose URL the address rules refuse when it is sent, name or rebinding alike', async () => {
+    // No worker here: the test runs each job itself, under the rules it names.
+    const lone = await createTestContext({
+      jobs: { concurrency: 0 },
+      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    });
+    try {
+      const t = await lone.freshTenant();
+      const { role, event } = await staffed(t);
+      const { name } = await hook(t.admin, ['assignment.created']);
+      const strict = new OutboundPolicy();
+      // A public name that resolves to loopback now (DNS rebinding).
+      const rebinding = new OutboundPolicy([], () => [{ address: '127.0.0.1', family: 4 }]);
+      const cases = [
+        [strict, receiver.url(name), '2030-07-03'],
+        [rebinding, 'https://hooks.example.com/in', '2030-07-04'],
+      ] as const;
+      for (const [policy, url, day] of cases) {
+        await lone.db.owner
+          .updateTable('webhooks')
+          .set({ url })
+          .where('tenant_id', '=', t.tenantId)
+          .execute();
+        const shift = await newShift(t.admin, event, {
+          roleId: role,
+          starts_at: `${day}T10:00:00Z`,
+          ends_at: `${day}T14:00:00Z`,
+        });
+        await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
+        const job = await lone.db.owner
+          .selectFrom('jobs')
+          .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
+          .where('tenant_id', '=', t.tenantId)
+          .where('status', '=', 'pending')
+          .executeTakeFirstOrThrow();
+        const deliver = webhookDelivery(
+          lone.db.db,
+          {
+            ...defaultWebhookSendOptions,
+            policy,
+            clock: systemClock,
+            retryDelayMs: () => 10,
+            fallbackMs: 10,
+          },
+          pino({ level: 'silent' }),
+        );
+        const outcome = await asTenant(t.tenantId, () =>
+          deliver({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
+        );
+        expect(outcome).toEqual({
+          outcome: 'dead',
+          error: expect.stringMatching(/^refused by the outbound address rules: /),
+        });
+        await lone.db.owner
+          .updateTable('jobs')
+          .set({ status: 'dead', finished_at: new Date().toISOString() })
+          .where('id', '=', job.id)
+          .execute();
+      }
+      const rows = await lone.db.owner
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'response_code', 'last_error'])
+        .where('tenant_id', '=', t.tenantId)
+        .orderBy('seq')
+        .execute();
+      expect(rows).toEqual([
+        {
+          status: 'dead',
+          response_code: null,
+          last_error: expect.stringMatching(/must be an https URL/),
+        },
+        {
+          status: 'dead',
+          response_code: null,
+          last_error: expect.stringMatching(/resolves to 127\.0\.0\.1, which is not a public address/),
+        },
+      ]);
+      expect(receiver.received(name)).toEqual([]);
+    } finally {
+      await lone.close();
+    }
+  });
+});
