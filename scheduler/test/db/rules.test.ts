@@ -673,3 +673,74 @@ describe('push subscriptions', () => {
     );
   });
 });
+
+describe('webhooks (migration 0018)', () => {
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const hook = (events: string, key = secret, tenant = w.tenant) =>
+    run(
+      'INSERT INTO webhooks (tenant_id, id, url, events, secret) VALUES (?, ?, ?, ?::text[], ?)',
+      tenant,
+      randomUUID(),
+      'https://hooks.example.org/x',
+      events,
+      key,
+    );
+
+  it('refuses an empty, unknown or repeated event set and a secret not in the whsec_ form', async () => {
+    for (const events of ['{}', '{shift.deleted}', '{shift.published,shift.published}', '{NULL}']) {
+      expect(await refusal(hook(events)), events).toEqual({ code: '23514', constraint: 'webhooks_events' });
+    }
+    for (const key of ['plain', 'whsec_short', `whsec_${'A'.repeat(60)}`]) {
+      expect(await refusal(hook('{form.submitted}', key)), key).toEqual({
+        code: '23514',
+        constraint: 'webhooks_secret',
+      });
+    }
+  });
+
+  it('holds at most 20 hooks per tenant, whatever writes them', async () => {
+    for (let i = 0; i < 20; i++) await hook('{form.submitted}');
+    expect(await refusal(hook('{form.submitted}'))).toEqual({
+      code: '23514',
+      constraint: 'webhooks_per_tenant',
+    });
+  });
+
+  it('takes webhook jobs, and a delivery is delivered exactly when it has a delivery time', async () => {
+    await hook('{form.submitted}');
+    const { rows } = await run('SELECT id FROM webhooks WHERE tenant_id = ?', w.tenant);
+    const webhookId = (rows[0] as { id: string }).id;
+    await run(
+      `INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts) VALUES (?, ?, 'webhook', 'k', '{}', 3)`,
+      w.tenant,
+      randomUUID(),
+    );
+    expect(
+      await refusal(
+        run(
+          `INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts) VALUES (?, ?, 'mail', 'k', '{}', 3)`,
+          w.tenant,
+          randomUUID(),
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'jobs_kind_check' });
+    const delivery = (status: string, deliveredAt: string | null) =>
+      run(
+        `INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload, status, delivered_at)
+         VALUES (?, ?, ?, 1, 'form.submitted', '{}', ?, ?)`,
+        w.tenant,
+        randomUUID(),
+        webhookId,
+        status,
+        deliveredAt,
+      );
+    expect(await refusal(delivery('delivered', null))).toEqual({
+      code: '23514',
+      constraint: 'webhook_deliveries_delivered_at',
+    });
+    expect(await refusal(delivery('pending', '2030-01-01T00:00:00Z'))).toEqual({
+      code: '23514',
+      constraint: 'webhook_deliveries_delivered_at',
+    });
+  });
+});

@@ -115,6 +115,10 @@ describe('access matrix over every /api/v1 route', () => {
       'POST /api/v1/time-off/:id/approve',
       'POST /api/v1/time-off/:id/reject',
       'DELETE /api/v1/time-off/:id',
+      'POST /api/v1/webhooks',
+      'GET /api/v1/webhooks',
+      'DELETE /api/v1/webhooks/:id',
+      'GET /api/v1/webhooks/:id/deliveries',
     ]) {
       expect(listed).toContain(expected);
     }

@@ -71,6 +71,7 @@ export interface World {
   timeOff: string;
   /** An open offer of a seat of the worker's (one without recorded time). */
   offer: string;
+  webhook: string;
 }
 
 function idFor(route: string, param: string, world: World): string {
@@ -88,6 +89,7 @@ function idFor(route: string, param: string, world: World): string {
     'time-off': world.timeOff,
     assignments: world.assignment,
     offers: world.offer,
+    webhooks: world.webhook,
   };
   const byName: Record<string, string> = {
     event_id: world.event,
@@ -169,6 +171,13 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     fields: [{ name: 'contact', label: 'Name', type: 'text', required: true }],
   });
   const submission = await created(t.admin, `/api/v1/f/${form.slug}/submit`, { data: { contact: 'Dana' } });
+  // Made last, so no change above is sent to this made-up receiver.
+  const webhook = (
+    await created(t.admin, '/api/v1/webhooks', {
+      url: 'https://hooks.example.net/matrix',
+      events: ['form.submitted'],
+    })
+  ).id;
   const world: World = {
     role,
     location,
@@ -187,6 +196,7 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     timeEntry: timeEntry.id,
     timeOff,
     offer,
+    webhook,
   };
   const snapshot = async () =>
     Promise.all(
@@ -209,6 +219,8 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
         '/api/v1/audit-log?limit=200',
         `/api/v1/time-off?user_id=${worker.userId}`,
         '/api/v1/offers',
+        '/api/v1/webhooks',
+        `/api/v1/webhooks/${webhook}/deliveries`,
       ].map(async (url) => (await t.admin.request('GET', url)).json()),
     );
   const before = await snapshot();
