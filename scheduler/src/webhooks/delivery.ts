@@ -111,8 +111,10 @@ async function send(
   }
   if (status === 410) {
     const reason = 'the receiver answered 410 Gone';
-    await record({ status: 'dead', responseCode, durationMs, nextRetryAt: null, lastError: reason });
+    // Disabled first, with every open delivery (this one too): a later delivery that
+    // looks in between finds the hook disabled, never this one closed on an enabled hook.
     await disableWebhook(db, job.tenant_id, delivery.webhook_id, reason);
+    await record({ status: 'dead', responseCode, durationMs, nextRetryAt: null, lastError: reason });
     log.info({ webhook: delivery.webhook_id }, 'webhook disabled: the receiver answered 410 Gone');
     return { outcome: 'done' };
   }
