@@ -302,4 +302,22 @@ describe('the jobs table', () => {
     );
     expect(await refused(foreign)).toBe('42501');
   });
+
+  it('sets a job back without spending a try when its handler says later', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1, 1);
+    let calls = 0;
+    const w = worker(async (job) => {
+      if (job.tenant_id !== t) return { outcome: 'done' };
+      calls += 1;
+      // Twice not yet: a job with one try only is still done on the third call.
+      return calls < 3 ? { outcome: 'later', delayMs: 0 } : { outcome: 'done' };
+    });
+    w.start();
+    await until(async () => (await jobsOf(t))[0]?.status === 'done');
+    expect(calls).toBe(3);
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'done', attempts: 1, last_error: null, locked_by: expect.any(String) },
+    ]);
+  });
 });
