@@ -316,6 +316,8 @@ export interface OffersTable {
   decided_at: Timestamp | null;
   decided_by: string | null;
   expires_at: Timestamp;
+}
+
 /** Migration 0018: the webhooks of a tenant (src/webhooks/). */
 export interface WebhooksTable {
   tenant_id: string;

@@ -79,6 +79,27 @@ describe('POST /webhooks', () => {
     expect((await t.admin.request('GET', '/api/v1/webhooks')).json()).toEqual([]);
   });
 
+  it('is recorded in the audit log with its secret redacted, made and removed', async () => {
+    const hook = (await create({ url, events: ['form.submitted'] })).json() as { id: string; secret: string };
+    expect((await t.admin.request('DELETE', `/api/v1/webhooks/${hook.id}`)).statusCode).toBe(204);
+    const log = await t.admin.request('GET', `/api/v1/audit-log?target_id=${hook.id}`);
+    const [removed, made] = log.json() as {
+      action: string;
+      changes: Record<string, Record<string, unknown>>;
+    }[];
+    expect(made).toMatchObject({
+      action: 'webhook.created',
+      actor_user_id: t.admin.userId,
+      changes: { before: {}, after: { id: hook.id, url, events: ['form.submitted'], secret: '[redacted]' } },
+    });
+    expect(made?.changes.after).not.toHaveProperty('last_seq');
+    expect(removed).toMatchObject({
+      action: 'webhook.deleted',
+      changes: { before: { secret: '[redacted]' } },
+    });
+    expect(log.body).not.toContain(hook.secret);
+  });
+
   it('holds at most 20 hooks per tenant (409 beyond), the other tenant untouched', async () => {
     for (let i = 0; i < 20; i++) {
       expect((await create({ url: `${url}/${i}`, events: ['form.submitted'] })).statusCode).toBe(201);

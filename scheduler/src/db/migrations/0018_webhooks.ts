@@ -93,6 +93,11 @@ const statements = [
        USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO scheduler_app`,
   ]),
+  // Hooks made and removed, and disabled by a 410, in the audit log (migration 0015); the
+  // secret is recorded as "[redacted]" (by its column name) and the delivery counter not
+  // at all. Deliveries are the queue's bookkeeping, not anyone's decision.
+  `CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON webhooks FOR EACH ROW
+     EXECUTE FUNCTION audit_row('webhook', 'last_seq')`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
