@@ -11,7 +11,7 @@ export interface AuditFilter {
   to?: string | undefined;
   actorId?: string | undefined;
   targetId?: string | undefined;
-  /** Keyset cursor: only rows older than the row of this `seq`. */
+  /** Keyset cursor: only rows after the row of this `seq` in the listing's order. */
   beforeSeq?: number | undefined;
   limit: number;
 }
@@ -29,13 +29,22 @@ export async function findAuditSeq(db: Db, tenantId: string, id: string): Promis
   return row?.seq;
 }
 
-/** A page of the log, newest first (by `seq`, the order rows were written in). */
+/**
+ * A page of the log, newest first: by the time of the change (its transaction's), then by
+ * `seq`, the order rows were written in.
+ */
 export function listAuditEntries(db: Db, filter: AuditFilter): Promise<AuditEntry[]> {
   let query = db.selectFrom('audit_log').select(entryColumns).where('tenant_id', '=', filter.tenantId);
   if (filter.from !== undefined) query = query.where('at', '>=', sql<string>`${filter.from}::timestamptz`);
   if (filter.to !== undefined) query = query.where('at', '<', sql<string>`${filter.to}::timestamptz`);
   if (filter.actorId !== undefined) query = query.where('actor_user_id', '=', filter.actorId);
   if (filter.targetId !== undefined) query = query.where('target_id', '=', filter.targetId);
-  if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
-  return query.orderBy('seq', 'desc').limit(filter.limit).execute();
+  if (filter.beforeSeq !== undefined) {
+    // Compared in the database: `at` has microseconds, which the wire form would drop.
+    query = query.where(
+      sql<boolean>`(at, seq) < (SELECT c.at, c.seq FROM audit_log c
+                                  WHERE c.tenant_id = ${filter.tenantId} AND c.seq = ${filter.beforeSeq})`,
+    );
+  }
+  return query.orderBy('at', 'desc').orderBy('seq', 'desc').limit(filter.limit).execute();
 }

@@ -20,11 +20,11 @@ export const AuditEntry = Type.Object(
     ),
     action: Type.String({
       description:
-        '<target_type>.created, .updated or .deleted, or a named step: assignment.claimed, assignment.withdrawn, assignment.assigned, assignment.unassigned, shift.published',
+        '<target_type>.created, .updated or .deleted, or a named step: assignment.claimed, assignment.withdrawn, assignment.assigned, assignment.unassigned, shift.published, time_off.requested, time_off.approved, time_off.rejected, offer.created, offer.accepted, offer.approved, offer.rejected, offer.cancelled',
     }),
     target_type: Type.String({
       description:
-        'What changed: tenant_settings, user, role, user_qualification, location, form, form_submission, event, document, shift, slot, assignment, time_entry, payout',
+        'What changed: tenant_settings, user, role, user_qualification, location, form, form_submission, event, document, shift, slot, assignment, time_entry, payout, time_off, offer, webhook',
     }),
     target_id: Type.String({
       pattern: '^[0-9a-f]{32}$',

@@ -17,9 +17,11 @@ import { type Kysely, sql } from 'kysely';
  *   `<type>.created|updated|deleted`, unless the transaction named a better one in
  *   `app.audit_action` for that type (src/audit/action.ts): `assignment.claimed` renames
  *   only the assignment's row, never a row another table's trigger changed with it.
- *   Columns named `secret`, `password` or ending in `_secret`, `_private_key` or `_hash`
- *   are recorded as "[redacted]", never their value. Values are kept in the API's wire
- *   forms (uuids as 32 hex digits, instants as RFC 3339 UTC to the millisecond).
+ *   Columns named `secret`, `password`, `token` or ending in `_secret`, `_private_key`,
+ *   `_hash` or `_token` are recorded as "[redacted]", never their value. `changes` holds
+ *   the stored columns by their names; by each column's type, uuids are written as 32 hex
+ *   digits and instants as RFC 3339 UTC to the millisecond, as the API writes them, and
+ *   everything else (free text above all) as stored.
  * - Audited (everything an admin writes, and claims and withdrawals): tenant_settings,
  *   users, roles, user_qualifications, locations, customer_forms, form_submissions
  *   (including their conversion into events), events, event_documents, shifts,
@@ -34,10 +36,10 @@ import { type Kysely, sql } from 'kysely';
  * - Attaching another table is one statement:
  *   `CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON <table> FOR EACH ROW
  *    EXECUTE FUNCTION audit_row('<type>', 'updated_at')`.
- * - Append-only for the application: `scheduler_app` may read and insert (behind the
- *   tenant wall of migration 0006), never update or delete. The trigger runs as the
- *   invoker: the audited row already passed the tenant wall, so its audit row (same
- *   tenant) does too, and no function running as the owner is needed.
+ * - Append-only for the application: `scheduler_app` may only read (behind the tenant
+ *   wall of migration 0006); it can neither update nor delete a row, nor write one no
+ *   change made. The trigger function runs as the owner and takes the tenant from the
+ *   audited row, which has passed the tenant wall already.
  * - No foreign key to `tenants`: the log outlives what it records, and a cascade from a
  *   deleted tenant would otherwise refuse its own audit rows.
  */
@@ -74,25 +76,41 @@ const statements = [
      PRIMARY KEY (tenant_id, seq),
      UNIQUE (tenant_id, id)
    )`,
-  // The listing is newest first by seq; each filter has an index leading to that order.
-  'CREATE INDEX audit_log_actor ON audit_log (tenant_id, actor_user_id, seq)',
-  'CREATE INDEX audit_log_target ON audit_log (tenant_id, target_id, seq)',
-  'CREATE INDEX audit_log_at ON audit_log (tenant_id, at)',
+  // The listing is newest first by (at, seq); each filter has an index in that order, so a
+  // page reads its rows off the index without sorting the window.
+  'CREATE INDEX audit_log_actor ON audit_log (tenant_id, actor_user_id, at, seq)',
+  'CREATE INDEX audit_log_target ON audit_log (tenant_id, target_id, at, seq)',
+  'CREATE INDEX audit_log_at ON audit_log (tenant_id, at, seq)',
 
-  `CREATE FUNCTION audit_value(name text, value jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
-     SELECT CASE
-       WHEN value = 'null'::jsonb THEN value
-       WHEN name ~ '^(secret|password|.*_secret|.*_private_key|.*_hash)$' THEN to_jsonb('[redacted]'::text)
-       WHEN jsonb_typeof(value) <> 'string' THEN value
-       WHEN value #>> '{}' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-         THEN to_jsonb(replace(value #>> '{}', '-', ''))
-       WHEN value #>> '{}' ~ '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?\\+00:00$'
-         THEN to_jsonb(to_char((value #>> '{}')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-       ELSE value
-     END $$`,
+  // The fields of a row (as JSON) that differ from `other` (all of them when it is null),
+  // each in the API's form, decided by the column's type, never by what a value looks
+  // like: uuid columns as 32 hex digits, timestamptz ones as RFC 3339 UTC to the
+  // millisecond (the JSON carries the offset, so the session's zone does not matter),
+  // free text as it is. plpgsql, so its query is planned once per session.
+  `CREATE FUNCTION audit_fields(rel oid, r jsonb, other jsonb, ignored text[]) RETURNS jsonb
+     LANGUAGE plpgsql STABLE AS $$
+   BEGIN
+     RETURN (
+       SELECT coalesce(jsonb_object_agg(a.attname, CASE
+                WHEN v = 'null'::jsonb THEN v
+                WHEN a.attname ~ '^(secret|password|token|.*_secret|.*_private_key|.*_hash|.*_token)$'
+                  THEN to_jsonb('[redacted]'::text)
+                WHEN a.atttypid = 'uuid'::regtype THEN to_jsonb(replace(v #>> '{}', '-', ''))
+                WHEN a.atttypid = 'timestamptz'::regtype AND isfinite((v #>> '{}')::timestamptz)
+                  THEN to_jsonb(to_char((v #>> '{}')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+                ELSE v
+              END), '{}'::jsonb)
+         FROM pg_attribute a
+         CROSS JOIN LATERAL (SELECT r -> a.attname::text AS v) field
+        WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped
+          AND a.attname <> 'tenant_id' AND NOT (a.attname::text = ANY (ignored))
+          AND (other IS NULL OR v IS DISTINCT FROM other -> a.attname::text));
+   END $$`,
 
-  // TimeZone UTC: to_jsonb writes instants in the session's zone, audit_value reads UTC.
-  `CREATE FUNCTION audit_row() RETURNS trigger LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
+  // Runs as the owner: the application may not write audit rows itself (it has no INSERT
+  // on audit_log), only make the changes they record.
+  `CREATE FUNCTION audit_row() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+     SET search_path = pg_catalog, public AS $$
    DECLARE
      target_type text := split_part(TG_ARGV[0], ':', 1);
      id_column text := coalesce(nullif(split_part(TG_ARGV[0], ':', 2), ''), 'id');
@@ -102,20 +120,15 @@ const statements = [
      the_row jsonb;
      before jsonb := '{}';
      after jsonb := '{}';
-     name text;
      named text := nullif(current_setting('app.audit_action', true), '');
    BEGIN
      IF TG_OP <> 'INSERT' THEN old_row := to_jsonb(OLD); END IF;
      IF TG_OP <> 'DELETE' THEN new_row := to_jsonb(NEW); END IF;
      the_row := coalesce(new_row, old_row);
-     FOR name IN SELECT jsonb_object_keys(the_row) LOOP
-       CONTINUE WHEN name = 'tenant_id' OR name = ANY (ignored);
-       CONTINUE WHEN TG_OP = 'UPDATE' AND (old_row -> name) IS NOT DISTINCT FROM (new_row -> name);
-       IF old_row IS NOT NULL THEN before := before || jsonb_build_object(name, audit_value(name, old_row -> name)); END IF;
-       IF new_row IS NOT NULL THEN after := after || jsonb_build_object(name, audit_value(name, new_row -> name)); END IF;
-     END LOOP;
+     IF new_row IS NOT NULL THEN after := audit_fields(TG_RELID, new_row, old_row, ignored); END IF;
      -- Only ignored columns changed (or nothing did): nothing to record.
      IF TG_OP = 'UPDATE' AND after = '{}'::jsonb THEN RETURN NULL; END IF;
+     IF old_row IS NOT NULL THEN before := audit_fields(TG_RELID, old_row, new_row, ignored); END IF;
      IF named IS NULL OR NOT starts_with(named, target_type || '.') THEN
        named := target_type || CASE TG_OP WHEN 'INSERT' THEN '.created' WHEN 'UPDATE' THEN '.updated' ELSE '.deleted' END;
      END IF;
@@ -135,7 +148,7 @@ const statements = [
   'ALTER TABLE audit_log ENABLE ROW LEVEL SECURITY',
   `CREATE POLICY tenant_wall ON audit_log
      USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
-  'GRANT SELECT, INSERT ON audit_log TO scheduler_app',
+  'GRANT SELECT ON audit_log TO scheduler_app',
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -66,7 +66,8 @@ const statements = [
        SELECT 1 FROM time_off t
         WHERE t.tenant_id = NEW.tenant_id AND t.user_id = NEW.user_id AND t.status = 'approved'
           AND t.starts_at < NEW.ends_at AND t.ends_at > NEW.starts_at
-          AND t.starts_at > NEW.starts_at - interval '366 days'
+          -- In hours: days would follow the session's time zone across a DST change.
+          AND t.starts_at > NEW.starts_at - interval '8784 hours'
      ) THEN
        RAISE EXCEPTION 'the user has approved time off then'
          USING ERRCODE = 'check_violation', CONSTRAINT = 'shift_assignments_time_off',
