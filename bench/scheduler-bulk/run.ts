@@ -4,10 +4,13 @@
  * cluster: time per call as a client sees it, against a floor measured in the same run
  * (the same 366 windows from the same time-zone code, then the same rows written by pg in
  * one transaction: two multi-row INSERTs, no HTTP, no checks). Calls alternate between
- * the two; the figure is the median of each.
+ * the two; the figure is the median of each. A third arm is the same call with the audit
+ * log's triggers on shifts and slots disabled by the owner (migration 0015): what
+ * recording every row costs bulk generation.
  *
  *   npm run bench:scheduler-bulk     (CALLS=10 to change)
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
@@ -104,10 +107,21 @@ try {
   try {
     await appCall(await newEvent()); // warm-up: JIT, pool, provisioning
     await floorCall(await newEvent());
-    const times = { app: [] as number[], floor: [] as number[] };
+    const audit = async (on: boolean) => {
+      for (const table of ['shifts', 'shift_slots']) {
+        await sql.raw(`ALTER TABLE ${table} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER audit`).execute(db);
+      }
+    };
+    const times = { app: [] as number[], floor: [] as number[], unaudited: [] as number[] };
     for (let i = 0; i < calls; i++) {
       times.floor.push(await floorCall(await newEvent()));
       times.app.push(await appCall(await newEvent()));
+      await audit(false);
+      try {
+        times.unaudited.push(await appCall(await newEvent()));
+      } finally {
+        await audit(true);
+      }
     }
     const app = median(times.app);
     const floor = median(times.floor);
@@ -117,6 +131,7 @@ try {
     for (const [name, list] of [
       ['floor (windows + two INSERTs)', times.floor],
       ['scheduler (HTTP POST)', times.app],
+      ['scheduler, audit triggers off', times.unaudited],
     ] as const) {
       console.log(
         `| ${name} | ${median(list).toFixed(0)} | ${Math.min(...list).toFixed(0)} | ${Math.max(...list).toFixed(0)} |`,
@@ -125,6 +140,7 @@ try {
     console.log(
       `\nscheduler time per call: ${app.toFixed(0)} ms (target < 1000 ms); floor/scheduler: ${(floor / app).toFixed(2)}`,
     );
+    console.log(`audited/unaudited: ${(app / median(times.unaudited)).toFixed(2)}`);
   } finally {
     await stopServer(server);
     await pool.end();
