@@ -6,7 +6,11 @@
  * conditional INSERT ... SELECT (the database's constraints refuse the rest). Every storm
  * is the same 5,000 requests (each employee five claims on seeded random slots) on an
  * emptied schedule; after each, the run proves that no slot holds more than its capacity
- * and that every filled_count equals the assignments that exist.
+ * and that every filled_count equals the assignments that exist. A third arm per round is
+ * the scheduler with the audit log's triggers on the tables a claim writes
+ * (shift_assignments, shift_slots) disabled by the owner (migration 0015): the ratio of
+ * the two scheduler arms is what recording claims costs; with the triggers on, every seat
+ * must have exactly one `assignment.claimed` entry, by its holder.
  *
  *   npm run bench:scheduler-claims     (CONNECTIONS=64 ROUNDS=5 POOL_SIZE=10 to change)
  */
@@ -110,7 +114,32 @@ try {
   );
   const env = serverEnv(cluster.url, signer);
 
-  const emptySchedule = () => db.deleteFrom('shift_assignments').where('tenant_id', '=', tenant.id).execute();
+  // The owner may empty the log: the application's role never can.
+  const emptySchedule = async () => {
+    await db.deleteFrom('shift_assignments').where('tenant_id', '=', tenant.id).execute();
+    await sql`TRUNCATE audit_log`.execute(db);
+  };
+
+  async function setAudit(on: boolean): Promise<void> {
+    for (const table of ['shift_assignments', 'shift_slots']) {
+      await sql.raw(`ALTER TABLE ${table} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER audit`).execute(db);
+    }
+  }
+
+  /** With the trigger on: one `assignment.claimed` entry per seat, by its employee. */
+  async function checkAudit(seats: number): Promise<void> {
+    const row = await sql<{ claimed: number; actors: number }>`
+      SELECT count(*)::int AS claimed,
+             count(*) FILTER (WHERE l.actor_user_id = a.user_id)::int AS actors
+        FROM audit_log l JOIN shift_assignments a ON a.tenant_id = l.tenant_id AND a.id = l.target_id
+       WHERE l.tenant_id = ${tenant.id} AND l.action = 'assignment.claimed'`.execute(db);
+    const { claimed, actors } = row.rows[0] ?? { claimed: -1, actors: -1 };
+    if (claimed !== seats || actors !== seats) {
+      throw new Error(
+        `audit log: ${claimed} claimed entries (${actors} by the seat's holder) for ${seats} seats`,
+      );
+    }
+  }
 
   /** No slot above capacity; every filled_count equal to the assignments that exist. */
   async function checkSchedule(): Promise<number> {
@@ -177,7 +206,8 @@ try {
     };
   }
 
-  async function measure(mode: 'app' | 'floor-claim', seed: number): Promise<Storm> {
+  async function measure(mode: 'app' | 'floor-claim', seed: number, audit = true): Promise<Storm> {
+    await setAudit(audit);
     const server = await startServer(mode, env);
     try {
       // Warm-up: every employee once (JIT, pool, the scheduler's provisioning memo).
@@ -188,13 +218,15 @@ try {
       const held = await checkSchedule();
       if (held !== figures.created)
         throw new Error(`${figures.created} claims answered 201 but ${held} seats exist`);
+      if (mode === 'app' && audit) await checkAudit(held);
       return figures;
     } finally {
       await stopServer(server);
+      await setAudit(true);
     }
   }
 
-  const rows: { round: number; floor: Storm; app: Storm }[] = [];
+  const rows: { round: number; floor: Storm; app: Storm; unaudited: Storm }[] = [];
   for (let round = 1; round <= rounds; round++) {
     const seed = 1000 + round;
     // Alternate who goes first, so neither always meets the table as the other left it.
@@ -202,7 +234,8 @@ try {
     const app0 = appFirst ? await measure('app', seed) : undefined;
     const floor = await measure('floor-claim', seed);
     const app = app0 ?? (await measure('app', seed));
-    rows.push({ round, floor, app });
+    const unaudited = await measure('app', seed, false);
+    rows.push({ round, floor, app, unaudited });
   }
   await handle.close();
 
@@ -210,17 +243,21 @@ try {
     `\nclaim storm: ${employees} employees, ${slotCount} slots of capacity ${capacity}, ${employees * claimsPerEmployee} claims, ${connections} connections, ${rounds} rounds; ${settingsLine()}`,
   );
   console.log(
-    '| round | floor claims/s | floor p99 ms | floor CPU µs/claim | scheduler claims/s | scheduler p99 ms | scheduler CPU µs/claim | seats (both) | ratio |',
+    '| round | floor claims/s | floor p99 ms | floor CPU µs/claim | scheduler claims/s | scheduler p99 ms | scheduler CPU µs/claim | seats (both) | ratio | audit off claims/s | audited/off |',
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const { round, floor, app } of rows) {
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { round, floor, app, unaudited } of rows) {
     console.log(
-      `| ${round} | ${floor.rps.toFixed(0)} | ${floor.p99} | ${floor.cpuMicros.toFixed(0)} | ${app.rps.toFixed(0)} | ${app.p99} | ${app.cpuMicros.toFixed(0)} | ${floor.created} / ${app.created} | ${(app.rps / floor.rps).toFixed(2)} |`,
+      `| ${round} | ${floor.rps.toFixed(0)} | ${floor.p99} | ${floor.cpuMicros.toFixed(0)} | ${app.rps.toFixed(0)} | ${app.p99} | ${app.cpuMicros.toFixed(0)} | ${floor.created} / ${app.created} | ${(app.rps / floor.rps).toFixed(2)} | ${unaudited.rps.toFixed(0)} | ${(app.rps / unaudited.rps).toFixed(2)} |`,
     );
   }
   const ratio = median(rows.map((r) => r.app.rps / r.floor.rps));
+  const auditRatio = median(rows.map((r) => r.app.rps / r.unaudited.rps));
   console.log(
     `\nno slot above capacity, every filled_count equal to its assignments, after every storm\nthroughput ratio scheduler/floor, median of ${rounds} paired rounds: ${ratio.toFixed(2)} (target >= ${process.env.WALL === 'off' ? '0.80 with the wall off' : '0.70 with the wall on'})`,
+  );
+  console.log(
+    `one assignment.claimed entry per seat, by its holder; throughput with/without the audit triggers, median: ${auditRatio.toFixed(2)}`,
   );
 } finally {
   cluster.stop();
