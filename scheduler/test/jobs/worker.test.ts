@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
+import { newId } from '../../src/ids.ts';
 import { type ClaimedJob, claimJobs } from '../../src/jobs/repository.ts';
 import {
   defaultWorkerOptions,
@@ -242,6 +243,56 @@ describe('finished jobs', () => {
     const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
     expect(await w.prune()).toBe(2);
     expect((await jobsOf(t)).map((j) => j.id).sort()).toEqual([recent, deadWeek, pending].sort());
+    expect(await w.prune()).toBe(0);
+  });
+});
+
+describe('finished webhook deliveries', () => {
+  it('are removed 30 days after they were made once delivered or given up; open ones stay', async () => {
+    const t = await tenant();
+    const hook = newId();
+    await handle.owner
+      .insertInto('webhooks')
+      .values({
+        tenant_id: t,
+        id: hook,
+        url: 'https://hooks.example.org/',
+        events: ['form.submitted'],
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      })
+      .execute();
+    const deliveries = [
+      ['delivered', 31],
+      ['dead', 31],
+      ['failed', 40],
+      ['pending', 40],
+      ['delivered', 29],
+    ] as const;
+    const ids = deliveries.map(() => newId());
+    await handle.owner
+      .insertInto('webhook_deliveries')
+      .values(
+        deliveries.map(([status, daysAgo], i) => ({
+          tenant_id: t,
+          id: ids[i] as string,
+          webhook_id: hook,
+          seq: i + 1,
+          event_type: 'form.submitted',
+          payload: JSON.stringify({ type: 'form.submitted' }),
+          status,
+          created_at: sql<string>`now() - make_interval(days => ${daysAgo})`,
+          delivered_at: status === 'delivered' ? sql<string>`now()` : null,
+        })),
+      )
+      .execute();
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    expect(await w.prune()).toBe(2);
+    const left = await handle.owner
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('tenant_id', '=', t)
+      .execute();
+    expect(left.map((d) => d.id).sort()).toEqual(ids.slice(2).sort());
     expect(await w.prune()).toBe(0);
   });
 });

@@ -98,6 +98,31 @@ const statements = [
   // at all. Deliveries are the queue's bookkeeping, not anyone's decision.
   `CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON webhooks FOR EACH ROW
      EXECUTE FUNCTION audit_row('webhook', 'last_seq')`,
+  // Deliveries do not pile up either: the workers' periodic prune (migration 0007) also
+  // removes deliveries delivered or given up more than 30 days ago (the admins' window to
+  // read them), a bounded batch at a time; open ones stay, whatever their age.
+  `CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
+     WHERE status IN ('delivered', 'dead')`,
+  `CREATE OR REPLACE FUNCTION prune_jobs(batch integer) RETURNS integer
+     LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
+     AS $$
+       WITH gone AS (
+         DELETE FROM public.jobs j
+          WHERE (j.tenant_id, j.id) IN (
+            SELECT o.tenant_id, o.id FROM public.jobs o
+             WHERE o.status <> 'pending'
+               AND o.finished_at < now() - CASE o.status WHEN 'done' THEN interval '7 days' ELSE interval '30 days' END
+             LIMIT batch)
+         RETURNING 1),
+       deliveries AS (
+         DELETE FROM public.webhook_deliveries d
+          WHERE (d.tenant_id, d.id) IN (
+            SELECT o.tenant_id, o.id FROM public.webhook_deliveries o
+             WHERE o.status IN ('delivered', 'dead') AND o.created_at < now() - interval '30 days'
+             LIMIT batch)
+         RETURNING 1)
+       SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM deliveries))::integer
+     $$`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
