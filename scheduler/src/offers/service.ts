@@ -201,11 +201,49 @@ async function lockedOffer(tx: Deps, caller: Identity, id: string): Promise<Offe
   return offer;
 }
 
-/** Moves the offered seat to its taker; false when the giver no longer holds it. */
-async function move(tx: Deps, caller: Identity, offer: Offer, takerId: string): Promise<void> {
+/**
+ * Moves the offered seat to its taker (409 when the giver no longer holds it), records the
+ * offer approved by the caller and tells the giver: the end of a swap, whether the taker's
+ * accept or an admin's approval made it.
+ */
+async function handOver(
+  tx: Deps,
+  caller: Identity,
+  offer: Offer,
+  takerId: string,
+  decision: { acceptedBy?: string },
+): Promise<Offer> {
   if (!(await moveSeat(tx.db, caller.tenantId, offer.assignment_id, offer.from_user_id, takerId))) {
     throw invalidState('the seat changed hands meanwhile');
   }
+  const approved = await decideOffer(
+    tx.db,
+    caller.tenantId,
+    offer.id,
+    { status: 'approved', ...decision, decidedBy: caller.userId },
+    tx.clock.now(),
+  );
+  await tell(
+    tx,
+    caller,
+    approved,
+    [offer.from_user_id],
+    'offer.taken',
+    (name) => `Your shift was taken: ${name}`,
+  );
+  return approved;
+}
+
+/** The offer an admin decides, locked: only one taken and waiting for approval (409 otherwise). */
+async function acceptedOffer(
+  tx: Deps,
+  caller: Identity,
+  id: string,
+): Promise<{ offer: Offer; taker: string }> {
+  const offer = await lockedOffer(tx, caller, id);
+  if (offer.status !== 'accepted' || offer.accepted_by === null)
+    throw invalidState(`the offer is ${offer.status}, not accepted`);
+  return { offer, taker: offer.accepted_by };
 }
 
 /**
@@ -253,22 +291,7 @@ export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<O
       await announce(tx, caller, accepted);
       return accepted;
     }
-    await move(tx, caller, offer, caller.userId);
-    const approved = await decideOffer(
-      tx.db,
-      caller.tenantId,
-      id,
-      { status: 'approved', acceptedBy: caller.userId, decidedBy: caller.userId },
-      now,
-    );
-    await tell(
-      tx,
-      caller,
-      approved,
-      [offer.from_user_id],
-      'offer.taken',
-      (name) => `Your shift was taken: ${name}`,
-    );
+    const approved = await handOver(tx, caller, offer, caller.userId, { acceptedBy: caller.userId });
     await announce(tx, caller, approved);
     return approved;
   });
@@ -277,26 +300,8 @@ export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<O
 /** An admin moves the seat of an accepted offer; the database refuses what became impossible meanwhile. */
 export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
   return offerStep(deps, 'approved', async (tx) => {
-    const offer = await lockedOffer(tx, caller, id);
-    if (offer.status !== 'accepted' || offer.accepted_by === null)
-      throw invalidState(`the offer is ${offer.status}, not accepted`);
-    const taker = offer.accepted_by;
-    await move(tx, caller, offer, taker);
-    const approved = await decideOffer(
-      tx.db,
-      caller.tenantId,
-      id,
-      { status: 'approved', decidedBy: caller.userId },
-      tx.clock.now(),
-    );
-    await tell(
-      tx,
-      caller,
-      approved,
-      [offer.from_user_id],
-      'offer.taken',
-      (name) => `Your shift was taken: ${name}`,
-    );
+    const { offer, taker } = await acceptedOffer(tx, caller, id);
+    const approved = await handOver(tx, caller, offer, taker, {});
     await tell(tx, caller, approved, [taker], 'offer.approved', (name) => `You are on ${name}`);
     await announce(tx, caller, approved);
     return approved;
@@ -306,9 +311,7 @@ export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<
 /** An admin refuses the move of an accepted offer; final: the giver keeps the seat and may offer it again. */
 export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
   return offerStep(deps, 'rejected', async (tx) => {
-    const offer = await lockedOffer(tx, caller, id);
-    if (offer.status !== 'accepted' || offer.accepted_by === null)
-      throw invalidState(`the offer is ${offer.status}, not accepted`);
+    const { offer, taker } = await acceptedOffer(tx, caller, id);
     const rejected = await decideOffer(
       tx.db,
       caller.tenantId,
@@ -316,7 +319,7 @@ export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<O
       { status: 'rejected', decidedBy: caller.userId },
       tx.clock.now(),
     );
-    const parties = [offer.accepted_by, offer.from_user_id];
+    const parties = [taker, offer.from_user_id];
     await tell(
       tx,
       caller,
