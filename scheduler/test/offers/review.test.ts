@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
+import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
+import { type DbHooks, type Statement, withDbHooks } from '../support/db-hooks.ts';
+import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+/** Review findings on offers and swaps (i23 review): each test fails on the code as reviewed. */
+let ctx: TestContext;
+let hooks: DbHooks;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  ctx = await createTestContext({
+    outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    jobs: { backoffMs: 10, pollMs: 20 },
+    viewDb: (db) => {
+      hooks = withDbHooks(db);
+      return hooks.db;
+    },
+  });
+});
+afterAll(async () => {
+  await ctx?.close();
+  await receiver?.close();
+});
+
+async function world() {
+  const t = await ctx.freshTenant();
+  const role = await newRole(t.admin, uniqueName('Cook'));
+  await qualify(t.admin, t.employee, role);
+  const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
+  await qualify(t.admin, bob, role);
+  const event = await newEvent(t.admin);
+  const shift = await newShift(t.admin, event, { roleId: role, capacities: [2] });
+  const slot = shift.slots[0] as string;
+  const seat = (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
+  return { ...t, role, event, shift: shift.id, slot, seat, bob };
+}
+
+const holders = async (admin: Caller, shift: string) =>
+  (
+    (await admin.request('GET', `/api/v1/shifts/${shift}/assignments`)).json() as { user_id: string }[]
+  ).map((a) => a.user_id);
+
+describe('a giver withdrawing their seat while it is taken', () => {
+  it('never removes the taker’s seat (the delete must be of the giver’s seat only)', async () => {
+    const w = await world();
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    // The withdrawal reads the seat (still the giver's); the taker's accept commits before
+    // the withdrawal's transaction deletes it by id alone.
+    const isSeatRead = (s: Statement) =>
+      s.kind === 'select' && s.tables.length === 1 && s.tables[0] === 'shift_assignments';
+    hooks.afterNext(isSeatRead, async () => {
+      await ctx.db.owner
+        .updateTable('shift_assignments')
+        .set({ user_id: w.bob.userId })
+        .where('id', '=', w.seat)
+        .execute();
+      await ctx.db.owner
+        .updateTable('offers')
+        .set({ status: 'approved', accepted_by: w.bob.userId, decided_at: new Date().toISOString() })
+        .where('id', '=', offer)
+        .execute();
+    });
+    const response = await w.employee.request('DELETE', `/api/v1/shifts/${w.shift}/assignments/${w.seat}`);
+    // Bob took it; the giver's withdrawal must not take it from him.
+    expect(await holders(w.admin, w.shift)).toEqual([w.bob.userId]);
+    expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('webhooks of a swap', () => {
+  it('tells an assignment.* subscriber that the seat changed hands', async () => {
+    const w = await world();
+    const name = uniqueName('hook');
+    const made = await w.admin.request('POST', '/api/v1/webhooks', {
+      url: receiver.url(name),
+      events: ['assignment.created', 'assignment.removed'],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    receiver.trust(name, made.json().secret);
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    const accepted = await w.bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(await holders(w.admin, w.shift)).toEqual([w.bob.userId]);
+    await ctx.app.notificationsIdle();
+    const events = receiver.received(name).map((r) => ({
+      type: r.payload?.type,
+      user: (r.payload?.data as { user_id?: string } | undefined)?.user_id,
+    }));
+    // Bob now holds a seat the subscriber last heard was the employee's: nothing says so.
+    expect(events).toContainEqual({ type: 'assignment.created', user: w.bob.userId });
+  });
+});
+
+describe('an offer of a seat in a draft shift', () => {
+  it('is not shown to the employee who cannot see the shift', async () => {
+    const t = await ctx.freshTenant();
+    const role = await newRole(t.admin, uniqueName('Cook'));
+    await qualify(t.admin, t.employee, role);
+    const event = await newEvent(t.admin);
+    const shift = await newShift(t.admin, event, { roleId: role, publish: false });
+    const seat = (
+      await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      })
+    ).id;
+    // The employee does not see the draft, nor the seat in it.
+    expect((await t.employee.request('GET', `/api/v1/shifts/${shift.id}`)).statusCode).toBe(404);
+    expect((await t.employee.request('GET', '/api/v1/me/assignments')).json()).toEqual([]);
+    await created(t.admin, `/api/v1/assignments/${seat}/offer`, {});
+    const listed = (await t.employee.request('GET', '/api/v1/offers')).json() as { shift_id: string }[];
+    expect(listed.map((o) => o.shift_id)).not.toContain(shift.id);
+  });
+});
