@@ -115,3 +115,59 @@ describe('an offer of a seat in a draft shift', () => {
     expect(listed.map((o) => o.shift_id)).not.toContain(shift.id);
   });
 });
+
+describe('an offer whose seat goes away', () => {
+  it('stays on the list as cancelled and sends offer.updated when the giver is deactivated', async () => {
+    const w = await world();
+    const name = uniqueName('hook');
+    const made = await w.admin.request('POST', '/api/v1/webhooks', {
+      url: receiver.url(name),
+      events: ['offer.updated'],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    receiver.trust(name, made.json().secret);
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    const off = await w.admin.request('PATCH', `/api/v1/users/${w.employee.userId}`, { active: false });
+    expect(off.statusCode, off.body).toBe(200);
+    await ctx.app.notificationsIdle();
+    const statuses = receiver
+      .received(name)
+      .map((r) => (r.payload?.data as { id?: string; status?: string } | undefined) ?? {})
+      .filter((d) => d.id === offer)
+      .map((d) => d.status);
+    // The offer row is cascade-deleted with the seat: it vanishes from GET /offers and its
+    // subscribers last heard "open".
+    const listed = (await w.admin.request('GET', '/api/v1/offers')).json() as { id: string }[];
+    expect({ listed: listed.map((o) => o.id), statuses }).toEqual({
+      listed: [offer],
+      statuses: ['open', 'cancelled'],
+    });
+  });
+});
+
+describe('an offer made while the seat changes hands', () => {
+  it('is never recorded as given by someone who no longer holds the seat', async () => {
+    const w = await world();
+    // The seat moves to Bob between the offer's read of it and its insert.
+    hooks.afterNext(
+      (s) => s.kind === 'select' && s.tables.includes('shift_assignments') && s.tables.includes('time_entries'),
+      async () => {
+        await ctx.db.owner
+          .updateTable('shift_assignments')
+          .set({ user_id: w.bob.userId })
+          .where('id', '=', w.seat)
+          .execute();
+      },
+    );
+    const response = await w.employee.request('POST', `/api/v1/assignments/${w.seat}/offer`, {});
+    const offers = await ctx.db.owner
+      .selectFrom('offers')
+      .select(['from_user_id'])
+      .where('assignment_id', '=', w.seat)
+      .execute();
+    // Otherwise Bob's seat carries a live offer by the employee: Bob cannot offer it (409
+    // DUPLICATE) and nobody can take it (409 "changed hands") until it is cancelled.
+    expect(offers.map((o) => o.from_user_id)).not.toContain(w.employee.userId);
+    expect(response.statusCode).toBe(404);
+  });
+});
