@@ -171,3 +171,31 @@ describe('an offer made while the seat changes hands', () => {
     expect(response.statusCode).toBe(404);
   });
 });
+
+describe('paging GET /offers while offers are taken', () => {
+  it('answers the next page after an offer that was taken meanwhile (not 422)', async () => {
+    const w = await world();
+    // Two more seats of the employee's, in shifts of their own, offered to everyone.
+    const seats = [];
+    for (const day of ['03', '04']) {
+      const shift = await newShift(w.admin, w.event, {
+        roleId: w.role,
+        starts_at: `2030-07-${day}T10:00:00Z`,
+        ends_at: `2030-07-${day}T14:00:00Z`,
+      });
+      seats.push(
+        (await created(w.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {})).id,
+      );
+    }
+    for (const seat of seats) await created(w.employee, `/api/v1/assignments/${seat}/offer`, {});
+    const first = (await w.bob.request('GET', '/api/v1/offers?limit=1')).json() as { id: string }[];
+    expect(first).toHaveLength(1);
+    // Someone else takes the offer Bob's page ended on.
+    const carol = await ctx.caller('employee', tenantOf(w.admin), uniqueName('carol'));
+    await qualify(w.admin, carol, w.role);
+    const taken = await carol.request('POST', `/api/v1/offers/${first[0]?.id}/accept`);
+    expect(taken.statusCode, taken.body).toBe(200);
+    const next = await w.bob.request('GET', `/api/v1/offers?limit=1&after=${first[0]?.id}`);
+    expect(next.statusCode, next.body).toBe(200);
+  });
+});
