@@ -40,9 +40,9 @@ async function world() {
 }
 
 const holders = async (admin: Caller, shift: string) =>
-  (
-    (await admin.request('GET', `/api/v1/shifts/${shift}/assignments`)).json() as { user_id: string }[]
-  ).map((a) => a.user_id);
+  ((await admin.request('GET', `/api/v1/shifts/${shift}/assignments`)).json() as { user_id: string }[]).map(
+    (a) => a.user_id,
+  );
 
 describe('a giver withdrawing their seat while it is taken', () => {
   it('never removes the taker’s seat (the delete must be of the giver’s seat only)', async () => {
@@ -150,7 +150,8 @@ describe('an offer made while the seat changes hands', () => {
     const w = await world();
     // The seat moves to Bob between the offer's read of it and its insert.
     hooks.afterNext(
-      (s) => s.kind === 'select' && s.tables.includes('shift_assignments') && s.tables.includes('time_entries'),
+      (s) =>
+        s.kind === 'select' && s.tables.includes('shift_assignments') && s.tables.includes('time_entries'),
       async () => {
         await ctx.db.owner
           .updateTable('shift_assignments')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 import { useRouteTests } from '../support/context.ts';
+import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 
 /** Review findings on webhook registration (i23 review). */
 const logs: LogLine[] = [];
