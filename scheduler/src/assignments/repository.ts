@@ -156,11 +156,21 @@ export function findAssignment(db: Db, tenantId: string, shiftId: string, id: st
     .executeTakeFirst();
 }
 
-export async function deleteAssignment(db: Db, tenantId: string, id: string): Promise<boolean> {
+/**
+ * Removes a seat while `holderId` still holds it: a seat that changed hands meanwhile (a
+ * swap) is someone else's now, and stays.
+ */
+export async function deleteAssignment(
+  db: Db,
+  tenantId: string,
+  id: string,
+  holderId: string,
+): Promise<boolean> {
   const result = await db
     .deleteFrom('shift_assignments')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('user_id', '=', holderId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

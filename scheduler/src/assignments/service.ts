@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
+import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
@@ -178,7 +179,10 @@ export async function unassign(
     await inTransaction(deps, async (tx) => {
       const own = assignment.user_id === caller.userId;
       await nameAuditAction(tx, own ? 'assignment.withdrawn' : 'assignment.unassigned');
-      if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId))) throw notFound('assignment');
+      await cancelOffersOfRemovedSeats(tx, caller, { ids: [assignmentId] });
+      if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId, assignment.user_id))) {
+        throw notFound('assignment');
+      }
       const { starts_at: _, ...removed } = assignment;
       await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: removed });
       await notifyAssignmentChange(tx, caller, shiftId, async (style) => ({

@@ -83,7 +83,14 @@ export function findOffer(db: Db, tenantId: string, id: string, now: Date): Prom
  * accepts, approvals and cancellations of one offer queue here, and each sees the status
  * the one before it left.
  */
-export function lockOffer(db: Db, tenantId: string, id: string, now: Date): Promise<Offer | undefined> {
+export async function lockOffer(db: Db, tenantId: string, id: string, now: Date): Promise<Offer | undefined> {
+  // The seat first, then the offer: removing a seat locks the seat and then, by the
+  // cascade, its offers, so every path takes the two in that order and none waits on
+  // another in a cycle (a deadlock on PostgreSQL).
+  await sql`SELECT 1 FROM shift_assignments a
+             WHERE a.tenant_id = ${tenantId}::uuid
+               AND a.id = (SELECT o.assignment_id FROM offers o WHERE o.tenant_id = ${tenantId}::uuid AND o.id = ${id}::uuid)
+               FOR UPDATE`.execute(db);
   return db
     .selectFrom('offers as o')
     .select(offerColumns(now))
@@ -91,6 +98,65 @@ export function lockOffer(db: Db, tenantId: string, id: string, now: Date): Prom
     .where('o.id', '=', id)
     .forUpdate()
     .executeTakeFirst();
+}
+
+/**
+ * Locks the seat while `holderId` holds it, for the rest of the transaction; false when it
+ * is gone or someone else's now (an offer is only ever recorded as given by its holder).
+ */
+export async function lockSeatHeldBy(
+  db: Db,
+  tenantId: string,
+  assignmentId: string,
+  holderId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('shift_assignments')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', assignmentId)
+    .where('user_id', '=', holderId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Seats about to be removed: by id (a withdrawal, an admin's removal), or a user's upcoming ones (a deactivation). */
+export type SeatSelection = { ids: readonly string[] } | { upcomingOf: string; after: Date };
+
+/**
+ * Cancels the live offers of seats about to be removed, as `decidedBy`; the ids of those
+ * cancelled. The seats are locked first, as every offer step locks them (lockOffer), so
+ * a removal and an accept never wait on each other in a cycle.
+ */
+export async function cancelOffersOfSeats(
+  db: Db,
+  tenantId: string,
+  seats: SeatSelection,
+  decidedBy: string,
+  now: Date,
+): Promise<string[]> {
+  let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
+  query =
+    'ids' in seats
+      ? query.where('id', 'in', [...seats.ids])
+      : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
+  const locked = await query.forUpdate().execute();
+  if (locked.length === 0) return [];
+  const cancelled = await db
+    .updateTable('offers')
+    .set({ status: 'cancelled', decided_at: now.toISOString(), decided_by: decidedBy })
+    .where('tenant_id', '=', tenantId)
+    .where(
+      'assignment_id',
+      'in',
+      locked.map((seat) => seat.id),
+    )
+    .where('status', 'in', ['open', 'accepted'])
+    .where('expires_at', '>', now.toISOString())
+    .returning('id')
+    .execute();
+  return cancelled.map((offer) => offer.id);
 }
 
 /** Why `userId` could not take the seat `assignmentId` now: role, a seat in the shift, an overlap. */
@@ -194,9 +260,16 @@ function takeableBy(viewer: string, now: Date) {
                             AND tstzrange(m.starts_at, m.ends_at) && tstzrange(a.starts_at, a.ends_at))))`;
 }
 
-/** An employee's list: the offers they gave or took, and those they could take. */
+/**
+ * An employee's list: the offers they gave or took, of a shift staff may see (an admin
+ * may offer a seat of theirs in a draft), and those they could take.
+ */
 function seenBy(viewer: string, now: Date) {
-  return sql<boolean>`(o.from_user_id = ${viewer}::uuid OR o.accepted_by = ${viewer}::uuid OR ${takeableBy(viewer, now)})`;
+  return sql<boolean>`(((o.from_user_id = ${viewer}::uuid OR o.accepted_by = ${viewer}::uuid)
+      AND EXISTS (SELECT 1 FROM shifts s JOIN events e ON e.tenant_id = s.tenant_id AND e.id = s.event_id
+                   WHERE s.tenant_id = o.tenant_id AND s.id = o.shift_id
+                     AND s.published_at IS NOT NULL AND e.published_at IS NOT NULL))
+    OR ${takeableBy(viewer, now)})`;
 }
 
 /** A page of offers, newest first (by id: UUIDv7 ids follow creation). */
@@ -214,21 +287,19 @@ export function listOffers(db: Db, filter: OfferFilter): Promise<Offer[]> {
   return query.orderBy('o.id', 'desc').limit(filter.limit).execute();
 }
 
-/** Whether the offer is on the list of `viewer` (undefined: an admin, who sees all): a page's cursor must be. */
-export async function offerOnList(
-  db: Db,
-  tenantId: string,
-  id: string,
-  viewer: string | undefined,
-  now: Date,
-): Promise<boolean> {
-  let query = db
+/**
+ * Whether the tenant has the offer: a page's cursor. Not whether the caller still sees
+ * it: an offer taken or expired since the last page leaves an employee's list, and the
+ * next page must still follow it.
+ */
+export async function offerExists(db: Db, tenantId: string, id: string): Promise<boolean> {
+  const row = await db
     .selectFrom('offers as o')
     .select('o.id')
     .where('o.tenant_id', '=', tenantId)
-    .where('o.id', '=', id);
-  if (viewer !== undefined) query = query.where(seenBy(viewer, now));
-  return (await query.executeTakeFirst()) !== undefined;
+    .where('o.id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The active admins of the tenant: who is told that an offer waits for approval. */

@@ -1,4 +1,4 @@
-import { userUnavailable } from '../assignments/repository.ts';
+import { findAssignment, userUnavailable } from '../assignments/repository.ts';
 import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
@@ -14,13 +14,17 @@ import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   activeAdmins,
+  cancelOffersOfSeats,
   decideOffer,
+  findOffer,
   findSeat,
   insertOffer,
   listOffers,
   lockOffer,
+  lockSeatHeldBy,
   moveSeat,
-  offerOnList,
+  offerExists,
+  type SeatSelection,
   takerStanding,
 } from './repository.ts';
 import { OFFER_LIST_DEFAULT_LIMIT, type Offer, type OfferListQuery, type OfferRequest } from './schemas.ts';
@@ -101,6 +105,23 @@ const announce = (tx: Deps, caller: Identity, offer: Offer) =>
   queueWebhookEvent(tx, caller.tenantId, { type: 'offer.updated', data: offer });
 
 /**
+ * Cancels the live offers of seats a removal is about to delete (a withdrawal, an admin's
+ * removal, a deactivation), in its transaction, telling their subscribers: the offers then
+ * go with their seats. Call it before the delete.
+ */
+export async function cancelOffersOfRemovedSeats(
+  tx: Deps,
+  caller: Identity,
+  seats: SeatSelection,
+): Promise<void> {
+  const now = tx.clock.now();
+  for (const id of await cancelOffersOfSeats(tx.db, caller.tenantId, seats, caller.userId, now)) {
+    const offer = await findOffer(tx.db, caller.tenantId, id, now);
+    if (offer) await announce(tx, caller, offer);
+  }
+}
+
+/**
  * Offers a seat: an employee their own before the shift starts, an admin anyone's (the
  * shift must not have started either: the offer would be born expired). A seat with
  * recorded time stays with its holder; at most one live offer per seat (the database's
@@ -130,6 +151,10 @@ export async function offerSeat(
   try {
     return await inTransaction(deps, async (tx) => {
       await nameAuditAction(tx, 'offer.created');
+      // The holder read above may have given the seat away meanwhile.
+      if (!(await lockSeatHeldBy(tx.db, caller.tenantId, assignmentId, seat.user_id))) {
+        throw notFound('assignment');
+      }
       const offer = await insertOffer(
         tx.db,
         {
@@ -168,13 +193,14 @@ export async function offerSeat(
 
 /**
  * Admins read every offer; employees the offers they gave or took and the open ones they
- * could take. Newest first, a page at a time; the cursor must be on the caller's list.
+ * could take (of shifts they may see). Newest first, a page at a time; the cursor is any
+ * offer of the tenant.
  */
 export async function getOffers(deps: Deps, caller: Identity, query: OfferListQuery): Promise<Offer[]> {
   const now = deps.clock.now();
   const viewer = isAdmin(caller) ? undefined : caller.userId;
   const after = query.after === undefined ? undefined : queryId('after', query.after);
-  if (after !== undefined && !(await offerOnList(deps.db, caller.tenantId, after, viewer, now))) {
+  if (after !== undefined && !(await offerExists(deps.db, caller.tenantId, after))) {
     throw validationFailed('after', 'no such offer');
   }
   return listOffers(deps.db, {
@@ -223,6 +249,16 @@ async function handOver(
     { status: 'approved', ...decision, decidedBy: caller.userId },
     tx.clock.now(),
   );
+  // To a subscriber of assignments, the seat left its giver and came to its taker.
+  const seat = await findAssignment(tx.db, caller.tenantId, offer.shift_id, offer.assignment_id);
+  if (seat) {
+    const { starts_at: _, ...taken } = seat;
+    await queueWebhookEvent(tx, caller.tenantId, {
+      type: 'assignment.removed',
+      data: { ...taken, user_id: offer.from_user_id },
+    });
+    await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.created', data: taken });
+  }
   await tell(
     tx,
     caller,

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
 import { optionalText, requiredText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
+import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
 import { deleteSubscriptionsOf } from '../push/repository.ts';
 import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
@@ -175,7 +176,9 @@ export async function updateUser(
     if (rows.find((row) => row.id === caller.userId)?.active === false) throw deactivated();
     const user = await updateStaff(trx, caller.tenantId, userId, change);
     if (target.active && input.active === false) {
-      const freed = await releaseUpcomingSeats(trx, caller.tenantId, userId, deps.clock.now());
+      const now = deps.clock.now();
+      await cancelOffersOfRemovedSeats(tx, caller, { upcomingOf: userId, after: now });
+      const freed = await releaseUpcomingSeats(trx, caller.tenantId, userId, now);
       for (const seat of freed) {
         await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: seat });
       }

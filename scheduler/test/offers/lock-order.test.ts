@@ -7,9 +7,9 @@ import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../supp
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
- * Review finding (i23): an offer step locks the offer, then the seat; removing a seat
- * locks the seat, then (ON DELETE CASCADE) its offers. Run together on PostgreSQL they
- * deadlock, and one is answered the generic 409.
+ * The order of locks: removing a seat locks the seat, then (ON DELETE CASCADE) its
+ * offers, so an offer step must lock the seat before the offer too; the other way round,
+ * the two deadlock on PostgreSQL and one is answered the generic 409.
  */
 let ctx: TestContext;
 let hooks: DbHooks;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useRouteTests } from '../support/context.ts';
 import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 
-/** Review findings on webhook registration (i23 review). */
+/** Registering a hook whose URL the URL reader lengthens: the stored form must fit. */
 const logs: LogLine[] = [];
 const t = useRouteTests({ logger: capturingLogger(logs) });
 
