@@ -54,22 +54,29 @@ export function signedHeaders(secret: string, msgId: string, at: Date, body: str
 export function webhookDelivery(db: Db, options: WebhookDeliveryOptions, log: FastifyBaseLogger): JobHandler {
   return async (job): Promise<JobOutcome> => {
     const { delivery_id } = job.payload as { delivery_id: string };
-    const delivery = await findDeliveryToSend(db, job.tenant_id, delivery_id);
+    const queued = await findDeliveryToSend(db, job.tenant_id, delivery_id);
     // Its hook was deleted, or it was settled meanwhile (the hook disabled).
-    if (!delivery || (delivery.status !== 'pending' && delivery.status !== 'failed'))
-      return { outcome: 'done' };
-    if (delivery.disabled_at !== null) {
-      await abandonDelivery(db, job.tenant_id, delivery.id, 'not sent: the webhook is disabled');
-      return { outcome: 'done' };
-    }
-    const earlier = await earlierOpenDelivery(db, job.tenant_id, delivery);
+    if (!queued || !isOpen(queued)) return { outcome: 'done' };
+    const earlier = await earlierOpenDelivery(db, job.tenant_id, queued);
     if (earlier) {
       const due = Date.parse(earlier.run_at) - options.clock.now().getTime();
       return { outcome: 'later', delayMs: Math.max(0, due) + options.fallbackMs };
     }
+    // Read again once the earlier ones are through: a 410 to one of them disables the hook
+    // before that delivery is closed, so this read sees the hook disabled whenever the
+    // check above saw the earlier delivery closed by it.
+    const delivery = await findDeliveryToSend(db, job.tenant_id, delivery_id);
+    if (!delivery || !isOpen(delivery)) return { outcome: 'done' };
+    if (delivery.disabled_at !== null) {
+      await abandonDelivery(db, job.tenant_id, delivery.id, 'not sent: the webhook is disabled');
+      return { outcome: 'done' };
+    }
     return send(db, options, log, job, delivery);
   };
 }
+
+const isOpen = (delivery: { status: string }) =>
+  delivery.status === 'pending' || delivery.status === 'failed';
 
 async function send(
   db: Db,

@@ -25,6 +25,9 @@ export function newSecret(): string {
  * https; hosts the operator admits), as push endpoints must; it is stored as the URL
  * reader writes it. The secret is generated here and answered once.
  */
+/** The longest URL a webhook keeps (migration 0018's `webhooks_url_length`). */
+const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 export async function createWebhook(
   deps: Deps,
   caller: Identity,
@@ -35,12 +38,18 @@ export async function createWebhook(
   if (new Set(input.events).size !== input.events.length) {
     throw validationFailed('events', 'must not repeat an event type');
   }
+  // Stored as the URL reader writes it, which may be longer than what was sent (a path
+  // "/" added, characters percent-encoded): the limit holds for what is stored.
+  const url = new URL(input.url).href;
+  if (url.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw validationFailed('url', `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised`);
+  }
   const secret = newSecret();
   try {
     const webhook = await insertWebhook(deps.db, {
       tenant_id: caller.tenantId,
       id: newId(),
-      url: new URL(input.url).href,
+      url,
       events: input.events,
       secret,
     });
