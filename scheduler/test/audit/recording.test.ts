@@ -53,6 +53,24 @@ describe('values by column type', () => {
   });
 });
 
+describe('no noise', () => {
+  it('appends nothing for any parameterless GET, as admin or employee, nor for a repeat sign-in', async () => {
+    const count = async () =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log`.execute(t.ctx.db.owner)).rows[0]?.n;
+    await t.ctx.caller('employee');
+    const before = await count();
+    const hit: string[] = [];
+    for (const route of t.ctx.routes) {
+      if (route.method !== 'GET' || route.url.includes(':') || !route.url.startsWith('/api/v1/')) continue;
+      for (const caller of [t.admin, t.employee]) {
+        await caller.request('GET', route.url);
+        if ((await count()) !== before) hit.push(route.url);
+      }
+    }
+    expect(hit).toEqual([]);
+  });
+});
+
 describe('only the database writes the log', () => {
   it('refuses the application an entry no change made (42501)', async () => {
     const forged = asTenant(t.admin.tenantId, () =>
