@@ -299,15 +299,21 @@ describe('webhook deliveries', () => {
     const [listed] = (await t.admin.request('GET', '/api/v1/webhooks')).json() as Record<string, unknown>[];
     expect(listed).toMatchObject({ id, disabled_reason: 'the receiver answered 410 Gone' });
     expect(listed?.disabled_at).toEqual(expect.any(String));
-    const rows = await deliveries(t.admin, id);
-    expect(rows.map((row) => [row.event_type, row.status, row.response_code, row.last_error])).toEqual([
-      ['assignment.removed', 'dead', null, 'not sent: the receiver answered 410 Gone'],
+    const rows = (await deliveries(t.admin, id)).reverse();
+    const outcomes = rows.map((row) => [row.event_type, row.status, row.response_code, row.last_error]);
+    // The withdrawal's event exists only when it committed before the 410 disabled the
+    // hook (the worker may have been quicker); either way it was never sent.
+    expect(outcomes).toEqual([
       ['assignment.created', 'dead', 410, 'the receiver answered 410 Gone'],
+      ...(rows.length === 2
+        ? [['assignment.removed', 'dead', null, 'not sent: the receiver answered 410 Gone']]
+        : []),
     ]);
+    expect(rows.length).toBeLessThanOrEqual(2);
     // Nothing more is queued for it.
     await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
     await settle();
-    expect(await deliveries(t.admin, id)).toHaveLength(2);
+    expect(await deliveries(t.admin, id)).toHaveLength(rows.length);
     expect(receiver.received(name)).toHaveLength(1);
   });
 
