@@ -10,6 +10,7 @@ import {
   type QueryCompiler,
   type TransactionSettings,
 } from 'kysely';
+import { inBackground } from './lanes.ts';
 import { currentActor, currentTenant } from './tenant-scope.ts';
 
 /**
@@ -62,25 +63,47 @@ class DelegatingDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
-/** One borrower at a time, in arrival order (PGlite has a single session). */
+/**
+ * Loans of the foreground lane granted in a row while background work waits, before one
+ * background loan goes: requests come first, and background work still gets a share
+ * however busy the requests keep the session.
+ */
+const FOREGROUND_BURST = 8;
+
+/**
+ * One borrower at a time (PGlite has a single session), a turn of the event loop before
+ * each loan, and requests before background work.
+ *
+ * Why the turn: PGlite runs in this thread and answers a statement without any I/O, so a
+ * promise chain of statements (a job worker working through a backlog, a sweep of
+ * reminders) resolves on microtasks alone and never lets the event loop reach its timers
+ * or sockets: no request is accepted, no webhook is sent, until the chain ends. The next
+ * borrower is chosen on a `setImmediate` after each loan, so the loop runs its I/O between
+ * any two loans and no chain of loans can hold the process, whoever makes it. A
+ * transaction is one loan: its statements run back to back, as a transaction must.
+ *
+ * Why two lanes: the session is the one resource every tenant's requests share with the
+ * job worker. Loans asked for in the background (src/db/lanes.ts: the worker, the
+ * reminder sweep) wait while requests wait, up to `FOREGROUND_BURST` requests in a row;
+ * each lane is served in arrival order. So one tenant's backlog of deliveries costs
+ * another tenant's read about one loan of waiting, not the whole queue of the worker's.
+ */
 export class SerializedDriver extends DelegatingDriver {
-  private tail: Promise<void> = Promise.resolve();
-  private readonly releases = new WeakMap<DatabaseConnection, () => void>();
+  private readonly lanes = { foreground: [] as (() => void)[], background: [] as (() => void)[] };
+  /** Whether a borrower holds the session, or one is being chosen. */
+  private held = false;
+  private foregroundStreak = 0;
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    let release = () => {};
-    const turn = new Promise<void>((resolve) => {
-      release = resolve;
+    await new Promise<void>((grant) => {
+      (inBackground() ? this.lanes.background : this.lanes.foreground).push(grant);
+      this.handOn();
     });
-    const previous = this.tail;
-    this.tail = previous.then(() => turn);
-    await previous;
     try {
-      const connection = await this.inner.acquireConnection();
-      this.releases.set(connection, release);
-      return connection;
+      return await this.inner.acquireConnection();
     } catch (error) {
-      release();
+      this.held = false;
+      this.handOn();
       throw error;
     }
   }
@@ -89,9 +112,30 @@ export class SerializedDriver extends DelegatingDriver {
     try {
       await this.inner.releaseConnection(connection);
     } finally {
-      this.releases.get(connection)?.();
-      this.releases.delete(connection);
+      this.held = false;
+      this.handOn();
     }
+  }
+
+  /** When the session is free and someone waits: the next borrower, chosen after a turn of the loop. */
+  private handOn(): void {
+    if (this.held || (this.lanes.foreground.length === 0 && this.lanes.background.length === 0)) return;
+    this.held = true;
+    setImmediate(() => {
+      const next = this.next();
+      if (next) next();
+      else this.held = false;
+    });
+  }
+
+  private next(): (() => void) | undefined {
+    const { foreground, background } = this.lanes;
+    if (foreground.length > 0 && (background.length === 0 || this.foregroundStreak < FOREGROUND_BURST)) {
+      this.foregroundStreak = background.length > 0 ? this.foregroundStreak + 1 : 0;
+      return foreground.shift();
+    }
+    this.foregroundStreak = 0;
+    return background.shift();
   }
 }
 

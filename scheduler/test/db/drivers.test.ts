@@ -1,0 +1,137 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
+import { asBackground } from '../../src/db/lanes.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { EMBEDDED_ONLY } from '../support/skips.ts';
+
+/**
+ * The drivers every query passes through (src/db/drivers.ts). On the embedded database a
+ * statement is answered in this thread without I/O: a chain of awaited statements must
+ * still let the event loop run its timers and sockets between them, or one background
+ * chain holds every request of every tenant. On PostgreSQL every answer arrives as I/O,
+ * so the same test holds there too.
+ */
+let handle: TestDatabase;
+
+beforeAll(async () => {
+  handle = await openTestDatabase();
+});
+afterAll(async () => handle?.dispose());
+
+/**
+ * Runs one statement after another until `stop()` says so or `bound` statements ran;
+ * answers how many ran.
+ */
+async function chain(db: TestDatabase['db'], stop: () => boolean, bound: number): Promise<number> {
+  let count = 0;
+  while (!stop() && count < bound) {
+    await sql`SELECT 1`.execute(db);
+    count++;
+  }
+  return count;
+}
+
+describe('a chain of statements', () => {
+  it('lets a timer due meanwhile fire between two of them', async () => {
+    let fired = false;
+    setTimeout(() => {
+      fired = true;
+    }, 0);
+    // Without a turn of the event loop between statements the timer fires only once the
+    // chain has run all of them.
+    const ran = await chain(handle.db, () => fired, 20_000);
+    expect(fired).toBe(true);
+    expect(ran).toBeLessThan(20_000);
+  });
+
+  it('lets the owner’s view and the application’s view take turns, each chain going on', async () => {
+    let done = false;
+    const app = chain(handle.db, () => done, 1_000_000);
+    const owner = chain(handle.owner, () => done, 200);
+    // The owner's chain ends by its bound while the application's goes on: both progressed.
+    const ownerRan = await owner;
+    done = true;
+    expect(ownerRan).toBe(200);
+    expect(await app).toBeGreaterThan(0);
+  });
+
+  it('lets a socket be answered while a chain runs', async () => {
+    const { createServer, request } = await import('node:http');
+    const server = createServer((_req, res) => res.end('pong'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    let answered = false;
+    const ping = new Promise<void>((resolve, reject) => {
+      request({ host: '127.0.0.1', port }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          answered = true;
+          resolve();
+        });
+      })
+        .on('error', reject)
+        .end();
+    });
+    const ran = await chain(handle.db, () => answered, 50_000);
+    await ping;
+    server.close();
+    expect(ran).toBeLessThan(50_000);
+  });
+});
+
+describe(
+  'the embedded session shared by requests and background work',
+  runsIf(inject('testDb') !== 'postgres', EMBEDDED_ONLY),
+  () => {
+    it('serves a request before the background statements that were waiting when it came', async () => {
+      let done = false;
+      let backgroundRan = 0;
+      // Fifty background chains, each with a statement waiting for the session at any time;
+      // each bounded, so a driver that never yields fails this test rather than hangs it.
+      const chains = Array.from({ length: 50 }, () =>
+        asBackground(async () => {
+          for (let i = 0; i < 400 && !done; i++) {
+            await sql`SELECT 1`.execute(handle.db);
+            backgroundRan++;
+          }
+        }),
+      );
+      // Let every chain have a statement queued.
+      while (backgroundRan < 100) await sql`SELECT 1`.execute(handle.db);
+      const before = backgroundRan;
+      await sql`SELECT 1`.execute(handle.db);
+      const overtaken = backgroundRan - before;
+      done = true;
+      await Promise.all(chains);
+      // In arrival order it would wait for all fifty; now for the loan in hand at most.
+      expect(overtaken).toBeLessThanOrEqual(2);
+    });
+
+    it('still gives background work its share while requests keep the session busy', async () => {
+      let done = false;
+      let foregroundRan = 0;
+      const requests = Array.from({ length: 20 }, async () => {
+        for (let i = 0; i < 1000 && !done; i++) {
+          await sql`SELECT 1`.execute(handle.db);
+          foregroundRan++;
+        }
+      });
+      while (foregroundRan < 50) await new Promise((resolve) => setImmediate(resolve));
+      let backgroundRan = 0;
+      const before = foregroundRan;
+      await asBackground(async () => {
+        for (let i = 0; i < 10; i++) {
+          await sql`SELECT 1`.execute(handle.db);
+          backgroundRan++;
+        }
+      });
+      const meanwhile = foregroundRan - before;
+      done = true;
+      await Promise.all(requests);
+      expect(backgroundRan).toBe(10);
+      // At most eight requests between two background loans (FOREGROUND_BURST), and one in hand.
+      expect(meanwhile).toBeLessThanOrEqual(10 * 9);
+    });
+  },
+);
