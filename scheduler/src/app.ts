@@ -26,7 +26,7 @@ import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
 import { jobsRoutes } from './jobs/routes.ts';
-import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/worker.ts';
+import { defaultWorkerOptions, JobWorker, type WakeupSource, type WorkerOptions } from './jobs/worker.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
@@ -43,7 +43,7 @@ import { featureEnabled } from './tenants/service.ts';
 import { timeOffRoutes } from './time-off/routes.ts';
 import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
-import { webhookDelivery } from './webhooks/delivery.ts';
+import { defaultDeliveriesPerRun, webhookDelivery } from './webhooks/delivery.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
 import { defaultWebhookSendOptions } from './webhooks/sender.ts';
 
@@ -76,6 +76,8 @@ export interface AppOptions {
   push?: Partial<Omit<PushOptions, 'policy'>>;
   /** The job queue's worker in this process (src/jobs/); `concurrency: 0` runs none here. */
   jobs?: Partial<WorkerOptions>;
+  /** What wakes the worker when another process queued work (PostgreSQL's LISTEN); absent: polling only. */
+  wakeups?: WakeupSource;
   /** How often this process looks for shift reminders that are due (with its job worker). */
   reminders?: Partial<ReminderOptions>;
   /**
@@ -142,16 +144,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
           ...defaultWebhookSendOptions,
           policy: outbound,
           clock,
-          // The worker's own wait (jobs/worker.ts), for the delivery's record of the next try.
+          // The queue's own doubling wait (jobs/worker.ts), for each delivery's tries.
           retryDelayMs: (attempt) =>
             Math.min(workerOptions.backoffMs * 2 ** (attempt - 1), workerOptions.maxBackoffMs),
-          fallbackMs: workerOptions.leaseMs,
+          perRun: defaultDeliveriesPerRun,
         },
         app.log,
       ),
     },
     workerOptions,
     app.log,
+    options.wakeups,
   );
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
@@ -169,8 +172,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     documents: options.documents ?? null,
     publicBaseUrl: options.publicBaseUrl ?? null,
   };
-  // Started here, stopped on close: it finishes the jobs in hand (their leases would
-  // hand them to another process anyway); tests wait for the queue to settle.
+  // Background work starts once the server listens (or when a caller that never listens
+  // starts it: tests), so start-up never waits on a backlog; it stops on close, finishing
+  // the jobs in hand (their leases would hand them to another process anyway).
   const reminders = new ReminderSweep(
     options.db,
     deps.clock,
@@ -179,10 +183,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.log,
     { ...defaultReminderOptions, ...options.reminders },
   );
-  if (worker.options.concurrency > 0) {
+  const startBackgroundWork = () => {
+    if (worker.options.concurrency <= 0) return;
     worker.start();
     reminders.start();
-  }
+  };
+  app.addHook('onListen', async () => startBackgroundWork());
+  app.decorate('startBackgroundWork', startBackgroundWork);
   app.decorate('notificationsIdle', () => worker.idle());
   app.decorate('sweepReminders', () => reminders.sweep());
   app.addHook('onClose', async () => {

@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     formSubmitStore: config.formSubmitStore,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
+    ...(database.wakeups ? { wakeups: database.wakeups } : {}),
     reminders: { intervalMs: config.reminderIntervalMs },
     outboundAllowedHosts: config.outboundAllowedHosts,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),

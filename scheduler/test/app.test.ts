@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createVerifier, readPublicKeyFile } from '../src/auth/verifier.ts';
+import { asTenant } from '../src/db/tenant-scope.ts';
 import type { App } from '../src/http/types.ts';
 import { noGeocoder, uniqueName } from './support/context.ts';
 import { openTestDatabase, type TestDatabase } from './support/database.ts';
+import { enqueueJobs } from './support/jobs.ts';
 import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './support/tokens.ts';
 
 /**
@@ -105,6 +108,45 @@ describe('a freshly built app', () => {
       expect(raw.split('\r\n\r\n')[1]).toBe(
         JSON.stringify({ error: { code: 'BAD_REQUEST', message: 'malformed HTTP request' } }),
       );
+    });
+  });
+
+  it('starts its background work once it listens, not while it is built or made ready', async () => {
+    // A job is due before the app exists: a worker started with the app would take it.
+    const tenantId = randomUUID().replaceAll('-', '');
+    await db.owner
+      .insertInto('tenants')
+      .values({ id: tenantId, vapid_public_key: 'p', vapid_private_key: 'k' })
+      .execute();
+    await asTenant(tenantId, () =>
+      enqueueJobs(db.db, [
+        {
+          tenant_id: tenantId,
+          id: randomUUID().replaceAll('-', ''),
+          kind: 'push',
+          key: 'gone:gone',
+          payload: {
+            notification_id: randomUUID().replaceAll('-', ''),
+            subscription_id: randomUUID().replaceAll('-', ''),
+          },
+          max_attempts: 1,
+        },
+      ]),
+    );
+    const status = () =>
+      db.owner
+        .selectFrom('jobs')
+        .select('status')
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+    await withApp(async (app) => {
+      await app.ready();
+      // Built and ready, every plugin loaded: the job has not been claimed.
+      expect(await status()).toEqual({ status: 'pending' });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      await app.notificationsIdle();
+      // Its notification does not exist: the delivery has nothing to send and is done.
+      expect(await status()).toEqual({ status: 'done' });
     });
   });
 

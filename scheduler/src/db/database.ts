@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DataDirLockedError, lockDataDir } from '../../../common/src/data-dir-lock.ts';
+import type { WakeupSource } from '../jobs/worker.ts';
 import { dialectOver, SerializedDriver, SessionDriver, tenantSession } from './drivers.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
@@ -33,6 +34,12 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** The embedded instance, when kind is pglite (the test setup dumps a snapshot of it). */
   pglite?: PGlite;
+  /**
+   * PostgreSQL: wakes the job worker when another process queued work that is due now
+   * (LISTEN on the channel migration 0019 notifies). The embedded database has one
+   * process, which wakes its own worker, so it has none.
+   */
+  wakeups?: WakeupSource;
   close(): Promise<void>;
 }
 
@@ -112,12 +119,69 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     db,
     owner,
     kind: 'postgres',
+    wakeups: { listen: (onWake) => listenForDueJobs(url, timeout, onWake) },
     close: async () => {
       // Kysely's own destroy first: later queries then fail as "destroyed", which the
       // error handler answers 503, rather than with whatever a closed pool says.
       await Promise.all([db.destroy(), owner.destroy()]);
       await Promise.all([appDriver.destroy(), ownerDriver.destroy()]);
     },
+  };
+}
+
+/** The channel a job becoming due is announced on (migration 0019). */
+const jobsChannel = 'scheduler_jobs';
+
+/**
+ * A connection of its own that LISTENs for due jobs and calls `onWake` for each
+ * announcement, and once after every (re)connection (what was announced while it was away
+ * is due now). A lost connection is opened again after a doubling wait (1 s to 30 s): the
+ * worker polls meanwhile. Answers how to stop listening.
+ */
+async function listenForDueJobs(url: string, connectTimeoutMs: number, onWake: () => void) {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+  let waitMs = 1000;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+    next.on('notification', () => onWake());
+    next.on('error', () => reconnect(next));
+    next.on('end', () => reconnect(next));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${jobsChannel}`);
+    } catch {
+      reconnect(next);
+      return;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+    waitMs = 1000;
+    onWake();
+  };
+  const reconnect = (lost: pg.Client) => {
+    if (client === lost) client = null;
+    lost.end().catch(() => undefined);
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, waitMs);
+    retry.unref();
+    waitMs = Math.min(waitMs * 2, 30_000);
+  };
+  // A first failure is no reason to fail the caller: the retries go on, polling meanwhile.
+  await connect().catch(() => undefined);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    retry = null;
+    await (client as pg.Client | null)?.end().catch(() => undefined);
+    client = null;
   };
 }
 

@@ -259,6 +259,8 @@ export interface JobsTable {
   last_error: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   finished_at: NullableTimestamp;
+  /** Queued again while a worker held it: due again once that run is recorded (migration 0019). */
+  run_again: Generated<boolean>;
 }
 
 export interface ShiftRemindersTable {

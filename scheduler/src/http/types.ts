@@ -27,6 +27,11 @@ export type FeatureGate = 'time_tracking';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /**
+     * Starts the job worker and the reminder sweep (if this app runs them). Listening does
+     * it by itself; an app that is never listened on (tests' inject) calls it.
+     */
+    startBackgroundWork(): void;
     /** Resolves when every notification delivery started so far has finished. */
     notificationsIdle(): Promise<void>;
     /** Queues the shift reminders due now (the periodic look, at once); how many. */

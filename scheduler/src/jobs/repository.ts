@@ -39,6 +39,10 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<ClaimedJ
 /**
  * Done, one tenant's jobs at once, as `worker` holds them: a job another worker holds
  * now (this one's lease ran out) or that was finished or given up meanwhile stays as it is.
+ * A job queued again during its run (`run_again`, migration 0019) is due again at once
+ * instead, its tries counted afresh: the run may have read its work before the new work
+ * committed. Both cases are decided on the row as it is when it is written, so a queuing
+ * that commits while this statement waits for the row still counts.
  */
 export async function completeJobs(
   db: Db,
@@ -48,9 +52,17 @@ export async function completeJobs(
 ): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ status: 'done', finished_at: sql<string>`now()`, locked_until: null, last_error: null })
+    .set({
+      status: sql<JobStatus>`CASE WHEN run_again THEN 'pending' ELSE 'done' END`,
+      finished_at: sql<string | null>`CASE WHEN run_again THEN NULL ELSE now() END`,
+      run_at: sql<string>`CASE WHEN run_again THEN now() ELSE run_at END`,
+      attempts: sql<number>`CASE WHEN run_again THEN 0 ELSE attempts END`,
+      run_again: false,
+      locked_until: null,
+      last_error: null,
+    })
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...ids])
+    .where('id', '=', sql<string>`ANY (${[...ids]}::uuid[])`)
     .where('status', '=', 'pending')
     .where('locked_by', '=', worker)
     .execute();
@@ -58,7 +70,8 @@ export async function completeJobs(
 
 /**
  * An attempt failed: again after `delayMs`, or `dead` when it was the last one (or when
- * `final`: no attempt can succeed). Returns the status the job is left in.
+ * `final`: no attempt can succeed). Returns the status the job is left in. A job queued
+ * again during the attempt is not given up: the new work gets tries of its own.
  */
 export async function failJob(
   db: Db,
@@ -72,9 +85,13 @@ export async function failJob(
   const row = await db
     .updateTable('jobs')
     .set({
-      status: sql<JobStatus>`CASE WHEN ${final} OR attempts >= max_attempts THEN 'dead' ELSE 'pending' END`,
-      finished_at: sql<string | null>`CASE WHEN ${final} OR attempts >= max_attempts THEN now() END`,
+      status: sql<JobStatus>`CASE WHEN NOT run_again AND (${final} OR attempts >= max_attempts) THEN 'dead' ELSE 'pending' END`,
+      finished_at: sql<
+        string | null
+      >`CASE WHEN NOT run_again AND (${final} OR attempts >= max_attempts) THEN now() END`,
+      attempts: sql<number>`CASE WHEN run_again AND (${final} OR attempts >= max_attempts) THEN 0 ELSE attempts END`,
       run_at: sql<string>`now() + make_interval(secs => ${delayMs}::integer / 1000.0)`,
+      run_again: false,
       locked_until: null,
       last_error: error.slice(0, 1000),
     })
@@ -91,7 +108,8 @@ export async function failJob(
 
 /**
  * Not tried after all: the attempt the claim counted is given back and the job is due
- * again after `delayMs`, as `worker` holds it. Answers whether it was this worker's to set back.
+ * again after `delayMs`, as `worker` holds it. Answers whether it was this worker's to set
+ * back. Work queued meanwhile is for that next run (`run_again` is cleared).
  */
 export async function postponeJob(
   db: Db,
@@ -104,6 +122,7 @@ export async function postponeJob(
     .set({
       attempts: sql<number>`attempts - 1`,
       run_at: sql<string>`now() + make_interval(secs => ${Math.round(delayMs)}::integer / 1000.0)`,
+      run_again: false,
       locked_until: null,
     })
     .where('tenant_id', '=', job.tenant_id)

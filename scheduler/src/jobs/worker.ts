@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
 import { type ClaimedJob, claimJobs, completeJobs, failJob, postponeJob, pruneJobs } from './repository.ts';
@@ -9,9 +11,9 @@ import { type ClaimedJob, claimJobs, completeJobs, failJob, postponeJob, pruneJo
 /**
  * What became of one attempt: done; `retry` (a transient failure: again later, with a
  * doubling wait, until the job's attempts are used up); `dead` (no attempt can succeed);
- * `later` (not tried: it must wait for other work, e.g. an earlier webhook delivery; the
- * attempt is not counted and the job is due again after `delayMs`, or sooner when that
- * work sets its `run_at`).
+ * `later` (the job is not through, and this run is not counted as a try: due again after
+ * `delayMs`, 0 for at once; e.g. a hook's job with more deliveries to send, or waiting
+ * for the retry of the delivery it must send first).
  */
 export type JobOutcome =
   | { outcome: 'done' }
@@ -42,6 +44,18 @@ export interface WorkerOptions {
 
 /** How often a worker removes jobs finished long ago. */
 const PRUNE_EVERY_MS = 5 * 60_000;
+/** Rows one prune statement removes at most; a prune repeats it, a turn of the event loop between. */
+const PRUNE_BATCH = 500;
+/** Statements one prune runs at most; the next prune takes the rest. */
+const PRUNE_ROUNDS = 200;
+
+/**
+ * Wakes a worker when jobs became due elsewhere (PostgreSQL's LISTEN, src/db/database.ts):
+ * `listen` subscribes and answers how to stop. Polling stays as the fallback.
+ */
+export interface WakeupSource {
+  listen(onWake: () => void): Promise<() => Promise<void>>;
+}
 
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 32,
@@ -78,11 +92,17 @@ export class JobWorker {
     private readonly handlers: Record<JobKind, JobHandler>,
     readonly options: WorkerOptions,
     private readonly log: FastifyBaseLogger,
+    private readonly wakeups?: WakeupSource,
   ) {
     const reserve = Math.max(1, Math.floor(options.concurrency / 4));
     this.perTenant = Math.max(1, Math.min(options.perTenant, options.concurrency - reserve));
   }
 
+  /**
+   * Starts claiming. Call it once the server listens (app.ts does, on listen): the first
+   * claims then never stand between a restart and its first answer, however large the
+   * backlog.
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
@@ -90,19 +110,42 @@ export class JobWorker {
     this.poller.unref();
     this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
+    if (this.wakeups) {
+      this.listening = this.wakeups
+        .listen(() => this.kick())
+        .catch((error: unknown) => {
+          this.log.warn({ err: error }, 'job wake-ups unavailable; polling for due jobs');
+          return null;
+        });
+    }
     this.kick();
   }
 
   private pruner: NodeJS.Timeout | null = null;
+  private listening: Promise<(() => Promise<void>) | null> | null = null;
 
-  /** Removes jobs finished long ago (a week done, a month dead), a batch at a time. */
-  async prune(): Promise<number> {
+  /**
+   * Removes jobs finished long ago (a week done, a month dead) and webhook deliveries a
+   * month after they were through, in small statements with a turn of the event loop
+   * between them: on the embedded database a statement holds the process while it runs.
+   */
+  prune(): Promise<number> {
+    return asBackground(() => this.pruneInBatches());
+  }
+
+  private async pruneInBatches(): Promise<number> {
+    let removed = 0;
     try {
-      return await pruneJobs(this.db, 10_000);
+      for (let round = 0; round < PRUNE_ROUNDS; round++) {
+        await nextTurn();
+        const count = await pruneJobs(this.db, PRUNE_BATCH);
+        removed += count;
+        if (count === 0) break;
+      }
     } catch (error) {
       this.log.warn({ err: error }, 'finished background jobs could not be removed');
-      return 0;
     }
+    return removed;
   }
 
   /** Looks for due jobs now (after a change in this process queued some). */
@@ -112,7 +155,8 @@ export class JobWorker {
       this.again = true;
       return;
     }
-    this.filling = this.fill()
+    // Claims, jobs and their bookkeeping wait for requests on the embedded database.
+    this.filling = asBackground(() => this.fill())
       .catch((error: unknown) => {
         this.log.error({ err: error }, 'background jobs could not be claimed');
       })
@@ -133,6 +177,8 @@ export class JobWorker {
 
   private async fill(): Promise<void> {
     for (;;) {
+      // A turn of the event loop before each claim: requests and sends go on between batches.
+      await nextTurn();
       const free = this.options.concurrency - this.held;
       if (this.stopped || free <= 0) return;
       const busy = [...this.inHand].filter(([, n]) => n >= this.perTenant).map(([t]) => t);
@@ -164,8 +210,12 @@ export class JobWorker {
     this.running.add(work);
   }
 
-  /** In the job's tenant scope: the handler and the bookkeeping see that tenant's rows only. */
-  private attempt(job: ClaimedJob): Promise<void> {
+  /**
+   * In the job's tenant scope: the handler and the bookkeeping see that tenant's rows
+   * only. Each job starts on a turn of the event loop of its own.
+   */
+  private async attempt(job: ClaimedJob): Promise<void> {
+    await nextTurn();
     return asTenant(job.tenant_id, () => this.attemptInScope(job));
   }
 
@@ -182,8 +232,10 @@ export class JobWorker {
         return;
       }
       if (result.outcome === 'later') {
-        // No timer here: what it waits for makes it due again (or the poll finds it).
-        await postponeJob(this.db, job, this.name, result.delayMs);
+        // Back at its time in this process (the run's end kicks the worker when that is now).
+        if ((await postponeJob(this.db, job, this.name, result.delayMs)) && result.delayMs > 0) {
+          this.wakeAfter(result.delayMs);
+        }
         return;
       }
       const delayMs = Math.min(this.options.backoffMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
@@ -277,6 +329,9 @@ export class JobWorker {
   /** Stops claiming; waits for the jobs in hand (their leases would hand them on anyway). */
   async stop(): Promise<void> {
     this.stopped = true;
+    const unlisten = await this.listening;
+    this.listening = null;
+    await unlisten?.().catch(() => undefined);
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     if (this.pruner) clearInterval(this.pruner);

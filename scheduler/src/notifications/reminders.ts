@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { Clock } from '../deps.ts';
 import { notificationSettings } from '../tenants/repository.ts';
@@ -53,7 +54,8 @@ export class ReminderSweep {
 
   /** Queues the reminders due now; how many. One look at a time in this process. */
   sweep(): Promise<number> {
-    this.running ??= this.sweepOnce().finally(() => {
+    // Background work: on the embedded database it waits for requests (db/lanes.ts).
+    this.running ??= asBackground(() => this.sweepOnce()).finally(() => {
       this.running = null;
     });
     return this.running;

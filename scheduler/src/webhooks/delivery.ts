@@ -3,29 +3,28 @@ import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import type { JobHandler, JobOutcome } from '../jobs/worker.ts';
+import { WEBHOOK_ATTEMPTS } from './events.ts';
 import {
   type AttemptRecord,
-  abandonDelivery,
   type DeliveryToSend,
   disableWebhook,
-  earlierOpenDelivery,
-  findDeliveryToSend,
+  nextOpenDelivery,
   recordAttempt,
-  wakeNextDelivery,
 } from './repository.ts';
 import { postWebhook, type WebhookSendOptions } from './sender.ts';
 
 export interface WebhookDeliveryOptions extends WebhookSendOptions {
   clock: Clock;
-  /** The job queue's wait before try `attempt + 1` after try `attempt` failed (its doubling backoff). */
+  /** The wait before try `attempt + 1` after try `attempt` failed (the queue's doubling backoff). */
   retryDelayMs(attempt: number): number;
   /**
-   * How long past an earlier delivery's due time a later one waits at most: the earlier
-   * one wakes it when it is through, so this only counts when that wake-up is lost (a
-   * worker gone mid-try). The job lease is right: by then the earlier try is over.
+   * Deliveries one run sends at most before it hands its slot back to the queue (other
+   * hooks and tenants take turns in between); the next run goes on at once.
    */
-  fallbackMs: number;
+  perRun: number;
 }
+
+export const defaultDeliveriesPerRun = 10;
 
 /** The headers of one try, signed with the hook's secret over id, timestamp and body. */
 export function signedHeaders(secret: string, msgId: string, at: Date, body: string): Record<string, string> {
@@ -37,64 +36,67 @@ export function signedHeaders(secret: string, msgId: string, at: Date, body: str
 }
 
 /**
- * The job that sends one webhook delivery (queued by src/webhooks/events.ts), run by the
- * job queue in the delivery's tenant scope.
- *
- * In order per hook: a delivery is not sent while an earlier one of the same hook (by
- * `seq`) is still open with a pending job; it waits without spending a try, and the
- * earlier one, once delivered or given up, makes the next one due at once. So a hook
- * receives its events in the order they were committed, each after the one before was
- * delivered or given up; only a try that outlives its job lease (far longer than the
- * send deadline) could be repeated after a later one.
+ * The job of one hook (queued by src/webhooks/events.ts, one per hook): sends the hook's
+ * open deliveries in `seq` order, each after the one before was delivered or given up.
+ * Later deliveries are never claimed while an earlier one is open: they have no job of
+ * their own, so nothing polls them and no wake-up can be lost. A run sends up to
+ * `perRun` deliveries and then lets the queue hand its slot to others (due again at once);
+ * when the first open delivery failed, the run ends and the job is due at that
+ * delivery's next try. A run that finds nothing open is done; an event queued meanwhile
+ * makes the job run once more (src/jobs/queue.ts), so nothing queued waits for a later event.
  *
  * 2xx: delivered. 410 Gone: the hook is disabled and its open deliveries given up. A
- * destination the address rules refuse: given up. Anything else (no answer, 3xx, 4xx,
- * 5xx): tried again with the queue's doubling wait until the job's tries are used.
+ * destination the address rules refuse: that delivery is given up. Anything else (no
+ * answer, 3xx, 4xx, 5xx): tried again with the queue's doubling wait until the
+ * delivery's `WEBHOOK_ATTEMPTS` tries are used, then given up, and the next one goes.
+ * Only a run that outlives its job lease (far longer than `perRun` sends can take) could
+ * send a delivery twice.
  */
 export function webhookDelivery(db: Db, options: WebhookDeliveryOptions, log: FastifyBaseLogger): JobHandler {
   return async (job): Promise<JobOutcome> => {
-    const { delivery_id } = job.payload as { delivery_id: string };
-    const queued = await findDeliveryToSend(db, job.tenant_id, delivery_id);
-    // Its hook was deleted, or it was settled meanwhile (the hook disabled).
-    if (!queued || !isOpen(queued)) return { outcome: 'done' };
-    const earlier = await earlierOpenDelivery(db, job.tenant_id, queued);
-    if (earlier) {
-      const due = Date.parse(earlier.run_at) - options.clock.now().getTime();
-      return { outcome: 'later', delayMs: Math.max(0, due) + options.fallbackMs };
+    const { webhook_id } = job.payload as { webhook_id: string };
+    for (let sent = 0; sent < options.perRun; sent++) {
+      const delivery = await nextOpenDelivery(db, job.tenant_id, webhook_id);
+      // Everything delivered or given up, or the hook was deleted.
+      if (!delivery) return { outcome: 'done' };
+      if (delivery.disabled_at !== null) {
+        await disableWebhook(db, job.tenant_id, webhook_id, 'the webhook is disabled');
+        return { outcome: 'done' };
+      }
+      const waitMs =
+        delivery.next_retry_at === null
+          ? 0
+          : Date.parse(delivery.next_retry_at) - options.clock.now().getTime();
+      // Run early (a lease ran out, an upgrade): the first open delivery's next try is not due yet.
+      if (waitMs > 0) return { outcome: 'later', delayMs: waitMs };
+      const next = await send(db, options, log, job.tenant_id, delivery);
+      if (next !== 'next') return next;
     }
-    // Read again once the earlier ones are through: a 410 to one of them disables the hook
-    // before that delivery is closed, so this read sees the hook disabled whenever the
-    // check above saw the earlier delivery closed by it.
-    const delivery = await findDeliveryToSend(db, job.tenant_id, delivery_id);
-    if (!delivery || !isOpen(delivery)) return { outcome: 'done' };
-    if (delivery.disabled_at !== null) {
-      await abandonDelivery(db, job.tenant_id, delivery.id, 'not sent: the webhook is disabled');
-      return { outcome: 'done' };
-    }
-    return send(db, options, log, job, delivery);
+    return { outcome: 'later', delayMs: 0 };
   };
 }
 
-const isOpen = (delivery: { status: string }) =>
-  delivery.status === 'pending' || delivery.status === 'failed';
-
+/**
+ * One try of `delivery`, recorded on its row: `next` when it is through (delivered or
+ * given up), so the hook's next delivery may go; otherwise the job's outcome.
+ */
 async function send(
   db: Db,
   options: WebhookDeliveryOptions,
   log: FastifyBaseLogger,
-  job: { tenant_id: string; attempts: number; max_attempts: number },
+  tenantId: string,
   delivery: DeliveryToSend,
-): Promise<JobOutcome> {
+): Promise<JobOutcome | 'next'> {
   const body = JSON.stringify(delivery.payload);
   // The receiver checks this time against its clock: the real one, whatever the app's clock says.
   const headers = signedHeaders(delivery.secret, delivery.id, new Date(), body);
   const result = await postWebhook(options, delivery.url, body, headers);
-  const last = job.attempts >= job.max_attempts;
+  const attempts = delivery.attempts + 1;
+  const last = attempts >= WEBHOOK_ATTEMPTS;
   const record = (attempt: Omit<AttemptRecord, 'attempts'>) =>
-    recordAttempt(db, job.tenant_id, delivery.id, { ...attempt, attempts: job.attempts });
+    recordAttempt(db, tenantId, delivery.id, { ...attempt, attempts });
 
   if ('refused' in result) {
-    const error = `refused by the outbound address rules: ${result.refused}`;
     log.warn(
       { delivery: delivery.id, webhook: delivery.webhook_id },
       'webhook URL refused by the address rules',
@@ -104,33 +106,32 @@ async function send(
       responseCode: null,
       durationMs: null,
       nextRetryAt: null,
-      lastError: error,
+      lastError: `refused by the outbound address rules: ${result.refused}`,
     });
-    await wakeNextDelivery(db, job.tenant_id, delivery);
-    return { outcome: 'dead', error };
+    return 'next';
   }
   const { status, durationMs } = result;
   const responseCode = status >= 100 && status <= 599 ? status : null;
   if (status >= 200 && status < 300) {
     await record({ status: 'delivered', responseCode, durationMs, nextRetryAt: null, lastError: null });
-    await wakeNextDelivery(db, job.tenant_id, delivery);
-    return { outcome: 'done' };
+    return 'next';
   }
   if (status === 410) {
     const reason = 'the receiver answered 410 Gone';
-    // Disabled first, with every open delivery (this one too): a later delivery that
-    // looks in between finds the hook disabled, never this one closed on an enabled hook.
-    await disableWebhook(db, job.tenant_id, delivery.webhook_id, reason);
+    // Disabled with every open delivery, this one's answer then recorded on it.
+    await disableWebhook(db, tenantId, delivery.webhook_id, reason);
     await record({ status: 'dead', responseCode, durationMs, nextRetryAt: null, lastError: reason });
     log.info({ webhook: delivery.webhook_id }, 'webhook disabled: the receiver answered 410 Gone');
     return { outcome: 'done' };
   }
   const error =
     status === 0 ? 'no answer (refused, reset or timed out)' : `the receiver answered HTTP ${status}`;
-  const nextRetryAt = last
-    ? null
-    : new Date(options.clock.now().getTime() + options.retryDelayMs(job.attempts)).toISOString();
-  await record({ status: last ? 'dead' : 'failed', responseCode, durationMs, nextRetryAt, lastError: error });
-  if (last) await wakeNextDelivery(db, job.tenant_id, delivery);
-  return { outcome: 'retry', error };
+  if (last) {
+    await record({ status: 'dead', responseCode, durationMs, nextRetryAt: null, lastError: error });
+    return 'next';
+  }
+  const delayMs = options.retryDelayMs(attempts);
+  const nextRetryAt = new Date(options.clock.now().getTime() + delayMs).toISOString();
+  await record({ status: 'failed', responseCode, durationMs, nextRetryAt, lastError: error });
+  return { outcome: 'later', delayMs };
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { newId } from '../ids.ts';
+import { queueJobRuns } from '../jobs/queue.ts';
 import { insertDeliveries, lockSubscribedHooks, takeSequenceNumbers } from './repository.ts';
 
 /** What a webhook may subscribe to: one name per kind of change the schedule reports. */
@@ -28,11 +29,27 @@ export interface WebhookEvent {
 export const WEBHOOK_ATTEMPTS = 12;
 
 /**
+ * Runs of a hook's job (src/webhooks/delivery.ts) that may fail in a row before the job is
+ * given up: a run fails only when the database does (a receiver's failure is the
+ * delivery's try, not the job's), so this outlasts a long outage; a later event of the
+ * hook queues the job again.
+ */
+export const HOOK_JOB_ATTEMPTS = 100;
+
+/** The job that sends a hook's deliveries, in order: one per hook (migration 0019). */
+export const hookJob = (webhookId: string) => ({
+  kind: 'webhook' as const,
+  key: `hook:${webhookId}`,
+  payload: { webhook_id: webhookId },
+  maxAttempts: HOOK_JOB_ATTEMPTS,
+});
+
+/**
  * Queues `event` for every enabled webhook of the tenant subscribed to its type, in the
  * caller's transaction (`tx` from `inTransaction`): the change and its deliveries commit
  * together, and a change that rolls back sends nothing. Each delivery gets the hook's
  * next number under the hook's row lock, held to the end of the transaction, so a hook's
- * numbers follow the order its changes commit in (the delivery job sends them in that
+ * numbers follow the order its changes commit in (the hook's job sends them in that
  * order). The body is the Standard Webhooks shape `{type, timestamp, data}`, fixed here
  * so every retry sends (and signs) the same bytes.
  */
@@ -42,7 +59,10 @@ export async function queueWebhookEvent(tx: Deps, tenantId: string, event: Webho
 
 /**
  * Several events of one type (a bulk publication), their records read only when a hook
- * subscribes to the type: a tenant without webhooks pays one statement per change.
+ * subscribes to the type: a tenant without webhooks pays one statement per change. The
+ * deliveries are one statement whatever their number, and each subscribed hook's job is
+ * made sure to run after the commit (src/jobs/queue.ts): a hook with a backlog gets no
+ * second job, one that is sending right now runs once more.
  */
 export async function queueWebhookEvents(
   tx: Deps,
@@ -69,6 +89,10 @@ export async function queueWebhookEvents(
         payload: { type, timestamp, data: record },
       })),
     ),
-    WEBHOOK_ATTEMPTS,
+  );
+  await queueJobRuns(
+    tx.db,
+    tenantId,
+    hooks.map((hook) => hookJob(hook.id)),
   );
 }

@@ -136,131 +136,72 @@ export interface NewDelivery {
   payload: Record<string, unknown>;
 }
 
-/** The deliveries and one job each (kind `webhook`, keyed by the delivery id). */
+/** The deliveries, in one statement whatever their number (arrays, not a row of parameters each). */
 export async function insertDeliveries(
   db: Db,
   tenantId: string,
   deliveries: readonly NewDelivery[],
-  maxAttempts: number,
 ): Promise<void> {
   if (deliveries.length === 0) return;
-  await db
-    .insertInto('webhook_deliveries')
-    .values(
-      deliveries.map((d) => ({
-        tenant_id: tenantId,
-        id: d.id,
-        webhook_id: d.webhookId,
-        seq: d.seq,
-        event_type: d.type,
-        payload: JSON.stringify(d.payload),
-      })),
-    )
-    .execute();
-  await db
-    .insertInto('jobs')
-    .values(
-      deliveries.map((d) => ({
-        tenant_id: tenantId,
-        id: d.id,
-        kind: 'webhook' as const,
-        key: d.id,
-        payload: JSON.stringify({ delivery_id: d.id }),
-        max_attempts: maxAttempts,
-      })),
-    )
-    .execute();
+  await sql`
+    INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload)
+    SELECT ${tenantId}::uuid, d.id, d.webhook_id, d.seq, d.event_type, d.payload
+      FROM unnest(${deliveries.map((d) => d.id)}::uuid[], ${deliveries.map((d) => d.webhookId)}::uuid[],
+                  ${deliveries.map((d) => d.seq)}::bigint[], ${deliveries.map((d) => d.type)}::text[],
+                  ${deliveries.map((d) => JSON.stringify(d.payload))}::jsonb[])
+           AS d(id, webhook_id, seq, event_type, payload)`.execute(db);
 }
 
-/** What a delivery job needs: the delivery, its hook's URL, secret and standing. */
+/** What a hook's job needs to send its next delivery: the delivery, the hook's URL, secret and standing. */
 export interface DeliveryToSend {
   id: string;
   webhook_id: string;
   seq: number;
   payload: Record<string, unknown>;
   status: WebhookDeliveryStatus;
+  attempts: number;
+  next_retry_at: string | null;
   url: string;
   secret: string;
   disabled_at: string | null;
 }
 
-export async function findDeliveryToSend(
+/**
+ * The hook's first open delivery by `seq` (pending, or failed with tries left), with what
+ * sending it takes; none when everything queued for the hook was delivered or given up,
+ * or the hook is gone.
+ */
+export async function nextOpenDelivery(
   db: Db,
   tenantId: string,
-  id: string,
+  webhookId: string,
 ): Promise<DeliveryToSend | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', (join) =>
       join.onRef('w.tenant_id', '=', 'd.tenant_id').onRef('w.id', '=', 'd.webhook_id'),
     )
-    .select(['d.id', 'd.webhook_id', 'd.seq', 'd.payload', 'd.status', 'w.url', 'w.secret', 'w.disabled_at'])
+    .select([
+      'd.id',
+      'd.webhook_id',
+      'd.seq',
+      'd.payload',
+      'd.status',
+      'd.attempts',
+      'd.next_retry_at',
+      'w.url',
+      'w.secret',
+      'w.disabled_at',
+    ])
     .where('d.tenant_id', '=', tenantId)
-    .where('d.id', '=', id)
+    .where('d.webhook_id', '=', webhookId)
+    .where('d.status', 'in', ['pending', 'failed'])
+    .orderBy('d.seq')
+    .limit(1)
     .executeTakeFirst();
   if (!row) return undefined;
   const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
   return { ...row, payload: payload as Record<string, unknown> };
-}
-
-/**
- * The first earlier delivery of the same hook still to be sent, if any: one whose status
- * is open and whose job is still pending (a job the queue gave up on, for instance when
- * its worker stopped during its last try, does not hold the others back). Answers when it
- * is next due.
- */
-export async function earlierOpenDelivery(
-  db: Db,
-  tenantId: string,
-  delivery: { webhook_id: string; seq: number },
-): Promise<{ run_at: string } | undefined> {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('jobs as j', (join) =>
-      join
-        .onRef('j.tenant_id', '=', 'd.tenant_id')
-        .on('j.kind', '=', 'webhook')
-        .on('j.key', '=', sql<string>`replace(d.id::text, '-', '')`),
-    )
-    .select('j.run_at')
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.webhook_id', '=', delivery.webhook_id)
-    .where('d.seq', '<', delivery.seq)
-    .where('d.status', 'in', ['pending', 'failed'])
-    .where('j.status', '=', 'pending')
-    .orderBy('d.seq')
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/**
- * The hook's next open delivery is due now (its predecessor is through): it waited
- * behind this one without a try of its own.
- */
-export async function wakeNextDelivery(
-  db: Db,
-  tenantId: string,
-  delivery: { webhook_id: string; seq: number },
-): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({ run_at: sql<string>`now()` })
-    .where('tenant_id', '=', tenantId)
-    .where('kind', '=', 'webhook')
-    .where('status', '=', 'pending')
-    .where('run_at', '>', sql<string>`now()`)
-    .where('key', '=', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries as d')
-        .select(sql<string>`replace(d.id::text, '-', '')`.as('key'))
-        .where('d.tenant_id', '=', tenantId)
-        .where('d.webhook_id', '=', delivery.webhook_id)
-        .where('d.seq', '>', delivery.seq)
-        .where('d.status', 'in', ['pending', 'failed'])
-        .orderBy('d.seq')
-        .limit(1),
-    )
-    .execute();
 }
 
 export interface AttemptRecord {
@@ -292,17 +233,6 @@ export async function recordAttempt(
     })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .execute();
-}
-
-/** Gives up a delivery that will not be sent (its hook disabled meanwhile). */
-export async function abandonDelivery(db: Db, tenantId: string, id: string, reason: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'dead', next_retry_at: null, last_error: reason })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('status', 'in', ['pending', 'failed'])
     .execute();
 }
 

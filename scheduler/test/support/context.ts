@@ -124,6 +124,8 @@ export async function createTestContext(
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    // On PostgreSQL the worker is woken as in production, by LISTEN.
+    ...(db.wakeups ? { wakeups: db.wakeups } : {}),
     ...(options.outboundAllowedHosts ? { outboundAllowedHosts: options.outboundAllowedHosts } : {}),
     ...(options.documents ? { documents: options.documents } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
@@ -143,6 +145,8 @@ export async function createTestContext(
     },
   });
   await app.ready();
+  // Nothing listens here (inject): background work starts as on a server's listen.
+  app.startBackgroundWork();
 
   const request: TestContext['request'] = (method, url, opts = {}) =>
     app.inject({

@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { JobKind } from '../db/types.ts';
+
+/** Work for the queue: what kind, under which key (unique per tenant and kind), with what. */
+export interface JobRequest {
+  kind: JobKind;
+  key: string;
+  payload: Record<string, unknown>;
+  /** Tries before the job is given up. */
+  maxAttempts: number;
+}
+
+/**
+ * Makes sure a run of each job starts after this transaction commits, in the caller's
+ * transaction: a new key is queued, due now; a finished job of the key (done or given up)
+ * is due again with fresh tries; a waiting one keeps its time (it runs anyway, and a
+ * retry's wait is not cut short); one a worker holds now runs once more after that run
+ * (`run_again`, migration 0019), because that run may have read its work before this
+ * transaction's work committed. One statement, whatever the number of jobs.
+ */
+export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobRequest[]): Promise<void> {
+  const unique = new Map<string, JobRequest>();
+  for (const job of jobs) unique.set(`${job.kind}\u0000${job.key}`, job);
+  if (unique.size === 0) return;
+  const list = [...unique.values()];
+  await sql`
+    INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts)
+    SELECT ${tenantId}::uuid, gen_random_uuid(), r.kind, r.key, r.payload, r.max_attempts
+      FROM unnest(${list.map((j) => j.kind)}::text[], ${list.map((j) => j.key)}::text[],
+                  ${list.map((j) => JSON.stringify(j.payload))}::jsonb[],
+                  ${list.map((j) => j.maxAttempts)}::integer[]) AS r(kind, key, payload, max_attempts)
+    ON CONFLICT (tenant_id, kind, key) DO UPDATE SET
+      status = 'pending',
+      finished_at = NULL,
+      attempts = CASE WHEN jobs.status = 'pending' THEN jobs.attempts ELSE 0 END,
+      run_at = CASE WHEN jobs.status = 'pending' THEN jobs.run_at ELSE now() END,
+      last_error = CASE WHEN jobs.status = 'pending' THEN jobs.last_error END,
+      run_again = jobs.run_again OR (jobs.status = 'pending' AND coalesce(jobs.locked_until > now(), false))`.execute(
+    db,
+  );
+}
