@@ -32,7 +32,6 @@ beforeAll(async () => {
   ctx = await createTestContext({
     outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
     jobs: { backoffMs: 10, pollMs: 20 },
-    logger: pino({ level: 'error' }, process.stderr),
     viewDb: (db) => {
       hooks = withDbHooks(db);
       return hooks.db;
