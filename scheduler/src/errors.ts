@@ -12,7 +12,7 @@ export const errorCatalogue = {
   FORBIDDEN: {
     status: 403,
     summary:
-      'The caller role may not use this route ("forbidden"), or the caller is deactivated ("user is deactivated").',
+      'The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id.',
   },
   NOT_FOUND: { status: 404, summary: 'No such resource in the caller tenant (or a disabled feature).' },
   REQUEST_TIMEOUT: {
@@ -51,6 +51,8 @@ export class AppError extends Error {
     message: string,
     /** Extra response headers, e.g. Retry-After. */
     readonly headers: Record<string, string> = {},
+    /** Why, for the server log only (http/access-hook.ts logs it): never in the response. */
+    readonly reason?: string,
   ) {
     // An AppError is an answer, not a fault: nobody reads its stack, and capturing one is
     // most of what it costs (a claim storm refuses nine claims in ten).
@@ -67,10 +69,13 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND', `${what} not found`);
-/** Every 403 is the same, so a response never tells why access was refused. */
-export const forbidden = (): AppError => new AppError('FORBIDDEN', 'forbidden');
-/** A deactivated user's tokens: every route refuses them, saying why (it is their own standing). */
-export const deactivated = (): AppError => new AppError('FORBIDDEN', 'user is deactivated');
+/**
+ * Every 403 is the same, so a response never tells why access was refused; a reason
+ * given goes to the request's log line.
+ */
+export const forbidden = (reason?: string): AppError => new AppError('FORBIDDEN', 'forbidden', {}, reason);
+/** A deactivated user's tokens: every route refuses them with the fixed 403, the log says why. */
+export const deactivated = (): AppError => forbidden('user is deactivated');
 export const validationFailed = (field: string, problem: string): AppError =>
   new AppError('VALIDATION_FAILED', `${field}: ${problem}`);
 /** 401 without a token: the RFC 6750 challenge carries no error code. */

@@ -6,6 +6,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -58,6 +59,7 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
           'The caller takes a seat when the shift is published, its event is published and it has not ended; the caller holds the slot role; the slot has a free seat; the caller holds no seat in this shift and no assignment overlapping it, and has no approved time off overlapping it (409 UNAVAILABLE). Each refusal has its own 409 code. Capacity holds under any number of concurrent claims.',
         security: bearerSecurity,
         params: SlotParams,
+        body: NoBody,
         response: {
           201: ok(ShiftAssignment, 'The seat taken', exampleAssignment),
           ...errorResponses(seatCodes, { messages: seatMessages }),
@@ -143,6 +145,7 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
           'Admins remove any assignment. An employee withdraws a seat they claimed, before the shift starts; a seat an admin gave them, or a started shift, is 409 INVALID_STATE, and anyone else’s assignment is 404. An assignment with recorded time is never removed (409). The freed seat makes the shift claimable again.',
         security: bearerSecurity,
         params: AssignmentParams,
+        body: NoBody,
         response: {
           204: noContent('The seat is free again'),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {

@@ -29,6 +29,19 @@ function zoneDefinition(timezone: string): { tzid: string; block: string } | nul
 }
 
 /**
+ * Whether a zoned time written as its local date and time (seconds kept) names one
+ * instant: false in either run of the hour a fall-back night repeats. RFC 5545 (3.3.5)
+ * reads such a time as its first occurrence, but clients differ (ical.js takes the
+ * second), so neither run is left to them. Spring-forward gaps hold no times that occur.
+ */
+function unambiguous(time: Temporal.ZonedDateTime): boolean {
+  const written = time.toPlainDateTime().round({ smallestUnit: 'second', roundingMode: 'trunc' });
+  const earlier = written.toZonedDateTime(time.timeZoneId, { disambiguation: 'earlier' });
+  const later = written.toZonedDateTime(time.timeZoneId, { disambiguation: 'later' });
+  return earlier.offset === later.offset;
+}
+
+/**
  * The user's shifts as iCalendar (RFC 5545): times in the tenant's zone, named by TZID
  * with its VTIMEZONE, so a phone shows them right in any zone it travels to; a UTC
  * tenant's times carry `Z`. DTSTAMP is always UTC, as the RFC requires.
@@ -50,8 +63,12 @@ export function shiftsCalendar(name: string, timezone: string, entries: readonly
       zone ? Temporal.Instant.from(instant).toZonedDateTimeISO(zone.tzid) : null;
     const [start, end] = [local(entry.starts_at), local(entry.ends_at)];
     // iCalendar dates have four-digit years: near the ends of the calendar, a local time in
-    // year 0 or 10000 is written as the UTC time it is instead.
-    const inZone = start !== null && end !== null && [start, end].every((t) => t.year >= 1 && t.year <= 9999);
+    // year 0 or 10000 is written as the UTC time it is instead. So is an event with a time
+    // in the hour a fall-back night repeats, which a local time cannot tell apart.
+    const inZone =
+      start !== null &&
+      end !== null &&
+      [start, end].every((t) => t.year >= 1 && t.year <= 9999 && unambiguous(t));
     calendar.createEvent({
       id: eventUid(entry.id),
       start: inZone ? start : new Date(entry.starts_at),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
-import { bearerSecurity, errorResponses, noContent, ok } from '../http/schemas.ts';
+import { bearerSecurity, errorResponses, NoBody, noContent, ok } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { CalendarToken, exampleCalendarToken } from './schemas.ts';
 import { calendarFeed, createCalendarToken, revokeCalendarToken } from './service.ts';
@@ -36,6 +36,7 @@ export async function calendarRoutes(app: App, deps: Deps): Promise<void> {
         description:
           'Makes a new secret feed URL (iCalendar) of the caller’s shifts; a previous one stops working. The token is shown only now and stored as a hash. The URL needs no bearer token: treat it like a password.',
         security: bearerSecurity,
+        body: NoBody,
         response: {
           201: ok(CalendarToken, 'The new feed address', exampleCalendarToken),
           ...errorResponses([]),
@@ -58,6 +59,7 @@ export async function calendarRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Revoke your calendar address',
         description: 'The feed URL stops working at once (also when there was none: 204).',
         security: bearerSecurity,
+        body: NoBody,
         response: { 204: noContent('Revoked'), ...errorResponses([]) },
       },
     },

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { NO_BODY_TITLE } from '../http/schemas.ts';
 import type { App } from '../http/types.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -74,12 +75,37 @@ export function declareRequestIdHeader(document: JsonObject): JsonObject {
   };
 }
 
+/**
+ * Operations whose body schema is NoBody (http/schemas.ts) take no body: the document
+ * gives them no request body (a client sends none), where Fastify's swagger would declare
+ * a required one. Sending `{}` is still accepted, a field refused (the description says so).
+ */
+export function dropEmptyRequestBodies(document: JsonObject): JsonObject {
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const operations of Object.values(paths)) {
+    if (!isObject(operations)) continue;
+    for (const operation of Object.values(operations)) {
+      if (!isObject(operation) || !isObject(operation.requestBody)) continue;
+      const content = isObject(operation.requestBody.content) ? operation.requestBody.content : {};
+      const media = Object.values(content);
+      if (
+        media.length > 0 &&
+        media.every((m) => isObject(m) && isObject(m.schema) && m.schema.title === NO_BODY_TITLE)
+      ) {
+        delete operation.requestBody;
+      }
+    }
+  }
+  return document;
+}
+
 const description = `Multi-tenant shift scheduling.
 
 - Ids are UUIDs written as 32 lowercase hex digits; path ids also accept the hyphenated form, and a malformed path id is 404.
 - Timestamps are RFC 3339 in UTC with \`Z\`.
 - Lists are plain arrays, not paginated, except \`GET /api/v1/time-tracking/entries\`, which pages with \`limit\` and \`after\` (the id of the last entry read).
 - Every error is \`{"error":{"code","message"}}\` with a stable code. Besides the codes each operation lists, any request can meet the transport-level ones: \`REQUEST_TIMEOUT\` (408), \`HEADERS_TOO_LARGE\` (431), and \`BAD_REQUEST\` (400) for a request the HTTP parser refuses.
+- A partial update (PATCH) names at least one field: \`{}\` is 422. An operation without a request body (publish, approve, accept, delete…) takes none: send no body, or \`{}\`; any field is 422 naming it.
 - Every response carries \`x-request-id\`; quote it when reporting a problem.`;
 
 /**
@@ -127,7 +153,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     transformObject: (document) =>
       'openapiObject' in document
         ? (declareRequestIdHeader(
-            hoistComponents(document.openapiObject as JsonObject),
+            hoistComponents(dropEmptyRequestBodies(document.openapiObject as JsonObject)),
           ) as typeof document.openapiObject)
         : document.swaggerObject,
   });

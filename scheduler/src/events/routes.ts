@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -116,6 +117,7 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only. The event goes with its shifts and their slots, but only while no shift has an assignment: unassign first (409 INVALID_STATE).',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Deleted, with its shifts'),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {
@@ -145,6 +147,7 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only. draft -> published, stamping published_at. Its published shifts become visible to employees. Publishing a published event is 409 INVALID_STATE.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(Event, 'The published event', exampleEvent),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {

@@ -6,6 +6,7 @@ import {
   MultiLine,
   Nullable,
   OneLine,
+  PartialUpdate,
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
@@ -82,7 +83,7 @@ export const CreateEventRequest = Type.Object(
 );
 export type CreateEventRequest = Static<typeof CreateEventRequest>;
 
-export const UpdateEventRequest = Type.Object(
+export const UpdateEventRequest = PartialUpdate(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Description),
@@ -93,8 +94,6 @@ export const UpdateEventRequest = Type.Object(
   {
     title: 'UpdateEventRequest',
     description: 'A partial update: fields left out keep their values; null clears an optional field.',
-    additionalProperties: false,
-    minProperties: 1,
     examples: [{ description: 'Moved indoors', location_id: examples.locationId }],
   },
 );

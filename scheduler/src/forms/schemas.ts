@@ -6,6 +6,7 @@ import {
   MultiLine,
   Nullable,
   OneLine,
+  PartialUpdate,
   ReadOnlyId,
   ReadOnlyTimestamp,
 } from '../http/schemas.ts';
@@ -105,7 +106,7 @@ export const CreateFormRequest = Type.Object(
 );
 export type CreateFormRequest = Static<typeof CreateFormRequest>;
 
-export const UpdateFormRequest = Type.Object(
+export const UpdateFormRequest = PartialUpdate(
   {
     title: Type.Optional(Title),
     slug: Type.Optional(Slug),
@@ -114,8 +115,8 @@ export const UpdateFormRequest = Type.Object(
   },
   {
     title: 'UpdateFormRequest',
-    additionalProperties: false,
-    description: 'Partial update; customer_id null unpins the form. Stored submissions keep their data.',
+    description:
+      'A partial update: at least one field; fields left out keep their values, customer_id null unpins the form. Stored submissions keep their data.',
     examples: [{ title: 'Catering request (2027)' }],
   },
 );

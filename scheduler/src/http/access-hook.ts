@@ -77,6 +77,15 @@ function reject(request: FastifyRequest, reason: string): AppError {
 export function registerAccessHook(app: App, access: AccessDeps): void {
   app.decorateRequest('identity', null);
 
+  // A refusal whose reason stays out of the body (a deactivated user's 403, from this hook
+  // or from a service that finds the caller deactivated under its lock) is logged with
+  // it under the request id, where an operator asked "why 403?" looks.
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error instanceof AppError && error.reason !== undefined) {
+      request.log.info({ code: error.code, reason: error.reason }, 'access refused');
+    }
+  });
+
   app.addHook('onRequest', async (request: FastifyRequest) => {
     // Unknown routes fall through to the 404 handler without authentication.
     // routeOptions is a getter that builds a new object: read it once.

@@ -1,8 +1,11 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TObjectOptions, type TProperties, type TSchema, Type } from 'typebox';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
 import { multiLinePattern, oneLinePattern } from '../input/text.ts';
 
 type StringOptions = Parameters<typeof Type.String>[0];
+
+/** The title that marks the body schema of actions that take none (see NoBody). */
+export const NO_BODY_TITLE = 'NoBody';
 
 /** Text shown as one line (names, titles, labels, address parts): no line breaks or control characters. */
 export const OneLine = (options: StringOptions = {}) => Type.String({ ...options, pattern: oneLinePattern });
@@ -74,6 +77,35 @@ export function Nullable<T extends TSchema>(schema: T) {
   }
   return Type.Union([schema, Type.Null()]);
 }
+
+/**
+ * The body of a partial update (PATCH): fields left out keep their values, and at least
+ * one must be sent, so `{}` is 422 (`body: must NOT have fewer than 1 properties`) on
+ * every such route, as is a field the record does not have. A PATCH that replaces the
+ * whole record (tenant settings, a slot's capacity) requires its fields instead, which
+ * refuses `{}` as well. Every PATCH body is one of the two (test/http/body-matrix.test.ts).
+ */
+export function PartialUpdate<T extends TProperties>(
+  properties: T,
+  options: TObjectOptions & { title: string },
+) {
+  return Type.Object(properties, { ...options, additionalProperties: false, minProperties: 1 });
+}
+
+/**
+ * The body of an action that takes none (publish, approve, accept, read-all, delete):
+ * no body at all, an empty one, `{}` or `null` is the same request; any field is 422
+ * naming it (`force: is not an allowed field`), so a client never believes a field it
+ * sent did something. Fastify validates an absent body as null. The OpenAPI document
+ * leaves these operations without a request body (docs/openapi.ts), since none is taken.
+ */
+export const NoBody = Type.Unsafe<Record<string, never> | null>({
+  title: NO_BODY_TITLE,
+  type: ['object', 'null'],
+  properties: {},
+  additionalProperties: false,
+  description: 'This action takes no body: send none, or {}; any field is 422',
+});
 
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
 export const IdParams = Type.Object({

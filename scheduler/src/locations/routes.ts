@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -68,6 +69,7 @@ export async function locationsRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Delete a location; events and shifts there keep existing without a location',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Deleted'),
           ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'location not found' } }),

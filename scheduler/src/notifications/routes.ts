@@ -1,6 +1,14 @@
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, errorResponses, IdParams, noContent, ok, pathIdCodes } from '../http/schemas.ts';
+import {
+  bearerSecurity,
+  errorResponses,
+  IdParams,
+  NoBody,
+  noContent,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { exampleNotification, MarkAllReadResponse, Notification } from './schemas.ts';
@@ -42,6 +50,7 @@ export async function notificationsRoutes(app: App, deps: Deps): Promise<void> {
         description: 'Idempotent: a notification read already stays read (204 again). Anyone else’s is 404.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Read'),
           ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'notification not found' } }),
@@ -64,6 +73,7 @@ export async function notificationsRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Mark all your notifications read',
         description: 'marked counts the notifications that were unread until now.',
         security: bearerSecurity,
+        body: NoBody,
         response: {
           200: ok(MarkAllReadResponse, 'How many were marked', { marked: 3 }),
           ...errorResponses([]),

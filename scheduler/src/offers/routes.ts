@@ -6,6 +6,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -114,6 +115,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         description: `A colleague takes an open offer: not their own, open to anyone or made to them. ${moveRules} With the tenant setting offers_need_approval on, the offer only becomes accepted and waits for an admin (the taker’s standing is checked now and again at approval). Of concurrent accepts one wins; the others are 409 INVALID_STATE. An offer made to someone else is 404 to an employee.`,
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(Offer, 'The offer, approved (the seat moved) or accepted (waiting for an admin)', {
             ...exampleOffer,
@@ -140,6 +142,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         description: `Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). ${moveRules} What became impossible since it was accepted is refused with its own 409.`,
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(Offer, 'The offer, approved: the seat moved', {
             ...exampleOffer,
@@ -167,6 +170,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). Final: the giver keeps the seat and may offer it again.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(Offer, 'The offer, rejected', {
             ...exampleOffer,
@@ -196,6 +200,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
           'The giver or an admin withdraws an offer while it is open or accepted; it stays on the list as cancelled. Any other status is 409 INVALID_STATE; another’s offer is 404 to an employee.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('The offer is cancelled'),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {

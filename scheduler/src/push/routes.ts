@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -76,6 +77,7 @@ export async function pushRoutes(app: App, deps: Deps): Promise<void> {
         description: 'Only the caller’s own subscriptions; anyone else’s is 404.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Removed'),
           ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'push subscription not found' } }),

@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -70,6 +71,7 @@ export async function rolesRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Delete a role definition (and the qualifications that grant it)',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Deleted'),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], { messages: { NOT_FOUND: 'role not found' } }),

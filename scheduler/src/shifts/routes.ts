@@ -6,6 +6,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -178,6 +179,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Delete a shift and its slots (409 while it has assignments)',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Deleted, with its slots'),
           ...missing('shift', ['INVALID_STATE'], {
@@ -229,6 +231,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(Shift, 'The published shift', exampleShift),
           ...missing('shift', ['INVALID_STATE'], { INVALID_STATE: 'shift is already published' }),
@@ -328,6 +331,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         summary: 'Remove a slot (409 while it has assignments)',
         security: bearerSecurity,
         params: SlotParams,
+        body: NoBody,
         response: {
           204: noContent('Removed'),
           ...missing('slot', ['INVALID_STATE'], {
@@ -394,6 +398,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only. The original keeps its id as piece one; the other pieces copy its name, location, publication and slots (with no one in them). Boundaries fall on whole minutes, later pieces taking the remainder. Only while nobody is assigned (409 INVALID_STATE); n outside 2..96, or pieces under a minute, is 422.',
         security: bearerSecurity,
         params: SplitParams,
+        body: NoBody,
         response: {
           200: ok(Type.Array(Shift), 'The n pieces, by start', [exampleShift]),
           ...missing('shift', ['VALIDATION_FAILED', 'INVALID_STATE'], {

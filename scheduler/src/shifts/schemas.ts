@@ -6,6 +6,7 @@ import {
   Instant,
   Nullable,
   OneLine,
+  PartialUpdate,
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
@@ -132,7 +133,7 @@ export const CreateShiftRequest = Type.Object(
 );
 export type CreateShiftRequest = Static<typeof CreateShiftRequest>;
 
-export const UpdateShiftRequest = Type.Object(
+export const UpdateShiftRequest = PartialUpdate(
   {
     name: Type.Optional(Name),
     location_id: Type.Optional(LocationRef),
@@ -142,8 +143,6 @@ export const UpdateShiftRequest = Type.Object(
   {
     title: 'UpdateShiftRequest',
     description: 'A partial update: fields left out keep their values; null clears location_id.',
-    additionalProperties: false,
-    minProperties: 1,
     examples: [{ name: 'Bar, late' }],
   },
 );

@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -87,6 +88,7 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
           'Admins only. Only a requested time off (409 INVALID_STATE otherwise). Approved time off blocks every claim, assignment and offer of a shift overlapping it (409 UNAVAILABLE there). When it overlaps assignments of the user, the answer is 409 OVERLAPPING_ASSIGNMENT naming them (the first 10, with their shifts) and nothing changes: remove them first, nothing is removed for you. The database holds the rule under concurrent claims too.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(TimeOff, 'The time off, approved', {
             ...approved,
@@ -117,6 +119,7 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         description: 'Admins only. Only a requested time off (409 INVALID_STATE otherwise).',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           200: ok(TimeOff, 'The time off, rejected', {
             ...exampleTimeOff,
@@ -148,6 +151,7 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
           'Admins remove any time off of the tenant, approved ones too. An employee removes their own while it is requested; a decided one is 409 INVALID_STATE, and anyone else’s is 404.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('The time off is gone'),
           ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {

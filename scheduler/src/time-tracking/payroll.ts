@@ -1,4 +1,4 @@
-import { lastLocalDay, localDate, wallClock } from '../time/local.ts';
+import { lastLocalDay, localDate, wallClockWithOffset } from '../time/local.ts';
 import type { Cell } from './csv.ts';
 import type { BalanceSheetRow, ExportEntry } from './repository.ts';
 
@@ -7,7 +7,11 @@ export const MAX_EXPORT_DAYS = 366;
 /** Entries read from the database per query while an export streams. */
 export const EXPORT_BATCH_SIZE = 500;
 
-/** Times are written as the tenant's wall-clock time (time/local.ts), the zone named in the column header. */
+/**
+ * Times are written as the tenant's wall-clock time with its offset (time/local.ts),
+ * `2027-10-31 02:30 +01:00`, the zone named in the column header: a time in the hour a
+ * fall-back night repeats is told apart from its twin.
+ */
 export function entryHeader(zone: string): string[] {
   return [
     'user_id',
@@ -32,8 +36,8 @@ export function entryCells(entry: ExportEntry, zone: string): Cell[] {
     entry.user_email,
     entry.event_name,
     entry.shift_name,
-    wallClock(entry.started_at, zone),
-    wallClock(entry.ended_at, zone),
+    wallClockWithOffset(entry.started_at, zone),
+    wallClockWithOffset(entry.ended_at, zone),
     entry.break_minutes,
     entry.worked_minutes,
     entry.scheduled_minutes,
@@ -64,7 +68,7 @@ export function balanceCells(row: BalanceSheetRow, zone: string): Cell[] {
     row.credited_minutes,
     row.paid_out_minutes,
     row.balance_minutes,
-    row.updated_at === null ? null : wallClock(row.updated_at, zone),
+    row.updated_at === null ? null : wallClockWithOffset(row.updated_at, zone),
   ];
 }
 

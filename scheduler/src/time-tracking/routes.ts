@@ -47,13 +47,13 @@ const gateOnly = errorResponses(['NOT_FOUND'], { messages: { NOT_FOUND: 'resourc
 /** What the two CSV downloads look like (a BOM comes first; lines end in CRLF). */
 const exampleEntriesCsv = [
   'user_id,user_name,user_email,event,shift,started_at (Europe/Berlin),ended_at (Europe/Berlin),break_minutes,worked_minutes,scheduled_minutes,overtime_minutes,entry_id',
-  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,"Bar, early",2027-07-02 09:55,2027-07-02 16:40,30,375,360,15,${exampleTimeEntry.id}`,
-  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,'=HYPERLINK(…),2027-07-03 10:00,2027-07-03 15:45,0,345,360,-15,0193a1b2c3d47e8f9a0b1c2d3e4f5a90`,
+  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,"Bar, early",2027-07-02 09:55 +02:00,2027-07-02 16:40 +02:00,30,375,360,15,${exampleTimeEntry.id}`,
+  `${exampleTimeEntry.user_id},Alice Example,alice@example.com,Summer fair,'=HYPERLINK(…),2027-07-03 10:00 +02:00,2027-07-03 15:45 +02:00,0,345,360,-15,0193a1b2c3d47e8f9a0b1c2d3e4f5a90`,
   '',
 ].join('\r\n');
 const exampleBalancesCsv = [
   'user_id,user_name,user_email,role,credited_minutes,paid_out_minutes,balance_minutes,updated_at (Europe/Berlin)',
-  `${exampleBalance.user_id},Alice Example,alice@example.com,employee,255,120,135,2026-11-03 19:00`,
+  `${exampleBalance.user_id},Alice Example,alice@example.com,employee,255,120,135,2026-11-03 19:00 +01:00`,
   '',
 ].join('\r\n');
 
@@ -71,7 +71,7 @@ const csvResponse = (description: string, example: string, filename: string) => 
     'text/csv': {
       schema: Type.String({
         description:
-          'RFC 4180 CSV, UTF-8 with a byte-order mark, CRLF line ends, a header row. Text cells that a spreadsheet would run as a formula (starting with = + - @, tab or carriage return) begin with an added apostrophe; numbers are plain numbers.',
+          'RFC 4180 CSV, UTF-8 with a byte-order mark, CRLF line ends, a header row. Times are the tenant’s wall-clock times with the offset in force (2027-10-31 02:30 +01:00), the zone named in the column header. Text cells that a spreadsheet would run as a formula (starting with = + - @, tab or carriage return) begin with an added apostrophe; numbers are plain numbers.',
       }),
       example,
     },
@@ -221,7 +221,7 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'exportTimeEntries',
         summary: 'Payroll export: the entries of a period as CSV',
-        description: `Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most ${MAX_EXPORT_DAYS} days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header), and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). ${gated}`,
+        description: `Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most ${MAX_EXPORT_DAYS} days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header) with the offset in force, so a time in the hour a fall-back night repeats is one instant, and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). ${gated}`,
         security: bearerSecurity,
         querystring: EntryExportQuery,
         response: {
@@ -247,7 +247,7 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'exportOvertimeBalances',
         summary: 'Payroll export: every balance as CSV',
-        description: `Admins only. One row per admin and employee, by display name: id, name, email, role, the overtime their ledger credited (entries and corrections), the minutes paid out, the balance (credited minus paid out) and when it last changed, in the tenant's time zone. ${gated}`,
+        description: `Admins only. One row per admin and employee, by display name: id, name, email, role, the overtime their ledger credited (entries and corrections), the minutes paid out, the balance (credited minus paid out) and when it last changed, in the tenant's time zone with the offset in force. ${gated}`,
         security: bearerSecurity,
         response: {
           200: csvResponse(

@@ -15,10 +15,15 @@ export const lastLocalDay = (until: string, zone: string): Temporal.PlainDate =>
 export const localDate = (instant: string, zone: string): string => localDay(instant, zone).toString();
 
 /**
- * An instant as the wall-clock time of `zone`, `2027-07-02 09:55`: the form spreadsheets
- * read as a date and time. Seconds are left out (cut, not rounded).
+ * An instant as the wall-clock time of `zone` with the zone's offset at that instant,
+ * `2027-07-02 09:55 +02:00`: unambiguous where the wall clock is not (the hour a
+ * fall-back night repeats reads `02:30 +02:00`, then `02:30 +01:00`). The first 16
+ * characters are the date and time spreadsheets read as such. Seconds are left out of
+ * the time (cut, not rounded); the offset is the zone's own, seconds included in the
+ * rare historical zones that have them.
  */
-export function wallClock(instant: string, zone: string): string {
-  const local = Temporal.Instant.from(instant).toZonedDateTimeISO(zone).toPlainDateTime();
-  return local.toString({ smallestUnit: 'minute' }).replace('T', ' ');
+export function wallClockWithOffset(instant: string, zone: string): string {
+  const zoned = Temporal.Instant.from(instant).toZonedDateTimeISO(zone);
+  const local = zoned.toPlainDateTime().toString({ smallestUnit: 'minute' }).replace('T', ' ');
+  return `${local} ${zoned.offset}`;
 }

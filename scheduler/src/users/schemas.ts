@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { examples, Id, Nullable, OneLine, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import {
+  examples,
+  Id,
+  Nullable,
+  OneLine,
+  PartialUpdate,
+  ReadOnlyId,
+  ReadOnlyTimestamp,
+} from '../http/schemas.ts';
 import { exampleRole, RoleDefinition } from '../roles/schemas.ts';
 
 const userFields = {
@@ -111,7 +119,7 @@ export const CreateUserRequest = Type.Object(
 );
 export type CreateUserRequest = Static<typeof CreateUserRequest>;
 
-export const UpdateUserRequest = Type.Object(
+export const UpdateUserRequest = PartialUpdate(
   {
     active: Type.Optional(Type.Boolean({ description: 'False deactivates, true reactivates' })),
     name: Type.Optional(DisplayName),
@@ -120,8 +128,6 @@ export const UpdateUserRequest = Type.Object(
   {
     title: 'UpdateUserRequest',
     description: 'At least one field; fields left out keep their values, `email: null` clears it.',
-    additionalProperties: false,
-    minProperties: 1,
     examples: [{ active: false }],
   },
 );

@@ -5,6 +5,7 @@ import {
   bodyCodes,
   errorResponses,
   IdParams,
+  NoBody,
   noContent,
   ok,
   pathIdCodes,
@@ -81,6 +82,7 @@ export async function webhooksRoutes(app: App, deps: Deps): Promise<void> {
         description: 'Admins only. Nothing more is sent to it, retries included.',
         security: bearerSecurity,
         params: IdParams,
+        body: NoBody,
         response: {
           204: noContent('Removed'),
           ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'webhook not found' } }),

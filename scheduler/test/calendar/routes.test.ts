@@ -117,6 +117,81 @@ describe('calendar feed at the edges', () => {
     ]);
   });
 
+  it('writes a shift with a time in the hour a fall-back night repeats in UTC, where no reader can mistake it', async () => {
+    // Berlin falls back at 03:00 CEST on 27 October 2030: 02:30 is 00:30Z, then 01:30Z.
+    // RFC 5545 reads a repeated local time as its first occurrence, ical.js as its second:
+    // a shift with a time in either run is written in UTC; others keep the zone.
+    await inZone('Europe/Berlin');
+    const role = await roleHeldBy(t.employee, 'Night watch');
+    const event = await newEvent(t.admin, {
+      starts_at: '2030-10-26T00:00:00Z',
+      ends_at: '2030-10-28T00:00:00Z',
+    });
+    const first = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '2030-10-26T22:30:00Z',
+      ends_at: '2030-10-27T00:30:00Z',
+    });
+    const second = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '2030-10-27T01:30:00Z',
+      ends_at: '2030-10-27T03:30:00Z',
+    });
+    const evening = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '2030-10-27T16:00:00Z',
+      ends_at: '2030-10-27T20:00:00Z',
+    });
+    for (const shift of [first, second, evening]) await assign(shift, t.employee);
+    const body = (await fetchFeed((await feedUrl()).url)).body;
+    expect(body).toContain('DTSTART;TZID=Europe/Berlin:20301027T170000');
+    expect(body).toContain('DTSTART:20301026T223000Z');
+    expect(body).toContain('DTEND:20301027T003000Z');
+    expect(body).toContain('DTSTART:20301027T013000Z');
+    expect(body).toContain('DTEND:20301027T033000Z');
+    expect(parse(body).events.map((e) => [e.start, e.end])).toEqual([
+      ['2030-10-26T22:30:00.000Z', '2030-10-27T00:30:00.000Z'],
+      ['2030-10-27T01:30:00.000Z', '2030-10-27T03:30:00.000Z'],
+      ['2030-10-27T16:00:00.000Z', '2030-10-27T20:00:00.000Z'],
+    ]);
+  });
+
+  it('writes a shift ending in New York’s repeated hour in UTC, and one across the spring gap in the zone', async () => {
+    // New York falls back at 02:00 EDT on 3 November 2030 (01:30 is 05:30Z, then 06:30Z)
+    // and springs forward at 02:00 EST on 10 March 2030 (no 02:xx that night).
+    await inZone('America/New_York');
+    const role = await roleHeldBy(t.employee, 'Door');
+    const event = await newEvent(t.admin, {
+      starts_at: '2030-03-01T00:00:00Z',
+      ends_at: '2030-11-30T00:00:00Z',
+    });
+    const autumn = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '2030-11-03T04:00:00Z',
+      ends_at: '2030-11-03T06:30:00Z',
+    });
+    const spring = await newShift(t.admin, event, {
+      roleId: role,
+      starts_at: '2030-03-10T06:30:00Z',
+      ends_at: '2030-03-10T07:30:00Z',
+    });
+    await assign(autumn, t.employee);
+    await assign(spring, t.employee);
+    const body = (await fetchFeed((await feedUrl()).url)).body;
+    expect(body).toContain('DTSTART:20301103T040000Z');
+    expect(body).toContain('DTEND:20301103T063000Z');
+    expect(body).toContain('DTSTART;TZID=America/New_York:20300310T013000');
+    expect(body).toContain('DTEND;TZID=America/New_York:20300310T033000');
+    expect(
+      parse(body)
+        .events.map((e) => [e.start, e.end])
+        .sort(),
+    ).toEqual([
+      ['2030-03-10T06:30:00.000Z', '2030-03-10T07:30:00.000Z'],
+      ['2030-11-03T04:00:00.000Z', '2030-11-03T06:30:00.000Z'],
+    ]);
+  });
+
   it('names the feed after its owner in one line, whatever the name claim held', async () => {
     const evil = await t.ctx.caller('employee', tenantOf(t.admin), `eve-${Date.now()}`, {
       name: 'Eve\r\nX-WR-CALNAME:Owned\r\nBEGIN:VEVENT',

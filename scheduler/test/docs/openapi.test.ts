@@ -32,6 +32,7 @@ interface Operation {
 interface Schema {
   type?: string;
   required?: string[];
+  minProperties?: number;
   additionalProperties?: boolean;
   properties?: Record<string, { readOnly?: boolean }>;
 }
@@ -180,6 +181,32 @@ describe('OpenAPI document', () => {
     const request = spec.components.schemas.CreateRoleRequest;
     expect(request?.required).toEqual(['name']);
     expect(request?.additionalProperties).toBe(false);
+  });
+
+  it('gives actions that take no body no request body, and every PATCH body one field at least', () => {
+    // The routes whose body declares fields; the others take none.
+    const withBody = new Set(
+      ctx.routes
+        .filter(
+          (r) =>
+            Object.keys((r.schema.body as { properties?: object } | undefined)?.properties ?? {}).length > 0,
+        )
+        .map((r) => `${r.method.toLowerCase()} ${openApiPath(r.url)}`),
+    );
+    const writes = operations.filter(([key]) => /^(post|put|patch|delete) /.test(key));
+    expect(writes.length).toBeGreaterThan(40);
+    for (const [key, operation] of writes) {
+      expect(operation.requestBody !== undefined, key).toBe(withBody.has(key));
+    }
+    expect(spec.paths['/api/v1/events/{id}/publish']?.post?.requestBody).toBeUndefined();
+    expect(spec.paths['/api/v1/roles/{id}']?.delete?.requestBody).toBeUndefined();
+    for (const [key, operation] of writes.filter(([k]) => k.startsWith('patch '))) {
+      const ref = operation.requestBody?.content['application/json']?.schema?.$ref ?? '';
+      const body = spec.components.schemas[ref.replace('#/components/schemas/', '')];
+      expect(body, key).toBeDefined();
+      expect((body?.minProperties ?? 0) >= 1 || (body?.required?.length ?? 0) >= 1, key).toBe(true);
+      expect(body?.additionalProperties, key).toBe(false);
+    }
   });
 
   it('marks the fields the server sets as readOnly', () => {

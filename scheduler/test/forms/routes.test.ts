@@ -116,6 +116,17 @@ describe('admin forms', () => {
     expect(clash.json().error.code).toBe('DUPLICATE');
   });
 
+  it('refuses (422) an empty change, as every partial update does, and changes nothing', async () => {
+    const form = await newForm({ customer_id: 'c-1' });
+    const before = (await t.admin.request('GET', `/api/v1/forms/${form.id}`)).json();
+    const response = await t.admin.request('PATCH', `/api/v1/forms/${form.id}`, {});
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'body: must NOT have fewer than 1 properties' },
+    });
+    expect((await t.admin.request('GET', `/api/v1/forms/${form.id}`)).json()).toEqual(before);
+  });
+
   it('deletes a form with its submissions and keeps the events made from them', async () => {
     const form = await newForm();
     const customer = await customerOf(t.admin);

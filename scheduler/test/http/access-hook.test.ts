@@ -208,6 +208,42 @@ describe('access hook', () => {
     );
   });
 
+  it('gives a deactivated user the fixed 403 on every access level, the reason only in the log', async () => {
+    const tenant = uniqueName('pipe');
+    const admin = await as('admin', tenant);
+    const gone = await signToken(keys, { role: 'admin', tenant, sub: 'gone-1' });
+    const goneHeaders = { authorization: `Bearer ${gone}` };
+    expect((await get('/api/v1/probe/admin', goneHeaders)).statusCode).toBe(200);
+    const deactivated = await admin('PATCH', `/api/v1/users/${tenantWireId('gone-1')}`, { active: false });
+    expect(deactivated.statusCode, deactivated.body).toBe(200);
+    logs.length = 0;
+    for (const url of [
+      '/api/v1/probe/authenticated',
+      '/api/v1/probe/member',
+      '/api/v1/probe/admin',
+      '/api/v1/probe/default',
+      '/api/v1/time-tracking/probe',
+    ]) {
+      const response = await get(url, goneHeaders);
+      expectError(response, 403, 'FORBIDDEN', 'forbidden');
+      expect(response.body, url).toBe('{"error":{"code":"FORBIDDEN","message":"forbidden"}}');
+      expect(response.headers.connection).toBe('close');
+      expect(logs, url).toContainEqual(
+        expect.objectContaining({
+          level: 30,
+          msg: 'access refused',
+          reason: 'user is deactivated',
+          reqId: response.headers['x-request-id'],
+        }),
+      );
+    }
+    // A role too low says nothing more in the log than it always did.
+    logs.length = 0;
+    const employee = await get('/api/v1/probe/admin', await bearer('employee'));
+    expectError(employee, 403, 'FORBIDDEN', 'forbidden');
+    expect(logs.filter((line) => line.msg === 'access refused')).toEqual([]);
+  });
+
   it('logs the reason a token was rejected under the request id, never the token', async () => {
     const token = await signToken(keys, { role: 'admin', tenant: 't', sub: 's', expiresIn: -3600 });
     const response = await get('/api/v1/probe/member', { authorization: `Bearer ${token}` });

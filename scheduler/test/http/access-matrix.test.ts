@@ -8,6 +8,7 @@ import {
   type RouteInfo,
   type TestContext,
 } from '../support/context.ts';
+import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 import { TEST_AUDIENCE, TEST_ISSUER, unsecuredToken } from '../support/tokens.ts';
 
 /**
@@ -18,8 +19,11 @@ let ctx: TestContext;
 let apiRoutes: RouteInfo[];
 const bad: Record<string, string> = {};
 
+/** The app's log: why a refusal was made is written here, never in the body. */
+const logs: LogLine[] = [];
+
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ logger: capturingLogger(logs) });
   apiRoutes = ctx.routes.filter((r) => r.url.startsWith('/api/v1/'));
   const claims = { sub: 'x', tenant_id: 'tenant-a', role: 'admin', iss: TEST_ISSUER, aud: TEST_AUDIENCE };
   bad.expired = await ctx.token({ role: 'admin', expiresIn: -60 * 60 });
@@ -162,7 +166,7 @@ describe('access matrix over every /api/v1 route', () => {
     }
   });
 
-  it('answers 403 "user is deactivated" to a deactivated admin and employee on every route but the public ones', async () => {
+  it('answers the fixed 403 to a deactivated admin and employee on every route but the public ones, logging why', async () => {
     const admin = await ctx.caller('admin');
     const deactivatedAdmin = await ctx.caller('admin', 'tenant-a', 'admin-gone');
     const deactivatedEmployee = await ctx.caller('employee', 'tenant-a', 'employee-gone');
@@ -177,7 +181,14 @@ describe('access matrix over every /api/v1 route', () => {
       for (const route of routes) {
         const response = await user.request(route.method, concrete(route.url), { name: 'x' });
         expect(response.statusCode, `${route.method} ${route.url}`).toBe(403);
-        expect(response.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'user is deactivated' } });
+        expect(response.json()).toEqual(FORBIDDEN_BODY);
+        expect(logs, `${route.method} ${route.url}`).toContainEqual(
+          expect.objectContaining({
+            msg: 'access refused',
+            reason: 'user is deactivated',
+            reqId: response.headers['x-request-id'],
+          }),
+        );
       }
     }
   });

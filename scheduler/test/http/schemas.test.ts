@@ -1,7 +1,15 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { errorCatalogue } from '../../src/errors.ts';
-import { ErrorBody, errorResponses, Nullable, noContent, ok } from '../../src/http/schemas.ts';
+import {
+  ErrorBody,
+  errorResponses,
+  NoBody,
+  Nullable,
+  noContent,
+  ok,
+  PartialUpdate,
+} from '../../src/http/schemas.ts';
 
 describe('Nullable', () => {
   it('adds null to the type of a primitive', () => {
@@ -20,6 +28,33 @@ describe('Nullable', () => {
       expect(nullable.type).toBeUndefined();
       expect(nullable.anyOf).toEqual([schema, Type.Null()]);
     }
+  });
+});
+
+describe('PartialUpdate and NoBody', () => {
+  it('makes a partial update want one known field at least', () => {
+    const schema = PartialUpdate({ name: Type.Optional(Type.String()) }, { title: 'UpdateThing' });
+    expect(schema).toMatchObject({
+      type: 'object',
+      title: 'UpdateThing',
+      additionalProperties: false,
+      minProperties: 1,
+    });
+    // Its own options cannot loosen the rule.
+    const loose = PartialUpdate(
+      { name: Type.Optional(Type.String()) },
+      { title: 'Loose', minProperties: 0, additionalProperties: true },
+    );
+    expect(loose).toMatchObject({ additionalProperties: false, minProperties: 1 });
+  });
+
+  it('takes no field on an action: an object without properties, or nothing (null)', () => {
+    expect(NoBody).toMatchObject({
+      type: ['object', 'null'],
+      properties: {},
+      additionalProperties: false,
+      title: 'NoBody',
+    });
   });
 });
 

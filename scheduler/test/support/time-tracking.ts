@@ -15,7 +15,8 @@ export async function setTimeTracking(admin: Caller, enabled: boolean, timezone 
 
 /**
  * An admin assignment of `worker` to a new shift (10:00 to 14:00 UTC on 2 July 2030
- * unless told otherwise): what a time entry is recorded for.
+ * unless told otherwise) of an event spanning 2030 and the shift: what a time entry is
+ * recorded for.
  */
 export async function assignedShift(
   admin: Caller,
@@ -24,7 +25,12 @@ export async function assignedShift(
 ): Promise<string> {
   const role = await newRole(admin, uniqueName('Cook'));
   await qualify(admin, worker, role);
-  const event = await newEvent(admin, { starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-12-31T00:00:00Z' });
+  const earliest = (a: string, b?: string) => (b && Date.parse(b) < Date.parse(a) ? b : a);
+  const latest = (a: string, b?: string) => (b && Date.parse(b) > Date.parse(a) ? b : a);
+  const event = await newEvent(admin, {
+    starts_at: earliest('2030-01-01T00:00:00Z', times.starts_at),
+    ends_at: latest('2030-12-31T00:00:00Z', times.ends_at),
+  });
   const shift = await newShift(admin, event, { roleId: role, capacities: [1], ...times });
   return (
     await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {

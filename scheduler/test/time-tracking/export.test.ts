@@ -116,8 +116,8 @@ describe('GET /time-tracking/export.csv', () => {
         'ada@example.com',
         'Festival',
         'Bar, early "VIP"',
-        '2030-07-02 11:50',
-        '2030-07-02 16:40',
+        '2030-07-02 11:50 +02:00',
+        '2030-07-02 16:40 +02:00',
         '30',
         '260',
         '240',
@@ -130,8 +130,8 @@ describe('GET /time-tracking/export.csv', () => {
         'zoe@example.com',
         'Festival',
         'Bar, early "VIP"',
-        '2030-07-03 12:00',
-        '2030-07-03 15:45',
+        '2030-07-03 12:00 +02:00',
+        '2030-07-03 15:45 +02:00',
         '0',
         '225',
         '240',
@@ -272,6 +272,44 @@ describe('GET /time-tracking/export.csv', () => {
     }
   });
 
+  it('writes each time with its offset, so the hour a fall-back night repeats reads apart', async () => {
+    // Berlin falls back at 03:00 CEST on 31 October 2027: 02:30 happens at 00:30Z and
+    // again at 01:30Z. An hour worked across the change starts and ends at "02:30".
+    await setTimeTracking(t.admin, true, 'Europe/Berlin');
+    const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('night'), { name: 'Nyx' });
+    const night = { starts_at: '2027-10-31T00:30:00Z', ends_at: '2027-10-31T01:30:00Z' };
+    const entry = await record(worker, night, { started_at: night.starts_at, ended_at: night.ends_at });
+    const query = `from=${encodeURIComponent('2027-10-31T00:00:00+02:00')}&to=${encodeURIComponent('2027-11-01T00:00:00+01:00')}`;
+    const [header, row, ...rest] = records((await exportOf(t.admin, query)).body);
+    expect(header).toEqual(ENTRY_HEADER);
+    expect(rest).toEqual([]);
+    expect(row?.slice(5, 9)).toEqual(['2027-10-31 02:30 +02:00', '2027-10-31 02:30 +01:00', '0', '60']);
+    expect(row?.[11]).toBe(entry.id);
+    // Each cell reads back as the exact instant it stands for.
+    const instant = (cell: string) => new Date(cell.replace(' ', 'T').replace(' ', '')).toISOString();
+    expect([row?.[5], row?.[6]].map((cell) => instant(cell ?? ''))).toEqual([
+      '2027-10-31T00:30:00.000Z',
+      '2027-10-31T01:30:00.000Z',
+    ]);
+  });
+
+  it('writes the offset on a spring-forward night too, where the wall clock skips an hour', async () => {
+    // New York springs forward at 02:00 EST on 14 March 2027: an hour worked from 01:30
+    // ends at 03:30, two wall-clock hours later.
+    await setTimeTracking(t.admin, true, 'America/New_York');
+    const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('spring'), { name: 'Ver' });
+    const night = { starts_at: '2027-03-14T06:30:00Z', ends_at: '2027-03-14T07:30:00Z' };
+    await record(worker, night, { started_at: night.starts_at, ended_at: night.ends_at });
+    const query = `from=${encodeURIComponent('2027-03-14T00:00:00-05:00')}&to=${encodeURIComponent('2027-03-15T00:00:00-04:00')}`;
+    const response = await exportOf(t.admin, query);
+    expect(response.headers['content-disposition']).toBe(
+      'attachment; filename="time-entries_2027-03-14_2027-03-14.csv"',
+    );
+    const [header, row] = records(response.body);
+    expect(header?.slice(5, 7)).toEqual(['started_at (America/New_York)', 'ended_at (America/New_York)']);
+    expect(row?.slice(5, 9)).toEqual(['2027-03-14 01:30 -05:00', '2027-03-14 03:30 -04:00', '0', '60']);
+  });
+
   it('streams a large period in batches, each entry once, in order', async () => {
     await setTimeTracking(t.admin, true);
     const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('night'), { name: 'Nyx' });
@@ -323,7 +361,7 @@ describe('GET /time-tracking/export.csv', () => {
     expect(rows).toHaveLength(count);
     expect(new Set(rows.map((row) => row[11])).size).toBe(count);
     expect(rows.map((row) => row[4])).toEqual(Array.from({ length: count }, (_, i) => `Night ${i + 1}`));
-    expect(rows[0]?.slice(5, 7)).toEqual(['2030-01-01 02:00', '2030-01-01 03:00']);
+    expect(rows[0]?.slice(5, 7)).toEqual(['2030-01-01 02:00 +00:00', '2030-01-01 03:00 +00:00']);
   });
 });
 
@@ -363,7 +401,7 @@ describe('GET /time-tracking/balances.csv', () => {
       '10',
       '10',
     ]);
-    expect(byUser.get(w.ada.userId)?.[7]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    expect(byUser.get(w.ada.userId)?.[7]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} [+-]\d{2}:\d{2}$/);
     expect(byUser.get(w.zoe.userId)?.slice(3, 8)).toEqual([
       'employee',
       '-15',

@@ -1,5 +1,14 @@
+import { buffer } from 'node:stream/consumers';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { balancesFileName, entriesFileName } from '../../src/time-tracking/payroll.ts';
+import { csvStream } from '../../src/time-tracking/csv.ts';
+import {
+  balanceCells,
+  balanceHeader,
+  balancesFileName,
+  entriesFileName,
+  entryCells,
+} from '../../src/time-tracking/payroll.ts';
 
 /** How the payroll files name themselves, in the tenant's zone. */
 describe('file names', () => {
@@ -20,5 +29,54 @@ describe('file names', () => {
     expect(balancesFileName(new Date('2030-07-31T23:00:00Z'), 'Europe/Berlin')).toBe(
       'overtime-balances_2030-08-01.csv',
     );
+  });
+});
+
+/** The cells of a file's rows: every time with the offset that makes it one instant. */
+describe('cells', () => {
+  const written = async (rows: Parameters<typeof csvStream>[0]) =>
+    parse((await buffer(csvStream(rows))).toString('utf8'), { bom: true }) as string[][];
+
+  it('writes when a balance last changed with its offset, the repeated hour of a fall-back night told apart', async () => {
+    const row = {
+      user_id: 'u',
+      user_name: 'Ada',
+      user_email: null,
+      role: 'employee',
+      credited_minutes: 20,
+      paid_out_minutes: 0,
+      balance_minutes: 20,
+    };
+    const [header, first, second, never] = await written([
+      balanceHeader('Europe/Berlin'),
+      balanceCells({ ...row, updated_at: '2027-10-31T00:30:00.000Z' }, 'Europe/Berlin'),
+      balanceCells({ ...row, updated_at: '2027-10-31T01:30:00.000Z' }, 'Europe/Berlin'),
+      balanceCells({ ...row, updated_at: null }, 'Europe/Berlin'),
+    ]);
+    expect(header?.[7]).toBe('updated_at (Europe/Berlin)');
+    expect(first?.[7]).toBe('2027-10-31 02:30 +02:00');
+    expect(second?.[7]).toBe('2027-10-31 02:30 +01:00');
+    expect(never?.[7]).toBe('');
+  });
+
+  it('writes an entry’s start and end with their offsets, which differ across a change of offset', () => {
+    const entry = {
+      id: 'e',
+      user_id: 'u',
+      user_name: 'Ada',
+      user_email: null,
+      event_name: 'Night',
+      shift_name: 'Bar',
+      break_minutes: 0,
+      worked_minutes: 60,
+      scheduled_minutes: 60,
+      overtime_minutes: 0,
+    };
+    expect(
+      entryCells(
+        { ...entry, started_at: '2027-11-07T05:30:00.000Z', ended_at: '2027-11-07T06:30:00.000Z' },
+        'America/New_York',
+      ).slice(5, 7),
+    ).toEqual(['2027-11-07 01:30 -04:00', '2027-11-07 01:30 -05:00']);
   });
 });

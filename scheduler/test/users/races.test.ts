@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/context.ts';
+import { createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
 import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
 import { raceAgainst } from '../support/held-racer.ts';
+import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
 /**
@@ -11,9 +12,11 @@ import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
  */
 let ctx: TestContext;
 let hooks: DbHooks;
+const logs: LogLine[] = [];
 
 beforeAll(async () => {
   ctx = await createTestContext({
+    logger: capturingLogger(logs),
     viewDb: (db) => {
       hooks = withDbHooks(db);
       return hooks.db;
@@ -167,7 +170,36 @@ describe('a sign-in racing a change of standing', () => {
     // ...and the next one is refused at once.
     const next = await ctx.request('GET', '/api/v1/me', { token });
     expect(next.statusCode).toBe(403);
-    expect(next.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'user is deactivated' } });
+    expect(next.json()).toEqual(FORBIDDEN_BODY);
+  });
+
+  it('refuses an admin deactivated by another process the change they were let in for: the fixed 403, the reason logged', async () => {
+    const { admin, employee } = await ctx.freshTenant();
+    // Deactivated past this process: its memo of signed-in users still lets the admin in,
+    // and the change itself finds them inactive under its lock.
+    await ctx.db.owner
+      .updateTable('users')
+      .set({ active: false })
+      .where('tenant_id', '=', admin.tenantId)
+      .where('id', '=', admin.userId)
+      .execute();
+    logs.length = 0;
+    const response = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { name: 'Renamed' });
+    expect(response.statusCode).toBe(403);
+    expect(response.body).toBe('{"error":{"code":"FORBIDDEN","message":"forbidden"}}');
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'access refused',
+        reason: 'user is deactivated',
+        reqId: response.headers['x-request-id'],
+      }),
+    );
+    const row = await ctx.db.owner
+      .selectFrom('users')
+      .select('display_name')
+      .where('id', '=', employee.userId)
+      .executeTakeFirstOrThrow();
+    expect(row.display_name).not.toBe('Renamed');
   });
 
   it('lets the reactivated user in from the next request on, though their sign-in read them inactive', async () => {
