@@ -35,6 +35,11 @@ export interface Config {
   /** The schema owner's login, for migrations; undefined: databaseUrl's. */
   databaseOwnerUrl: string | undefined;
   databasePoolSize: number;
+  /**
+   * How long the API waits on PostgreSQL for one step: a statement (the server cancels it,
+   * and the client gives up on a server that does not answer), or a connection.
+   */
+  databaseStatementTimeoutMs: number;
   dataDir: string;
   auth: AuthConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -318,6 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     ...loadStorageConfig(env),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
     auth: auth(env),
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),

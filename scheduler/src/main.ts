@@ -66,6 +66,7 @@ async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandl
       ownerUrl: config.databaseOwnerUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
     });
     const applied = await migrateToLatest(database.owner);
     step = 'serve';

@@ -159,6 +159,25 @@ describe('configuration', () => {
     });
   });
 
+  it('reads how long the API waits on the database for one step: 5 s unless told, 100 ms to an hour', () => {
+    expect(loadConfig(base).databaseStatementTimeoutMs).toBe(5000);
+    expect(loadConfig({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '100' }).databaseStatementTimeoutMs).toBe(
+      100,
+    );
+    expect(loadConfig({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '3600000' }).databaseStatementTimeoutMs).toBe(
+      3_600_000,
+    );
+    expect(failure({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '99' }).message).toBe(
+      'DATABASE_STATEMENT_TIMEOUT_MS: must be between 100 and 3600000',
+    );
+    expect(failure({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '3600001' }).message).toBe(
+      'DATABASE_STATEMENT_TIMEOUT_MS: must be between 100 and 3600000',
+    );
+    expect(failure({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: '5s' }).message).toBe(
+      'DATABASE_STATEMENT_TIMEOUT_MS: expected a whole number, got "5s"',
+    );
+  });
+
   it('reads the form submit limit', () => {
     expect(
       loadConfig({ ...base, FORM_SUBMIT_LIMIT: '3', FORM_SUBMIT_WINDOW_SECONDS: '60' }).formSubmitLimit,

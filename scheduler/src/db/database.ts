@@ -52,6 +52,14 @@ export interface DatabaseOptions {
   poolSize?: number | undefined;
   /** How long opening a PostgreSQL connection may take (10 s by default). */
   connectTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL: how long the application's statements may run (the server cancels them),
+   * and, with a second of grace, how long the client waits for an answer before it gives up
+   * on the statement and drops its connection; it also bounds opening a connection and
+   * waiting for one of the pool. Absent: no deadline (tools, migrations, tests). The
+   * owner's pool never has one: a migration may take long.
+   */
+  statementTimeoutMs?: number | undefined;
   /** Extra PGlite options: tests start from a migrated snapshot with a precompiled module. */
   pglite?: Omit<PGliteOptions, 'parsers' | 'dataDir'> | undefined;
 }
@@ -64,15 +72,73 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
-function pgPool(url: string, max: number, connectTimeoutMs: number, startupOptions: string): pg.Pool {
+/** How much longer than the server's own statement_timeout the client waits for its answer. */
+const clientDeadlineGraceMs = 1000;
+
+/**
+ * The message of the error pg's `query_timeout` fails a statement with: a plain `Error`,
+ * no code (node-postgres, lib/client.js). The error handler answers it 503.
+ */
+const clientTimeoutMessage = 'Query read timeout';
+
+type QueryFunction = (this: pg.Client, ...args: unknown[]) => unknown;
+const sendQuery: QueryFunction = pg.Client.prototype.query;
+
+/**
+ * pg's client, ending its connection when a statement outlives `query_timeout`. pg fails
+ * the statement but keeps the connection as it is, the unanswered statement still in
+ * flight: back in the pool, it would make every later borrower's statements wait behind
+ * one the server may never answer (a network path that drops packets behind an open
+ * socket never does). Ended instead: pg destroys the socket of a connection with a
+ * statement in flight at once, the pool discards the connection when it comes back and
+ * opens a new one for the next loan, and the server rolls back whatever transaction the
+ * connection held once it notices. Later statements on it (a transaction's ROLLBACK) fail
+ * at once with pg's "Client was closed and is not queryable".
+ */
+class DeadlineClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const query: QueryFunction = (...args) => {
+      const result = sendQuery.apply(this, args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (error instanceof Error && error.message === clientTimeoutMessage) void this.end();
+        });
+      }
+      return result;
+    };
+    this.query = query as pg.Client['query'];
+  }
+}
+
+interface PoolSettings {
+  url: string;
+  max: number;
+  connectTimeoutMs: number;
+  startupOptions: string;
+  /** Server-side statement_timeout; the client's own deadline is this plus the grace. */
+  statementTimeoutMs?: number | undefined;
+}
+
+function pgPool({ url, max, connectTimeoutMs, startupOptions, statementTimeoutMs }: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     // A server that accepts the connection but never answers must not hang start-up
-    // or a request for ever.
+    // or a request for ever; nor waiting for a connection of the pool.
     connectionTimeoutMillis: connectTimeoutMs,
     types: pgTypes,
     options: startupOptions,
+    ...(statementTimeoutMs === undefined
+      ? {}
+      : {
+          // The server cancels a statement that runs too long (57014), keeping the
+          // connection; a server that does not answer at all (frozen, cut off behind an
+          // open socket) cannot, so the client gives up a second later by itself.
+          statement_timeout: statementTimeoutMs,
+          query_timeout: statementTimeoutMs + clientDeadlineGraceMs,
+          Client: DeadlineClient,
+        }),
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
@@ -101,13 +167,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * session mode. Every timestamp comes back in UTC. The owner's pool is small: migrations.
  */
 async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
-  const timeout = options.connectTimeoutMs ?? 10_000;
+  const timeout = options.connectTimeoutMs ?? options.statementTimeoutMs ?? 10_000;
   const switchRole = options.ownerUrl === undefined ? ` -c role=${appRole}` : '';
   const appDriver = new PostgresDialect({
-    pool: pgPool(url, options.poolSize ?? 10, timeout, `-c TimeZone=UTC${switchRole}`),
+    pool: pgPool({
+      url,
+      max: options.poolSize ?? 10,
+      connectTimeoutMs: timeout,
+      startupOptions: `-c TimeZone=UTC${switchRole}`,
+      statementTimeoutMs: options.statementTimeoutMs,
+    }),
   }).createDriver();
   const ownerDriver = new PostgresDialect({
-    pool: pgPool(options.ownerUrl ?? url, 2, timeout, '-c TimeZone=UTC'),
+    pool: pgPool({
+      url: options.ownerUrl ?? url,
+      max: 2,
+      connectTimeoutMs: timeout,
+      startupOptions: '-c TimeZone=UTC',
+    }),
   }).createDriver();
   await appDriver.init();
   await ownerDriver.init();

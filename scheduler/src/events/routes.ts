@@ -114,7 +114,7 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'deleteEvent',
         summary: 'Delete an event and its shifts (409 while any shift has assignments)',
         description:
-          'Admins only. The event goes with its shifts and their slots, but only while no shift has an assignment: unassign first (409 INVALID_STATE).',
+          'Admins only. The event goes with its shifts, their slots and its documents, but only while no shift has an assignment: unassign first (409 INVALID_STATE). A large event is removed in steps of at most 500 rows, each committed on its own: a 409 for a seat taken meanwhile, or a 503, may come after some of its shifts are gone; the rest stays whole, and the same request repeated goes on where it stopped.',
         security: bearerSecurity,
         params: IdParams,
         body: NoBody,

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -8,10 +9,14 @@ import { checkLocationReference } from '../locations/service.ts';
 import { checkFilterWindow, checkWindow } from '../time/window.ts';
 import {
   deleteEvent,
+  deleteShifts,
+  deleteSomeDocuments,
+  deleteStepRows,
   eventHasAssignments,
   findEvent,
   insertEvent,
   listEvents,
+  nextShiftsToDelete,
   publishDraftEvent,
   updateEvent,
 } from './repository.ts';
@@ -111,12 +116,31 @@ export async function publishEvent(deps: Deps, caller: Identity, id: string): Pr
 const hasAssignments = () =>
   new AppError('INVALID_STATE', 'a shift of this event has assignments; unassign them first');
 
+/**
+ * Deletes an event in steps of at most `deleteStepRows` rows, each a statement of its own
+ * (docs/scheduler/decisions.md, *Deleting a large event*): its shifts with their slots,
+ * earliest first, then its documents, then the event. On the embedded database other
+ * requests take their turns between the steps (the event loop turns after each). A step that meets a shift with an
+ * assignment (made since the check) is refused by the database whole: 409, and what the
+ * steps before removed stays removed, every shift left whole; so after a failure. The
+ * same request, repeated, goes on where it stopped.
+ */
 export async function removeEvent(deps: Deps, caller: Identity, id: string): Promise<void> {
-  if (await eventHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
+  const { tenantId } = caller;
+  if (await eventHasAssignments(deps.db, tenantId, id)) throw hasAssignments();
   try {
-    if (!(await deleteEvent(deps.db, caller.tenantId, id))) throw notFound('event');
+    for (;;) {
+      const shifts = await nextShiftsToDelete(deps.db, tenantId, id, deleteStepRows);
+      if (shifts.length === 0) break;
+      await deleteShifts(deps.db, tenantId, id, shifts);
+      // PGlite answers without letting the event loop turn: without a turn here, the
+      // steps would follow each other with no other request read or answered between.
+      await nextTurn();
+    }
+    while ((await deleteSomeDocuments(deps.db, tenantId, id, deleteStepRows)) > 0) await nextTurn();
+    if (!(await deleteEvent(deps.db, tenantId, id))) throw notFound('event');
   } catch (error) {
-    // An assignment made between the check and the delete: the database still refuses.
+    // An assignment made since the check: the database refuses the step that meets it.
     if (isForeignKeyViolation(error)) throw hasAssignments();
     throw error;
   }

@@ -9,6 +9,8 @@ const unavailableCodes = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   'EPIPE',
+  // A statement past DATABASE_STATEMENT_TIMEOUT_MS, cancelled by the server.
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -17,8 +19,11 @@ const unavailableCodes = new Set([
 function isUnavailable(error: { code?: unknown; message?: string }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
   if (unavailableCodes.has(code) || code.startsWith('08')) return true;
-  // pg's pool and PGlite report a closed connection with a plain Error.
-  return /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(
+  // pg's pool and PGlite report a closed connection with a plain Error, pg also a statement
+  // sent on one (the ROLLBACK of a transaction whose connection died, which Kysely reports),
+  // a statement the server did not answer in time (query_timeout) and a pool that had no
+  // connection to lend in time.
+  return /Connection terminated|PGlite is closed|driver has already been destroyed|is not queryable$|^Query read timeout$|^timeout exceeded when trying to connect$/i.test(
     error.message ?? '',
   );
 }

@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { type Caller, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { newRole } from '../support/scheduling.ts';
+import { layDownShifts } from '../support/shifts.ts';
+import { EMBEDDED_ONLY } from '../support/skips.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const t = useRouteTests();
@@ -244,6 +250,97 @@ describe('DELETE /api/v1/events/{id}', () => {
     expect((await t.admin.request('GET', `/api/v1/events/${event.id}`)).statusCode).toBe(404);
     expect((await t.admin.request('GET', `/api/v1/shifts/${shift.json().id}`)).statusCode).toBe(404);
   });
+
+  /** The event's rows: itself, its shifts, their slots, its documents. */
+  async function rowsOf(eventId: string) {
+    const { rows } = await sql<{ shifts: number; slots: number; documents: number; events: number }>`
+      SELECT (SELECT count(*) FROM shifts WHERE event_id = ${eventId})::int AS shifts,
+             (SELECT count(*) FROM shift_slots sl JOIN shifts s ON s.tenant_id = sl.tenant_id AND s.id = sl.shift_id
+               WHERE s.event_id = ${eventId})::int AS slots,
+             (SELECT count(*) FROM event_documents WHERE event_id = ${eventId})::int AS documents,
+             (SELECT count(*) FROM events WHERE id = ${eventId})::int AS events`.execute(t.ctx.db.owner);
+    return rows[0];
+  }
+
+  it('deletes an event of many batches whole: no shift, slot or document left, each removal audited', async () => {
+    const event = await createEvent(t.admin);
+    const roleId = await newRole(t.admin);
+    const where = { tenantId: t.admin.tenantId, eventId: event.id as string, roleId };
+    // 600 shifts of 2 slots: 1,800 rows, several batches.
+    await layDownShifts(t.ctx.db.owner, where, 600, 2);
+    await t.ctx.db.owner
+      .insertInto('event_documents')
+      .values(
+        [1, 2].map((n) => ({
+          tenant_id: t.admin.tenantId,
+          id: randomUUID(),
+          event_id: event.id,
+          object_key: `documents/${n}`,
+          filename: `plan-${n}.pdf`,
+          content_type: 'application/pdf',
+          size_bytes: 1,
+        })),
+      )
+      .execute();
+    // Another event of the tenant, with a shift, stays as it is.
+    const other = await createEvent(t.admin);
+    await layDownShifts(t.ctx.db.owner, { ...where, eventId: other.id }, 1, 2);
+
+    const response = await t.admin.request('DELETE', `/api/v1/events/${event.id}`);
+    expect(response.statusCode, response.body).toBe(204);
+    expect(response.body).toBe('');
+    expect(await rowsOf(event.id)).toEqual({ shifts: 0, slots: 0, documents: 0, events: 0 });
+    expect(await rowsOf(other.id)).toMatchObject({ shifts: 1, events: 1 });
+    const audited = await sql<{ action: string; actor_user_id: string; n: number }>`
+      SELECT action, actor_user_id, count(*)::int AS n FROM audit_log
+       WHERE tenant_id = ${t.admin.tenantId} AND action LIKE '%.deleted'
+       GROUP BY action, actor_user_id ORDER BY action`.execute(t.ctx.db.owner);
+    const actor = t.admin.userId;
+    expect(audited.rows).toEqual([
+      { action: 'document.deleted', actor_user_id: actor, n: 2 },
+      { action: 'event.deleted', actor_user_id: actor, n: 1 },
+      { action: 'shift.deleted', actor_user_id: actor, n: 600 },
+      { action: 'slot.deleted', actor_user_id: actor, n: 1200 },
+    ]);
+    expect((await t.admin.request('DELETE', `/api/v1/events/${event.id}`)).json()).toEqual(NOT_FOUND);
+  });
+
+  it(
+    'answers another tenant while it deletes a large event on the embedded database',
+    runsIf(inject('testDb') === 'pglite', EMBEDDED_ONLY),
+    async () => {
+      const event = await createEvent(t.admin);
+      const roleId = await newRole(t.admin);
+      const shifts = 2000;
+      await layDownShifts(
+        t.ctx.db.owner,
+        { tenantId: t.admin.tenantId, eventId: event.id, roleId },
+        shifts,
+        2,
+      );
+      expect((await t.otherAdmin.request('GET', '/api/v1/roles')).statusCode).toBe(200);
+
+      let deleted = false;
+      const deletion = t.admin.request('DELETE', `/api/v1/events/${event.id}`).then((answer) => {
+        deleted = true;
+        return answer;
+      });
+      // Each count waits for its turn on the one session: it is answered between two
+      // batches of the delete, or, were the delete one statement, after all of it.
+      let left = shifts;
+      for (let i = 0; i < 10_000 && left === shifts && !deleted; i++) {
+        left = (await rowsOf(event.id))?.shifts ?? 0;
+      }
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThan(shifts);
+      // Another tenant's request meanwhile: answered before the delete is done.
+      const roles = await t.otherAdmin.request('GET', '/api/v1/roles');
+      expect(roles.statusCode).toBe(200);
+      expect(deleted).toBe(false);
+      expect((await deletion).statusCode).toBe(204);
+      expect(await rowsOf(event.id)).toEqual({ shifts: 0, slots: 0, documents: 0, events: 0 });
+    },
+  );
 
   it('is 403 to an employee and 404 to another tenant, and deletes nothing', async () => {
     const event = await createEvent(t.admin);

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -168,31 +169,46 @@ describe('the API process killed with SIGKILL', runsIf(onPostgres, NEEDS_POSTGRE
   });
 });
 
-describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), () => {
-  async function ownCluster(keys: TestKeys) {
-    const cluster = await startPgCluster();
-    clusters.push(cluster);
-    const handle = await openDatabase({ url: cluster.url, poolSize: 1 });
-    await migrateToLatest(handle.owner);
-    await handle.close();
-    const api = await startApi(keys, { DATABASE_URL: cluster.url });
-    return { cluster, api };
-  }
+/** A migrated cluster of the test's own, and the API over it. */
+async function ownCluster(keys: TestKeys, env: Record<string, string> = {}) {
+  const cluster = await startPgCluster();
+  clusters.push(cluster);
+  const handle = await openDatabase({ url: cluster.url, poolSize: 1 });
+  await migrateToLatest(handle.owner);
+  await handle.close();
+  const api = await startApi(keys, { DATABASE_URL: cluster.url, ...env });
+  return { cluster, api };
+}
 
-  /** GET /roles as fast as a few clients can, recording each answer and how long it took. */
-  function load(caller: Caller, until: () => boolean) {
+describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), () => {
+  /**
+   * As fast as a few clients can, recording each answer and how long it took: GET /roles,
+   * and POST /users qualified for `roleId` (a transaction of several statements) from every
+   * other client.
+   */
+  function load(caller: Caller, roleId: string, until: () => boolean) {
     const answers: { status: number; body: string; ms: number }[] = [];
-    const client = async () => {
+    let users = 0;
+    const client = async (n: number) => {
       while (!until()) {
         const started = performance.now();
-        const response = await caller.request('GET', '/api/v1/roles').then(
+        const sent =
+          n % 2 === 0
+            ? caller.request('GET', '/api/v1/roles')
+            : caller.request('POST', '/api/v1/users', {
+                subject: `load-${users++}`,
+                name: 'Load',
+                role: 'employee',
+                qualifications: [roleId],
+              });
+        const response = await sent.then(
           (r) => ({ status: r.statusCode, body: r.body }),
           (error: Error) => ({ status: 0, body: error.message }),
         );
         answers.push({ ...response, ms: performance.now() - started });
       }
     };
-    return { answers, done: Promise.all(Array.from({ length: 8 }, client)) };
+    return { answers, done: Promise.all(Array.from({ length: 8 }, (_, n) => client(n))) };
   }
 
   it.each(['fast', 'immediate'] as const)(
@@ -201,9 +217,9 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
       const keys = await createTestKeys();
       const { cluster, api } = await ownCluster(keys);
       const admin = await httpCaller(keys, () => api, uniqueName('tenant'), 'admin', 'admin-1');
-      await newRole(admin, 'Before');
+      const roleId = await newRole(admin, 'Before');
       let phase: 'up' | 'down' | 'back' | 'over' = 'up';
-      const { answers, done } = load(admin, () => phase === 'over');
+      const { answers, done } = load(admin, roleId, () => phase === 'over');
       await sleep(500);
       const upTo = answers.length;
       cluster.halt(mode);
@@ -213,19 +229,22 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
       const downTo = answers.length;
       cluster.resume();
       phase = 'back';
-      // Back without a restart: the same process answers 200 again. The wait allows for a
-      // connection attempt caught by the stop, which gives up after the 10 s connect timeout.
+      // Back without a restart: the same process answers 2xx again. The wait allows for a
+      // connection attempt caught by the stop, which gives up after the connect timeout
+      // (DATABASE_STATEMENT_TIMEOUT_MS, 5 s).
       const resumedAt = performance.now();
       let recovered = false;
       for (let i = 0; i < 300 && !recovered; i++) {
         await sleep(100);
-        recovered = answers.slice(-8).some((answer) => answer.status === 200);
+        recovered = answers.slice(-8).some((answer) => answer.status === 200 || answer.status === 201);
       }
       const recoveryMs = Math.round(performance.now() - resumedAt);
       phase = 'over';
       await done;
-      expect(recovered, `no 200 within ${recoveryMs} ms of the restart`).toBe(true);
-      const during = answers.slice(downFrom, downTo).filter((answer) => answer.status !== 200);
+      expect(recovered, `no 2xx within ${recoveryMs} ms of the restart`).toBe(true);
+      const during = answers
+        .slice(downFrom, downTo)
+        .filter((answer) => answer.status !== 200 && answer.status !== 201);
       expect(during.length).toBeGreaterThan(0);
       for (const answer of during) {
         expect(answer.status, answer.body).toBe(503);
@@ -235,7 +254,7 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
         // Fail fast: a refused connection is answered at once, not after a connect timeout.
         expect(answer.ms).toBeLessThan(5000);
       }
-      expect(answers.some((answer) => answer.status >= 500 && answer.status !== 503)).toBe(false);
+      expect(answers.filter((answer) => answer.status >= 500 && answer.status !== 503)).toEqual([]);
       expect(
         ((await admin.request('GET', '/api/v1/roles')).json() as { name: string }[]).map((r) => r.name),
       ).toEqual(['Before']);
@@ -243,4 +262,161 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
       expect(await api.stop()).toBe(0);
     },
   );
+});
+
+/** One request, its answer and how long it took; status 0 when no answer came within a minute. */
+async function timed(api: Api, caller: Caller | null, method: 'GET' | 'POST', url: string, body?: unknown) {
+  const started = performance.now();
+  const response = await fetch(`${api.base}${url}`, {
+    method,
+    headers: {
+      ...(caller ? { authorization: `Bearer ${caller.token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    signal: AbortSignal.timeout(60_000),
+  }).then(
+    async (r) => ({ status: r.status, body: await r.text() }),
+    (error: Error) => ({ status: 0, body: error.message }),
+  );
+  return { ...response, url, ms: Math.round(performance.now() - started) };
+}
+
+describe('PostgreSQL answering too late', runsIf(onPostgres, NEEDS_POSTGRES), () => {
+  it('cancels a statement past DATABASE_STATEMENT_TIMEOUT_MS with a 503, and serves on once it is answered', async () => {
+    const keys = await createTestKeys();
+    const { cluster, api } = await ownCluster(keys, {
+      DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+      DATABASE_POOL_SIZE: '2',
+    });
+    const admin = await httpCaller(keys, () => api, uniqueName('tenant'), 'admin', 'admin-1');
+    await newRole(admin, 'Before');
+    // A session holding the roles table: the API's reads and writes of it wait on the lock.
+    const locker = new pg.Client({ connectionString: cluster.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE roles IN ACCESS EXCLUSIVE MODE');
+      const during = await Promise.all([
+        timed(api, admin, 'GET', '/api/v1/roles'),
+        timed(api, admin, 'POST', '/api/v1/roles', { name: 'During' }),
+      ]);
+      for (const answer of during) {
+        expect(answer.status, `${answer.url} after ${answer.ms} ms: ${answer.body}`).toBe(503);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: { code: 'SERVICE_UNAVAILABLE', message: 'service temporarily unavailable' },
+        });
+        expect(answer.ms, answer.url).toBeLessThan(15_000);
+      }
+      await locker.query('COMMIT');
+      const names = (await timed(api, admin, 'GET', '/api/v1/roles')).body;
+      // Cancelled in its transaction, the write left nothing.
+      expect((JSON.parse(names) as { name: string }[]).map((role) => role.name)).toEqual(['Before']);
+    } finally {
+      await locker.end();
+    }
+    expect(await api.stop()).toBe(0);
+  });
+});
+
+describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POSTGRES), () => {
+  it('gives up on an unanswered statement within the deadline and never lends its connection again', async () => {
+    const cluster = await startPgCluster();
+    clusters.push(cluster);
+    const setup = await openDatabase({ url: cluster.url, poolSize: 1 });
+    await migrateToLatest(setup.owner);
+    await setup.close();
+    // One connection: whatever the pool lends next is the one it kept, or a new one.
+    const handle = await openDatabase({ url: cluster.url, poolSize: 1, statementTimeoutMs: 1000 });
+    try {
+      const backend = async () =>
+        (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)).rows[0]?.pid;
+      const first = await backend();
+      cluster.freeze();
+      let started = performance.now();
+      await expect(backend()).rejects.toThrow(/^Query read timeout$/);
+      expect(performance.now() - started).toBeLessThan(15_000);
+      cluster.thaw();
+      // Not the connection with the lost statement on it: a new one.
+      const second = await backend();
+      expect(second).not.toBe(first);
+      // Inside a transaction: the statement fails, and so does the ROLLBACK on a connection
+      // that is gone (Kysely reports the latter); the server rolls back when it goes on.
+      started = performance.now();
+      const inTransaction = handle.db.transaction().execute(async (trx) => {
+        await sql`SELECT set_config('app.marker', 'in the lost transaction', true)`.execute(trx);
+        cluster.freeze();
+        await sql`SELECT 1`.execute(trx);
+      });
+      await expect(inTransaction).rejects.toThrow(
+        /^(Query read timeout|Client was closed and is not queryable)$/,
+      );
+      expect(performance.now() - started).toBeLessThan(15_000);
+      cluster.thaw();
+      // A new connection again, in no transaction of before.
+      const state = await sql<{ pid: number; fresh: boolean; marker: string | null }>`
+        SELECT pg_backend_pid() AS pid, now() = statement_timestamp() AS fresh,
+               current_setting('app.marker', true) AS marker`.execute(handle.db);
+      expect(state.rows[0]?.pid).not.toBe(second);
+      expect(state.rows[0]).toMatchObject({ fresh: true });
+      expect(state.rows[0]?.marker ?? '').toBe('');
+    } finally {
+      cluster.thaw();
+      await handle.close();
+    }
+  });
+
+  it('answers 503 within seconds while nothing answers, and serves again by itself once the server goes on', async () => {
+    const keys = await createTestKeys();
+    // A 2 s deadline and a pool of 3, with background work running: reminders every second.
+    const { cluster, api } = await ownCluster(keys, {
+      DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+      DATABASE_POOL_SIZE: '3',
+      REMINDER_INTERVAL_SECONDS: '1',
+    });
+    const admin = await httpCaller(keys, () => api, uniqueName('tenant'), 'admin', 'admin-1');
+    await newRole(admin, 'Before');
+
+    cluster.freeze();
+    // More requests at once than the pool has connections: some wait for one, some open
+    // new ones to a server that accepts and never answers; reads, a write, /health.
+    const during = await Promise.all([
+      ...Array.from({ length: 6 }, () => timed(api, admin, 'GET', '/api/v1/roles')),
+      timed(api, admin, 'POST', '/api/v1/roles', { name: 'During' }),
+      timed(api, null, 'GET', '/health'),
+    ]);
+    for (const answer of during) {
+      expect(answer.status, `${answer.url} after ${answer.ms} ms: ${answer.body}`).toBe(503);
+      expect(JSON.parse(answer.body).error.code).toBe('SERVICE_UNAVAILABLE');
+      // Within seconds: the setting is 2 s; the bound allows a loaded machine.
+      expect(answer.ms, answer.url).toBeLessThan(15_000);
+    }
+    // Timed-out statements again, on connections opened or lent meanwhile: still 503.
+    const again = await timed(api, admin, 'GET', '/api/v1/roles');
+    expect(again.status, again.body).toBe(503);
+    expect(api.child.exitCode).toBeNull();
+
+    cluster.thaw();
+    // The same process serves again, on its own: a bounded number of tries, each waiting
+    // for its answer.
+    let recovered = false;
+    for (let i = 0; i < 60 && !recovered; i++) {
+      const answer = await timed(api, admin, 'GET', '/api/v1/roles');
+      recovered = answer.status === 200;
+      if (!recovered) await sleep(250);
+    }
+    expect(recovered).toBe(true);
+    // Every connection of the pool works again (none left waiting behind a lost statement).
+    const after = await Promise.all(
+      Array.from({ length: 6 }, () => timed(api, admin, 'GET', '/api/v1/roles')),
+    );
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const names = (JSON.parse(after[0]?.body ?? '[]') as { name: string }[]).map((role) => role.name);
+    expect(names).toContain('Before');
+    expect((await newRole(admin, 'After')).length).toBeGreaterThan(0);
+    expect((await fetch(`${api.base}/health`)).status).toBe(200);
+    // The background work (job worker, reminders) met the same timeouts and lives on.
+    expect(api.child.exitCode).toBeNull();
+    expect(await api.stop()).toBe(0);
+  });
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,32 @@ export interface PgCluster {
   halt(mode: 'fast' | 'immediate'): void;
   /** Starts a halted server again on the same port. */
   resume(): void;
+  /**
+   * Freezes the running server with SIGSTOP, the postmaster and every process it started
+   * (the backends serving connections among them): its sockets stay open, accepting
+   * connections and bytes, and nothing answers. Linux only.
+   */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT), where it stopped. */
+  thaw(): void;
+}
+
+/** The processes whose parent is `parent`, from /proc. */
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid …: the command may hold spaces and parentheses, the last ")" ends it.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === parent) children.push(Number(entry));
+  }
+  return children;
 }
 
 export function findPgBinDir(): string | null {
@@ -106,8 +132,29 @@ export async function startPgCluster(): Promise<PgCluster> {
     ]);
   start();
   let stopped = false;
+  const frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen.splice(0)) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    }
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    freeze() {
+      const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // The postmaster first: once stopped it forks no new backend behind the list's back.
+      process.kill(postmaster, 'SIGSTOP');
+      frozen.push(postmaster);
+      for (const pid of childrenOf(postmaster)) {
+        process.kill(pid, 'SIGSTOP');
+        frozen.push(pid);
+      }
+    },
+    thaw,
     halt(mode) {
       run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
     },
@@ -115,6 +162,8 @@ export async function startPgCluster(): Promise<PgCluster> {
     stop() {
       if (stopped) return;
       stopped = true;
+      // A frozen server would never answer pg_ctl's stop.
+      thaw();
       try {
         if (existsSync(path.join(data, 'postmaster.pid'))) {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

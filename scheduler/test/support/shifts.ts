@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 
 /**
@@ -38,4 +39,29 @@ export async function layDownSlot(db: Db, tenantId: string, roleId: string): Pro
     .insertInto('shift_slots')
     .values({ tenant_id: tenantId, id: randomUUID(), shift_id: shiftId, role_id: roleId, capacity: 2 })
     .execute();
+}
+
+/**
+ * `count` draft shifts of `eventId`, one every half hour from 2030-07-02, each with
+ * `slotsPerShift` slots of `roleId`, laid down with set-based SQL as the owner: an event
+ * larger than the API builds in a few calls, in a second or two.
+ */
+export async function layDownShifts(
+  owner: Db,
+  where: { tenantId: string; eventId: string; roleId: string },
+  count: number,
+  slotsPerShift: number,
+): Promise<void> {
+  const { tenantId, eventId, roleId } = where;
+  await sql`
+    INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at)
+    SELECT ${tenantId}, gen_random_uuid(), ${eventId}, 'Shift ' || i,
+           '2030-07-02T00:00:00Z'::timestamptz + i * interval '30 minutes',
+           '2030-07-02T00:00:00Z'::timestamptz + i * interval '30 minutes' + interval '1 hour'
+      FROM generate_series(1, ${count}::int) AS i`.execute(owner);
+  await sql`
+    INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity)
+    SELECT s.tenant_id, gen_random_uuid(), s.id, ${roleId}, 2
+      FROM shifts s, generate_series(1, ${slotsPerShift}::int)
+     WHERE s.tenant_id = ${tenantId} AND s.event_id = ${eventId}`.execute(owner);
 }
