@@ -215,15 +215,19 @@ export async function getOffers(deps: Deps, caller: Identity, query: OfferListQu
 
 /**
  * The offer the caller acts on, locked for the rest of the transaction. Employees find
- * the offers they could act on: their own, and those open to anyone or to them; any other
- * is as unknown as a missing one.
+ * the offers they could act on: their own, and those open to anyone or to them, of a
+ * shift they may see; any other is as unknown as a missing one.
  */
 async function lockedOffer(tx: Deps, caller: Identity, id: string): Promise<Offer> {
   const offer = await lockOffer(tx.db, caller.tenantId, id, tx.clock.now());
-  const directToOther = offer?.to_user_id != null && offer.to_user_id !== caller.userId;
-  if (!offer || (!isAdmin(caller) && directToOther && offer.from_user_id !== caller.userId)) {
-    throw notFound('offer');
+  if (!offer || isAdmin(caller)) {
+    if (!offer) throw notFound('offer');
+    return offer;
   }
+  const directToOther = offer.to_user_id !== null && offer.to_user_id !== caller.userId;
+  if (directToOther && offer.from_user_id !== caller.userId) throw notFound('offer');
+  // A draft's seat, or one of a draft event, is no employee's to take or withdraw.
+  await getShift(tx, caller, offer.shift_id).catch(() => Promise.reject(notFound('offer')));
   return offer;
 }
 
@@ -291,8 +295,6 @@ async function acceptedOffer(
 export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
   return offerStep(deps, 'accepted', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
-    // The shift must be one the caller may see (a draft's seat is no employee's to take).
-    await getShift(tx, caller, offer.shift_id);
     if (offer.from_user_id === caller.userId) throw invalidState('this is your own offer');
     if (offer.to_user_id !== null && offer.to_user_id !== caller.userId) {
       throw invalidState('the offer is made to someone else');

@@ -34,7 +34,7 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time off'],
         operationId: 'requestTimeOff',
         summary: 'Ask for time off for yourself',
-        description: `Admins and employees, for themselves. ends_at after starts_at, at most ${MAX_TIME_OFF_DAYS} days later (422 otherwise). The answer is requested, for an admin to decide; or approved at once when the tenant's time_off_needs_approval is off, and then it must not overlap an assignment of the caller (409 OVERLAPPING_ASSIGNMENT naming them; nothing is stored).`,
+        description: `Admins and employees, for themselves. ends_at after starts_at, at most ${MAX_TIME_OFF_DAYS} days later (422 otherwise). The answer is requested, for an admin to decide; or approved at once when the tenant's time_off_needs_approval is off, and then it must not overlap an assignment of the caller (409 OVERLAPPING_ASSIGNMENT naming them as the approve route does; nothing is stored). An employee's message names only the assignments in shifts they may see and counts the others ("and 2 assignments you cannot see").`,
         security: bearerSecurity,
         body: TimeOffRequest,
         response: {

@@ -6,11 +6,13 @@ import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
+import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { timeOffNeedsApproval } from '../tenants/repository.ts';
 import { checkFilterWindow, checkWindow, lastsLonger } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
+  countHiddenOverlaps,
   decideTimeOff,
   deleteTimeOff,
   findTimeOff,
@@ -39,28 +41,38 @@ const readableOwner = (caller: Identity) => (seesEveryone(caller) ? undefined : 
 const changed = (tx: Deps, caller: Identity, data: TimeOff & { deleted?: true }) =>
   queueWebhookEvent(tx, caller.tenantId, { type: 'time_off.updated', data });
 
+/** "1 assignment" or "n assignments". */
+const assignments = (n: number) => `${n} assignment${n === 1 ? '' : 's'}`;
+
 /**
  * The refusal of an approval that would overlap assignments: 409 naming them (the first
  * NAMED_OVERLAPS, earliest first, with their shifts), read after the database refused it.
+ * A message names only what its caller may see: an admin every assignment of the
+ * tenant; an employee (asking for their own time off) only those in shifts staff see,
+ * the others counted, never named (a draft shift's name is the admins' to read).
  */
 async function overlapRefusal(
   deps: Deps,
   caller: Identity,
   span: { userId: string; startsAt: string; endsAt: string },
 ): Promise<AppError> {
-  const found = await listOverlappingAssignments(
-    deps.db,
-    { tenantId: caller.tenantId, ...span },
-    NAMED_OVERLAPS + 1,
-  );
+  const where = { tenantId: caller.tenantId, ...span };
+  const onlyVisible = !seesUnpublishedShifts(caller);
+  const found = await listOverlappingAssignments(deps.db, where, { limit: NAMED_OVERLAPS + 1, onlyVisible });
+  const hidden = onlyVisible ? await countHiddenOverlaps(deps.db, where) : 0;
+  const more = found.length > NAMED_OVERLAPS;
   const named = found
     .slice(0, NAMED_OVERLAPS)
     .map((a) => `${a.id} (shift "${a.shift_name}", ${a.shift_id})`)
     .join(', ');
-  const more = found.length > NAMED_OVERLAPS ? ' and more' : '';
+  const seen = `${named}${more ? ' and more' : ''}`;
+  const unseen = hidden === 0 ? '' : `${assignments(hidden)} you cannot see`;
+  const what = [seen, unseen].filter((part) => part !== '').join(more ? ', and ' : ' and ');
   // Removed meanwhile: the database still saw it; a retry may pass.
-  const what = named === '' ? 'an assignment removed meanwhile; try again' : `${named}${more}`;
-  return new AppError('OVERLAPPING_ASSIGNMENT', `the time off overlaps assignments of the user: ${what}`);
+  return new AppError(
+    'OVERLAPPING_ASSIGNMENT',
+    `the time off overlaps assignments of the user: ${what || 'an assignment removed meanwhile; try again'}`,
+  );
 }
 
 /** Runs an approving write; the database's refusal of an overlap becomes the 409 naming them. */

@@ -118,6 +118,31 @@ describe('an offer of a seat in a draft shift', () => {
     const listed = (await t.employee.request('GET', '/api/v1/offers')).json() as { shift_id: string }[];
     expect(listed.map((o) => o.shift_id)).not.toContain(shift.id);
   });
+
+  it('is as unknown as a missing offer to employees: neither withdrawn nor taken (404), it stays open', async () => {
+    const t = await ctx.freshTenant();
+    const role = await newRole(t.admin, uniqueName('Cook'));
+    const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
+    await qualify(t.admin, t.employee, role);
+    await qualify(t.admin, bob, role);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId: role, publish: false });
+    const seat = (
+      await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      })
+    ).id;
+    const offer = (await created(t.admin, `/api/v1/assignments/${seat}/offer`, {})).id;
+    const unknown = { error: { code: 'NOT_FOUND', message: 'offer not found' } };
+    const withdrawal = await t.employee.request('DELETE', `/api/v1/offers/${offer}`);
+    expect([withdrawal.statusCode, withdrawal.json()]).toEqual([404, unknown]);
+    const take = await bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    expect([take.statusCode, take.json()]).toEqual([404, unknown]);
+    const listed = (await t.admin.request('GET', '/api/v1/offers')).json() as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed.map((o) => [o.id, o.status])).toEqual([[offer, 'open']]);
+  });
 });
 
 describe('an offer whose seat goes away', () => {

@@ -41,6 +41,51 @@ async function openShift() {
   return { shiftId: shift.id, slotId: shift.slots[0] as string };
 }
 
+/** A name only admins may read: what no answer to an employee may carry. */
+const CONFIDENTIAL = 'Layoff briefing (confidential)';
+
+/**
+ * Two seats an admin gave the employee in shifts they cannot see: a draft shift of a
+ * published event (2 July 2030, 16:00-18:00) and a published shift of a draft event
+ * (3 July 2030, 10:00-14:00), both named CONFIDENTIAL. Answers the ids an employee must
+ * never read, and the seats as an admin's refusal names them, earliest first.
+ */
+async function hiddenSeats() {
+  const roleId = await newRole(t.admin, uniqueName('Cook'));
+  await qualify(t.admin, t.employee, roleId);
+  const ids: string[] = [];
+  const named: string[] = [];
+  for (const [eventPublished, shiftPublished, day, hours] of [
+    [true, false, '02', ['16', '18']],
+    [false, true, '03', ['10', '14']],
+  ] as const) {
+    const event = await created(t.admin, '/api/v1/events', {
+      name: CONFIDENTIAL,
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-08T00:00:00Z',
+    });
+    if (eventPublished) await t.admin.request('POST', `/api/v1/events/${event.id}/publish`);
+    const shift = await created(t.admin, '/api/v1/shifts', {
+      event_id: event.id,
+      name: CONFIDENTIAL,
+      starts_at: `2030-07-${day}T${hours[0]}:00:00Z`,
+      ends_at: `2030-07-${day}T${hours[1]}:00:00Z`,
+      slots: [{ role_id: roleId, capacity: 1 }],
+    });
+    if (shiftPublished) {
+      const published = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`);
+      expect(published.statusCode, published.body).toBe(200);
+    }
+    const slot = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()[0].id as string;
+    const seat = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${slot}/assign`, {
+      user_id: t.employee.userId,
+    });
+    ids.push(event.id, shift.id, slot, seat.id);
+    named.push(`${seat.id} (shift "${CONFIDENTIAL}", ${shift.id})`);
+  }
+  return { ids, named };
+}
+
 describe('POST /me/time-off', () => {
   it('records a request for the caller (201 requested), reason trimmed', async () => {
     const response = await request(t.employee, { ...elsewhen, reason: '  Summer\nholiday ' });
@@ -85,6 +130,49 @@ describe('POST /me/time-off', () => {
       ),
     );
     expect(await list(t.employee)).toEqual([]);
+  });
+
+  it('names to an employee only the assignments they may see, and counts the others', async () => {
+    const { shiftId, slotId } = await openShift();
+    const seat = await created(t.employee, `/api/v1/shifts/${shiftId}/slots/${slotId}/claim`, {});
+    const hidden = await hiddenSeats();
+    await setApproval(t.admin, false);
+    const response = await request(t.employee, {
+      starts_at: '2030-07-02T00:00:00Z',
+      ends_at: '2030-07-04T00:00:00Z',
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        `the time off overlaps assignments of the user: ${seat.id} (shift "Bar", ${shiftId}) and 2 assignments you cannot see`,
+      ),
+    );
+    for (const secret of [CONFIDENTIAL, ...hidden.ids]) expect(response.body).not.toContain(secret);
+    // Only hidden ones: counted, nothing named.
+    const alone = await request(t.employee, {
+      starts_at: '2030-07-03T00:00:00Z',
+      ends_at: '2030-07-04T00:00:00Z',
+    });
+    expect(alone.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        'the time off overlaps assignments of the user: 1 assignment you cannot see',
+      ),
+    );
+    expect(await list(t.employee)).toEqual([]);
+  });
+
+  it('names every overlapping assignment to an admin, drafts included', async () => {
+    const hidden = await hiddenSeats();
+    const off = await ask(t.employee, { starts_at: '2030-07-02T00:00:00Z', ends_at: '2030-07-04T00:00:00Z' });
+    const response = await approve(t.admin, off.id);
+    expect(response.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        `the time off overlaps assignments of the user: ${hidden.named.join(', ')}`,
+      ),
+    );
   });
 
   it.each([
