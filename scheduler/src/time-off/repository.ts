@@ -85,6 +85,24 @@ export function deleteTimeOff(
   return query.returning(columns).executeTakeFirst();
 }
 
+/**
+ * The user's earliest requested or approved time off overlapping [startsAt, endsAt): what
+ * a new request collides with (migration 0020's time_off_no_overlap).
+ */
+export function findOverlappingTimeOff(db: Db, span: OverlapSpan): Promise<TimeOff | undefined> {
+  return db
+    .selectFrom('time_off')
+    .select(columns)
+    .where('tenant_id', '=', span.tenantId)
+    .where('user_id', '=', span.userId)
+    .where('status', 'in', ['requested', 'approved'])
+    .where('starts_at', '<', span.endsAt)
+    .where('ends_at', '>', span.startsAt)
+    .orderBy('starts_at')
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 /** Where a page continues: after this time off, in the list's order (start, then id). */
 export interface TimeOffCursor {
   id: string;

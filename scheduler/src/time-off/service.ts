@@ -15,6 +15,7 @@ import {
   countHiddenOverlaps,
   decideTimeOff,
   deleteTimeOff,
+  findOverlappingTimeOff,
   findTimeOff,
   findTimeOffCursor,
   insertTimeOff,
@@ -22,6 +23,7 @@ import {
   listTimeOff,
 } from './repository.ts';
 import {
+  MAX_OPEN_TIME_OFF,
   MAX_TIME_OFF_DAYS,
   TIME_OFF_LIST_DEFAULT_LIMIT,
   type TimeOff,
@@ -92,9 +94,18 @@ async function approving<T>(
   }
 }
 
+/** The database refused a time off overlapping another of the user's (migration 0020). */
+const overlapsTimeOff = (error: unknown) => {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23P01' && constraint === 'time_off_no_overlap';
+};
+
 /**
  * The caller's own time off: requested, or approved as entered when the tenant's
  * `time_off_needs_approval` is off (then it must not overlap the caller's assignments).
+ * It must not overlap the caller's requested or approved time off (409 DUPLICATE naming
+ * it), and adds to at most MAX_OPEN_TIME_OFF open ones (409 INVALID_STATE); the database
+ * decides both, also between requests made at the same time (migration 0020).
  */
 export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOffRequest): Promise<TimeOff> {
   checkWindow(input.starts_at, input.ends_at);
@@ -103,22 +114,38 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
   }
   const status = (await timeOffNeedsApproval(deps.db, caller.tenantId)) ? 'requested' : 'approved';
   const span = { userId: caller.userId, startsAt: input.starts_at, endsAt: input.ends_at };
-  return approving(deps, caller, span, () =>
-    inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, `time_off.${status}`);
-      const record = await insertTimeOff(tx.db, {
-        tenant_id: caller.tenantId,
-        id: newId(),
-        user_id: caller.userId,
-        starts_at: input.starts_at,
-        ends_at: input.ends_at,
-        reason: optionalText(input.reason),
-        status,
-      });
-      await changed(tx, caller, record);
-      return record;
-    }),
-  );
+  try {
+    return await approving(deps, caller, span, () =>
+      inTransaction(deps, async (tx) => {
+        await nameAuditAction(tx, `time_off.${status}`);
+        const record = await insertTimeOff(tx.db, {
+          tenant_id: caller.tenantId,
+          id: newId(),
+          user_id: caller.userId,
+          starts_at: input.starts_at,
+          ends_at: input.ends_at,
+          reason: optionalText(input.reason),
+          status,
+        });
+        await changed(tx, caller, record);
+        return record;
+      }),
+    );
+  } catch (error) {
+    if (isCheckViolation(error, 'time_off_open_per_user')) {
+      throw new AppError(
+        'INVALID_STATE',
+        `the user has ${MAX_OPEN_TIME_OFF} open time off (requested, or approved and not over); remove one or wait for a decision`,
+      );
+    }
+    if (overlapsTimeOff(error)) {
+      const other = await findOverlappingTimeOff(deps.db, { tenantId: caller.tenantId, ...span });
+      // Removed or rejected meanwhile: the database still saw it; a retry may pass.
+      const what = other ? `${other.id} (${other.status})` : 'one removed meanwhile; try again';
+      throw new AppError('DUPLICATE', `the time off overlaps time off of the user: ${what}`);
+    }
+    throw error;
+  }
 }
 
 /**

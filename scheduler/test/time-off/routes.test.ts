@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
@@ -173,6 +174,62 @@ describe('POST /me/time-off', () => {
         `the time off overlaps assignments of the user: ${hidden.named.join(', ')}`,
       ),
     );
+  });
+
+  it('refuses (409 DUPLICATE) time off overlapping the caller’s requested or approved one, storing nothing', async () => {
+    const first = await ask(t.employee, elsewhen);
+    const overlapping = { starts_at: '2030-08-14T00:00:00Z', ends_at: '2030-08-20T00:00:00Z' };
+    const refused = await request(t.employee, overlapping);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual(
+      error('DUPLICATE', `the time off overlaps time off of the user: ${first.id} (requested)`),
+    );
+    expect((await approve(t.admin, first.id)).statusCode).toBe(200);
+    expect((await request(t.employee, elsewhen)).json()).toEqual(
+      error('DUPLICATE', `the time off overlaps time off of the user: ${first.id} (approved)`),
+    );
+    expect(await list(t.employee)).toEqual([first.id]);
+    // Touching end to start is no overlap; a colleague's time off is theirs.
+    await ask(t.employee, { starts_at: elsewhen.ends_at, ends_at: '2030-08-16T00:00:00Z' });
+    await ask(t.admin, overlapping);
+  });
+
+  it('lets a rejected time off be asked for again', async () => {
+    const first = await ask(t.employee, elsewhen);
+    expect((await reject(t.admin, first.id)).statusCode).toBe(200);
+    await ask(t.employee, elsewhen);
+  });
+
+  it(`holds at most ${MAX_OPEN_TIME_OFF} open time off per user (409 INVALID_STATE); past approved ones are not open`, async () => {
+    const day = (n: number) => new Date(Date.UTC(2031, 0, 1 + n)).toISOString();
+    const made: string[] = [];
+    for (let n = 0; n < MAX_OPEN_TIME_OFF; n += 1) {
+      made.push((await ask(t.employee, { starts_at: day(n), ends_at: day(n + 1) })).id);
+    }
+    // Approved and not over still counts.
+    expect((await approve(t.admin, made[0] as string)).statusCode).toBe(200);
+    const next = { starts_at: day(MAX_OPEN_TIME_OFF), ends_at: day(MAX_OPEN_TIME_OFF + 1) };
+    const refused = await request(t.employee, next);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual(
+      error(
+        'INVALID_STATE',
+        `the user has ${MAX_OPEN_TIME_OFF} open time off (requested, or approved and not over); remove one or wait for a decision`,
+      ),
+    );
+    // Another user's count is their own.
+    await ask(t.admin, next);
+    // A decided request is no longer open: it frees a place.
+    expect((await reject(t.admin, made[1] as string)).statusCode).toBe(200);
+    await ask(t.employee, next);
+    expect((await request(t.employee, { starts_at: day(60), ends_at: day(61) })).statusCode).toBe(409);
+    // Sick leave entered afterwards, approved as entered, is over already: not open.
+    await setApproval(t.admin, false);
+    const past = await ask(t.employee, {
+      starts_at: '2026-01-05T00:00:00Z',
+      ends_at: '2026-01-07T00:00:00Z',
+    });
+    expect(past.status).toBe('approved');
   });
 
   it.each([

@@ -17,6 +17,7 @@ import * as auditLog from './0015_audit_log.ts';
 import * as timeOff from './0016_time_off.ts';
 import * as offers from './0017_offers.ts';
 import * as webhooks from './0018_webhooks.ts';
+import * as timeOffBounds from './0020_time_off_bounds.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_time_off': timeOff,
   '0017_offers': offers,
   '0018_webhooks': webhooks,
+  '0020_time_off_bounds': timeOffBounds,
 };
