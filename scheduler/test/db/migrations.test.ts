@@ -147,7 +147,7 @@ describe('each migration on a database written under the one before', () => {
     await expect(drift).rejects.toMatchObject({ code: '23514' });
   });
 
-  it('0020 settles overlapping time off stored before it, keeping what approval blocked', async () => {
+  it('0020 settles overlapping time off, keeping what approval blocked; 0021 keeps offers past their seat', async () => {
     const db = (await emptyDatabase()).owner;
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo('0018_webhooks')).error).toBeUndefined();
@@ -178,6 +178,28 @@ describe('each migration on a database written under the one before', () => {
                 CASE WHEN ${status} = 'requested' THEN NULL ELSE now() END,
                 timestamptz '2029-06-01T00:00:00Z' + make_interval(mins => ${i}))`.execute(db);
     }
+
+    // Offers of 0017: a swap's approved one and a live one, of one seat.
+    const [role, event, shift, slot, seat] = Array.from({ length: 5 }, () => randomUUID());
+    await sql`INSERT INTO roles (tenant_id, id, name) VALUES (${tenant}, ${role}, 'Cook')`.execute(db);
+    await sql`INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
+      VALUES (${tenant}, ${event}, 'E', '2030-03-01T00:00:00Z', '2030-03-02T00:00:00Z')`.execute(db);
+    await sql`INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at)
+      VALUES (${tenant}, ${shift}, ${event}, 'S', '2030-03-01T10:00:00Z', '2030-03-01T12:00:00Z')`.execute(
+      db,
+    );
+    await sql`INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity)
+      VALUES (${tenant}, ${slot}, ${shift}, ${role}, 1)`.execute(db);
+    await sql`INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+      VALUES (${tenant}, ${seat}, ${shift}, ${slot}, ${bob}, 'claim', '2030-03-01T10:00:00Z', '2030-03-01T12:00:00Z')`.execute(
+      db,
+    );
+    const [swap, live] = [randomUUID(), randomUUID()];
+    await sql`INSERT INTO offers (tenant_id, id, assignment_id, shift_id, from_user_id, status, accepted_by, decided_at, expires_at)
+      VALUES (${tenant}, ${swap}, ${seat}, ${shift}, ${alice}, 'approved', ${bob}, now(), '2030-03-01T10:00:00Z'),
+             (${tenant}, ${live}, ${seat}, ${shift}, ${bob}, 'open', NULL, NULL, '2030-03-01T10:00:00Z')`.execute(
+      db,
+    );
 
     expect((await migrator.migrateTo('0020_time_off_bounds')).error).toBeUndefined();
 
@@ -214,5 +236,18 @@ describe('each migration on a database written under the one before', () => {
       db,
     );
     await expect(again).rejects.toMatchObject({ code: '23P01', constraint: 'time_off_no_overlap' });
+
+    expect(await migrateToLatest(db)).toEqual(['0021_offers_outlive_seats']);
+    const removeSeat = () => sql`DELETE FROM shift_assignments WHERE id = ${seat}`.execute(db);
+    // The live offer is settled before its seat goes; the swap's record outlives it.
+    await expect(removeSeat()).rejects.toMatchObject({ code: '23514', constraint: 'offers_live_has_seat' });
+    await sql`UPDATE offers SET status = 'cancelled', decided_at = now() WHERE id = ${live}`.execute(db);
+    await removeSeat();
+    const offers = await sql<{ id: string; status: string; assignment_id: string | null }>`
+      SELECT id, status, assignment_id FROM offers WHERE tenant_id = ${tenant} ORDER BY status`.execute(db);
+    expect(offers.rows).toEqual([
+      { id: swap.replaceAll('-', ''), status: 'approved', assignment_id: null },
+      { id: live.replaceAll('-', ''), status: 'cancelled', assignment_id: null },
+    ]);
   });
 });
