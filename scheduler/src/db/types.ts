@@ -308,11 +308,13 @@ export interface TimeOffTable {
 export interface OffersTable {
   tenant_id: string;
   id: string;
-  assignment_id: string;
+  /** Null once the seat was removed (migration 0021): the offer stays as a record. */
+  assignment_id: string | null;
   shift_id: string;
   from_user_id: string;
   to_user_id: string | null;
-  status: Generated<'open' | 'accepted' | 'approved' | 'rejected' | 'cancelled'>;
+  /** `expired` is stored only for an offer whose seat went after its shift started (0021). */
+  status: Generated<'open' | 'accepted' | 'approved' | 'rejected' | 'cancelled' | 'expired'>;
   accepted_by: string | null;
   created_at: CreatedAt;
   decided_at: Timestamp | null;

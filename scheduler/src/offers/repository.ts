@@ -84,9 +84,9 @@ export function findOffer(db: Db, tenantId: string, id: string, now: Date): Prom
  * the one before it left.
  */
 export async function lockOffer(db: Db, tenantId: string, id: string, now: Date): Promise<Offer | undefined> {
-  // The seat first, then the offer: removing a seat locks the seat and then, by the
-  // cascade, its offers, so every path takes the two in that order and none waits on
-  // another in a cycle (a deadlock on PostgreSQL).
+  // The seat first, then the offer: removing a seat locks the seat and then, by its key's
+  // SET NULL, its offers, so every path takes the two in that order and none waits on
+  // another in a cycle (a deadlock on PostgreSQL). A removed seat's offer has none to lock.
   await sql`SELECT 1 FROM shift_assignments a
              WHERE a.tenant_id = ${tenantId}::uuid
                AND a.id = (SELECT o.assignment_id FROM offers o WHERE o.tenant_id = ${tenantId}::uuid AND o.id = ${id}::uuid)
@@ -125,38 +125,67 @@ export async function lockSeatHeldBy(
 export type SeatSelection = { ids: readonly string[] } | { upcomingOf: string; after: Date };
 
 /**
- * Cancels the live offers of seats about to be removed, as `decidedBy`; the ids of those
- * cancelled. The seats are locked first, as every offer step locks them (lockOffer), so
- * a removal and an accept never wait on each other in a cycle.
+ * Locks the seats about to be removed, for the rest of the transaction; their ids. Every
+ * offer step locks the seat before the offer (lockOffer), as this does, so a removal and
+ * an accept never wait on each other in a cycle.
  */
-export async function cancelOffersOfSeats(
-  db: Db,
-  tenantId: string,
-  seats: SeatSelection,
-  decidedBy: string,
-  now: Date,
-): Promise<string[]> {
+export async function lockSeatsToRemove(db: Db, tenantId: string, seats: SeatSelection): Promise<string[]> {
   let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
   query =
     'ids' in seats
       ? query.where('id', 'in', [...seats.ids])
       : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
-  const locked = await query.forUpdate().execute();
-  if (locked.length === 0) return [];
+  return (await query.forUpdate().execute()).map((seat) => seat.id);
+}
+
+/**
+ * Stores `expired` for the offers of `seatIds` that read expired at `now` (open or
+ * accepted, their shift started): the seat their status is derived from is about to go
+ * (migration 0021). Nothing else changes; no event, the offer read expired already.
+ */
+export async function settleExpiredOffersOfSeats(
+  db: Db,
+  tenantId: string,
+  seatIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (seatIds.length === 0) return;
+  await db
+    .updateTable('offers')
+    .set({ status: 'expired' })
+    .where('tenant_id', '=', tenantId)
+    .where('assignment_id', 'in', [...seatIds])
+    .where('status', 'in', ['open', 'accepted'])
+    .where('expires_at', '<=', now.toISOString())
+    .execute();
+}
+
+/** Cancels the live offers of `seatIds` (open or accepted, not expired at `now`) as `decidedBy`; their ids. */
+export async function cancelLiveOffersOfSeats(
+  db: Db,
+  tenantId: string,
+  seatIds: readonly string[],
+  decidedBy: string,
+  now: Date,
+): Promise<string[]> {
+  if (seatIds.length === 0) return [];
   const cancelled = await db
     .updateTable('offers')
     .set({ status: 'cancelled', decided_at: now.toISOString(), decided_by: decidedBy })
     .where('tenant_id', '=', tenantId)
-    .where(
-      'assignment_id',
-      'in',
-      locked.map((seat) => seat.id),
-    )
+    .where('assignment_id', 'in', [...seatIds])
     .where('status', 'in', ['open', 'accepted'])
     .where('expires_at', '>', now.toISOString())
     .returning('id')
     .execute();
   return cancelled.map((offer) => offer.id);
+}
+
+/** The name the running transaction gives its changes in the audit log (audit/action.ts); '' when none. */
+export async function auditActionOf(db: Db): Promise<string> {
+  const { rows } = await sql<{ action: string | null }>`
+    SELECT current_setting('app.audit_action', true) AS action`.execute(db);
+  return rows[0]?.action ?? '';
 }
 
 /** Why `userId` could not take the seat `assignmentId` now: role, a seat in the shift, an overlap. */

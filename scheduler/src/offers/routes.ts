@@ -112,7 +112,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['offers'],
         operationId: 'acceptOffer',
         summary: 'Take an offered seat',
-        description: `A colleague takes an open offer: not their own, open to anyone or made to them. ${moveRules} With the tenant setting offers_need_approval on, the offer only becomes accepted and waits for an admin (the taker’s standing is checked now and again at approval). Of concurrent accepts one wins; the others are 409 INVALID_STATE. An offer made to someone else is 404 to an employee.`,
+        description: `A colleague takes an open offer: not their own, open to anyone or made to them. ${moveRules} With the tenant setting offers_need_approval on, the offer only becomes accepted and waits for an admin (the taker’s standing is checked now and again at approval). Of concurrent accepts one wins; the others are 409 INVALID_STATE. An offer made to someone else, or of a shift the employee may not see, is 404 to them.`,
         security: bearerSecurity,
         params: IdParams,
         body: NoBody,
@@ -197,7 +197,7 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'cancelOffer',
         summary: 'Withdraw an offer',
         description:
-          'The giver or an admin withdraws an offer while it is open or accepted; it stays on the list as cancelled. Any other status is 409 INVALID_STATE; another’s offer is 404 to an employee.',
+          'The giver or an admin withdraws an offer while it is open or accepted; it stays on the list as cancelled. Any other status is 409 INVALID_STATE; another’s offer, or one of a shift the employee may not see, is 404 to them.',
         security: bearerSecurity,
         params: IdParams,
         body: NoBody,

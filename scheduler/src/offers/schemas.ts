@@ -11,7 +11,7 @@ import {
 import { listLimitPattern } from '../input/text.ts';
 
 const statusDescription =
-  'open: waiting for a taker; accepted: taken, waiting for an admin; approved: the seat moved; rejected: an admin refused the move; cancelled: withdrawn; expired: the shift started first';
+  'open: waiting for a taker; accepted: taken, waiting for an admin; approved: the seat moved; rejected: an admin refused the move; cancelled: withdrawn, or its seat was removed while it was open or accepted; expired: the shift started first';
 const statusSchema = (options: { readOnly?: boolean; examples?: string[] }) =>
   Type.Union(
     [
@@ -30,7 +30,13 @@ export type OfferStatus = Static<typeof OfferStatus>;
 export const Offer = Type.Object(
   {
     id: ReadOnlyId,
-    assignment_id: ReadOnlyId,
+    assignment_id: Nullable(
+      Type.String({
+        ...Id,
+        readOnly: true,
+        description: 'The seat offered; null once the seat was removed (the offer stays as a record)',
+      }),
+    ),
     shift_id: ReadOnlyId,
     from_user_id: Type.String({ ...Id, readOnly: true, description: 'Who gives the seat away' }),
     to_user_id: Nullable(

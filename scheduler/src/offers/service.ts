@@ -14,7 +14,8 @@ import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   activeAdmins,
-  cancelOffersOfSeats,
+  auditActionOf,
+  cancelLiveOffersOfSeats,
   decideOffer,
   findOffer,
   findSeat,
@@ -22,9 +23,11 @@ import {
   listOffers,
   lockOffer,
   lockSeatHeldBy,
+  lockSeatsToRemove,
   moveSeat,
   offerExists,
   type SeatSelection,
+  settleExpiredOffersOfSeats,
   takerStanding,
 } from './repository.ts';
 import { OFFER_LIST_DEFAULT_LIMIT, type Offer, type OfferListQuery, type OfferRequest } from './schemas.ts';
@@ -33,6 +36,12 @@ const isAdmin = (caller: Identity) => caller.role === 'admin';
 
 const invalidState = (message: string) => new AppError('INVALID_STATE', message);
 const notOpen = (offer: Offer) => invalidState(`the offer is ${offer.status}`);
+
+/** A live offer's seat: the database keeps one on every open or accepted offer (migration 0021). */
+function seatOf(offer: Offer): string {
+  if (offer.assignment_id === null) throw notOpen(offer);
+  return offer.assignment_id;
+}
 
 /**
  * The domain answer to a rule the database enforced as the seat moved: the same answers
@@ -105,9 +114,14 @@ const announce = (tx: Deps, caller: Identity, offer: Offer) =>
   queueWebhookEvent(tx, caller.tenantId, { type: 'offer.updated', data: offer });
 
 /**
- * Cancels the live offers of seats a removal is about to delete (a withdrawal, an admin's
- * removal, a deactivation), in its transaction, telling their subscribers: the offers then
- * go with their seats. Call it before the delete.
+ * Settles the offers of seats a removal is about to delete (a withdrawal, an admin's
+ * removal, a deactivation), in its transaction; call it before the delete. The seats are
+ * locked first. A live offer is cancelled by the caller: recorded in the audit log as
+ * `offer.cancelled` (the removal's own name, e.g. `assignment.withdrawn`, stays on the
+ * seat's row) and announced to webhook subscribers (`offer.updated`, status cancelled,
+ * still naming the seat). One that reads expired is stored expired. The offers then
+ * outlive the seat as records, its key cleared (migration 0021); the database refuses
+ * to remove a seat whose live offer was not settled.
  */
 export async function cancelOffersOfRemovedSeats(
   tx: Deps,
@@ -115,7 +129,14 @@ export async function cancelOffersOfRemovedSeats(
   seats: SeatSelection,
 ): Promise<void> {
   const now = tx.clock.now();
-  for (const id of await cancelOffersOfSeats(tx.db, caller.tenantId, seats, caller.userId, now)) {
+  const seatIds = await lockSeatsToRemove(tx.db, caller.tenantId, seats);
+  if (seatIds.length === 0) return;
+  await settleExpiredOffersOfSeats(tx.db, caller.tenantId, seatIds, now);
+  const removal = await auditActionOf(tx.db);
+  await nameAuditAction(tx, 'offer.cancelled');
+  const cancelled = await cancelLiveOffersOfSeats(tx.db, caller.tenantId, seatIds, caller.userId, now);
+  await nameAuditAction(tx, removal);
+  for (const id of cancelled) {
     const offer = await findOffer(tx.db, caller.tenantId, id, now);
     if (offer) await announce(tx, caller, offer);
   }
@@ -215,15 +236,19 @@ export async function getOffers(deps: Deps, caller: Identity, query: OfferListQu
 
 /**
  * The offer the caller acts on, locked for the rest of the transaction. Employees find
- * the offers they could act on: their own, and those open to anyone or to them; any other
- * is as unknown as a missing one.
+ * the offers they could act on: their own, and those open to anyone or to them, of a
+ * shift they may see; any other is as unknown as a missing one.
  */
 async function lockedOffer(tx: Deps, caller: Identity, id: string): Promise<Offer> {
   const offer = await lockOffer(tx.db, caller.tenantId, id, tx.clock.now());
-  const directToOther = offer?.to_user_id != null && offer.to_user_id !== caller.userId;
-  if (!offer || (!isAdmin(caller) && directToOther && offer.from_user_id !== caller.userId)) {
-    throw notFound('offer');
+  if (!offer || isAdmin(caller)) {
+    if (!offer) throw notFound('offer');
+    return offer;
   }
+  const directToOther = offer.to_user_id !== null && offer.to_user_id !== caller.userId;
+  if (directToOther && offer.from_user_id !== caller.userId) throw notFound('offer');
+  // A draft's seat, or one of a draft event, is no employee's to take or withdraw.
+  await getShift(tx, caller, offer.shift_id).catch(() => Promise.reject(notFound('offer')));
   return offer;
 }
 
@@ -239,7 +264,8 @@ async function handOver(
   takerId: string,
   decision: { acceptedBy?: string },
 ): Promise<Offer> {
-  if (!(await moveSeat(tx.db, caller.tenantId, offer.assignment_id, offer.from_user_id, takerId))) {
+  const seatId = seatOf(offer);
+  if (!(await moveSeat(tx.db, caller.tenantId, seatId, offer.from_user_id, takerId))) {
     throw invalidState('the seat changed hands meanwhile');
   }
   const approved = await decideOffer(
@@ -250,7 +276,7 @@ async function handOver(
     tx.clock.now(),
   );
   // To a subscriber of assignments, the seat left its giver and came to its taker.
-  const seat = await findAssignment(tx.db, caller.tenantId, offer.shift_id, offer.assignment_id);
+  const seat = await findAssignment(tx.db, caller.tenantId, offer.shift_id, seatId);
   if (seat) {
     const { starts_at: _, ...taken } = seat;
     await queueWebhookEvent(tx, caller.tenantId, {
@@ -291,14 +317,12 @@ async function acceptedOffer(
 export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
   return offerStep(deps, 'accepted', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
-    // The shift must be one the caller may see (a draft's seat is no employee's to take).
-    await getShift(tx, caller, offer.shift_id);
     if (offer.from_user_id === caller.userId) throw invalidState('this is your own offer');
     if (offer.to_user_id !== null && offer.to_user_id !== caller.userId) {
       throw invalidState('the offer is made to someone else');
     }
     if (offer.status !== 'open') throw notOpen(offer);
-    const standing = await takerStanding(tx.db, caller.tenantId, offer.assignment_id, caller.userId);
+    const standing = await takerStanding(tx.db, caller.tenantId, seatOf(offer), caller.userId);
     if (standing?.seated)
       throw new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
     if (!standing?.qualified)

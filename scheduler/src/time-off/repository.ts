@@ -85,6 +85,24 @@ export function deleteTimeOff(
   return query.returning(columns).executeTakeFirst();
 }
 
+/**
+ * The user's earliest requested or approved time off overlapping [startsAt, endsAt): what
+ * a new request collides with (migration 0020's time_off_no_overlap).
+ */
+export function findOverlappingTimeOff(db: Db, span: OverlapSpan): Promise<TimeOff | undefined> {
+  return db
+    .selectFrom('time_off')
+    .select(columns)
+    .where('tenant_id', '=', span.tenantId)
+    .where('user_id', '=', span.userId)
+    .where('status', 'in', ['requested', 'approved'])
+    .where('starts_at', '<', span.endsAt)
+    .where('ends_at', '>', span.startsAt)
+    .orderBy('starts_at')
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 /** Where a page continues: after this time off, in the list's order (start, then id). */
 export interface TimeOffCursor {
   id: string;
@@ -138,24 +156,51 @@ export interface OverlappingAssignment {
   shift_name: string;
 }
 
-/** The user's assignments overlapping [startsAt, endsAt), earliest first, at most `limit`. */
-export function listOverlappingAssignments(
-  db: Db,
-  span: { tenantId: string; userId: string; startsAt: string; endsAt: string },
-  limit: number,
-): Promise<OverlappingAssignment[]> {
+export interface OverlapSpan {
+  tenantId: string;
+  userId: string;
+  startsAt: string;
+  endsAt: string;
+}
+
+/** The user's assignments overlapping [startsAt, endsAt), as a query of `a` joined to its shift `s` and event `e`. */
+function overlappingAssignments(db: Db, span: OverlapSpan) {
   return db
     .selectFrom('shift_assignments as a')
     .innerJoin('shifts as s', (join) =>
       join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
     )
-    .select(['a.id', 'a.shift_id', 's.name as shift_name'])
+    .innerJoin('events as e', (join) =>
+      join.onRef('e.tenant_id', '=', 's.tenant_id').onRef('e.id', '=', 's.event_id'),
+    )
     .where('a.tenant_id', '=', span.tenantId)
     .where('a.user_id', '=', span.userId)
     .where('a.starts_at', '<', span.endsAt)
-    .where('a.ends_at', '>', span.startsAt)
-    .orderBy('a.starts_at')
-    .orderBy('a.id')
-    .limit(limit)
-    .execute();
+    .where('a.ends_at', '>', span.startsAt);
+}
+
+/** Staff see a shift once it and its event are published (shifts/visibility.ts). */
+const staffSee = sql<boolean>`(s.published_at IS NOT NULL AND e.published_at IS NOT NULL)`;
+
+/**
+ * The user's assignments overlapping [startsAt, endsAt), earliest first, at most `limit`;
+ * with `onlyVisible`, only those in shifts staff may see.
+ */
+export function listOverlappingAssignments(
+  db: Db,
+  span: OverlapSpan,
+  options: { limit: number; onlyVisible: boolean },
+): Promise<OverlappingAssignment[]> {
+  let query = overlappingAssignments(db, span).select(['a.id', 'a.shift_id', 's.name as shift_name']);
+  if (options.onlyVisible) query = query.where(staffSee);
+  return query.orderBy('a.starts_at').orderBy('a.id').limit(options.limit).execute();
+}
+
+/** How many of the user's assignments overlapping [startsAt, endsAt) are in shifts staff cannot see. */
+export async function countHiddenOverlaps(db: Db, span: OverlapSpan): Promise<number> {
+  const row = await overlappingAssignments(db, span)
+    .select(sql<number>`count(*)::int`.as('hidden'))
+    .where(sql<boolean>`NOT ${staffSee}`)
+    .executeTakeFirstOrThrow();
+  return row.hidden;
 }

@@ -12,7 +12,14 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { exampleTimeOff, MAX_TIME_OFF_DAYS, TimeOff, TimeOffListQuery, TimeOffRequest } from './schemas.ts';
+import {
+  exampleTimeOff,
+  MAX_OPEN_TIME_OFF,
+  MAX_TIME_OFF_DAYS,
+  TimeOff,
+  TimeOffListQuery,
+  TimeOffRequest,
+} from './schemas.ts';
 import { decide, getTimeOff, removeTimeOff, requestTimeOff } from './service.ts';
 
 /** A deciding admin and moment, for the examples. */
@@ -35,15 +42,17 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time off'],
         operationId: 'requestTimeOff',
         summary: 'Ask for time off for yourself',
-        description: `Admins and employees, for themselves. ends_at after starts_at, at most ${MAX_TIME_OFF_DAYS} days later (422 otherwise). The answer is requested, for an admin to decide; or approved at once when the tenant's time_off_needs_approval is off, and then it must not overlap an assignment of the caller (409 OVERLAPPING_ASSIGNMENT naming them; nothing is stored).`,
+        description: `Admins and employees, for themselves. ends_at after starts_at, at most ${MAX_TIME_OFF_DAYS} days later (422 otherwise). It must not overlap a requested or approved time off of the caller (409 DUPLICATE naming it; rejected ones block nothing), and the caller holds at most ${MAX_OPEN_TIME_OFF} open time off, requested or approved and not over (409 INVALID_STATE beyond). The answer is requested, for an admin to decide; or approved at once when the tenant's time_off_needs_approval is off, and then it must not overlap an assignment of the caller (409 OVERLAPPING_ASSIGNMENT naming them as the approve route does; nothing is stored). An employee's message names only the assignments in shifts they may see and counts the others ("and 2 assignments you cannot see").`,
         security: bearerSecurity,
         body: TimeOffRequest,
         response: {
           201: ok(TimeOff, 'The time off, requested or approved', exampleTimeOff),
-          ...errorResponses([...bodyCodes, 'OVERLAPPING_ASSIGNMENT'], {
+          ...errorResponses([...bodyCodes, 'OVERLAPPING_ASSIGNMENT', 'DUPLICATE', 'INVALID_STATE'], {
             messages: {
               VALIDATION_FAILED: 'ends_at: must be after starts_at',
               OVERLAPPING_ASSIGNMENT: overlapMessage,
+              DUPLICATE: `the time off overlaps time off of the user: ${exampleTimeOff.id} (requested)`,
+              INVALID_STATE: `the user has ${MAX_OPEN_TIME_OFF} open time off (requested, or approved and not over); remove one or wait for a decision`,
             },
           }),
         },

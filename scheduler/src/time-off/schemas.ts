@@ -14,6 +14,11 @@ import { listLimitPattern } from '../input/text.ts';
 
 /** The longest time off: 366 days (a year's leave, a leap year included); the database holds it too. */
 export const MAX_TIME_OFF_DAYS = 366;
+/**
+ * The most time off one user may hold open: requested, or approved and not over yet
+ * (migration 0020 holds it too).
+ */
+export const MAX_OPEN_TIME_OFF = 50;
 /** The longest reason, in characters (the database's time_off_reason_length). */
 export const MAX_REASON_LENGTH = 500;
 

@@ -6,13 +6,16 @@ import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
+import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { timeOffNeedsApproval } from '../tenants/repository.ts';
 import { checkFilterWindow, checkWindow, lastsLonger } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
+  countHiddenOverlaps,
   decideTimeOff,
   deleteTimeOff,
+  findOverlappingTimeOff,
   findTimeOff,
   findTimeOffCursor,
   insertTimeOff,
@@ -20,6 +23,7 @@ import {
   listTimeOff,
 } from './repository.ts';
 import {
+  MAX_OPEN_TIME_OFF,
   MAX_TIME_OFF_DAYS,
   TIME_OFF_LIST_DEFAULT_LIMIT,
   type TimeOff,
@@ -39,28 +43,38 @@ const readableOwner = (caller: Identity) => (seesEveryone(caller) ? undefined : 
 const changed = (tx: Deps, caller: Identity, data: TimeOff & { deleted?: true }) =>
   queueWebhookEvent(tx, caller.tenantId, { type: 'time_off.updated', data });
 
+/** "1 assignment" or "n assignments". */
+const assignments = (n: number) => `${n} assignment${n === 1 ? '' : 's'}`;
+
 /**
  * The refusal of an approval that would overlap assignments: 409 naming them (the first
  * NAMED_OVERLAPS, earliest first, with their shifts), read after the database refused it.
+ * A message names only what its caller may see: an admin every assignment of the
+ * tenant; an employee (asking for their own time off) only those in shifts staff see,
+ * the others counted, never named (a draft shift's name is the admins' to read).
  */
 async function overlapRefusal(
   deps: Deps,
   caller: Identity,
   span: { userId: string; startsAt: string; endsAt: string },
 ): Promise<AppError> {
-  const found = await listOverlappingAssignments(
-    deps.db,
-    { tenantId: caller.tenantId, ...span },
-    NAMED_OVERLAPS + 1,
-  );
+  const where = { tenantId: caller.tenantId, ...span };
+  const onlyVisible = !seesUnpublishedShifts(caller);
+  const found = await listOverlappingAssignments(deps.db, where, { limit: NAMED_OVERLAPS + 1, onlyVisible });
+  const hidden = onlyVisible ? await countHiddenOverlaps(deps.db, where) : 0;
+  const more = found.length > NAMED_OVERLAPS;
   const named = found
     .slice(0, NAMED_OVERLAPS)
     .map((a) => `${a.id} (shift "${a.shift_name}", ${a.shift_id})`)
     .join(', ');
-  const more = found.length > NAMED_OVERLAPS ? ' and more' : '';
+  const seen = `${named}${more ? ' and more' : ''}`;
+  const unseen = hidden === 0 ? '' : `${assignments(hidden)} you cannot see`;
+  const what = [seen, unseen].filter((part) => part !== '').join(more ? ', and ' : ' and ');
   // Removed meanwhile: the database still saw it; a retry may pass.
-  const what = named === '' ? 'an assignment removed meanwhile; try again' : `${named}${more}`;
-  return new AppError('OVERLAPPING_ASSIGNMENT', `the time off overlaps assignments of the user: ${what}`);
+  return new AppError(
+    'OVERLAPPING_ASSIGNMENT',
+    `the time off overlaps assignments of the user: ${what || 'an assignment removed meanwhile; try again'}`,
+  );
 }
 
 /** Runs an approving write; the database's refusal of an overlap becomes the 409 naming them. */
@@ -80,9 +94,18 @@ async function approving<T>(
   }
 }
 
+/** The database refused a time off overlapping another of the user's (migration 0020). */
+const overlapsTimeOff = (error: unknown) => {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23P01' && constraint === 'time_off_no_overlap';
+};
+
 /**
  * The caller's own time off: requested, or approved as entered when the tenant's
  * `time_off_needs_approval` is off (then it must not overlap the caller's assignments).
+ * It must not overlap the caller's requested or approved time off (409 DUPLICATE naming
+ * it), and adds to at most MAX_OPEN_TIME_OFF open ones (409 INVALID_STATE); the database
+ * decides both, also between requests made at the same time (migration 0020).
  */
 export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOffRequest): Promise<TimeOff> {
   checkWindow(input.starts_at, input.ends_at);
@@ -91,22 +114,38 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
   }
   const status = (await timeOffNeedsApproval(deps.db, caller.tenantId)) ? 'requested' : 'approved';
   const span = { userId: caller.userId, startsAt: input.starts_at, endsAt: input.ends_at };
-  return approving(deps, caller, span, () =>
-    inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, `time_off.${status}`);
-      const record = await insertTimeOff(tx.db, {
-        tenant_id: caller.tenantId,
-        id: newId(),
-        user_id: caller.userId,
-        starts_at: input.starts_at,
-        ends_at: input.ends_at,
-        reason: optionalText(input.reason),
-        status,
-      });
-      await changed(tx, caller, record);
-      return record;
-    }),
-  );
+  try {
+    return await approving(deps, caller, span, () =>
+      inTransaction(deps, async (tx) => {
+        await nameAuditAction(tx, `time_off.${status}`);
+        const record = await insertTimeOff(tx.db, {
+          tenant_id: caller.tenantId,
+          id: newId(),
+          user_id: caller.userId,
+          starts_at: input.starts_at,
+          ends_at: input.ends_at,
+          reason: optionalText(input.reason),
+          status,
+        });
+        await changed(tx, caller, record);
+        return record;
+      }),
+    );
+  } catch (error) {
+    if (isCheckViolation(error, 'time_off_open_per_user')) {
+      throw new AppError(
+        'INVALID_STATE',
+        `the user has ${MAX_OPEN_TIME_OFF} open time off (requested, or approved and not over); remove one or wait for a decision`,
+      );
+    }
+    if (overlapsTimeOff(error)) {
+      const other = await findOverlappingTimeOff(deps.db, { tenantId: caller.tenantId, ...span });
+      // Removed or rejected meanwhile: the database still saw it; a retry may pass.
+      const what = other ? `${other.id} (${other.status})` : 'one removed meanwhile; try again';
+      throw new AppError('DUPLICATE', `the time off overlaps time off of the user: ${what}`);
+    }
+    throw error;
+  }
 }
 
 /**

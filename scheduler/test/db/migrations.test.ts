@@ -12,32 +12,39 @@ import { migrations } from '../../src/db/migrations/index.ts';
  * on a database that holds rows of the schema before it.
  */
 let handle: DatabaseHandle;
-let dropDatabase: () => Promise<void> = async () => {};
+const cleanups: (() => Promise<void>)[] = [];
+
+/** An empty database of its own (on PostgreSQL a database created for it, dropped after). */
+async function emptyDatabase(): Promise<DatabaseHandle> {
+  if (inject('testDb') !== 'postgres') {
+    const opened = await openDatabase({});
+    cleanups.push(() => opened.close());
+    return opened;
+  }
+  const name = `sched_m_${randomBytes(6).toString('hex')}`;
+  const adminUrl = inject('pgAdminUrl');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const opened = await openDatabase({ url: url.toString(), poolSize: 2 });
+  cleanups.push(async () => {
+    await opened.close();
+    const cleanup = new pg.Client({ connectionString: adminUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await cleanup.end();
+  });
+  return opened;
+}
 
 beforeAll(async () => {
-  if (inject('testDb') === 'postgres') {
-    const name = `sched_m_${randomBytes(6).toString('hex')}`;
-    const adminUrl = inject('pgAdminUrl');
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    handle = await openDatabase({ url: url.toString(), poolSize: 2 });
-    dropDatabase = async () => {
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    };
-  } else {
-    handle = await openDatabase({});
-  }
+  handle = await emptyDatabase();
 });
 afterAll(async () => {
-  await handle?.close();
-  await dropDatabase();
+  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 describe('each migration on a database written under the one before', () => {
@@ -138,5 +145,109 @@ describe('each migration on a database written under the one before', () => {
       db,
     );
     await expect(drift).rejects.toMatchObject({ code: '23514' });
+  });
+
+  it('0020 settles overlapping time off, keeping what approval blocked; 0021 keeps offers past their seat', async () => {
+    const db = (await emptyDatabase()).owner;
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('0018_webhooks')).error).toBeUndefined();
+    const [tenant, alice, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    await sql`INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (${tenant}, 'p', 'k')`.execute(
+      db,
+    );
+    for (const user of [alice, bob]) {
+      await sql`INSERT INTO users (tenant_id, id, role) VALUES (${tenant}, ${user}, 'employee')`.execute(db);
+    }
+    const rows: [name: string, user: string, status: string, starts: string, ends: string][] = [
+      ['holiday', alice, 'approved', '2030-01-01', '2030-01-10'],
+      ['reaching past it', alice, 'approved', '2030-01-05', '2030-01-15'],
+      ['inside it', alice, 'approved', '2030-01-02', '2030-01-04'],
+      ['over an approved one', alice, 'requested', '2030-01-12', '2030-01-13'],
+      ['first request', alice, 'requested', '2030-02-01', '2030-02-10'],
+      ['same days again', alice, 'requested', '2030-02-05', '2030-02-06'],
+      ['touching it', alice, 'requested', '2030-02-10', '2030-02-11'],
+      ['declined', alice, 'rejected', '2030-02-01', '2030-02-10'],
+      ['a colleague', bob, 'requested', '2030-01-01', '2030-01-10'],
+    ];
+    const ids = new Map<string, string>();
+    for (const [i, [name, user, status, starts, ends]] of rows.entries()) {
+      const id = randomUUID();
+      ids.set(name, id);
+      await sql`INSERT INTO time_off (tenant_id, id, user_id, starts_at, ends_at, reason, status, decided_at, created_at)
+        VALUES (${tenant}, ${id}, ${user}, ${starts}::timestamptz, ${ends}::timestamptz, ${name}, ${status},
+                CASE WHEN ${status} = 'requested' THEN NULL ELSE now() END,
+                timestamptz '2029-06-01T00:00:00Z' + make_interval(mins => ${i}))`.execute(db);
+    }
+
+    // Offers of 0017: a swap's approved one and a live one, of one seat.
+    const [role, event, shift, slot, seat] = Array.from({ length: 5 }, () => randomUUID());
+    await sql`INSERT INTO roles (tenant_id, id, name) VALUES (${tenant}, ${role}, 'Cook')`.execute(db);
+    await sql`INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
+      VALUES (${tenant}, ${event}, 'E', '2030-03-01T00:00:00Z', '2030-03-02T00:00:00Z')`.execute(db);
+    await sql`INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at)
+      VALUES (${tenant}, ${shift}, ${event}, 'S', '2030-03-01T10:00:00Z', '2030-03-01T12:00:00Z')`.execute(
+      db,
+    );
+    await sql`INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity)
+      VALUES (${tenant}, ${slot}, ${shift}, ${role}, 1)`.execute(db);
+    await sql`INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+      VALUES (${tenant}, ${seat}, ${shift}, ${slot}, ${bob}, 'claim', '2030-03-01T10:00:00Z', '2030-03-01T12:00:00Z')`.execute(
+      db,
+    );
+    const [swap, live] = [randomUUID(), randomUUID()];
+    await sql`INSERT INTO offers (tenant_id, id, assignment_id, shift_id, from_user_id, status, accepted_by, decided_at, expires_at)
+      VALUES (${tenant}, ${swap}, ${seat}, ${shift}, ${alice}, 'approved', ${bob}, now(), '2030-03-01T10:00:00Z'),
+             (${tenant}, ${live}, ${seat}, ${shift}, ${bob}, 'open', NULL, NULL, '2030-03-01T10:00:00Z')`.execute(
+      db,
+    );
+
+    expect((await migrator.migrateTo('0020_time_off_bounds')).error).toBeUndefined();
+
+    const after = await sql<{ reason: string; status: string; starts_at: string; ends_at: string }>`
+      SELECT reason, status, starts_at, ends_at FROM time_off WHERE tenant_id = ${tenant}
+       ORDER BY created_at`.execute(db);
+    const day = (d: string) => `${d}T00:00:00.000Z`;
+    expect(after.rows.map((r) => [r.reason, r.status, r.starts_at, r.ends_at])).toEqual([
+      ['holiday', 'approved', day('2030-01-01'), day('2030-01-10')],
+      ['reaching past it', 'approved', day('2030-01-10'), day('2030-01-15')],
+      ['over an approved one', 'rejected', day('2030-01-12'), day('2030-01-13')],
+      ['first request', 'requested', day('2030-02-01'), day('2030-02-10')],
+      ['same days again', 'rejected', day('2030-02-05'), day('2030-02-06')],
+      ['touching it', 'requested', day('2030-02-10'), day('2030-02-11')],
+      ['declined', 'rejected', day('2030-02-01'), day('2030-02-10')],
+      ['a colleague', 'requested', day('2030-01-01'), day('2030-01-10')],
+    ]);
+    // Settled without an actor, each change in the audit log.
+    const log = await sql<{ action: string; target_id: string; actor_user_id: string | null }>`
+      SELECT action, target_id, actor_user_id FROM audit_log
+       WHERE tenant_id = ${tenant} AND target_type = 'time_off' AND action <> 'time_off.created' ORDER BY seq`.execute(
+      db,
+    );
+    const hex = (name: string) => ids.get(name)?.replaceAll('-', '');
+    expect(log.rows).toEqual([
+      { action: 'time_off.deleted', target_id: hex('inside it'), actor_user_id: null },
+      { action: 'time_off.updated', target_id: hex('reaching past it'), actor_user_id: null },
+      { action: 'time_off.updated', target_id: hex('over an approved one'), actor_user_id: null },
+      { action: 'time_off.updated', target_id: hex('same days again'), actor_user_id: null },
+    ]);
+    // From now on the database refuses the overlap.
+    const again = sql`INSERT INTO time_off (tenant_id, id, user_id, starts_at, ends_at)
+      VALUES (${tenant}, ${randomUUID()}, ${alice}, '2030-02-09T00:00:00Z', '2030-02-12T00:00:00Z')`.execute(
+      db,
+    );
+    await expect(again).rejects.toMatchObject({ code: '23P01', constraint: 'time_off_no_overlap' });
+
+    expect(await migrateToLatest(db)).toEqual(['0021_offers_outlive_seats']);
+    const removeSeat = () => sql`DELETE FROM shift_assignments WHERE id = ${seat}`.execute(db);
+    // The live offer is settled before its seat goes; the swap's record outlives it.
+    await expect(removeSeat()).rejects.toMatchObject({ code: '23514', constraint: 'offers_live_has_seat' });
+    await sql`UPDATE offers SET status = 'cancelled', decided_at = now() WHERE id = ${live}`.execute(db);
+    await removeSeat();
+    const offers = await sql<{ id: string; status: string; assignment_id: string | null }>`
+      SELECT id, status, assignment_id FROM offers WHERE tenant_id = ${tenant} ORDER BY status`.execute(db);
+    expect(offers.rows).toEqual([
+      { id: swap.replaceAll('-', ''), status: 'approved', assignment_id: null },
+      { id: live.replaceAll('-', ''), status: 'cancelled', assignment_id: null },
+    ]);
   });
 });

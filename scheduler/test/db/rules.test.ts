@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { MAX_SHIFT_MINUTES } from '../../src/time/window.ts';
+import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { MAX_ENTRY_MINUTES } from '../../src/time-tracking/overtime.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { asLegacyRows } from '../support/legacy-rows.ts';
@@ -742,5 +743,85 @@ describe('webhooks (migration 0018)', () => {
       code: '23514',
       constraint: 'webhook_deliveries_delivered_at',
     });
+  });
+});
+
+describe('time off of one user (migration 0020)', () => {
+  const timeOff = (startsAt: string, endsAt: string, status = 'requested', user = w.alice) =>
+    run(
+      `INSERT INTO time_off (tenant_id, id, user_id, starts_at, ends_at, status, decided_at)
+       VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? = 'requested' THEN NULL ELSE now() END)`,
+      w.tenant,
+      randomUUID(),
+      user,
+      startsAt,
+      endsAt,
+      status,
+      status,
+    );
+  const noOverlap = { code: '23P01', constraint: 'time_off_no_overlap' };
+
+  it('refuses overlapping requested or approved time off, past spans too; rejected, touching or another’s pass', async () => {
+    await timeOff('2030-01-01T00:00:00Z', '2030-01-10T00:00:00Z');
+    await timeOff('2020-01-01T00:00:00Z', '2020-01-10T00:00:00Z', 'approved');
+    expect(await refusal(timeOff('2030-01-09T00:00:00Z', '2030-01-12T00:00:00Z'))).toEqual(noOverlap);
+    expect(await refusal(timeOff('2030-01-05T00:00:00Z', '2030-01-06T00:00:00Z', 'approved'))).toEqual(
+      noOverlap,
+    );
+    expect(await refusal(timeOff('2020-01-09T00:00:00Z', '2020-01-12T00:00:00Z', 'approved'))).toEqual(
+      noOverlap,
+    );
+    await timeOff('2030-01-05T00:00:00Z', '2030-01-06T00:00:00Z', 'rejected');
+    await timeOff('2030-01-10T00:00:00Z', '2030-01-11T00:00:00Z');
+    await timeOff('2030-01-01T00:00:00Z', '2030-01-10T00:00:00Z', 'requested', w.bob);
+    // A rejected one asked for again, by turning it back into a request: refused too.
+    const rejectedAgain = run(
+      `UPDATE time_off SET status = 'requested', decided_at = NULL
+        WHERE tenant_id = ? AND user_id = ? AND status = 'rejected'`,
+      w.tenant,
+      w.alice,
+    );
+    expect(await refusal(rejectedAgain)).toEqual(noOverlap);
+  });
+
+  it(`holds at most ${MAX_OPEN_TIME_OFF} open (requested, or approved and not over) per user`, async () => {
+    const day = (n: number) => new Date(Date.UTC(2040, 0, 1 + n)).toISOString();
+    for (let n = 0; n < MAX_OPEN_TIME_OFF - 1; n++) await timeOff(day(n), day(n + 1));
+    await timeOff(day(60), day(61), 'approved');
+    const cap = { code: '23514', constraint: 'time_off_open_per_user' };
+    expect(await refusal(timeOff(day(70), day(71)))).toEqual(cap);
+    expect(await refusal(timeOff(day(70), day(71), 'approved'))).toEqual(cap);
+    // A rejected request added or one over already is not open; neither is another user's.
+    await timeOff(day(70), day(71), 'rejected');
+    await timeOff('2020-01-01T00:00:00Z', '2020-01-02T00:00:00Z', 'approved');
+    await timeOff(day(70), day(71), 'requested', w.bob);
+    // Deciding or rewriting an open one adds nothing; turning a closed one back into a request does.
+    await run(
+      `UPDATE time_off SET status = 'approved', decided_at = now() WHERE tenant_id = ? AND user_id = ? AND starts_at = ?`,
+      w.tenant,
+      w.alice,
+      day(0),
+    );
+    await run(
+      `UPDATE time_off SET ends_at = ? WHERE tenant_id = ? AND user_id = ? AND starts_at = ?`,
+      '2040-01-01T12:00:00Z',
+      w.tenant,
+      w.alice,
+      day(0),
+    );
+    const reopened = run(
+      `UPDATE time_off SET status = 'requested', decided_at = NULL WHERE tenant_id = ? AND user_id = ? AND status = 'rejected'`,
+      w.tenant,
+      w.alice,
+    );
+    expect(await refusal(reopened)).toEqual(cap);
+    const moved = run(
+      `UPDATE time_off SET user_id = ? WHERE tenant_id = ? AND user_id = ? AND starts_at = ?`,
+      w.alice,
+      w.tenant,
+      w.bob,
+      day(70),
+    );
+    expect(await refusal(moved)).toEqual(cap);
   });
 });

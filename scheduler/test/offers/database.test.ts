@@ -145,6 +145,51 @@ describe('offers', () => {
     });
   });
 
+  it('keeps a removed seat’s decided offers, without the seat; a live offer keeps its seat (0021)', async () => {
+    const s = await scene();
+    const bob = await s.person();
+    const offer = (status: string, acceptedBy: string | null, decided: boolean) =>
+      sql`INSERT INTO offers (tenant_id, id, assignment_id, shift_id, from_user_id, status, accepted_by,
+            decided_at, expires_at)
+          SELECT tenant_id, gen_random_uuid(), id, shift_id, user_id, ${status}, ${acceptedBy}::uuid,
+                 CASE WHEN ${decided} THEN now() END, starts_at
+            FROM shift_assignments WHERE id = ${s.seat}::uuid`.execute(owner());
+    await offer('approved', bob.userId, true);
+    await offer('rejected', null, true);
+    await offer('cancelled', null, true);
+    await offer('open', null, false);
+    const removeSeat = () => sql`DELETE FROM shift_assignments WHERE id = ${s.seat}::uuid`.execute(owner());
+    const liveHasSeat = { code: '23514', constraint: 'offers_live_has_seat' };
+    expect(await refusal(removeSeat())).toEqual(liveHasSeat);
+    await sql`UPDATE offers SET status = 'cancelled', decided_at = now()
+               WHERE assignment_id = ${s.seat}::uuid AND status = 'open'`.execute(owner());
+    await removeSeat();
+    const { rows } = await sql<{ status: string; assignment_id: string | null; shift_id: string }>`
+      SELECT status, assignment_id, shift_id FROM offers WHERE shift_id = ${s.shift}::uuid ORDER BY status`.execute(
+      owner(),
+    );
+    expect(rows.map((r) => [r.status, r.assignment_id, r.shift_id.replaceAll('-', '')])).toEqual([
+      ['approved', null, s.shift],
+      ['cancelled', null, s.shift],
+      ['cancelled', null, s.shift],
+      ['rejected', null, s.shift],
+    ]);
+    // Without a seat, an offer is decided, or stored expired (undecided, as a derived one reads).
+    const seatless = (status: string, decided: boolean, shift = s.shift) =>
+      sql`INSERT INTO offers (tenant_id, id, shift_id, from_user_id, status, decided_at, expires_at)
+          VALUES (${t.admin.tenantId}::uuid, gen_random_uuid(), ${shift}::uuid, ${t.employee.userId}::uuid,
+                  ${status}, CASE WHEN ${decided} THEN now() END, now())`.execute(owner());
+    expect(await refusal(seatless('open', false))).toEqual(liveHasSeat);
+    expect(await refusal(seatless('expired', true))).toEqual({ code: '23514', constraint: 'offers_decided' });
+    await seatless('expired', false);
+    const nowhere = await refusal(seatless('cancelled', true, '0193a1b2c3d47e8f9a0b1c2d3e4f5aff'));
+    expect(nowhere).toEqual({ code: '23503', constraint: 'offers_shift_fkey' });
+    // The shift, once deleted, takes them along.
+    await sql`DELETE FROM shifts WHERE id = ${s.shift}::uuid`.execute(owner());
+    const left = await sql`SELECT 1 FROM offers WHERE shift_id = ${s.shift}::uuid`.execute(owner());
+    expect(left.rows).toEqual([]);
+  });
+
   it('keeps offers behind the tenant wall for the application’s role', async () => {
     const { rows } = await sql<{ secured: boolean }>`
       SELECT relrowsecurity AS secured FROM pg_class WHERE relname = 'offers'`.execute(owner());

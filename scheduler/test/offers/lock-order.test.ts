@@ -7,9 +7,10 @@ import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../supp
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
- * The order of locks: removing a seat locks the seat, then (ON DELETE CASCADE) its
- * offers, so an offer step must lock the seat before the offer too; the other way round,
- * the two deadlock on PostgreSQL and one is answered the generic 409.
+ * The order of locks: removing a seat locks the seat, then its offers (cancelling the
+ * live one, then clearing their key to it, migration 0021), so an offer step must lock
+ * the seat before the offer too; the other way round, the two deadlock on PostgreSQL and
+ * one is answered the generic 409.
  */
 let ctx: TestContext;
 let hooks: DbHooks;
@@ -42,7 +43,7 @@ describe.runIf(inject('testDb') === 'postgres')(
 
       let removal: Promise<LightMyRequestResponse> | undefined;
       // Once the accept holds the offer's row lock, the admin removes the seat: its DELETE
-      // locks the seat and waits on the offer (cascade); the accept then waits on the seat.
+      // locks the seat and waits on the offer (its cancellation); the accept then waits on the seat.
       hooks.afterNext(
         (s) => s.kind === 'select' && s.tables[0] === 'offers',
         async () => {

@@ -356,6 +356,21 @@ describe('POST /api/v1/offers/{id}/accept', () => {
     expect(cancel.json()).toEqual(error('INVALID_STATE', 'the offer is expired'));
   });
 
+  it('stays expired, a record, when an admin removes its seat after the shift started', async () => {
+    const w = await world();
+    const made = await offered(t.employee, w.seat);
+    now = new Date('2030-07-02T11:00:00Z');
+    const removed = await t.admin.request('DELETE', `/api/v1/shifts/${w.shift}/assignments/${w.seat}`);
+    expect(removed.statusCode, removed.body).toBe(204);
+    // A month later it still reads expired: the seat it was derived from is gone.
+    now = new Date('2030-08-02T11:00:00Z');
+    expect(await list(t.admin)).toEqual([
+      expect.objectContaining({ id: made.id, status: 'expired', assignment_id: null, decided_at: null }),
+    ]);
+    expect(await ids(t.admin, '?status=expired')).toEqual([made.id]);
+    expect(await ids(t.employee)).toEqual([made.id]);
+  });
+
   it('lets exactly one of many concurrent takers win', async () => {
     const w = await world();
     const made = await offered(t.employee, w.seat);

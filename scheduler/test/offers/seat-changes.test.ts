@@ -118,10 +118,51 @@ describe('an offer of a seat in a draft shift', () => {
     const listed = (await t.employee.request('GET', '/api/v1/offers')).json() as { shift_id: string }[];
     expect(listed.map((o) => o.shift_id)).not.toContain(shift.id);
   });
+
+  it('is as unknown as a missing offer to employees: neither withdrawn nor taken (404), it stays open', async () => {
+    const t = await ctx.freshTenant();
+    const role = await newRole(t.admin, uniqueName('Cook'));
+    const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
+    await qualify(t.admin, t.employee, role);
+    await qualify(t.admin, bob, role);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId: role, publish: false });
+    const seat = (
+      await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      })
+    ).id;
+    const offer = (await created(t.admin, `/api/v1/assignments/${seat}/offer`, {})).id;
+    const unknown = { error: { code: 'NOT_FOUND', message: 'offer not found' } };
+    const withdrawal = await t.employee.request('DELETE', `/api/v1/offers/${offer}`);
+    expect([withdrawal.statusCode, withdrawal.json()]).toEqual([404, unknown]);
+    const take = await bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    expect([take.statusCode, take.json()]).toEqual([404, unknown]);
+    const listed = (await t.admin.request('GET', '/api/v1/offers')).json() as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed.map((o) => [o.id, o.status])).toEqual([[offer, 'open']]);
+  });
 });
 
 describe('an offer whose seat goes away', () => {
-  it('is cancelled, telling its subscribers, and goes with the seat when the giver is deactivated', async () => {
+  interface Listed {
+    id: string;
+    status: string;
+    assignment_id: string | null;
+    shift_id: string;
+  }
+  const listed = async (admin: Caller) => (await admin.request('GET', '/api/v1/offers')).json() as Listed[];
+  const story = async (admin: Caller, offer: string) => {
+    const log = (await admin.request('GET', `/api/v1/audit-log?target_id=${offer}`)).json() as {
+      action: string;
+      actor_user_id: string;
+      changes: { before: Record<string, unknown>; after: Record<string, unknown> };
+    }[];
+    return log.reverse();
+  };
+
+  it('is cancelled (offer.cancelled, its subscribers told) and stays a record when the giver is deactivated', async () => {
     const w = await world();
     const name = uniqueName('hook');
     const made = await w.admin.request('POST', '/api/v1/webhooks', {
@@ -134,26 +175,93 @@ describe('an offer whose seat goes away', () => {
     const off = await w.admin.request('PATCH', `/api/v1/users/${w.employee.userId}`, { active: false });
     expect(off.statusCode, off.body).toBe(200);
     await ctx.app.notificationsIdle();
-    const statuses = receiver
+    const heard = receiver
       .received(name)
-      .map((r) => (r.payload?.data as { id?: string; status?: string } | undefined) ?? {})
+      .map((r) => (r.payload?.data as Partial<Listed> | undefined) ?? {})
       .filter((d) => d.id === offer)
-      .map((d) => d.status);
-    // The offer goes with its seat; its subscribers heard it cancelled first, by the admin.
-    const listed = (await w.admin.request('GET', '/api/v1/offers')).json() as { id: string }[];
-    expect({ listed: listed.map((o) => o.id), statuses }).toEqual({
-      listed: [],
-      statuses: ['open', 'cancelled'],
-    });
-    const log = (await w.admin.request('GET', `/api/v1/audit-log?target_id=${offer}`)).json() as {
-      action: string;
-      actor_user_id: string;
-    }[];
-    expect(log.map((e) => [e.action, e.actor_user_id]).reverse()).toEqual([
-      ['offer.created', w.employee.userId],
-      ['offer.updated', w.admin.userId],
-      ['offer.deleted', w.admin.userId],
+      .map((d) => [d.status, d.assignment_id]);
+    // Its subscribers heard it cancelled, by the admin, while it still named the seat.
+    expect(heard).toEqual([
+      ['open', w.seat],
+      ['cancelled', w.seat],
     ]);
+    // The seat is gone; the offer stays, cancelled, naming its shift.
+    expect(await listed(w.admin)).toEqual([
+      expect.objectContaining({ id: offer, status: 'cancelled', assignment_id: null, shift_id: w.shift }),
+    ]);
+    const log = await story(w.admin, offer);
+    expect(log.map((e) => [e.action, e.actor_user_id])).toEqual([
+      ['offer.created', w.employee.userId],
+      ['offer.cancelled', w.admin.userId],
+      ['offer.updated', w.admin.userId],
+    ]);
+    expect(log[2]?.changes).toEqual({ before: { assignment_id: w.seat }, after: { assignment_id: null } });
+  });
+
+  it('is cancelled as offer.cancelled when the giver withdraws the seat, which is logged as withdrawn', async () => {
+    const w = await world();
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    const withdrawn = await w.employee.request('DELETE', `/api/v1/shifts/${w.shift}/assignments/${w.seat}`);
+    expect(withdrawn.statusCode, withdrawn.body).toBe(204);
+    expect((await story(w.admin, offer)).map((e) => e.action)).toEqual([
+      'offer.created',
+      'offer.cancelled',
+      'offer.updated',
+    ]);
+    expect((await story(w.admin, w.seat)).map((e) => e.action)).toEqual([
+      'assignment.claimed',
+      'assignment.withdrawn',
+    ]);
+    expect(await listed(w.admin)).toEqual([
+      expect.objectContaining({ id: offer, status: 'cancelled', assignment_id: null }),
+    ]);
+  });
+
+  it('keeps a swap’s approved offer, in the list and the audit log, when the taker’s seat is removed', async () => {
+    const w = await world();
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    const taken = await w.bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    expect(taken.json()).toMatchObject({ status: 'approved', accepted_by: w.bob.userId });
+    const removed = await w.admin.request('DELETE', `/api/v1/shifts/${w.shift}/assignments/${w.seat}`);
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect(await listed(w.admin)).toEqual([
+      expect.objectContaining({
+        id: offer,
+        status: 'approved',
+        assignment_id: null,
+        shift_id: w.shift,
+        from_user_id: w.employee.userId,
+        accepted_by: w.bob.userId,
+      }),
+    ]);
+    // Bob took it and the giver made it: both still read the swap.
+    for (const person of [w.bob, w.employee]) {
+      expect(((await person.request('GET', '/api/v1/offers')).json() as Listed[]).map((o) => o.id)).toEqual([
+        offer,
+      ]);
+    }
+    // Taken without an admin's approval: the taker's accept is the step that approved it.
+    expect((await story(w.admin, offer)).map((e) => [e.action, e.changes.after.status])).toEqual([
+      ['offer.created', 'open'],
+      ['offer.accepted', 'approved'],
+      ['offer.updated', undefined],
+    ]);
+    // The seat's own story ends with its removal, by that name.
+    expect((await story(w.admin, w.seat)).map((e) => e.action).at(-1)).toBe('assignment.unassigned');
+  });
+
+  it('goes with its shift once the shift is deleted', async () => {
+    const w = await world();
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    await w.admin.request('DELETE', `/api/v1/offers/${offer}`);
+    expect(
+      (await w.admin.request('DELETE', `/api/v1/shifts/${w.shift}/assignments/${w.seat}`)).statusCode,
+    ).toBe(204);
+    expect((await listed(w.admin)).map((o) => o.id)).toEqual([offer]);
+    const gone = await w.admin.request('DELETE', `/api/v1/shifts/${w.shift}`);
+    expect(gone.statusCode, gone.body).toBe(204);
+    expect(await listed(w.admin)).toEqual([]);
+    expect((await story(w.admin, offer)).map((e) => e.action).at(-1)).toBe('offer.deleted');
   });
 });
 

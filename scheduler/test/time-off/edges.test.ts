@@ -22,15 +22,16 @@ describe('POST /me/time-off at the edges of the calendar', () => {
 
 describe('GET /time-off pages at the microsecond', () => {
   it('lists each time off once with limit=1, starts a microsecond apart or equal', async () => {
-    const starts = [
-      '2034-03-01T10:00:00.000001Z',
-      '2034-03-01T10:00:00.000002Z',
-      '2034-03-01T10:00:00.000002Z',
-      '2034-03-01T10:00:00Z',
-    ];
+    // One user's time off never overlaps: equal starts are two people's.
+    const spans = [
+      [t.employee, '2034-03-01T10:00:00.000001Z', '2034-03-01T10:00:00.000002Z'],
+      [t.employee, '2034-03-01T10:00:00.000002Z', '2034-03-02T00:00:00Z'],
+      [t.admin, '2034-03-01T10:00:00.000002Z', '2034-03-02T00:00:00Z'],
+      [t.admin, '2034-03-01T10:00:00Z', '2034-03-01T10:00:00.000001Z'],
+    ] as const;
     const ids: string[] = [];
-    for (const starts_at of starts) {
-      const response = await ask({ starts_at, ends_at: '2034-03-02T00:00:00Z' });
+    for (const [caller, starts_at, ends_at] of spans) {
+      const response = await caller.request('POST', '/api/v1/me/time-off', { starts_at, ends_at });
       expect(response.statusCode, response.body).toBe(201);
       ids.push(response.json().id);
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
@@ -39,6 +40,51 @@ async function openShift() {
   await qualify(t.admin, t.admin, roleId);
   const shift = await newShift(t.admin, await newEvent(t.admin), { roleId, capacities: [3] });
   return { shiftId: shift.id, slotId: shift.slots[0] as string };
+}
+
+/** A name only admins may read: what no answer to an employee may carry. */
+const CONFIDENTIAL = 'Layoff briefing (confidential)';
+
+/**
+ * Two seats an admin gave the employee in shifts they cannot see: a draft shift of a
+ * published event (2 July 2030, 16:00-18:00) and a published shift of a draft event
+ * (3 July 2030, 10:00-14:00), both named CONFIDENTIAL. Answers the ids an employee must
+ * never read, and the seats as an admin's refusal names them, earliest first.
+ */
+async function hiddenSeats() {
+  const roleId = await newRole(t.admin, uniqueName('Cook'));
+  await qualify(t.admin, t.employee, roleId);
+  const ids: string[] = [];
+  const named: string[] = [];
+  for (const [eventPublished, shiftPublished, day, hours] of [
+    [true, false, '02', ['16', '18']],
+    [false, true, '03', ['10', '14']],
+  ] as const) {
+    const event = await created(t.admin, '/api/v1/events', {
+      name: CONFIDENTIAL,
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-08T00:00:00Z',
+    });
+    if (eventPublished) await t.admin.request('POST', `/api/v1/events/${event.id}/publish`);
+    const shift = await created(t.admin, '/api/v1/shifts', {
+      event_id: event.id,
+      name: CONFIDENTIAL,
+      starts_at: `2030-07-${day}T${hours[0]}:00:00Z`,
+      ends_at: `2030-07-${day}T${hours[1]}:00:00Z`,
+      slots: [{ role_id: roleId, capacity: 1 }],
+    });
+    if (shiftPublished) {
+      const published = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/publish`);
+      expect(published.statusCode, published.body).toBe(200);
+    }
+    const slot = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json()[0].id as string;
+    const seat = await created(t.admin, `/api/v1/shifts/${shift.id}/slots/${slot}/assign`, {
+      user_id: t.employee.userId,
+    });
+    ids.push(event.id, shift.id, slot, seat.id);
+    named.push(`${seat.id} (shift "${CONFIDENTIAL}", ${shift.id})`);
+  }
+  return { ids, named };
 }
 
 describe('POST /me/time-off', () => {
@@ -85,6 +131,105 @@ describe('POST /me/time-off', () => {
       ),
     );
     expect(await list(t.employee)).toEqual([]);
+  });
+
+  it('names to an employee only the assignments they may see, and counts the others', async () => {
+    const { shiftId, slotId } = await openShift();
+    const seat = await created(t.employee, `/api/v1/shifts/${shiftId}/slots/${slotId}/claim`, {});
+    const hidden = await hiddenSeats();
+    await setApproval(t.admin, false);
+    const response = await request(t.employee, {
+      starts_at: '2030-07-02T00:00:00Z',
+      ends_at: '2030-07-04T00:00:00Z',
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        `the time off overlaps assignments of the user: ${seat.id} (shift "Bar", ${shiftId}) and 2 assignments you cannot see`,
+      ),
+    );
+    for (const secret of [CONFIDENTIAL, ...hidden.ids]) expect(response.body).not.toContain(secret);
+    // Only hidden ones: counted, nothing named.
+    const alone = await request(t.employee, {
+      starts_at: '2030-07-03T00:00:00Z',
+      ends_at: '2030-07-04T00:00:00Z',
+    });
+    expect(alone.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        'the time off overlaps assignments of the user: 1 assignment you cannot see',
+      ),
+    );
+    expect(await list(t.employee)).toEqual([]);
+  });
+
+  it('names every overlapping assignment to an admin, drafts included', async () => {
+    const hidden = await hiddenSeats();
+    const off = await ask(t.employee, { starts_at: '2030-07-02T00:00:00Z', ends_at: '2030-07-04T00:00:00Z' });
+    const response = await approve(t.admin, off.id);
+    expect(response.json()).toEqual(
+      error(
+        'OVERLAPPING_ASSIGNMENT',
+        `the time off overlaps assignments of the user: ${hidden.named.join(', ')}`,
+      ),
+    );
+  });
+
+  it('refuses (409 DUPLICATE) time off overlapping the caller’s requested or approved one, storing nothing', async () => {
+    const first = await ask(t.employee, elsewhen);
+    const overlapping = { starts_at: '2030-08-14T00:00:00Z', ends_at: '2030-08-20T00:00:00Z' };
+    const refused = await request(t.employee, overlapping);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual(
+      error('DUPLICATE', `the time off overlaps time off of the user: ${first.id} (requested)`),
+    );
+    expect((await approve(t.admin, first.id)).statusCode).toBe(200);
+    expect((await request(t.employee, elsewhen)).json()).toEqual(
+      error('DUPLICATE', `the time off overlaps time off of the user: ${first.id} (approved)`),
+    );
+    expect(await list(t.employee)).toEqual([first.id]);
+    // Touching end to start is no overlap; a colleague's time off is theirs.
+    await ask(t.employee, { starts_at: elsewhen.ends_at, ends_at: '2030-08-16T00:00:00Z' });
+    await ask(t.admin, overlapping);
+  });
+
+  it('lets a rejected time off be asked for again', async () => {
+    const first = await ask(t.employee, elsewhen);
+    expect((await reject(t.admin, first.id)).statusCode).toBe(200);
+    await ask(t.employee, elsewhen);
+  });
+
+  it(`holds at most ${MAX_OPEN_TIME_OFF} open time off per user (409 INVALID_STATE); past approved ones are not open`, async () => {
+    const day = (n: number) => new Date(Date.UTC(2031, 0, 1 + n)).toISOString();
+    const made: string[] = [];
+    for (let n = 0; n < MAX_OPEN_TIME_OFF; n += 1) {
+      made.push((await ask(t.employee, { starts_at: day(n), ends_at: day(n + 1) })).id);
+    }
+    // Approved and not over still counts.
+    expect((await approve(t.admin, made[0] as string)).statusCode).toBe(200);
+    const next = { starts_at: day(MAX_OPEN_TIME_OFF), ends_at: day(MAX_OPEN_TIME_OFF + 1) };
+    const refused = await request(t.employee, next);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual(
+      error(
+        'INVALID_STATE',
+        `the user has ${MAX_OPEN_TIME_OFF} open time off (requested, or approved and not over); remove one or wait for a decision`,
+      ),
+    );
+    // Another user's count is their own.
+    await ask(t.admin, next);
+    // A decided request is no longer open: it frees a place.
+    expect((await reject(t.admin, made[1] as string)).statusCode).toBe(200);
+    await ask(t.employee, next);
+    expect((await request(t.employee, { starts_at: day(60), ends_at: day(61) })).statusCode).toBe(409);
+    // Sick leave entered afterwards, approved as entered, is over already: not open.
+    await setApproval(t.admin, false);
+    const past = await ask(t.employee, {
+      starts_at: '2026-01-05T00:00:00Z',
+      ends_at: '2026-01-07T00:00:00Z',
+    });
+    expect(past.status).toBe('approved');
   });
 
   it.each([

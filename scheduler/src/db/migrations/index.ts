@@ -18,6 +18,8 @@ import * as timeOff from './0016_time_off.ts';
 import * as offers from './0017_offers.ts';
 import * as webhooks from './0018_webhooks.ts';
 import * as jobWakeups from './0019_job_wakeups.ts';
+import * as timeOffBounds from './0020_time_off_bounds.ts';
+import * as offersOutliveSeats from './0021_offers_outlive_seats.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +42,6 @@ export const migrations: Record<string, Migration> = {
   '0017_offers': offers,
   '0018_webhooks': webhooks,
   '0019_job_wakeups': jobWakeups,
+  '0020_time_off_bounds': timeOffBounds,
+  '0021_offers_outlive_seats': offersOutliveSeats,
 };
