@@ -355,6 +355,25 @@ export interface WebhookDeliveriesTable {
   delivered_at: NullableTimestamp;
 }
 
+/** One change's event bodies of one type, written once for every hook (migration 0022). */
+export interface WebhookBatchesTable {
+  tenant_id: string;
+  id: string;
+  event_type: string;
+  bodies: Json<Record<string, unknown>[]>;
+  created_at: CreatedAt;
+}
+
+/** A hook's share of a batch: its numbers from `first_seq`, `expanded` of `total` already deliveries. */
+export interface WebhookFanoutsTable {
+  tenant_id: string;
+  webhook_id: string;
+  batch_id: string;
+  first_seq: number;
+  total: number;
+  expanded: Generated<number>;
+}
+
 export type JobKind = JobsTable['kind'];
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead';
 export type JobStatus = 'pending' | 'done' | 'dead';
@@ -388,4 +407,6 @@ export interface Database {
   offers: OffersTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_batches: WebhookBatchesTable;
+  webhook_fanouts: WebhookFanoutsTable;
 }

@@ -3,11 +3,13 @@ import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import type { JobHandler, JobOutcome } from '../jobs/worker.ts';
-import { WEBHOOK_ATTEMPTS } from './events.ts';
+import { EXPAND_PER_STEP, WEBHOOK_ATTEMPTS } from './events.ts';
 import {
   type AttemptRecord,
   type DeliveryToSend,
   disableWebhook,
+  expandFanout,
+  nextFanout,
   nextOpenDelivery,
   recordAttempt,
 } from './repository.ts';
@@ -18,8 +20,9 @@ export interface WebhookDeliveryOptions extends WebhookSendOptions {
   /** The wait before try `attempt + 1` after try `attempt` failed (the queue's doubling backoff). */
   retryDelayMs(attempt: number): number;
   /**
-   * Deliveries one run sends at most before it hands its slot back to the queue (other
-   * hooks and tenants take turns in between); the next run goes on at once.
+   * Steps one run takes at most (a delivery sent, or a batch's deliveries written) before
+   * it hands its slot back to the queue (other hooks and tenants take turns in between);
+   * the next run goes on at once.
    */
   perRun: number;
 }
@@ -37,7 +40,8 @@ export function signedHeaders(secret: string, msgId: string, at: Date, body: str
 
 /**
  * The job of one hook (queued by src/webhooks/events.ts, one per hook): sends the hook's
- * open deliveries in `seq` order, each after the one before was delivered or given up.
+ * open deliveries in `seq` order, each after the one before was delivered or given up,
+ * writing a large change's deliveries from its batch when they come next (migration 0022).
  * Later deliveries are never claimed while an earlier one is open: they have no job of
  * their own, so nothing polls them and no wake-up can be lost. A run sends up to
  * `perRun` deliveries and then lets the queue hand its slot to others (due again at once);
@@ -55,8 +59,14 @@ export function signedHeaders(secret: string, msgId: string, at: Date, body: str
 export function webhookDelivery(db: Db, options: WebhookDeliveryOptions, log: FastifyBaseLogger): JobHandler {
   return async (job): Promise<JobOutcome> => {
     const { webhook_id } = job.payload as { webhook_id: string };
-    for (let sent = 0; sent < options.perRun; sent++) {
+    for (let step = 0; step < options.perRun; step++) {
       const delivery = await nextOpenDelivery(db, job.tenant_id, webhook_id);
+      // Events of a large change come first in the order: their deliveries are written now.
+      const fanout = await nextFanout(db, job.tenant_id, webhook_id);
+      if (fanout && (!delivery || fanout.next_seq < delivery.seq)) {
+        await expandFanout(db, job.tenant_id, webhook_id, fanout.batch_id, EXPAND_PER_STEP);
+        continue;
+      }
       // Everything delivered or given up, or the hook was deleted.
       if (!delivery) return { outcome: 'done' };
       if (delivery.disabled_at !== null) {

@@ -152,6 +152,102 @@ export async function insertDeliveries(
            AS d(id, webhook_id, seq, event_type, payload)`.execute(db);
 }
 
+/**
+ * One change's bodies written once, and each hook's share of them: its numbers from
+ * `firstSeq`. The hooks' jobs turn the shares into deliveries (`expandFanout`). Two
+ * statements whatever the number of records and hooks.
+ */
+export async function insertBatch(
+  db: Db,
+  tenantId: string,
+  batch: { id: string; type: string; bodies: readonly Record<string, unknown>[] },
+  hooks: readonly { id: string; firstSeq: number }[],
+): Promise<void> {
+  await db
+    .insertInto('webhook_batches')
+    .values({
+      tenant_id: tenantId,
+      id: batch.id,
+      event_type: batch.type,
+      bodies: JSON.stringify(batch.bodies),
+    })
+    .execute();
+  await sql`
+    INSERT INTO webhook_fanouts (tenant_id, webhook_id, batch_id, first_seq, total)
+    SELECT ${tenantId}::uuid, h.id, ${batch.id}::uuid, h.first_seq, ${batch.bodies.length}::integer
+      FROM unnest(${hooks.map((h) => h.id)}::uuid[], ${hooks.map((h) => h.firstSeq)}::bigint[])
+           AS h(id, first_seq)`.execute(db);
+}
+
+/** The hook's share of a batch that comes first in its order, with the number of its next body. */
+export interface Fanout {
+  batch_id: string;
+  /** The number the next body to expand gets. */
+  next_seq: number;
+}
+
+export async function nextFanout(db: Db, tenantId: string, webhookId: string): Promise<Fanout | undefined> {
+  return db
+    .selectFrom('webhook_fanouts')
+    .select(['batch_id', sql<number>`first_seq + expanded`.as('next_seq')])
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', '=', webhookId)
+    .orderBy('first_seq')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Turns the next `count` bodies of the hook's share of a batch into deliveries, with
+ * their numbers, and records how far the share is expanded (the share goes once every
+ * body is a delivery): one transaction, so a crash repeats nothing and loses nothing.
+ * Answers how many deliveries it wrote.
+ */
+export async function expandFanout(
+  db: Db,
+  tenantId: string,
+  webhookId: string,
+  batchId: string,
+  count: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const share = await trx
+      .selectFrom('webhook_fanouts')
+      .select(['first_seq', 'total', 'expanded'])
+      .where('tenant_id', '=', tenantId)
+      .where('webhook_id', '=', webhookId)
+      .where('batch_id', '=', batchId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!share) return 0;
+    const upTo = Math.min(share.total, share.expanded + count);
+    // jsonb arrays are read by position directly: a slice costs its length, not the batch's.
+    const { numAffectedRows } = await sql`
+      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload)
+      SELECT b.tenant_id, gen_random_uuid(), ${webhookId}::uuid, ${share.first_seq}::bigint + i, b.event_type,
+             b.bodies -> i
+        FROM webhook_batches b, generate_series(${share.expanded}::integer, ${upTo - 1}::integer) AS i
+       WHERE b.tenant_id = ${tenantId}::uuid AND b.id = ${batchId}::uuid`.execute(trx);
+    if (upTo >= share.total) {
+      await trx
+        .deleteFrom('webhook_fanouts')
+        .where('tenant_id', '=', tenantId)
+        .where('webhook_id', '=', webhookId)
+        .where('batch_id', '=', batchId)
+        .execute();
+    } else {
+      await trx
+        .updateTable('webhook_fanouts')
+        .set({ expanded: upTo })
+        .where('tenant_id', '=', tenantId)
+        .where('webhook_id', '=', webhookId)
+        .where('batch_id', '=', batchId)
+        .execute();
+    }
+    return Number(numAffectedRows ?? 0n);
+  });
+}
+
 /** What a hook's job needs to send its next delivery: the delivery, the hook's URL, secret and standing. */
 export interface DeliveryToSend {
   id: string;
@@ -237,8 +333,9 @@ export async function recordAttempt(
 }
 
 /**
- * The receiver asked for no more (410 Gone): the hook is disabled and every delivery of
- * it still open is given up, in one transaction; their jobs then find nothing to send.
+ * The receiver asked for no more (410 Gone): the hook is disabled, every delivery of it
+ * still open is given up and its events not yet written out as deliveries are dropped,
+ * in one transaction; its job then finds nothing to send.
  */
 export async function disableWebhook(db: Db, tenantId: string, id: string, reason: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -255,6 +352,12 @@ export async function disableWebhook(db: Db, tenantId: string, id: string, reaso
       .where('tenant_id', '=', tenantId)
       .where('webhook_id', '=', id)
       .where('status', 'in', ['pending', 'failed'])
+      .execute();
+    // Events not yet written out as deliveries of this hook are dropped with it.
+    await trx
+      .deleteFrom('webhook_fanouts')
+      .where('tenant_id', '=', tenantId)
+      .where('webhook_id', '=', id)
       .execute();
   });
 }

@@ -147,6 +147,50 @@ describe('each migration on a database written under the one before', () => {
     await expect(drift).rejects.toMatchObject({ code: '23514' });
   });
 
+  it('0019 gives the open deliveries of each webhook one job of the hook, due now', async () => {
+    const db = (await emptyDatabase()).owner;
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('0018_webhooks')).error).toBeUndefined();
+    const [tenant, hook, quiet] = [randomUUID(), randomUUID(), randomUUID()];
+    await sql`INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (${tenant}, 'p', 'k')`.execute(
+      db,
+    );
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    for (const id of [hook, quiet]) {
+      await sql`INSERT INTO webhooks (tenant_id, id, url, events, secret)
+        VALUES (${tenant}, ${id}, 'https://hooks.example.org/', ARRAY['form.submitted'], ${secret})`.execute(
+        db,
+      );
+    }
+    // Deliveries of 0018, each with its own job: one delivered, one failed and waiting, one pending.
+    const deliveries: [hookId: string, seq: number, status: string, job: string][] = [
+      [hook, 1, 'delivered', 'done'],
+      [hook, 2, 'failed', 'pending'],
+      [hook, 3, 'pending', 'pending'],
+      [quiet, 1, 'delivered', 'done'],
+    ];
+    for (const [hookId, seq, status, job] of deliveries) {
+      const id = randomUUID();
+      await sql`INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload, status, delivered_at)
+        VALUES (${tenant}, ${id}, ${hookId}, ${seq}, 'form.submitted', '{}', ${status},
+                CASE WHEN ${status} = 'delivered' THEN now() END)`.execute(db);
+      await sql`INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts, status, finished_at, run_at)
+        VALUES (${tenant}, ${randomUUID()}, 'webhook', ${id.replaceAll('-', '')},
+                jsonb_build_object('delivery_id', ${id.replaceAll('-', '')}::text), 12, ${job},
+                CASE WHEN ${job} = 'done' THEN now() END, now() + interval '1 hour')`.execute(db);
+    }
+    expect((await migrator.migrateTo('0019_job_wakeups')).error).toBeUndefined();
+    const { rows } = await sql<{ key: string; status: string; payload: unknown; due: boolean }>`
+      SELECT key, status, payload, run_at <= now() AS due FROM jobs WHERE tenant_id = ${tenant}
+       ORDER BY status, key`.execute(db);
+    const hex = hook.replaceAll('-', '');
+    // The finished jobs stay for the admins' list; the pending ones became one job of the hook.
+    expect(rows.filter((r) => r.status === 'done')).toHaveLength(2);
+    expect(rows.filter((r) => r.status === 'pending')).toEqual([
+      { key: `hook:${hex}`, status: 'pending', payload: { webhook_id: hex }, due: true },
+    ]);
+  });
+
   it('0020 settles overlapping time off, keeping what approval blocked; 0021 keeps offers past their seat', async () => {
     const db = (await emptyDatabase()).owner;
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
@@ -237,7 +281,7 @@ describe('each migration on a database written under the one before', () => {
     );
     await expect(again).rejects.toMatchObject({ code: '23P01', constraint: 'time_off_no_overlap' });
 
-    expect(await migrateToLatest(db)).toEqual(['0021_offers_outlive_seats']);
+    expect((await migrator.migrateTo('0021_offers_outlive_seats')).error).toBeUndefined();
     const removeSeat = () => sql`DELETE FROM shift_assignments WHERE id = ${seat}`.execute(db);
     // The live offer is settled before its seat goes; the swap's record outlives it.
     await expect(removeSeat()).rejects.toMatchObject({ code: '23514', constraint: 'offers_live_has_seat' });

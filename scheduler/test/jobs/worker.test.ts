@@ -297,6 +297,43 @@ describe('finished webhook deliveries', () => {
   });
 });
 
+describe('webhook batches', () => {
+  it('are removed once no hook needs them, and kept while one does', async () => {
+    const t = await tenant();
+    const hook = newId();
+    await handle.owner
+      .insertInto('webhooks')
+      .values({
+        tenant_id: t,
+        id: hook,
+        url: 'https://hooks.example.org/',
+        events: ['shift.published'],
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      })
+      .execute();
+    const [spent, needed] = [newId(), newId()];
+    for (const id of [spent, needed]) {
+      await handle.owner
+        .insertInto('webhook_batches')
+        .values({ tenant_id: t, id, event_type: 'shift.published', bodies: JSON.stringify([{}, {}]) })
+        .execute();
+    }
+    await handle.owner
+      .insertInto('webhook_fanouts')
+      .values({ tenant_id: t, webhook_id: hook, batch_id: needed, first_seq: 1, total: 2 })
+      .execute();
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    expect(await w.prune()).toBe(1);
+    const left = () =>
+      handle.owner.selectFrom('webhook_batches').select('id').where('tenant_id', '=', t).execute();
+    expect((await left()).map((b) => b.id)).toEqual([needed]);
+    // A hook removed takes its shares with it; its batch goes with the next prune.
+    await handle.owner.deleteFrom('webhooks').where('tenant_id', '=', t).execute();
+    expect(await w.prune()).toBe(1);
+    expect(await left()).toEqual([]);
+  });
+});
+
 describe('the jobs table', () => {
   const refused = async (statement: Promise<unknown>) =>
     (

@@ -102,6 +102,8 @@ export async function createTestContext(
     publicBaseUrl?: string;
     /** Where the app logs (a test reads what an operator would); absent: silent. */
     logger?: AppOptions['logger'];
+    /** false: the test starts the job worker itself (`app.startBackgroundWork()`), later. */
+    startBackgroundWork?: boolean;
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -146,7 +148,7 @@ export async function createTestContext(
   });
   await app.ready();
   // Nothing listens here (inject): background work starts as on a server's listen.
-  app.startBackgroundWork();
+  if (options.startBackgroundWork ?? true) app.startBackgroundWork();
 
   const request: TestContext['request'] = (method, url, opts = {}) =>
     app.inject({

@@ -398,3 +398,109 @@ describe('webhook deliveries', () => {
     }
   });
 });
+
+describe('a change that reports many records', () => {
+  /** An event of `days` days from 2031-01-01 with one draft shift a day, and their ids in order. */
+  async function season(admin: Caller, days: number): Promise<{ event: string; shifts: string[] }> {
+    const role = await newRole(admin, uniqueName('Usher'));
+    const last = new Date(Date.UTC(2031, 0, days)).toISOString().slice(0, 10);
+    const event = await created(admin, '/api/v1/events', {
+      name: 'Season',
+      starts_at: '2031-01-01T00:00:00Z',
+      ends_at: `${last}T23:00:00Z`,
+    });
+    const bulk = await admin.request('POST', `/api/v1/events/${event.id}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+      slots: [{ role_id: role, capacity: 1 }],
+    });
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    const shifts = (bulk.json() as { id: string; starts_at: string }[])
+      .sort((a, b) => a.starts_at.localeCompare(b.starts_at))
+      .map((shift) => shift.id);
+    expect(shifts).toHaveLength(days);
+    return { event: event.id, shifts };
+  }
+
+  it('writes one row per record and per hook, and every hook still gets every event in commit order', async () => {
+    // The worker starts only once the changes are made: what they wrote is read first.
+    const lone = await createTestContext({
+      startBackgroundWork: false,
+      jobs: { pollMs: 20 },
+      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    });
+    try {
+      const t = await lone.freshTenant();
+      const { event, shifts } = await season(t.admin, 120);
+      const first = await newShift(t.admin, event, {
+        roleId: await newRole(t.admin, uniqueName('Cook')),
+        publish: false,
+        starts_at: '2030-12-31T10:00:00Z',
+        ends_at: '2030-12-31T12:00:00Z',
+      });
+      const hooks = [await hook(t.admin, ['shift.published']), await hook(t.admin, ['shift.published'])];
+      // A small change before the large one, and one after it.
+      expect((await t.admin.request('POST', `/api/v1/shifts/${first.id}/publish`)).statusCode).toBe(200);
+      const published = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: event });
+      expect(published.json()).toEqual({ published: 120 });
+      const count = async (table: 'webhook_deliveries' | 'webhook_batches' | 'webhook_fanouts') =>
+        Number(
+          (
+            await lone.db.owner
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('tenant_id', '=', t.tenantId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      // The first publication's 2 deliveries; the 240 of the second are one batch and a share per hook.
+      expect([
+        await count('webhook_deliveries'),
+        await count('webhook_batches'),
+        await count('webhook_fanouts'),
+      ]).toEqual([2, 1, 2]);
+      const later = await newShift(t.admin, event, {
+        roleId: await newRole(t.admin, uniqueName('Bar')),
+        starts_at: '2031-06-01T20:00:00Z',
+        ends_at: '2031-06-01T22:00:00Z',
+      });
+
+      lone.app.startBackgroundWork();
+      await lone.app.notificationsIdle();
+      for (const { id, name } of hooks) {
+        const ids = receiver.received(name).map((r) => (r.payload?.data as { id?: string } | undefined)?.id);
+        expect(ids).toEqual([first.id, ...shifts, later.id]);
+        const listed = await t.admin.request('GET', `/api/v1/webhooks/${id}/deliveries?limit=200`);
+        const rows = listed.json() as { status: string }[];
+        expect(rows).toHaveLength(122);
+        expect(rows.every((row) => row.status === 'delivered')).toBe(true);
+      }
+      // Every share written out; the batch goes with the next prune.
+      expect(await count('webhook_fanouts')).toBe(0);
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('drops what a hook has not written out yet when its receiver answers 410 Gone', async () => {
+    const t = await ctx.freshTenant();
+    const { event } = await season(t.admin, 110);
+    const { id, name } = await hook(t.admin, ['shift.published']);
+    receiver.answer(name, 410);
+    expect((await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: event })).statusCode).toBe(
+      200,
+    );
+    await settle();
+    expect(receiver.received(name)).toHaveLength(1);
+    const rows = (await deliveries(t.admin, id)) as { status: string; response_code: number | null }[];
+    // Only the first step's deliveries were written, the first sent and refused, the rest given up.
+    expect(rows.length).toBeLessThanOrEqual(110);
+    expect(rows.every((row) => row.status === 'dead')).toBe(true);
+    const shares = await ctx.db.owner
+      .selectFrom('webhook_fanouts')
+      .select('batch_id')
+      .where('tenant_id', '=', t.tenantId)
+      .execute();
+    expect(shares).toEqual([]);
+  });
+});
