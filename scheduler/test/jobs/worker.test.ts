@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
 import { type ClaimedJob, claimJobs } from '../../src/jobs/repository.ts';
@@ -13,6 +14,7 @@ import {
 } from '../../src/jobs/worker.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { enqueueJobs } from '../support/jobs.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
  * The job queue (src/jobs/) on a real database: several workers share it, each job is
@@ -294,6 +296,41 @@ describe('finished webhook deliveries', () => {
       .execute();
     expect(left.map((d) => d.id).sort()).toEqual(ids.slice(2).sort());
     expect(await w.prune()).toBe(0);
+  });
+});
+
+describe('waking a worker', runsIf(inject('testDb') === 'postgres', NEEDS_POSTGRES), () => {
+  it('wakes an idle worker of another process at once when a job becomes due, with no poll', async () => {
+    const t = await tenant();
+    const ran: string[] = [];
+    let wake = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    // Polls once an hour: only the announcement can bring it to the job in time.
+    const listening = new JobWorker(
+      handle.db,
+      {
+        push: async (job) => {
+          if (job.tenant_id === t) {
+            ran.push(job.id);
+            wake();
+          }
+          return { outcome: 'done' };
+        },
+        webhook: async () => ({ outcome: 'done' }),
+      },
+      { ...defaultWorkerOptions, pollMs: 3_600_000 },
+      silent,
+      handle.wakeups,
+    );
+    workers.push(listening);
+    listening.start();
+    await listening.idle();
+    // Queued by "another process": nothing here kicks the worker.
+    const [id] = await queue(t, 1);
+    await woken;
+    expect(ran).toEqual([id]);
   });
 });
 
