@@ -242,13 +242,11 @@ async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelecti
   await nameAuditAction(tx, 'shift.published');
   const ids = await publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
   if (ids.length > 0) {
-    // Read only when a webhook subscribes: the shifts as the API shows them, published now.
-    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', async () => {
-      // One at a time: the embedded database has one session, which the transaction holds.
-      const shifts = [];
-      for (const id of ids) shifts.push(await getShift(tx, caller, id));
-      return shifts;
-    });
+    // Read only when a webhook subscribes: the shifts as the API shows them, published
+    // now, in one statement, by start.
+    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', () =>
+      listShifts(tx.db, { ...shiftFilter(tx, caller), shiftIds: ids }),
+    );
   }
   return ids.length;
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
+import { MAX_STATEMENT_PARAMETERS } from '../../src/db/drivers.ts';
 import { AppError } from '../../src/errors.ts';
 import { type App, identityOf } from '../../src/http/types.ts';
 import { freePort } from '../support/pg-cluster.ts';
@@ -128,6 +129,11 @@ const real: Record<string, () => Promise<unknown>> = {
       await client.end();
     }
   },
+  /** One more bind parameter than the drivers send (src/db/drivers.ts): refused, never sent. */
+  'parameters-refused': () =>
+    sql`SELECT ARRAY[${sql.join(Array.from({ length: MAX_STATEMENT_PARAMETERS + 1 }, (_, i) => i))}]`.execute(
+      probe.db.db,
+    ),
   syntax: () => sql`SELEC 1`.execute(probe.db.db),
   'bad-uuid': () => sql`SELECT ${'x'}::uuid`.execute(probe.db.db),
   'connection-refused': async () => {
@@ -317,7 +323,7 @@ describe('error handler, with real failures', () => {
   const unavailableAnswer = (response: LightMyRequestResponse) =>
     expectError(response, 503, 'SERVICE_UNAVAILABLE', 'service temporarily unavailable');
 
-  it.each(['protocol-overflow', 'syntax', 'bad-uuid'])(
+  it.each(['protocol-overflow', 'parameters-refused', 'syntax', 'bad-uuid'])(
     'answers 500 for a statement the database cannot take (%s), logged as unhandled',
     async (kind) => {
       const response = await get(`/probe/real/${kind}`);
@@ -331,6 +337,15 @@ describe('error handler, with real failures', () => {
       );
     },
   );
+
+  it('logs a refused statement with its count and its start, never its values', async () => {
+    const response = await get('/probe/real/parameters-refused');
+    internal(response);
+    const line = logs.find((l) => l.msg === 'unhandled error');
+    expect(line?.err?.message).toMatch(
+      /^statement with 1001 bind parameters refused \(at most 1000; pass lists as arrays\): SELECT ARRAY\[\$1, \$2, /,
+    );
+  });
 
   it.each(['connection-refused', 'pool-ended'])(
     'answers 503 when the database cannot be reached (%s)',
