@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AccessRole } from '../auth/identity.ts';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { roleColumns } from '../roles/repository.ts';
 
@@ -134,7 +135,7 @@ export async function activeAmong(db: Db, tenantId: string, userIds: readonly st
     .selectFrom('users')
     .select('id')
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', userIds)
+    .where(isAnyOf('id', userIds))
     .where('active', '=', true)
     .execute();
   return rows.map((row) => row.id);
@@ -168,7 +169,7 @@ export function lockStaff(db: Db, tenantId: string, userIds: string[]) {
     .selectFrom('users')
     .select(['id', 'active'])
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', userIds)
+    .where(isAnyOf('id', userIds))
     .where('role', 'in', staffRoles)
     .orderBy('id')
     .forNoKeyUpdate()
