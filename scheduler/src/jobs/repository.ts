@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { JobKind, JobStatus } from '../db/types.ts';
 
@@ -50,7 +51,7 @@ export async function completeJobs(
     .updateTable('jobs')
     .set({ status: 'done', finished_at: sql<string>`now()`, locked_until: null, last_error: null })
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...ids])
+    .where(isAnyOf('id', ids))
     .where('status', '=', 'pending')
     .where('locked_by', '=', worker)
     .execute();

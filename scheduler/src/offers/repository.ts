@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { Offer, OfferStatus } from './schemas.ts';
 
@@ -139,7 +140,7 @@ export async function cancelOffersOfSeats(
   let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
   query =
     'ids' in seats
-      ? query.where('id', 'in', [...seats.ids])
+      ? query.where(isAnyOf('id', seats.ids))
       : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
   const locked = await query.forUpdate().execute();
   if (locked.length === 0) return [];
@@ -148,9 +149,10 @@ export async function cancelOffersOfSeats(
     .set({ status: 'cancelled', decided_at: now.toISOString(), decided_by: decidedBy })
     .where('tenant_id', '=', tenantId)
     .where(
-      'assignment_id',
-      'in',
-      locked.map((seat) => seat.id),
+      isAnyOf(
+        'assignment_id',
+        locked.map((seat) => seat.id),
+      ),
     )
     .where('status', 'in', ['open', 'accepted'])
     .where('expires_at', '>', now.toISOString())
