@@ -10,7 +10,7 @@ import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
-import { roleExists } from '../roles/repository.ts';
+import { existingRoleIds } from '../roles/repository.ts';
 import { checkFilterWindow, checkShiftWindow } from '../time/window.ts';
 import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
@@ -98,11 +98,14 @@ export async function checkRoles(
   slots: SlotRequest[],
   field = (i: number) => `slots[${i}].role_id`,
 ) {
-  for (const [index, slot] of slots.entries()) {
-    if (!(await roleExists(deps.db, caller.tenantId, slot.role_id))) {
-      throw validationFailed(field(index), 'no such role in this tenant');
-    }
-  }
+  // One statement for every slot's role, however many slots.
+  const known = await existingRoleIds(
+    deps.db,
+    caller.tenantId,
+    slots.map((slot) => slot.role_id),
+  );
+  const index = slots.findIndex((slot) => !known.has(slot.role_id));
+  if (index >= 0) throw validationFailed(field(index), 'no such role in this tenant');
 }
 
 /** A reference in the body went missing between its check and the write. */
