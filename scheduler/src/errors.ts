@@ -39,7 +39,8 @@ export const errorCatalogue = {
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
-    summary: 'A dependency (database, storage) is unavailable or not configured.',
+    summary:
+      'A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work.',
   },
 } as const;
 

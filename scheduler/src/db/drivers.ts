@@ -1,4 +1,5 @@
 import {
+  type AbortableOperationOptions,
   CompiledQuery,
   type DatabaseConnection,
   type Dialect,
@@ -8,6 +9,7 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryCompiler,
+  type QueryResult,
   type TransactionSettings,
 } from 'kysely';
 import { inBackground } from './lanes.ts';
@@ -23,42 +25,55 @@ import { currentActor, currentTenant } from './tenant-scope.ts';
  *   the request's tenant (row-level security, migration 0006), PGlite's owner view drops
  *   the application role for the loan and takes it back after.
  *
+ * - `ParameterGuard`, over each of them (`dialectOver`), refuses a statement with more
+ *   bind parameters than `MAX_STATEMENT_PARAMETERS` before it is sent.
+ *
  * None of them owns the real driver: the database handle initialises and destroys it once.
  */
 type Prepare = (connection: DatabaseConnection) => Promise<void>;
 
-/** Passes everything through to `inner`; init and destroy belong to the handle. */
+/**
+ * Passes everything through to `inner`; init and destroy belong to the handle. A driver
+ * that lends connections of its own wrapping (`ParameterGuard`) unwraps them in `unwrap`.
+ */
 class DelegatingDriver implements Driver {
   constructor(protected readonly inner: Driver) {}
+  protected unwrap(connection: DatabaseConnection): DatabaseConnection {
+    return connection;
+  }
   async init(): Promise<void> {}
   acquireConnection(): Promise<DatabaseConnection> {
     return this.inner.acquireConnection();
   }
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
+    return this.inner.beginTransaction(this.unwrap(connection), settings);
   }
   commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
+    return this.inner.commitTransaction(this.unwrap(connection));
   }
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+    return this.inner.rollbackTransaction(this.unwrap(connection));
   }
   savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.inner.savepoint?.(connection, name, compile) ?? Promise.reject(new Error('no savepoints'));
+    return (
+      this.inner.savepoint?.(this.unwrap(connection), name, compile) ??
+      Promise.reject(new Error('no savepoints'))
+    );
   }
   rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
     return (
-      this.inner.rollbackToSavepoint?.(connection, name, compile) ??
+      this.inner.rollbackToSavepoint?.(this.unwrap(connection), name, compile) ??
       Promise.reject(new Error('no savepoints'))
     );
   }
   releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
     return (
-      this.inner.releaseSavepoint?.(connection, name, compile) ?? Promise.reject(new Error('no savepoints'))
+      this.inner.releaseSavepoint?.(this.unwrap(connection), name, compile) ??
+      Promise.reject(new Error('no savepoints'))
     );
   }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(connection);
+    return this.inner.releaseConnection(this.unwrap(connection));
   }
   async destroy(): Promise<void> {}
 }
@@ -199,11 +214,81 @@ export function tenantSession(): Prepare {
   };
 }
 
-/** A Kysely dialect for PostgreSQL syntax over a driver of ours. */
+/**
+ * The most bind parameters one statement may carry. A statement's parameter count must
+ * not grow with its input: PostgreSQL's protocol counts them in 16 bits (65,535 at most;
+ * beyond, the server sees a malformed message), and well before that a statement of
+ * thousands of parameters costs more to send and plan than the same values as arrays.
+ * Lists of ids and many rows go in as one array per column (`= ANY($1::uuid[])`,
+ * `INSERT … SELECT * FROM unnest($1::uuid[], $2::text[], …)`), so no statement of the
+ * application comes near this; one that does is a bug, refused here before it is sent.
+ */
+export const MAX_STATEMENT_PARAMETERS = 1000;
+
+/** A statement refused for its number of bind parameters (see MAX_STATEMENT_PARAMETERS): a bug. */
+export class TooManyParametersError extends Error {
+  constructor(
+    readonly parameters: number,
+    sql: string,
+  ) {
+    const start = sql.replace(/\s+/g, ' ').trim().slice(0, 120);
+    super(
+      `statement with ${parameters} bind parameters refused (at most ${MAX_STATEMENT_PARAMETERS}; pass lists as arrays): ${start}`,
+    );
+    this.name = 'TooManyParametersError';
+  }
+}
+
+function checkParameters(query: CompiledQuery): void {
+  if (query.parameters.length > MAX_STATEMENT_PARAMETERS) {
+    throw new TooManyParametersError(query.parameters.length, query.sql);
+  }
+}
+
+/** A lent connection that checks each statement before passing it on. */
+class GuardedConnection implements DatabaseConnection {
+  readonly collectSessionInfo?: DatabaseConnection['collectSessionInfo'];
+  readonly killSession?: DatabaseConnection['killSession'];
+
+  constructor(readonly inner: DatabaseConnection) {
+    // Kysely aborts a query through these when the connection has them: the inner's, as they are.
+    if (inner.collectSessionInfo) this.collectSessionInfo = inner.collectSessionInfo.bind(inner);
+    if (inner.killSession) this.killSession = inner.killSession.bind(inner);
+  }
+
+  async executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
+    checkParameters(query);
+    return this.inner.executeQuery<R>(query, options);
+  }
+
+  async *streamQuery<R>(
+    query: CompiledQuery,
+    chunkSize: number,
+    options?: AbortableOperationOptions,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    checkParameters(query);
+    yield* this.inner.streamQuery<R>(query, chunkSize, options);
+  }
+}
+
+/** Lends `inner`'s connections guarded: no statement above MAX_STATEMENT_PARAMETERS is sent. */
+export class ParameterGuard extends DelegatingDriver {
+  protected override unwrap(connection: DatabaseConnection): DatabaseConnection {
+    return connection instanceof GuardedConnection ? connection.inner : connection;
+  }
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new GuardedConnection(await this.inner.acquireConnection());
+  }
+}
+
+/**
+ * A Kysely dialect for PostgreSQL syntax over a driver of ours, guarded: every statement
+ * of the Kysely built on it passes ParameterGuard.
+ */
 export function dialectOver(driver: Driver): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => driver,
+    createDriver: () => new ParameterGuard(driver),
     createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };

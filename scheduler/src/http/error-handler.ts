@@ -3,29 +3,63 @@ import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
 import type { App } from './types.ts';
 import { describeValidationError } from './validation.ts';
 
-/** Database and socket failures that mean "try again later" rather than "bug". */
+/**
+ * 503 means "try again later works": the database cannot be reached or went away (a
+ * socket to it failed, it is starting or shutting down, it has no connection to spare),
+ * or a statement ran out of its time (statement or lock timeout). Nothing else is: an
+ * error of the database that no retry mends (a statement it cannot take, 08P01
+ * protocol_violation among them, though SQLSTATE class 08 is otherwise about
+ * connections) is a bug, answered 500.
+ */
 const unavailableCodes = new Set([
+  // Sockets to the database.
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
   'EPIPE',
-  // A statement past DATABASE_STATEMENT_TIMEOUT_MS, cancelled by the server.
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // Class 08, connection exceptions: no connection, or it failed.
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08007',
+  // too_many_connections.
+  '53300',
+  // lock_not_available (lock_timeout) and query_canceled (statement_timeout).
+  '55P03',
   '57014',
+  // admin_shutdown, crash_shutdown, cannot_connect_now.
   '57P01',
   '57P02',
   '57P03',
 ]);
 
+/**
+ * How pg, its pool, PGlite and Kysely report a connection that is closed or could not be
+ * had in time, with a plain Error.
+ */
+const closedConnection = new RegExp(
+  [
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Cannot use a pool after calling end on the pool',
+    // A statement sent on a connection that died (the ROLLBACK of a transaction cut off),
+    // and one the server did not answer within the client's deadline (query_timeout).
+    'is not queryable',
+    '^Query read timeout$',
+    'PGlite is closed',
+    'driver has already been destroyed',
+  ].join('|'),
+  'i',
+);
+
 function isUnavailable(error: { code?: unknown; message?: string }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
-  if (unavailableCodes.has(code) || code.startsWith('08')) return true;
-  // pg's pool and PGlite report a closed connection with a plain Error, pg also a statement
-  // sent on one (the ROLLBACK of a transaction whose connection died, which Kysely reports),
-  // a statement the server did not answer in time (query_timeout) and a pool that had no
-  // connection to lend in time.
-  return /Connection terminated|PGlite is closed|driver has already been destroyed|is not queryable$|^Query read timeout$|^timeout exceeded when trying to connect$/i.test(
-    error.message ?? '',
-  );
+  return unavailableCodes.has(code) || closedConnection.test(error.message ?? '');
 }
 
 /**

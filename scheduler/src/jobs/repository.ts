@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { JobKind, JobStatus } from '../db/types.ts';
 
@@ -62,7 +63,7 @@ export async function completeJobs(
       last_error: null,
     })
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', sql<string>`ANY (${[...ids]}::uuid[])`)
+    .where(isAnyOf('id', ids))
     .where('status', '=', 'pending')
     .where('locked_by', '=', worker)
     .execute();

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { activeAmong } from '../users/repository.ts';
@@ -35,8 +36,9 @@ export async function stageNotifications(
       data: message.data ?? null,
     })),
   );
-  // One statement for every delivery: each recipient's browsers, as they are now. Ids in
-  // their wire form (32 hex digits), as everywhere else.
+  // One statement for every delivery: each recipient's browsers, as they are now, the
+  // notifications named in one array. Ids in their wire form (32 hex digits), as
+  // everywhere else.
   const hex = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
   await db
     .insertInto('jobs')
@@ -49,9 +51,10 @@ export async function stageNotifications(
         )
         .where('b.tenant_id', '=', tenantId)
         .where(
-          'n.id',
-          'in',
-          notifications.map((n) => n.id),
+          isAnyOf(
+            'n.id',
+            notifications.map((n) => n.id),
+          ),
         )
         .select([
           'b.tenant_id',

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type RowColumns, unnestRows } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { Notification } from './schemas.ts';
 
@@ -24,11 +25,27 @@ export interface NotificationValues {
   data: Record<string, unknown> | null;
 }
 
-/** One statement for every recipient of the same message. */
+const insertedColumns: RowColumns<Omit<NotificationValues, 'data'> & { data: string | null }> = [
+  ['tenant_id', 'uuid'],
+  ['id', 'uuid'],
+  ['user_id', 'uuid'],
+  ['type', 'text'],
+  ['title', 'text'],
+  ['body', 'text'],
+  ['data', 'jsonb'],
+];
+
+/** One statement for every recipient of the same message, one array per column. */
 export function insertNotifications(db: Db, rows: readonly NotificationValues[]): Promise<Notification[]> {
   return db
     .insertInto('notifications')
-    .values(rows.map((row) => ({ ...row, data: row.data === null ? null : JSON.stringify(row.data) })))
+    .columns(insertedColumns.map(([column]) => column))
+    .expression(
+      unnestRows(
+        rows.map((row) => ({ ...row, data: row.data === null ? null : JSON.stringify(row.data) })),
+        insertedColumns,
+      ),
+    )
     .returning(columns)
     .execute();
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { Offer, OfferStatus } from './schemas.ts';
 
@@ -133,7 +134,7 @@ export async function lockSeatsToRemove(db: Db, tenantId: string, seats: SeatSel
   let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
   query =
     'ids' in seats
-      ? query.where('id', 'in', [...seats.ids])
+      ? query.where(isAnyOf('id', seats.ids))
       : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
   return (await query.forUpdate().execute()).map((seat) => seat.id);
 }
@@ -154,7 +155,7 @@ export async function settleExpiredOffersOfSeats(
     .updateTable('offers')
     .set({ status: 'expired' })
     .where('tenant_id', '=', tenantId)
-    .where('assignment_id', 'in', [...seatIds])
+    .where(isAnyOf('assignment_id', seatIds))
     .where('status', 'in', ['open', 'accepted'])
     .where('expires_at', '<=', now.toISOString())
     .execute();
@@ -173,7 +174,7 @@ export async function cancelLiveOffersOfSeats(
     .updateTable('offers')
     .set({ status: 'cancelled', decided_at: now.toISOString(), decided_by: decidedBy })
     .where('tenant_id', '=', tenantId)
-    .where('assignment_id', 'in', [...seatIds])
+    .where(isAnyOf('assignment_id', seatIds))
     .where('status', 'in', ['open', 'accepted'])
     .where('expires_at', '>', now.toISOString())
     .returning('id')

@@ -1,3 +1,4 @@
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 
 export const roleColumns = ['id', 'tenant_id', 'name', 'description', 'created_at'] as const;
@@ -49,7 +50,7 @@ export async function existingRoleIds(
     .selectFrom('roles')
     .select('id')
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...roleIds])
+    .where(isAnyOf('id', roleIds))
     .execute();
   return new Set(rows.map((row) => row.id));
 }

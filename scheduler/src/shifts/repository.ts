@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Insertable, sql, type Updateable } from 'kysely';
+import { isAnyOf, type RowColumns, unnestRows } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import type { Database, ShiftSlotsTable, ShiftsTable } from '../db/types.ts';
@@ -68,6 +69,8 @@ export interface ShiftFilter {
   status?: ShiftStatus | undefined;
   eventId?: string | undefined;
   shiftId?: string | undefined;
+  /** Only these shifts (one array parameter, however many). */
+  shiftIds?: readonly string[] | undefined;
   /** Only shifts overlapping `[from, to)`. */
   window?: TimeWindow | undefined;
 }
@@ -82,6 +85,7 @@ export function selectShifts(db: Db, filter: ShiftFilter) {
   if (filter.onlyVisible) query = query.where(visibleToStaff);
   if (filter.eventId !== undefined) query = query.where('shifts.event_id', '=', filter.eventId);
   if (filter.shiftId !== undefined) query = query.where('shifts.id', '=', filter.shiftId);
+  if (filter.shiftIds !== undefined) query = query.where(isAnyOf('shifts.id', filter.shiftIds));
   if (filter.status !== undefined) query = query.where(status, '=', filter.status);
   if (filter.window && limitsWindow(filter.window))
     query = query.where(
@@ -118,19 +122,50 @@ export function listSlots(db: Db, tenantId: string, shiftId: string): Promise<Sh
 export type NewShift = Omit<Insertable<ShiftsTable>, 'created_at'>;
 export type NewSlot = Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>;
 
+const newShiftColumns: RowColumns<NewShift> = [
+  ['tenant_id', 'uuid'],
+  ['id', 'uuid'],
+  ['event_id', 'uuid'],
+  ['name', 'text'],
+  ['location_id', 'uuid'],
+  ['starts_at', 'timestamptz'],
+  ['ends_at', 'timestamptz'],
+  ['published_at', 'timestamptz'],
+];
+
+const newSlotColumns: RowColumns<NewSlot> = [
+  ['tenant_id', 'uuid'],
+  ['id', 'uuid'],
+  ['shift_id', 'uuid'],
+  ['role_id', 'uuid'],
+  ['capacity', 'integer'],
+];
+
+/** Slots, any number, in one statement of five parameters. */
+async function insertSlots(db: Db, slots: readonly NewSlot[]): Promise<void> {
+  if (slots.length === 0) return;
+  await db
+    .insertInto('shift_slots')
+    .columns(newSlotColumns.map(([column]) => column))
+    .expression(unnestRows(slots, newSlotColumns))
+    .execute();
+}
+
 /**
- * Many shifts and their slots in few statements (bulk generation, split); answers the
- * new rows in start order, without status. Run it in a transaction.
+ * Many shifts and their slots in two statements, each with one array per column (bulk
+ * generation, split); answers the new rows in start order, without status. Run it in a
+ * transaction.
  */
 export async function insertShifts(
   db: Db,
-  shifts: NewShift[],
-  slots: NewSlot[],
+  shifts: readonly NewShift[],
+  slots: readonly NewSlot[],
 ): Promise<Omit<Shift, 'status'>[]> {
   if (shifts.length === 0) return [];
   const rows = await db
     .insertInto('shifts')
-    .values(shifts)
+    .columns(newShiftColumns.map(([column]) => column))
+    .expression(unnestRows(shifts, newShiftColumns))
     .returning([
       'id',
       'tenant_id',
@@ -143,23 +178,17 @@ export async function insertShifts(
       'created_at',
     ])
     .execute();
-  // Postgres caps a statement at 65535 parameters: 5 per slot row.
-  for (let i = 0; i < slots.length; i += 10_000) {
-    await db
-      .insertInto('shift_slots')
-      .values(slots.slice(i, i + 10_000))
-      .execute();
-  }
+  await insertSlots(db, slots);
   return rows.sort((a, b) => a.starts_at.localeCompare(b.starts_at));
 }
 
 export async function insertShift(
   db: Db,
   shift: Omit<Insertable<ShiftsTable>, 'created_at' | 'published_at'>,
-  slots: Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>[],
+  slots: readonly NewSlot[],
 ): Promise<void> {
   await db.insertInto('shifts').values(shift).execute();
-  if (slots.length > 0) await db.insertInto('shift_slots').values(slots).execute();
+  await insertSlots(db, slots);
 }
 
 /** A shift's times as a request read them; a write conditioned on them acts on that shift only. */
@@ -204,7 +233,7 @@ export type ShiftSelection = { ids: readonly string[] } | { eventId: string };
 
 function selected(eb: ExpressionBuilder<Database, 'shifts'>, selection: ShiftSelection) {
   return 'ids' in selection
-    ? eb('shifts.id', 'in', [...selection.ids])
+    ? isAnyOf('shifts.id', selection.ids)
     : eb('shifts.event_id', '=', selection.eventId);
 }
 

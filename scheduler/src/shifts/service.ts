@@ -10,7 +10,7 @@ import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
-import { roleExists } from '../roles/repository.ts';
+import { existingRoleIds } from '../roles/repository.ts';
 import { checkFilterWindow, checkShiftWindow } from '../time/window.ts';
 import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
@@ -98,11 +98,14 @@ export async function checkRoles(
   slots: SlotRequest[],
   field = (i: number) => `slots[${i}].role_id`,
 ) {
-  for (const [index, slot] of slots.entries()) {
-    if (!(await roleExists(deps.db, caller.tenantId, slot.role_id))) {
-      throw validationFailed(field(index), 'no such role in this tenant');
-    }
-  }
+  // One statement for every slot's role, however many slots.
+  const known = await existingRoleIds(
+    deps.db,
+    caller.tenantId,
+    slots.map((slot) => slot.role_id),
+  );
+  const index = slots.findIndex((slot) => !known.has(slot.role_id));
+  if (index >= 0) throw validationFailed(field(index), 'no such role in this tenant');
 }
 
 /** A reference in the body went missing between its check and the write. */
@@ -242,13 +245,11 @@ async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelecti
   await nameAuditAction(tx, 'shift.published');
   const ids = await publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
   if (ids.length > 0) {
-    // Read only when a webhook subscribes: the shifts as the API shows them, published now.
-    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', async () => {
-      // One at a time: the embedded database has one session, which the transaction holds.
-      const shifts = [];
-      for (const id of ids) shifts.push(await getShift(tx, caller, id));
-      return shifts;
-    });
+    // Read only when a webhook subscribes: the shifts as the API shows them, published
+    // now, in one statement, by start.
+    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', () =>
+      listShifts(tx.db, { ...shiftFilter(tx, caller), shiftIds: ids }),
+    );
   }
   return ids.length;
 }

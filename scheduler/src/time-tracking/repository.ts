@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { spanOverlaps, type TimeWindow } from '../db/time-window.ts';
 import type { LedgerRow, OvertimeBalance, PayoutRecord, TimeEntry } from './schemas.ts';
@@ -345,7 +346,7 @@ export function findExportEntries(db: Db, tenantId: string, ids: string[]): Prom
       'e.overtime_minutes',
     ])
     .where('e.tenant_id', '=', tenantId)
-    .where('e.id', 'in', ids)
+    .where(isAnyOf('e.id', ids))
     .execute();
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AccessRole } from '../auth/identity.ts';
+import { isAnyOf, type RowColumns, unnestRows } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { roleColumns } from '../roles/repository.ts';
 
@@ -49,6 +50,34 @@ export async function grant(
   await db
     .insertInto('user_qualifications')
     .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'user_id', 'role_id']).doNothing())
+    .execute();
+}
+
+const grantColumns: RowColumns<{ tenant_id: string; user_id: string; role_id: string; granted_by: string }> =
+  [
+    ['tenant_id', 'uuid'],
+    ['user_id', 'uuid'],
+    ['role_id', 'uuid'],
+    ['granted_by', 'uuid'],
+  ];
+
+/** Grants the user every one of `roleIds` in one statement (one array per column); those held stay. */
+export async function grantAll(
+  db: Db,
+  grant: { tenant_id: string; user_id: string; granted_by: string },
+  roleIds: readonly string[],
+): Promise<void> {
+  if (roleIds.length === 0) return;
+  await db
+    .insertInto('user_qualifications')
+    .columns(grantColumns.map(([column]) => column))
+    .expression(
+      unnestRows(
+        roleIds.map((role_id) => ({ ...grant, role_id })),
+        grantColumns,
+      ),
+    )
     .onConflict((oc) => oc.columns(['tenant_id', 'user_id', 'role_id']).doNothing())
     .execute();
 }
@@ -134,7 +163,7 @@ export async function activeAmong(db: Db, tenantId: string, userIds: readonly st
     .selectFrom('users')
     .select('id')
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', userIds)
+    .where(isAnyOf('id', userIds))
     .where('active', '=', true)
     .execute();
   return rows.map((row) => row.id);
@@ -168,7 +197,7 @@ export function lockStaff(db: Db, tenantId: string, userIds: string[]) {
     .selectFrom('users')
     .select(['id', 'active'])
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', userIds)
+    .where(isAnyOf('id', userIds))
     .where('role', 'in', staffRoles)
     .orderBy('id')
     .forNoKeyUpdate()

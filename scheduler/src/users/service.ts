@@ -12,6 +12,7 @@ import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   findStaff,
   grant,
+  grantAll,
   insertStaff,
   listStaff,
   lockStaff,
@@ -121,14 +122,7 @@ export async function createUser(
         email: optionalText(input.email),
       });
       if (!user) throw new AppError('DUPLICATE', 'a user with this subject exists already');
-      for (const roleId of roleIds) {
-        await grant(trx, {
-          tenant_id: caller.tenantId,
-          user_id: id,
-          role_id: roleId,
-          granted_by: caller.userId,
-        });
-      }
+      await grantAll(trx, { tenant_id: caller.tenantId, user_id: id, granted_by: caller.userId }, roleIds);
       return toWire(user);
     });
   } catch (error) {

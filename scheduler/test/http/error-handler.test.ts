@@ -1,8 +1,14 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
+import { MAX_STATEMENT_PARAMETERS } from '../../src/db/drivers.ts';
 import { AppError } from '../../src/errors.ts';
 import { type App, identityOf } from '../../src/http/types.ts';
+import { freePort } from '../support/pg-cluster.ts';
 import { buildProbeApp, expectError, type LogLine, type ProbeApp } from '../support/probe-app.ts';
+import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
  * The error handler and the not-found handler (src/http/error-handler.ts), on probe
@@ -50,19 +56,115 @@ const conflicts: Record<string, () => Error> = {
   '40P01': () => failure('deadlock detected', { code: '40P01' }),
   '40001': () => failure('could not serialize access due to concurrent update', { code: '40001' }),
 };
+/** Try again later works: the database cannot be reached or went away, or a statement ran out of its time. */
 const unavailable: Record<string, () => Error> = {
   ECONNREFUSED: () => failure('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' }),
   ECONNRESET: () => failure('read ECONNRESET', { code: 'ECONNRESET' }),
   ETIMEDOUT: () => failure('connect ETIMEDOUT', { code: 'ETIMEDOUT' }),
   EPIPE: () => failure('write EPIPE', { code: 'EPIPE' }),
+  EHOSTUNREACH: () => failure('connect EHOSTUNREACH 10.0.0.5:5432', { code: 'EHOSTUNREACH' }),
+  ENETUNREACH: () => failure('connect ENETUNREACH 10.0.0.5:5432', { code: 'ENETUNREACH' }),
+  EAI_AGAIN: () => failure('getaddrinfo EAI_AGAIN db.internal', { code: 'EAI_AGAIN' }),
   '57P01': () => failure('terminating connection due to administrator command', { code: '57P01' }),
   '57P02': () => failure('terminating connection due to crash of another server process', { code: '57P02' }),
   '57P03': () => failure('the database system is starting up', { code: '57P03' }),
+  '08000': () => failure('connection exception', { code: '08000' }),
+  '08001': () => failure('could not connect to server', { code: '08001' }),
+  '08003': () => failure('connection does not exist', { code: '08003' }),
+  '08004': () => failure('the database system is not accepting connections', { code: '08004' }),
   '08006': () => failure('connection failure', { code: '08006' }),
-  '08P01': () => failure('protocol violation', { code: '08P01' }),
+  '08007': () => failure('transaction resolution unknown', { code: '08007' }),
+  '53300': () => failure('sorry, too many clients already', { code: '53300' }),
+  '57014': () => failure('canceling statement due to statement timeout', { code: '57014' }),
+  '55P03': () => failure('canceling statement due to lock timeout', { code: '55P03' }),
   terminated: () => new Error('Connection terminated unexpectedly'),
+  'connect-timeout': () => new Error('Connection terminated due to connection timeout'),
+  'pool-timeout': () => new Error('timeout exceeded when trying to connect'),
+  'pool-ended': () => new Error('Cannot use a pool after calling end on the pool'),
+  'client-broken': () => new Error('Client has encountered a connection error and is not queryable'),
+  'client-closed': () => new Error('Client was closed and is not queryable'),
   'pglite-closed': () => new Error('PGlite is CLOSED'),
   destroyed: () => new Error('Kysely: driver has already been destroyed'),
+};
+/**
+ * Errors of the database that no retry mends: a statement it cannot take is a bug of ours
+ * (500), whatever class its SQLSTATE is in, the connection class 08 included.
+ */
+const bugs: Record<string, () => Error> = {
+  '08P01': () => failure('bind message has 65536 parameter formats but 0 parameters', { code: '08P01' }),
+  '26000': () => failure('unnamed prepared statement does not exist', { code: '26000' }),
+  '42601': () => failure('syntax error at or near "SELEC"', { code: '42601' }),
+  '42P01': () => failure('relation "nowhere" does not exist', { code: '42P01' }),
+  '42501': () => failure('permission denied for table tenants', { code: '42501' }),
+  '22P02': () => failure('invalid input syntax for type uuid: "x"', { code: '22P02' }),
+  '25P02': () => failure('current transaction is aborted', { code: '25P02' }),
+  '54000': () => failure('target lists can have at most 1664 entries', { code: '54000' }),
+  '53100': () => failure('could not extend file: No space left on device', { code: '53100' }),
+  '57P04': () => failure('database "x" does not exist', { code: '57P04' }),
+  XX000: () => failure('internal error', { code: 'XX000' }),
+};
+
+const onPostgres = inject('testDb') === 'postgres';
+
+/**
+ * Real failures, made where they happen: each runs against this file's database (or a
+ * pg client of its own) and must reject. The route throws what it rejected with.
+ */
+const real: Record<string, () => Promise<unknown>> = {
+  /**
+   * 65,536 bind parameters, sent past the application's drivers: PostgreSQL's protocol
+   * counts them in 16 bits, so the server sees a bind message that does not match
+   * (08P01); the embedded database fails the statement in its own way.
+   */
+  'protocol-overflow': async () => {
+    const count = 65_536;
+    const text = `SELECT cardinality(ARRAY[${Array.from({ length: count }, (_, i) => `$${i + 1}`).join(',')}]::int[])`;
+    const values = Array.from({ length: count }, (_, i) => i);
+    if (!onPostgres) return probe.db.pglite?.query(text, values);
+    const client = new pg.Client({ connectionString: probe.db.url ?? '' });
+    await client.connect();
+    try {
+      return await client.query(text, values);
+    } finally {
+      await client.end();
+    }
+  },
+  /** One more bind parameter than the drivers send (src/db/drivers.ts): refused, never sent. */
+  'parameters-refused': () =>
+    sql`SELECT ARRAY[${sql.join(Array.from({ length: MAX_STATEMENT_PARAMETERS + 1 }, (_, i) => i))}]`.execute(
+      probe.db.db,
+    ),
+  syntax: () => sql`SELEC 1`.execute(probe.db.db),
+  'bad-uuid': () => sql`SELECT ${'x'}::uuid`.execute(probe.db.db),
+  'connection-refused': async () => {
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: await freePort(),
+      connectionTimeoutMillis: 60_000,
+    });
+    return client.connect();
+  },
+  'pool-ended': async () => {
+    const pool = new pg.Pool({ host: '127.0.0.1', port: await freePort() });
+    await pool.end();
+    return pool.query('SELECT 1');
+  },
+  'statement-timeout': () =>
+    probe.db.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL statement_timeout = 1`.execute(trx);
+      await sql`SELECT pg_sleep(30)`.execute(trx);
+    }),
+  /** A lock held by the owner's connection; the application's waits 1 ms for it. */
+  'lock-timeout': () =>
+    probe.db.owner.transaction().execute(async (holder) => {
+      await sql`SELECT pg_advisory_xact_lock(31)`.execute(holder);
+      await probe.db.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = 1`.execute(trx);
+        await sql`SELECT pg_advisory_xact_lock(31)`.execute(trx);
+      });
+    }),
+  'terminated-by-administrator': () =>
+    sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(probe.db.db),
 };
 
 beforeAll(async () => {
@@ -70,9 +172,18 @@ beforeAll(async () => {
     app.get('/api/v1/probe/admin', { config: { access: 'admin' } }, async (request) => identityOf(request));
     app.get<{ Params: { kind: string } }>('/probe/throw/:kind', async (request) => {
       const make =
-        thrown[request.params.kind] ?? unavailable[request.params.kind] ?? conflicts[request.params.kind];
+        thrown[request.params.kind] ??
+        unavailable[request.params.kind] ??
+        conflicts[request.params.kind] ??
+        bugs[request.params.kind];
       if (!make) throw new Error(`no such kind ${request.params.kind}`);
       throw make();
+    });
+    app.get<{ Params: { kind: string } }>('/probe/real/:kind', async (request) => {
+      const make = real[request.params.kind];
+      if (!make) throw new Error(`no such kind ${request.params.kind}`);
+      await make();
+      return { ok: true };
     });
   });
   ({ app, logs } = probe);
@@ -116,6 +227,23 @@ describe('error handler', () => {
       }),
     );
   });
+
+  it.each(Object.keys(bugs))(
+    'answers 500 for a database error no retry mends (%s), never 503, logging it',
+    async (kind) => {
+      const response = await get(`/probe/throw/${kind}`);
+      const id = String(response.headers['x-request-id']);
+      expectError(response, 500, 'INTERNAL', `internal error (request id ${id})`);
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'unhandled error',
+          reqId: id,
+          err: expect.objectContaining({ message: bugs[kind]?.().message }),
+        }),
+      );
+    },
+  );
 
   it.each(Object.keys(conflicts))(
     'answers 409 for a database refusal no service foresaw (%s), logging it as an error',
@@ -186,6 +314,58 @@ describe('error handler', () => {
     for (const kind of ['status-400', 'status-404', 'status-415', 'app-headers', 'plain', 'ECONNREFUSED']) {
       expect((await get(`/probe/throw/${kind}`)).headers.connection, kind).not.toBe('close');
     }
+  });
+});
+
+describe('error handler, with real failures', () => {
+  const internal = (response: LightMyRequestResponse) =>
+    expectError(response, 500, 'INTERNAL', `internal error (request id ${response.headers['x-request-id']})`);
+  const unavailableAnswer = (response: LightMyRequestResponse) =>
+    expectError(response, 503, 'SERVICE_UNAVAILABLE', 'service temporarily unavailable');
+
+  it.each(['protocol-overflow', 'parameters-refused', 'syntax', 'bad-uuid'])(
+    'answers 500 for a statement the database cannot take (%s), logged as unhandled',
+    async (kind) => {
+      const response = await get(`/probe/real/${kind}`);
+      internal(response);
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'unhandled error',
+          reqId: response.headers['x-request-id'],
+        }),
+      );
+    },
+  );
+
+  it('logs a refused statement with its count and its start, never its values', async () => {
+    const response = await get('/probe/real/parameters-refused');
+    internal(response);
+    const line = logs.find((l) => l.msg === 'unhandled error');
+    expect(line?.err?.message).toMatch(
+      /^statement with 1001 bind parameters refused \(at most 1000; pass lists as arrays\): SELECT ARRAY\[\$1, \$2, /,
+    );
+  });
+
+  it.each(['connection-refused', 'pool-ended'])(
+    'answers 503 when the database cannot be reached (%s)',
+    async (kind) => {
+      unavailableAnswer(await get(`/probe/real/${kind}`));
+    },
+  );
+
+  it.each(['statement-timeout', 'lock-timeout'])(
+    'answers 503 for a statement the server gave up on (%s), and serves on',
+    runsIf(onPostgres, NEEDS_POSTGRES),
+    async (kind) => {
+      unavailableAnswer(await get(`/probe/real/${kind}`));
+      const { rows } = await sql<{ ok: number }>`SELECT 1 AS ok`.execute(probe.db.db);
+      expect(rows).toEqual([{ ok: 1 }]);
+    },
+  );
+
+  it('answers 503 for a connection the server ended', runsIf(onPostgres, NEEDS_POSTGRES), async () => {
+    unavailableAnswer(await get('/probe/real/terminated-by-administrator'));
   });
 });
 

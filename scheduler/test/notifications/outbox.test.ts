@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { asTenant } from '../../src/db/tenant-scope.ts';
 import { createLogger } from '../../src/logger.ts';
+import { stageNotifications } from '../../src/notifications/outbox.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
@@ -413,5 +417,94 @@ describe('deactivated users', () => {
     );
     await settle();
     expect(await storedFor(employee.userId)).toEqual(['assignment.created', 'shift.changed']);
+  });
+});
+
+describe('many people at once', () => {
+  /** `count` employees of the tenant made by the owner, the first `active` of them active; their ids. */
+  async function people(tenantId: string, count: number, active: number): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
+    await sql`
+      INSERT INTO users (tenant_id, id, role, display_name, active)
+      SELECT ${tenantId}::uuid, id, 'employee', 'Person ' || n, n <= ${active}
+        FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS u(id, n)`.execute(ctx.db.owner);
+    return ids;
+  }
+
+  it('stages one notification per active person among 1,550 ids, and a delivery per browser of theirs', async () => {
+    const tenantId = admin.tenantId;
+    const ids = await people(tenantId, 1500, 1200);
+    const unknown = Array.from({ length: 50 }, () => randomUUID().replaceAll('-', ''));
+    // Twenty of the active people have a browser each; two of the inactive ones too.
+    const withBrowsers = [...ids.slice(0, 20), ...ids.slice(1200, 1202)];
+    const browsers = withBrowsers.map(() => push.subscribe());
+    await sql`
+      INSERT INTO push_subscriptions (tenant_id, id, user_id, endpoint, p256dh, auth)
+      SELECT ${tenantId}::uuid, gen_random_uuid(), user_id, endpoint, p256dh, auth
+        FROM unnest(${withBrowsers}::uuid[], ${browsers.map((b) => b.body.endpoint)}::text[],
+                    ${browsers.map((b) => b.body.keys.p256dh)}::text[],
+                    ${browsers.map((b) => b.body.keys.auth)}::text[]) AS u(user_id, endpoint, p256dh, auth)`.execute(
+      ctx.db.owner,
+    );
+    const message = {
+      type: 'shift.changed',
+      title: 'Bar has changed',
+      body: 'Bar, "late", {all} day',
+      data: { shift_id: '0123456789abcdef0123456789abcdef' },
+    };
+    const staged = await asTenant(tenantId, () =>
+      ctx.db.db
+        .transaction()
+        .execute((trx) => stageNotifications(trx, tenantId, [...unknown, ...ids], message, 3)),
+    );
+    expect(staged.map((n) => n.user_id).sort()).toEqual(ids.slice(0, 1200).sort());
+    expect(new Set(staged.map((n) => n.id)).size).toBe(1200);
+    for (const notification of staged) {
+      expect(notification).toEqual({
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        tenant_id: tenantId,
+        user_id: notification.user_id,
+        ...message,
+        read_at: null,
+        created_at: expect.stringMatching(/Z$/),
+      });
+    }
+    const { rows } = await sql<{ notifications: number; deliveries: number }>`
+      SELECT (SELECT count(*)::int FROM notifications WHERE tenant_id = ${tenantId}::uuid) AS notifications,
+             (SELECT count(*)::int FROM jobs WHERE tenant_id = ${tenantId}::uuid AND kind = 'push') AS deliveries`.execute(
+      ctx.db.owner,
+    );
+    expect(rows).toEqual([{ notifications: 1200, deliveries: 20 }]);
+    await settle();
+    const byUser = new Map(staged.map((n) => [n.user_id, n]));
+    for (const [i, browser] of browsers.entries()) {
+      const got = push.received.filter((r) => r.subscription === browser.id).map((r) => r.payload);
+      expect(got).toEqual(i < 20 ? [byUser.get(withBrowsers[i] ?? '')] : []);
+    }
+  });
+
+  it('tells the 300 people on a shift of its new name', async () => {
+    await notifyOn();
+    const { shift } = await shiftFor(employee);
+    const tenantId = admin.tenantId;
+    const ids = await people(tenantId, 300, 300);
+    const slot = shift.slots[0] ?? '';
+    await admin.request('PATCH', `/api/v1/shifts/${shift.id}/slots/${slot}`, { capacity: 300 });
+    await sql`
+      INSERT INTO user_qualifications (tenant_id, user_id, role_id)
+      SELECT ${tenantId}::uuid, u.id, sl.role_id FROM unnest(${ids}::uuid[]) AS u(id), shift_slots sl
+       WHERE sl.tenant_id = ${tenantId}::uuid AND sl.id = ${slot}::uuid`.execute(ctx.db.owner);
+    await sql`
+      INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, assigned_by, starts_at, ends_at)
+      SELECT s.tenant_id, gen_random_uuid(), s.id, ${slot}::uuid, u.id, 'assign', ${admin.userId}::uuid,
+             s.starts_at, s.ends_at
+        FROM unnest(${ids}::uuid[]) AS u(id), shifts s
+       WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ${shift.id}::uuid`.execute(ctx.db.owner);
+    const renamed = await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Renamed' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    const { rows } = await sql<{ user_id: string; title: string }>`
+      SELECT user_id, title FROM notifications
+       WHERE tenant_id = ${tenantId}::uuid AND type = 'shift.changed' ORDER BY user_id`.execute(ctx.db.owner);
+    expect(rows).toEqual([...ids].sort().map((user_id) => ({ user_id, title: 'Renamed has changed' })));
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
@@ -262,6 +263,59 @@ describe('an offer whose seat goes away', () => {
     expect(gone.statusCode, gone.body).toBe(204);
     expect(await listed(w.admin)).toEqual([]);
     expect((await story(w.admin, offer)).map((e) => e.action).at(-1)).toBe('offer.deleted');
+  });
+});
+
+describe('a deactivation freeing many seats', () => {
+  it('frees 1,200 upcoming seats at once and cancels the offers on them', async () => {
+    const w = await world();
+    const tenant = w.admin.tenantId;
+    // 1,200 more upcoming seats of the employee, one-hour shifts two hours apart, past the API.
+    await sql`
+      WITH series AS (
+        SELECT i, gen_random_uuid() AS shift, gen_random_uuid() AS slot,
+               '2031-01-01Z'::timestamptz + i * interval '2 hours' AS starts
+          FROM generate_series(1, 1200) i
+      ), shifts AS (
+        INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at, published_at)
+        SELECT ${tenant}::uuid, shift, ${w.event}::uuid, 'Many ' || i, starts, starts + interval '1 hour', now()
+          FROM series
+      ), slots AS (
+        INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity)
+        SELECT ${tenant}::uuid, slot, shift, ${w.role}::uuid, 1 FROM series
+      )
+      INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
+      SELECT ${tenant}::uuid, gen_random_uuid(), shift, slot, ${w.employee.userId}::uuid, 'claim',
+             starts, starts + interval '1 hour'
+        FROM series`.execute(ctx.db.owner);
+    const seats = await ctx.db.owner
+      .selectFrom('shift_assignments')
+      .select('id')
+      .where('tenant_id', '=', tenant)
+      .where('user_id', '=', w.employee.userId)
+      .orderBy('starts_at', 'desc')
+      .limit(2)
+      .execute();
+    const offers = [];
+    for (const seat of [w.seat, ...seats.map((s) => s.id)]) {
+      offers.push((await created(w.employee, `/api/v1/assignments/${seat}/offer`, {})).id);
+    }
+    const off = await w.admin.request('PATCH', `/api/v1/users/${w.employee.userId}`, { active: false });
+    expect(off.statusCode, off.body).toBe(200);
+    const left = await ctx.db.owner
+      .selectFrom('shift_assignments')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', tenant)
+      .where('user_id', '=', w.employee.userId)
+      .executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+    for (const offer of offers) {
+      const log = (await w.admin.request('GET', `/api/v1/audit-log?target_id=${offer}`)).json() as {
+        action: string;
+      }[];
+      // Cancelled, then its seat link cleared as the seat goes; the record stays (migration 0021).
+      expect(log.map((e) => e.action).reverse()).toEqual(['offer.created', 'offer.cancelled', 'offer.updated']);
+    }
   });
 });
 

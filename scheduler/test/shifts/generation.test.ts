@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
@@ -211,6 +212,47 @@ describe('POST /api/v1/events/{event_id}/shifts/bulk', () => {
     expect(response.json()).toHaveLength(731);
   });
 
+  it('writes its largest call in full: 731 days with 5 slots each, 4,386 rows', async () => {
+    await setZone(t.admin, 'UTC');
+    const roles = [];
+    for (const name of ['A', 'B', 'C', 'D', 'E']) roles.push(await newRole(t.admin, name));
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-01-01T00:00:00Z',
+      ends_at: '2032-01-02T00:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+      slots: roles.map((role_id, i) => ({ role_id, capacity: i + 1 })),
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const days = Array.from({ length: 731 }, (_, i) =>
+      new Date(Date.UTC(2030, 0, 1 + i)).toISOString().slice(0, 10),
+    );
+    const shifts = response.json() as { id: string; starts_at: string; ends_at: string }[];
+    expect(shifts.map((s) => [s.starts_at, s.ends_at])).toEqual(
+      days.map((day) => [`${day}T09:00:00.000Z`, `${day}T17:00:00.000Z`]),
+    );
+    expect(new Set(shifts.map((s) => s.id)).size).toBe(731);
+    expect(shifts[0]).toMatchObject({
+      name: 'Festival',
+      event_id: eventId,
+      status: 'draft',
+      published_at: null,
+    });
+    // Every shift with the five slots, empty, as asked; nothing else.
+    const { rows } = await sql<{ slots: string; shifts: number }>`
+      SELECT slots, count(*)::int AS shifts FROM (
+        SELECT s.id, string_agg(r.name || ':' || sl.capacity || ':' || sl.filled_count, ' ' ORDER BY r.name) AS slots
+          FROM shifts s
+          JOIN shift_slots sl ON sl.tenant_id = s.tenant_id AND sl.shift_id = s.id
+          JOIN roles r ON r.tenant_id = sl.tenant_id AND r.id = sl.role_id
+         WHERE s.tenant_id = ${t.admin.tenantId}::uuid AND s.event_id = ${eventId}::uuid
+         GROUP BY s.id) per_shift
+       GROUP BY slots`.execute(t.ctx.db.owner);
+    expect(rows).toEqual([{ slots: 'A:1:0 B:2:0 C:3:0 D:4:0 E:5:0', shifts: 731 }]);
+  });
+
   it('refuses an event of more than 731 days with 409 and creates nothing', async () => {
     const eventId = await newEvent(t.admin, {
       starts_at: '2030-01-01T00:00:00Z',
@@ -282,6 +324,31 @@ describe('POST /api/v1/shifts/{id}/split/{n}', () => {
     const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/${n}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toHaveLength(Number(n));
+  });
+
+  it('splits a shift of 50 slots into 96 pieces: 4,750 new slots, each piece with all 50', async () => {
+    const roleId = await newRole(t.admin);
+    const capacities = Array.from({ length: 50 }, (_, i) => i + 1);
+    const shift = await newShift(t.admin, await newEvent(t.admin), {
+      roleId,
+      capacities,
+      starts_at: '2030-07-02T00:00:00Z',
+      ends_at: '2030-07-03T00:00:00Z',
+    });
+    const response = await t.admin.request('POST', `/api/v1/shifts/${shift.id}/split/96`);
+    expect(response.statusCode, response.body).toBe(200);
+    const pieces = response.json() as { id: string; starts_at: string; ends_at: string }[];
+    expect(pieces.map((p) => p.starts_at)).toEqual(
+      Array.from({ length: 96 }, (_, i) => new Date(Date.UTC(2030, 6, 2, 0, 15 * i)).toISOString()),
+    );
+    const { rows } = await sql<{ capacities: string; pieces: number }>`
+      SELECT capacities, count(*)::int AS pieces FROM (
+        SELECT s.id, string_agg(sl.capacity::text, ',' ORDER BY sl.capacity) AS capacities
+          FROM shifts s JOIN shift_slots sl ON sl.tenant_id = s.tenant_id AND sl.shift_id = s.id
+         WHERE s.tenant_id = ${t.admin.tenantId}::uuid AND sl.role_id = ${roleId}::uuid
+         GROUP BY s.id) per_piece
+       GROUP BY capacities`.execute(t.ctx.db.owner);
+    expect(rows).toEqual([{ capacities: capacities.join(','), pieces: 96 }]);
   });
 
   it.each([['1'], ['97'], ['two'], ['2.5'], ['-3'], ['0002']])('refuses n = %s with 422', async (n) => {

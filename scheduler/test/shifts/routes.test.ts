@@ -114,6 +114,33 @@ describe('POST /api/v1/shifts', () => {
     });
   });
 
+  it('takes the most slots a shift holds, 50, and names the first of them whose role is unknown', async () => {
+    const eventId = await newEvent(t.admin);
+    const roles = [];
+    for (let i = 0; i < 50; i++) roles.push(await newRole(t.admin, `Role ${i}`));
+    const slots = roles.map((role_id, i) => ({ role_id, capacity: i + 1 }));
+    const unknown = (i: number) => `0193a1b2c3d47e8f9a0b1c2d3e4f5a${String(i).padStart(2, '0')}`;
+    const refused = await t.admin.request('POST', '/api/v1/shifts', {
+      event_id: eventId,
+      name: 'Bar',
+      ...times,
+      slots: slots.map((slot, i) => (i === 36 || i === 40 ? { ...slot, role_id: unknown(i) } : slot)),
+    });
+    expect(refused.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'slots[36].role_id: no such role in this tenant' },
+    });
+    const shift = await created(t.admin, '/api/v1/shifts', {
+      event_id: eventId,
+      name: 'Bar',
+      ...times,
+      slots,
+    });
+    const stored = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json();
+    expect(stored.map((s: { role_id: string; capacity: number }) => [s.role_id, s.capacity])).toEqual(
+      slots.map((s) => [s.role_id, s.capacity]),
+    );
+  });
+
   it("refuses another tenant's event and role as unknown", async () => {
     const theirEvent = await newEvent(t.otherAdmin);
     const theirRole = await newRole(t.otherAdmin);

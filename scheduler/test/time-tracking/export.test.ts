@@ -1,7 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { asTenant } from '../../src/db/tenant-scope.ts';
 import { EXPORT_BATCH_SIZE } from '../../src/time-tracking/payroll.ts';
+import { findExportEntries } from '../../src/time-tracking/repository.ts';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
 import { tenantOf } from '../support/scheduling.ts';
@@ -310,7 +312,7 @@ describe('GET /time-tracking/export.csv', () => {
     expect(row?.slice(5, 9)).toEqual(['2027-03-14 01:30 -05:00', '2027-03-14 03:30 -04:00', '0', '60']);
   });
 
-  it('streams a large period in batches, each entry once, in order', async () => {
+  it('streams a large period in batches, each entry once, in order; any batch in one statement', async () => {
     await setTimeTracking(t.admin, true);
     const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('night'), { name: 'Nyx' });
     const count = 1201;
@@ -362,6 +364,10 @@ describe('GET /time-tracking/export.csv', () => {
     expect(new Set(rows.map((row) => row[11])).size).toBe(count);
     expect(rows.map((row) => row[4])).toEqual(Array.from({ length: count }, (_, i) => `Night ${i + 1}`));
     expect(rows[0]?.slice(5, 7)).toEqual(['2030-01-01 02:00 +00:00', '2030-01-01 03:00 +00:00']);
+    // A batch of any size is one statement of three parameters: every entry at once.
+    const ids = rows.map((row) => row[11] ?? '');
+    const all = await asTenant(t.admin.tenantId, () => findExportEntries(t.ctx.db.db, t.admin.tenantId, ids));
+    expect(all.map((entry) => entry.id).sort()).toEqual([...ids].sort());
   });
 });
 

@@ -367,6 +367,27 @@ describe('POST /api/v1/users', () => {
     );
   });
 
+  it('grants the most qualifications one call names, 100, in one statement each to read and write', async () => {
+    const roles: string[] = [];
+    for (let i = 0; i < 98; i++) {
+      roles.push(
+        (await admin.request('POST', '/api/v1/roles', { name: `Role ${String(i).padStart(2, '0')}` })).json()
+          .id,
+      );
+    }
+    const body = bob({ qualifications: [driver.id, ...roles, medic.id] });
+    const before = hooks.statements.length;
+    const response = await admin.request('POST', '/api/v1/users', body);
+    expect(response.statusCode, response.body).toBe(201);
+    const statements = hooks.statements.slice(before);
+    expect(statements.filter(on('select', 'roles'))).toHaveLength(1);
+    expect(statements.filter(on('insert', 'user_qualifications'))).toHaveLength(1);
+    const detail = (await admin.request('GET', `/api/v1/users/${response.json().id}`)).json();
+    expect(detail.qualifications.map((r: { id: string }) => r.id).sort()).toEqual(
+      [driver.id, ...roles, medic.id].sort(),
+    );
+  });
+
   it('lands the first sign-in on the record, which fills only empty fields', async () => {
     const tenant = uniqueName('pre');
     const boss = await ctx.caller('admin', tenant, 'boss');
