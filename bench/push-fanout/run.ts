@@ -29,7 +29,7 @@ import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 import type { TestSubscription } from '../../scheduler/test/support/push-service.ts';
 import { median } from '../support/harness.ts';
-import { canonicalId } from '../support/setup.ts';
+import { canonicalId, insertRows } from '../support/setup.ts';
 import type { Targets } from './side.ts';
 
 const users = Number(process.env.USERS ?? 1000);
@@ -88,18 +88,18 @@ try {
     }));
     targets.users.push({ id: canonicalId().id, subscriptions });
   }
-  await handle.owner
-    .insertInto('users')
-    .values(targets.users.map((user) => ({ tenant_id: tenant, id: user.id, role: 'employee' as const })))
-    .execute();
-  await handle.owner
-    .insertInto('push_subscriptions')
-    .values(
-      targets.users.flatMap((user) =>
-        user.subscriptions.map((s) => ({ tenant_id: tenant, id: canonicalId().id, user_id: user.id, ...s })),
-      ),
-    )
-    .execute();
+  await insertRows(
+    handle.owner,
+    'users',
+    targets.users.map((user) => ({ tenant_id: tenant, id: user.id, role: 'employee' as const })),
+  );
+  await insertRows(
+    handle.owner,
+    'push_subscriptions',
+    targets.users.flatMap((user) =>
+      user.subscriptions.map((s) => ({ tenant_id: tenant, id: canonicalId().id, user_id: user.id, ...s })),
+    ),
+  );
   const owner = handle.owner;
   const targetsFile = path.join(scratch, 'targets.json');
   writeFileSync(targetsFile, JSON.stringify(targets));

@@ -24,6 +24,7 @@ import {
   applyWallSetting,
   canonicalId,
   createSigner,
+  insertRows,
   insertTenant,
   serverEnv,
   settingsLine,
@@ -64,14 +65,16 @@ try {
   const role = canonicalId().id;
   await db.insertInto('roles').values({ tenant_id: tenant.id, id: role, name: 'Steward' }).execute();
   const staff = Array.from({ length: employees }, () => canonicalId());
-  await db
-    .insertInto('users')
-    .values(staff.map((user) => ({ tenant_id: tenant.id, id: user.id, role: 'employee' as const })))
-    .execute();
-  await db
-    .insertInto('user_qualifications')
-    .values(staff.map((user) => ({ tenant_id: tenant.id, user_id: user.id, role_id: role })))
-    .execute();
+  await insertRows(
+    db,
+    'users',
+    staff.map((user) => ({ tenant_id: tenant.id, id: user.id, role: 'employee' as const })),
+  );
+  await insertRows(
+    db,
+    'user_qualifications',
+    staff.map((user) => ({ tenant_id: tenant.id, user_id: user.id, role_id: role })),
+  );
   const event = canonicalId().id;
   await db
     .insertInto('events')

@@ -13,7 +13,7 @@ import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 import { cpuSeconds, median, startServer, stopServer } from '../support/harness.ts';
-import { canonicalId, createSigner, insertTenant, serverEnv } from '../support/setup.ts';
+import { canonicalId, createSigner, insertRows, insertTenant, serverEnv } from '../support/setup.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
@@ -71,21 +71,20 @@ try {
       published_at: i % 10 === 0 ? null : now,
     };
   });
-  await db.insertInto('shifts').values(shifts).execute();
-  await db
-    .insertInto('shift_slots')
-    .values(
-      shifts.flatMap((shift) =>
-        [3, 2].map((capacity) => ({
-          tenant_id: tenant.id,
-          id: canonicalId().id,
-          shift_id: shift.id,
-          role_id: role,
-          capacity,
-        })),
-      ),
-    )
-    .execute();
+  await insertRows(db, 'shifts', shifts);
+  await insertRows(
+    db,
+    'shift_slots',
+    shifts.flatMap((shift) =>
+      [3, 2].map((capacity) => ({
+        tenant_id: tenant.id,
+        id: canonicalId().id,
+        shift_id: shift.id,
+        role_id: role,
+        capacity,
+      })),
+    ),
+  );
   await handle.close();
 
   const signer = await createSigner();

@@ -1,7 +1,10 @@
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../../scheduler/src/db/database.ts';
+import { MAX_STATEMENT_PARAMETERS } from '../../scheduler/src/db/drivers.ts';
+import type { Database } from '../../scheduler/src/db/types.ts';
 
 export const ISSUER = 'https://idp.bench.example';
 export const AUDIENCE = 'scheduler-api';
@@ -69,4 +72,25 @@ export async function applyWallSetting(owner: Db): Promise<void> {
 /** What the run measured, for its heading: the wall and the verified-token memory, on or off. */
 export function settingsLine(): string {
   return `wall ${process.env.WALL === 'off' ? 'off' : 'on'}, verified-token memory ${process.env.TOKEN_CACHE === 'off' ? 'off' : 'on'}`;
+}
+
+/**
+ * Seed rows as a benchmark's setup writes them, in statements that stay under the
+ * drivers' bound on bind parameters (MAX_STATEMENT_PARAMETERS): as many rows a statement
+ * as fit.
+ */
+export async function insertRows<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<void> {
+  const columns = Math.max(1, ...rows.map((row) => Object.keys(row).length));
+  const perStatement = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / columns));
+  for (let start = 0; start < rows.length; start += perStatement) {
+    // Kysely's insert types per table do not narrow through a generic table name.
+    await db
+      .insertInto(table)
+      .values(rows.slice(start, start + perStatement) as never)
+      .execute();
+  }
 }

@@ -23,7 +23,7 @@ import { type Db, openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 import { cpuSeconds, median, startServer, stopServer } from '../support/harness.ts';
-import { canonicalId, createSigner, insertTenant, serverEnv } from '../support/setup.ts';
+import { canonicalId, createSigner, insertRows, insertTenant, serverEnv } from '../support/setup.ts';
 
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const rounds = Number(process.env.ROUNDS ?? 5);
@@ -82,13 +82,10 @@ async function seedTenant(
     .execute();
   const admin = canonicalId();
   const staff = Array.from({ length: count }, () => canonicalId());
-  await db
-    .insertInto('users')
-    .values([
-      { tenant_id: tenant.id, id: admin.id, role: 'admin' as const },
-      ...staff.map((user) => ({ tenant_id: tenant.id, id: user.id, role: 'employee' as const })),
-    ])
-    .execute();
+  await insertRows(db, 'users', [
+    { tenant_id: tenant.id, id: admin.id, role: 'admin' as const },
+    ...staff.map((user) => ({ tenant_id: tenant.id, id: user.id, role: 'employee' as const })),
+  ]);
   const role = canonicalId().id;
   await db.insertInto('roles').values({ tenant_id: tenant.id, id: role, name: 'Steward' }).execute();
   const event = canonicalId().id;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { WebhookDeliveryStatus } from '../db/types.ts';
 import type { Webhook, WebhookDelivery } from './schemas.ts';
@@ -122,7 +123,7 @@ export async function takeSequenceNumbers(
     .updateTable('webhooks')
     .set({ last_seq: sql<number>`last_seq + ${count}::integer` })
     .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...hookIds])
+    .where(isAnyOf('id', hookIds))
     .returning(['id', 'last_seq'])
     .execute();
   return rows.map((row) => ({ id: row.id, lastSeq: row.last_seq }));
