@@ -21,6 +21,7 @@ import { createVerifier } from '../../scheduler/src/auth/verifier.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { createGazetteerGeocoder } from '../../scheduler/src/geocoding/gazetteer.ts';
 import { createLogger } from '../../scheduler/src/logger.ts';
+import { parseAllowedHosts } from '../../scheduler/src/outbound/destinations.ts';
 
 const mode = process.argv[2];
 const { DATABASE_URL, PUBLIC_KEY_PEM, ISSUER, AUDIENCE, POOL_SIZE } = process.env;
@@ -31,6 +32,8 @@ const publicKey = createPublicKey(PUBLIC_KEY_PEM);
 
 async function startApp() {
   const database = await openDatabase({ url: DATABASE_URL, poolSize });
+  // WAKEUPS=off: the job worker only polls, as before it listened for due jobs.
+  const wakeups = process.env.WAKEUPS === 'off' ? undefined : database.wakeups;
   // The offline gazetteer loads once at start-up (seconds of CPU); let it finish before
   // the load starts, so the figures are the steady state, not the start.
   const geocoder = createGazetteerGeocoder();
@@ -48,6 +51,13 @@ async function startApp() {
     // The soak benchmark submits forms far beyond the default limit of 10 an hour.
     ...(process.env.FORM_SUBMIT_LIMIT
       ? { formSubmitLimit: { max: Number(process.env.FORM_SUBMIT_LIMIT), windowMs: 3_600_000 } }
+      : {}),
+    ...(wakeups ? { wakeups } : {}),
+    // JOB_CONCURRENCY=0: a process that serves requests and works no jobs.
+    ...(process.env.JOB_CONCURRENCY ? { jobs: { concurrency: Number(process.env.JOB_CONCURRENCY) } } : {}),
+    // Receivers of the webhook benchmark, on this machine.
+    ...(process.env.OUTBOUND_ALLOWED_HOSTS
+      ? { outboundAllowedHosts: parseAllowedHosts(process.env.OUTBOUND_ALLOWED_HOSTS) }
       : {}),
     // Production logging at warn: request lines are not written, the logger still runs.
     ...(process.env.BENCH_LOGGER === 'off' ? {} : { logger: createLogger('warn', { interactive: false }) }),
