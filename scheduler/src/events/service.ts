@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
@@ -120,7 +119,8 @@ const hasAssignments = () =>
  * Deletes an event in steps of at most `deleteStepRows` rows, each a statement of its own
  * (docs/scheduler/decisions.md, *Deleting a large event*): its shifts with their slots,
  * earliest first, then its documents, then the event. On the embedded database other
- * requests take their turns between the steps (the event loop turns after each). A step that meets a shift with an
+ * requests take their turns between the steps (the driver turns the event loop between
+ * any two loans of the session, src/db/drivers.ts). A step that meets a shift with an
  * assignment (made since the check) is refused by the database whole: 409, and what the
  * steps before removed stays removed, every shift left whole; so after a failure. The
  * same request, repeated, goes on where it stopped.
@@ -133,11 +133,10 @@ export async function removeEvent(deps: Deps, caller: Identity, id: string): Pro
       const shifts = await nextShiftsToDelete(deps.db, tenantId, id, deleteStepRows);
       if (shifts.length === 0) break;
       await deleteShifts(deps.db, tenantId, id, shifts);
-      // PGlite answers without letting the event loop turn: without a turn here, the
-      // steps would follow each other with no other request read or answered between.
-      await nextTurn();
     }
-    while ((await deleteSomeDocuments(deps.db, tenantId, id, deleteStepRows)) > 0) await nextTurn();
+    let removed: number;
+    do removed = await deleteSomeDocuments(deps.db, tenantId, id, deleteStepRows);
+    while (removed > 0);
     if (!(await deleteEvent(deps.db, tenantId, id))) throw notFound('event');
   } catch (error) {
     // An assignment made since the check: the database refuses the step that meets it.
