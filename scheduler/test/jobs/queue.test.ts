@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
@@ -7,6 +6,7 @@ import { type JobRequest, queueJobRuns } from '../../src/jobs/queue.ts';
 import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
+import { bareTenant } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -22,14 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => handle?.dispose());
 
-async function tenant(): Promise<string> {
-  const id = randomUUID().replaceAll('-', '');
-  await handle.owner
-    .insertInto('tenants')
-    .values({ id, vapid_public_key: 'p', vapid_private_key: 'k' })
-    .execute();
-  return id;
-}
+const tenant = () => bareTenant(handle.owner);
 
 const job = (key: string, maxAttempts = 3): JobRequest => ({
   kind: 'webhook',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { claimJobs, completeJobs } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { enqueueJobs } from '../support/jobs.ts';
+import { bareTenant, enqueueJobs } from '../support/jobs.ts';
 
 /**
  * The job queue's statements (src/jobs/repository.ts) on their own, on this file's own
@@ -21,10 +21,7 @@ const wire = () => randomUUID().replaceAll('-', '');
 
 describe('completeJobs', () => {
   it('marks 1,500 jobs of the worker done at once, and leaves another worker’s as they are', async () => {
-    const tenantId = wire();
-    await sql`INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (${tenantId}, 'p', 'k')`.execute(
-      handle.owner,
-    );
+    const tenantId = await bareTenant(handle.owner);
     const ids = Array.from({ length: 1600 }, wire);
     await asTenant(tenantId, () =>
       enqueueJobs(

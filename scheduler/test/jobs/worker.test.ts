@@ -13,7 +13,7 @@ import {
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { enqueueJobs } from '../support/jobs.ts';
+import { bareTenant, bareWebhook, enqueueJobs } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -36,14 +36,7 @@ afterEach(async () => {
 });
 afterAll(async () => handle?.dispose());
 
-async function tenant(): Promise<string> {
-  const id = randomUUID().replaceAll('-', '');
-  await handle.owner
-    .insertInto('tenants')
-    .values({ id, vapid_public_key: 'p', vapid_private_key: 'k' })
-    .execute();
-  return id;
-}
+const tenant = () => bareTenant(handle.owner);
 
 /** Queues `count` push jobs of `tenantId` (as the application would, in its scope). */
 async function queue(tenantId: string, count: number, maxAttempts = 3): Promise<string[]> {
@@ -252,17 +245,7 @@ describe('finished jobs', () => {
 describe('finished webhook deliveries', () => {
   it('are removed 30 days after they were made once delivered or given up; open ones stay', async () => {
     const t = await tenant();
-    const hook = newId();
-    await handle.owner
-      .insertInto('webhooks')
-      .values({
-        tenant_id: t,
-        id: hook,
-        url: 'https://hooks.example.org/',
-        events: ['form.submitted'],
-        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-      })
-      .execute();
+    const hook = await bareWebhook(handle.owner, t, ['form.submitted']);
     const deliveries = [
       ['delivered', 31],
       ['dead', 31],
@@ -337,17 +320,7 @@ describe('waking a worker', runsIf(inject('testDb') === 'postgres', NEEDS_POSTGR
 describe('webhook batches', () => {
   it('are removed once no hook needs them, and kept while one does', async () => {
     const t = await tenant();
-    const hook = newId();
-    await handle.owner
-      .insertInto('webhooks')
-      .values({
-        tenant_id: t,
-        id: hook,
-        url: 'https://hooks.example.org/',
-        events: ['shift.published'],
-        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-      })
-      .execute();
+    const hook = await bareWebhook(handle.owner, t, ['shift.published']);
     const [spent, needed] = [newId(), newId()];
     for (const id of [spent, needed]) {
       await handle.owner

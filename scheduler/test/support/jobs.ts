@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type RowColumns, unnestRows } from '../../src/db/arrays.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { JobKind } from '../../src/db/types.ts';
@@ -38,4 +39,27 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<void
     )
     .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
     .execute();
+}
+
+/** A tenant row and nothing else, for tests of the queue below the API; its wire id. */
+export async function bareTenant(owner: Db): Promise<string> {
+  const id = randomUUID().replaceAll('-', '');
+  await owner.insertInto('tenants').values({ id, vapid_public_key: 'p', vapid_private_key: 'k' }).execute();
+  return id;
+}
+
+/** A webhook row of `tenantId` (as the owner writes it, past the API); its id. */
+export async function bareWebhook(owner: Db, tenantId: string, events: string[]): Promise<string> {
+  const id = randomUUID().replaceAll('-', '');
+  await owner
+    .insertInto('webhooks')
+    .values({
+      tenant_id: tenantId,
+      id,
+      url: 'https://hooks.example.org/',
+      events,
+      secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+    })
+    .execute();
+  return id;
 }
