@@ -148,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           retryDelayMs: (attempt) =>
             Math.min(workerOptions.backoffMs * 2 ** (attempt - 1), workerOptions.maxBackoffMs),
           perRun: defaultDeliveriesPerRun,
+          runBudgetMs: Math.max(0, workerOptions.leaseMs / 2 - defaultWebhookSendOptions.timeoutMs),
         },
         app.log,
       ),

@@ -355,13 +355,22 @@ export interface WebhookDeliveriesTable {
   delivered_at: NullableTimestamp;
 }
 
-/** One change's event bodies of one type, written once for every hook (migration 0022). */
+/** One change's events of one type, written once for every hook (migration 0022). */
 export interface WebhookBatchesTable {
   tenant_id: string;
   id: string;
   event_type: string;
-  bodies: Json<Record<string, unknown>[]>;
+  /** How many bodies. */
+  size: number;
   created_at: CreatedAt;
+}
+
+/** One body of a batch, at its position (from 0). */
+export interface WebhookBatchBodiesTable {
+  tenant_id: string;
+  batch_id: string;
+  position: number;
+  body: Json<Record<string, unknown>>;
 }
 
 /** A hook's share of a batch: its numbers from `first_seq`, `expanded` of `total` already deliveries. */
@@ -408,5 +417,6 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_batches: WebhookBatchesTable;
+  webhook_batch_bodies: WebhookBatchBodiesTable;
   webhook_fanouts: WebhookFanoutsTable;
 }

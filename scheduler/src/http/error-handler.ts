@@ -27,8 +27,14 @@ const unavailableCodes = new Set([
   '08004',
   '08006',
   '08007',
-  // too_many_connections.
+  // Class 53, insufficient resources: the disk full, memory or connections exhausted, a
+  // configured limit reached. The server cannot take the statement now; once an operator
+  // or the load frees the resource, the same request works.
+  '53000',
+  '53100',
+  '53200',
   '53300',
+  '53400',
   // lock_not_available (lock_timeout) and query_canceled (statement_timeout).
   '55P03',
   '57014',

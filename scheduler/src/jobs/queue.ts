@@ -15,15 +15,19 @@ export interface JobRequest {
  * Makes sure a run of each job starts after this transaction commits, in the caller's
  * transaction: a new key is queued, due now; a finished job of the key (done or given up)
  * is due again with fresh tries; a waiting one keeps its time (it runs anyway, and a
- * retry's wait is not cut short); one a worker holds now runs once more after that run
- * (`run_again`, migration 0019), because that run may have read its work before this
- * transaction's work committed. One statement, whatever the number of jobs.
+ * retry's wait is not cut short); one a worker holds now, or held until its lease ran
+ * out without a record of the run, runs once more after that run (`run_again`, migration
+ * 0019), because that run may have read its work before this transaction's work
+ * committed. One statement, whatever the number of jobs.
  */
 export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobRequest[]): Promise<void> {
   const unique = new Map<string, JobRequest>();
   for (const job of jobs) unique.set(`${job.kind}\u0000${job.key}`, job);
   if (unique.size === 0) return;
-  const list = [...unique.values()];
+  // In (kind, key) order, as completeJobs locks them: no two transactions wait in a circle.
+  const list = [...unique.values()].sort((a, b) =>
+    a.kind === b.kind ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.kind < b.kind ? -1 : 1,
+  );
   await sql`
     INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts)
     SELECT ${tenantId}::uuid, gen_random_uuid(), r.kind, r.key, r.payload, r.max_attempts
@@ -36,7 +40,5 @@ export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobR
       attempts = CASE WHEN jobs.status = 'pending' THEN jobs.attempts ELSE 0 END,
       run_at = CASE WHEN jobs.status = 'pending' THEN jobs.run_at ELSE now() END,
       last_error = CASE WHEN jobs.status = 'pending' THEN jobs.last_error END,
-      run_again = jobs.run_again OR (jobs.status = 'pending' AND coalesce(jobs.locked_until > now(), false))`.execute(
-    db,
-  );
+      run_again = jobs.run_again OR (jobs.status = 'pending' AND jobs.locked_until IS NOT NULL)`.execute(db);
 }

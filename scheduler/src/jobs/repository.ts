@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { JobKind, JobStatus } from '../db/types.ts';
 
@@ -37,36 +36,42 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<ClaimedJ
   }));
 }
 
+/** One run a worker holds: the job and the number of the attempt its claim counted. */
+export interface HeldRun {
+  id: string;
+  attempts: number;
+}
+
 /**
- * Done, one tenant's jobs at once, as `worker` holds them: a job another worker holds
- * now (this one's lease ran out) or that was finished or given up meanwhile stays as it is.
- * A job queued again during its run (`run_again`, migration 0019) is due again at once
- * instead, its tries counted afresh: the run may have read its work before the new work
- * committed. Both cases are decided on the row as it is when it is written, so a queuing
- * that commits while this statement waits for the row still counts.
+ * Done, one tenant's runs at once, as `worker` holds them: a job another worker holds
+ * now, or claimed again since this run (its lease ran out: a later attempt), or finished
+ * or given up meanwhile, stays as it is. A job queued again during the run (`run_again`,
+ * migration 0019) is due again at once instead, its tries counted afresh: the run may
+ * have read its work before the new work committed. Both cases are decided on the row as
+ * it is when it is written, so a queuing that commits while this statement waits for the
+ * row still counts. The rows are locked in the order `queueJobRuns` locks them (kind,
+ * key), so the two never wait on each other in a circle.
  */
 export async function completeJobs(
   db: Db,
   tenantId: string,
   worker: string,
-  ids: readonly string[],
+  runs: readonly HeldRun[],
 ): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({
-      status: sql<JobStatus>`CASE WHEN run_again THEN 'pending' ELSE 'done' END`,
-      finished_at: sql<string | null>`CASE WHEN run_again THEN NULL ELSE now() END`,
-      run_at: sql<string>`CASE WHEN run_again THEN now() ELSE run_at END`,
-      attempts: sql<number>`CASE WHEN run_again THEN 0 ELSE attempts END`,
-      run_again: false,
-      locked_until: null,
-      last_error: null,
-    })
-    .where('tenant_id', '=', tenantId)
-    .where(isAnyOf('id', ids))
-    .where('status', '=', 'pending')
-    .where('locked_by', '=', worker)
-    .execute();
+  await sql`
+    UPDATE jobs j
+       SET status = CASE WHEN j.run_again THEN 'pending' ELSE 'done' END,
+           finished_at = CASE WHEN j.run_again THEN NULL ELSE now() END,
+           run_at = CASE WHEN j.run_again THEN now() ELSE j.run_at END,
+           attempts = CASE WHEN j.run_again THEN 0 ELSE j.attempts END,
+           run_again = false, locked_until = NULL, last_error = NULL
+      FROM (SELECT o.tenant_id, o.id FROM jobs o
+             JOIN unnest(${runs.map((r) => r.id)}::uuid[], ${runs.map((r) => r.attempts)}::integer[])
+                  AS r(id, attempts) ON r.id = o.id AND r.attempts = o.attempts
+            WHERE o.tenant_id = ${tenantId}::uuid AND o.status = 'pending' AND o.locked_by = ${worker}
+            ORDER BY o.kind, o.key
+            FOR UPDATE OF o) held
+     WHERE j.tenant_id = held.tenant_id AND j.id = held.id`.execute(db);
 }
 
 /**

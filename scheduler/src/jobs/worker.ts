@@ -6,7 +6,15 @@ import type { Db } from '../db/database.ts';
 import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
-import { type ClaimedJob, claimJobs, completeJobs, failJob, postponeJob, pruneJobs } from './repository.ts';
+import {
+  type ClaimedJob,
+  claimJobs,
+  completeJobs,
+  failJob,
+  type HeldRun,
+  postponeJob,
+  pruneJobs,
+} from './repository.ts';
 
 /**
  * What became of one attempt: done; `retry` (a transient failure: again later, with a
@@ -277,7 +285,7 @@ export class JobWorker {
   }
 
   /** Jobs done, recorded together a few milliseconds later (one statement per tenant, not one per job). */
-  private readonly done = new Map<string, { ids: string[]; recorded: Settle[] }>();
+  private readonly done = new Map<string, { runs: HeldRun[]; recorded: Settle[] }>();
   private doneTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -285,9 +293,9 @@ export class JobWorker {
    * the job to be sent again once its lease runs out: at least once, as ever.
    */
   private complete(job: ClaimedJob): Promise<void> {
-    const batch = this.done.get(job.tenant_id) ?? { ids: [], recorded: [] };
+    const batch = this.done.get(job.tenant_id) ?? { runs: [], recorded: [] };
     this.done.set(job.tenant_id, batch);
-    batch.ids.push(job.id);
+    batch.runs.push({ id: job.id, attempts: job.attempts });
     this.doneTimer ??= setTimeout(() => void this.recordDone(), 10);
     return new Promise<void>((resolve, reject) => batch.recorded.push({ resolve, reject }));
   }
@@ -299,7 +307,7 @@ export class JobWorker {
     await Promise.all(
       batches.map(async ([tenantId, batch]) => {
         try {
-          await asTenant(tenantId, () => completeJobs(this.db, tenantId, this.name, batch.ids));
+          await asTenant(tenantId, () => completeJobs(this.db, tenantId, this.name, batch.runs));
           for (const r of batch.recorded) r.resolve();
         } catch (error) {
           for (const r of batch.recorded) r.reject(error);

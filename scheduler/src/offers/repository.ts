@@ -79,6 +79,24 @@ export function findOffer(db: Db, tenantId: string, id: string, now: Date): Prom
     .executeTakeFirst();
 }
 
+/** The offers of `ids` as the API shows them, in the order of `ids`; one statement. */
+export async function findOffers(
+  db: Db,
+  tenantId: string,
+  ids: readonly string[],
+  now: Date,
+): Promise<Offer[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('offers as o')
+    .select(offerColumns(now))
+    .where('o.tenant_id', '=', tenantId)
+    .where(isAnyOf('o.id', ids))
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /**
  * The offer, its row locked until the transaction ends (`FOR UPDATE`): concurrent
  * accepts, approvals and cancellations of one offer queue here, and each sees the status

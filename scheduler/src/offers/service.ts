@@ -11,13 +11,13 @@ import { shiftWindow } from '../notifications/wording.ts';
 import { getShift } from '../shifts/service.ts';
 import { offersNeedApproval } from '../tenants/repository.ts';
 import { findStaff } from '../users/repository.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
+import { queueWebhookEvent, queueWebhookEvents } from '../webhooks/events.ts';
 import {
   activeAdmins,
   auditActionOf,
   cancelLiveOffersOfSeats,
   decideOffer,
-  findOffer,
+  findOffers,
   findSeat,
   insertOffer,
   listOffers,
@@ -136,10 +136,11 @@ export async function cancelOffersOfRemovedSeats(
   await nameAuditAction(tx, 'offer.cancelled');
   const cancelled = await cancelLiveOffersOfSeats(tx.db, caller.tenantId, seatIds, caller.userId, now);
   await nameAuditAction(tx, removal);
-  for (const id of cancelled) {
-    const offer = await findOffer(tx.db, caller.tenantId, id, now);
-    if (offer) await announce(tx, caller, offer);
-  }
+  // One event per offer, queued in one call: what the removal costs grows with the
+  // offers, never with offers × hooks (src/webhooks/events.ts).
+  await queueWebhookEvents(tx, caller.tenantId, 'offer.updated', () =>
+    findOffers(tx.db, caller.tenantId, cancelled, now),
+  );
 }
 
 /**

@@ -8,7 +8,7 @@ import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
 import { deleteSubscriptionsOf } from '../push/repository.ts';
 import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
+import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
   findStaff,
   grant,
@@ -173,9 +173,8 @@ export async function updateUser(
       const now = deps.clock.now();
       await cancelOffersOfRemovedSeats(tx, caller, { upcomingOf: userId, after: now });
       const freed = await releaseUpcomingSeats(trx, caller.tenantId, userId, now);
-      for (const seat of freed) {
-        await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: seat });
-      }
+      // One call for every freed seat: past 100 deliveries its events are one batch.
+      await queueWebhookEvents(tx, caller.tenantId, 'assignment.removed', async () => freed);
       // Nothing is sent to them any more, and deliveries queued before the change find
       // no browser; reactivated, they register their browsers again.
       await deleteSubscriptionsOf(trx, caller.tenantId, userId);

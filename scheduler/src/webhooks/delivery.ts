@@ -6,6 +6,7 @@ import type { JobHandler, JobOutcome } from '../jobs/worker.ts';
 import { EXPAND_PER_STEP, WEBHOOK_ATTEMPTS } from './events.ts';
 import {
   type AttemptRecord,
+  abandonOpenDeliveries,
   type DeliveryToSend,
   disableWebhook,
   expandFanout,
@@ -25,6 +26,12 @@ export interface WebhookDeliveryOptions extends WebhookSendOptions {
    * the next run goes on at once.
    */
   perRun: number;
+  /**
+   * How long after a run's start it may begin another step. A step (one send, at most
+   * `timeoutMs`) must end well inside the job's lease, or the queue hands the job to
+   * another worker while this run still goes on: half the lease less one send's deadline.
+   */
+  runBudgetMs: number;
 }
 
 export const defaultDeliveriesPerRun = 10;
@@ -44,22 +51,28 @@ export function signedHeaders(secret: string, msgId: string, at: Date, body: str
  * writing a large change's deliveries from its batch when they come next (migration 0022).
  * Later deliveries are never claimed while an earlier one is open: they have no job of
  * their own, so nothing polls them and no wake-up can be lost. A run sends up to
- * `perRun` deliveries and then lets the queue hand its slot to others (due again at once);
+ * `perRun` deliveries, or fewer when the next might not end well inside the job's lease,
+ * and then lets the queue hand its slot to others (due again at once);
  * when the first open delivery failed, the run ends and the job is due at that
  * delivery's next try. A run that finds nothing open is done; an event queued meanwhile
  * makes the job run once more (src/jobs/queue.ts), so nothing queued waits for a later event.
  *
- * 2xx: delivered. 410 Gone: the hook is disabled and its open deliveries given up. A
+ * 2xx: delivered. 410 Gone: the hook is disabled, and its open deliveries are given up
+ * by the next steps, 500 at a time (its events not yet written out are dropped). A
  * destination the address rules refuse: that delivery is given up. Anything else (no
  * answer, 3xx, 4xx, 5xx): tried again with the queue's doubling wait until the
  * delivery's `WEBHOOK_ATTEMPTS` tries are used, then given up, and the next one goes.
- * Only a run that outlives its job lease (far longer than `perRun` sends can take) could
- * send a delivery twice.
+ * A run begins no step past `runBudgetMs` (half the lease less a send's deadline), so
+ * only a send that outlives the whole lease (its deadline is far shorter) could repeat a
+ * delivery after the job was handed on.
  */
 export function webhookDelivery(db: Db, options: WebhookDeliveryOptions, log: FastifyBaseLogger): JobHandler {
   return async (job): Promise<JobOutcome> => {
     const { webhook_id } = job.payload as { webhook_id: string };
+    const started = performance.now();
     for (let step = 0; step < options.perRun; step++) {
+      // Past the budget the run hands on; the first step always goes (one step fits a lease).
+      if (step > 0 && performance.now() - started > options.runBudgetMs) break;
       const delivery = await nextOpenDelivery(db, job.tenant_id, webhook_id);
       // Events of a large change come first in the order: their deliveries are written now.
       const fanout = await nextFanout(db, job.tenant_id, webhook_id);
@@ -69,9 +82,10 @@ export function webhookDelivery(db: Db, options: WebhookDeliveryOptions, log: Fa
       }
       // Everything delivered or given up, or the hook was deleted.
       if (!delivery) return { outcome: 'done' };
+      // The hook was disabled (a 410): its open deliveries are given up, a step at a time.
       if (delivery.disabled_at !== null) {
-        await disableWebhook(db, job.tenant_id, webhook_id, 'the webhook is disabled');
-        return { outcome: 'done' };
+        await abandonOpenDeliveries(db, job.tenant_id, webhook_id, EXPAND_PER_STEP);
+        continue;
       }
       const waitMs =
         delivery.next_retry_at === null
@@ -128,11 +142,12 @@ async function send(
   }
   if (status === 410) {
     const reason = 'the receiver answered 410 Gone';
-    // Disabled with every open delivery, this one's answer then recorded on it.
+    // Disabled first (nothing more is queued for it), then this one's answer recorded; the
+    // next steps give up the rest.
     await disableWebhook(db, tenantId, delivery.webhook_id, reason);
     await record({ status: 'dead', responseCode, durationMs, nextRetryAt: null, lastError: reason });
     log.info({ webhook: delivery.webhook_id }, 'webhook disabled: the receiver answered 410 Gone');
-    return { outcome: 'done' };
+    return 'next';
   }
   const error =
     status === 0 ? 'no answer (refused, reset or timed out)' : `the receiver answered HTTP ${status}`;

@@ -166,13 +166,14 @@ export async function insertBatch(
 ): Promise<void> {
   await db
     .insertInto('webhook_batches')
-    .values({
-      tenant_id: tenantId,
-      id: batch.id,
-      event_type: batch.type,
-      bodies: JSON.stringify(batch.bodies),
-    })
+    .values({ tenant_id: tenantId, id: batch.id, event_type: batch.type, size: batch.bodies.length })
     .execute();
+  await sql`
+    INSERT INTO webhook_batch_bodies (tenant_id, batch_id, position, body)
+    SELECT ${tenantId}::uuid, ${batch.id}::uuid, b.position - 1, b.body::jsonb
+      FROM unnest(${batch.bodies.map((body) => JSON.stringify(body))}::text[]) WITH ORDINALITY AS b(body, position)`.execute(
+    db,
+  );
   await sql`
     INSERT INTO webhook_fanouts (tenant_id, webhook_id, batch_id, first_seq, total)
     SELECT ${tenantId}::uuid, h.id, ${batch.id}::uuid, h.first_seq, ${batch.bodies.length}::integer
@@ -222,13 +223,15 @@ export async function expandFanout(
       .executeTakeFirst();
     if (!share) return 0;
     const upTo = Math.min(share.total, share.expanded + count);
-    // jsonb arrays are read by position directly: a slice costs its length, not the batch's.
+    // The bodies by their key's range: a step costs its own length, not the batch's.
     const { numAffectedRows } = await sql`
       INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload)
-      SELECT b.tenant_id, gen_random_uuid(), ${webhookId}::uuid, ${share.first_seq}::bigint + i, b.event_type,
-             b.bodies -> i
-        FROM webhook_batches b, generate_series(${share.expanded}::integer, ${upTo - 1}::integer) AS i
-       WHERE b.tenant_id = ${tenantId}::uuid AND b.id = ${batchId}::uuid`.execute(trx);
+      SELECT b.tenant_id, gen_random_uuid(), ${webhookId}::uuid, ${share.first_seq}::bigint + d.position,
+             b.event_type, d.body
+        FROM webhook_batches b
+        JOIN webhook_batch_bodies d ON d.tenant_id = b.tenant_id AND d.batch_id = b.id
+       WHERE b.tenant_id = ${tenantId}::uuid AND b.id = ${batchId}::uuid
+         AND d.position >= ${share.expanded}::integer AND d.position < ${upTo}::integer`.execute(trx);
     if (upTo >= share.total) {
       await trx
         .deleteFrom('webhook_fanouts')
@@ -334,9 +337,9 @@ export async function recordAttempt(
 }
 
 /**
- * The receiver asked for no more (410 Gone): the hook is disabled, every delivery of it
- * still open is given up and its events not yet written out as deliveries are dropped,
- * in one transaction; its job then finds nothing to send.
+ * The receiver asked for no more (410 Gone): the hook is disabled and its events not yet
+ * written out as deliveries are dropped, in one transaction; its open deliveries are then
+ * given up by its job, `abandonOpenDeliveries` at a time (a hook may have thousands).
  */
 export async function disableWebhook(db: Db, tenantId: string, id: string, reason: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -348,17 +351,34 @@ export async function disableWebhook(db: Db, tenantId: string, id: string, reaso
       .where('disabled_at', 'is', null)
       .execute();
     await trx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'dead', next_retry_at: null, last_error: `not sent: ${reason}` })
-      .where('tenant_id', '=', tenantId)
-      .where('webhook_id', '=', id)
-      .where('status', 'in', ['pending', 'failed'])
-      .execute();
-    // Events not yet written out as deliveries of this hook are dropped with it.
-    await trx
       .deleteFrom('webhook_fanouts')
       .where('tenant_id', '=', tenantId)
       .where('webhook_id', '=', id)
       .execute();
   });
+}
+
+/**
+ * Gives up at most `count` open deliveries of a disabled hook, first by `seq`, with the
+ * reason it was disabled for; answers how many.
+ */
+export async function abandonOpenDeliveries(
+  db: Db,
+  tenantId: string,
+  webhookId: string,
+  count: number,
+): Promise<number> {
+  const { numAffectedRows } = await sql`
+    UPDATE webhook_deliveries d
+       SET status = 'dead', next_retry_at = NULL,
+           last_error = 'not sent: ' || coalesce(w.disabled_reason, 'the webhook is disabled')
+      FROM webhooks w
+     WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id
+       AND (d.tenant_id, d.id) IN (
+         SELECT o.tenant_id, o.id FROM webhook_deliveries o
+          WHERE o.tenant_id = ${tenantId}::uuid AND o.webhook_id = ${webhookId}::uuid
+            AND o.status IN ('pending', 'failed')
+          ORDER BY o.seq
+          LIMIT ${count}::integer)`.execute(db);
+  return Number(numAffectedRows ?? 0n);
 }

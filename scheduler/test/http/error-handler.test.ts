@@ -75,6 +75,8 @@ const unavailable: Record<string, () => Error> = {
   '08006': () => failure('connection failure', { code: '08006' }),
   '08007': () => failure('transaction resolution unknown', { code: '08007' }),
   '53300': () => failure('sorry, too many clients already', { code: '53300' }),
+  '53100': () => failure('could not extend file: No space left on device', { code: '53100' }),
+  '53200': () => failure('out of memory', { code: '53200' }),
   '57014': () => failure('canceling statement due to statement timeout', { code: '57014' }),
   '55P03': () => failure('canceling statement due to lock timeout', { code: '55P03' }),
   terminated: () => new Error('Connection terminated unexpectedly'),
@@ -99,7 +101,6 @@ const bugs: Record<string, () => Error> = {
   '22P02': () => failure('invalid input syntax for type uuid: "x"', { code: '22P02' }),
   '25P02': () => failure('current transaction is aborted', { code: '25P02' }),
   '54000': () => failure('target lists can have at most 1664 entries', { code: '54000' }),
-  '53100': () => failure('could not extend file: No space left on device', { code: '53100' }),
   '57P04': () => failure('database "x" does not exist', { code: '57P04' }),
   XX000: () => failure('internal error', { code: 'XX000' }),
 };

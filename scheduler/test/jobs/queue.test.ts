@@ -114,7 +114,9 @@ describe('a job queued again while a worker holds it', () => {
     expect(held?.attempts).toBe(1);
     await queue(t, job('held'));
     expect(await rowOf(t, 'held')).toMatchObject({ run_again: true });
-    await asTenant(t, () => completeJobs(handle.db, t, 'w1', [held?.id ?? '']));
+    await asTenant(t, () =>
+      completeJobs(handle.db, t, 'w1', [{ id: held?.id ?? '', attempts: held?.attempts ?? 0 }]),
+    );
     expect(await rowOf(t, 'held')).toMatchObject({
       status: 'pending',
       attempts: 0,
@@ -166,6 +168,49 @@ describe('a job queued again while a worker holds it', () => {
     });
   });
 
+  it('runs again when queued after its lease ran out while its run was still going', async () => {
+    const t = await tenant();
+    await queue(t, job('overrun'));
+    const [held] = await claim(t, 'w1');
+    // The lease is over, the run not recorded yet (a run slower than its lease).
+    await sql`UPDATE jobs SET locked_until = now() - interval '1 second'
+               WHERE tenant_id = ${t} AND key = 'overrun'`.execute(handle.owner);
+    await queue(t, job('overrun'));
+    expect(await rowOf(t, 'overrun')).toMatchObject({ run_again: true });
+    await asTenant(t, () =>
+      completeJobs(handle.db, t, 'w1', [{ id: held?.id ?? '', attempts: held?.attempts ?? 0 }]),
+    );
+    expect(await rowOf(t, 'overrun')).toMatchObject({ status: 'pending', run_again: false, due: true });
+  });
+
+  it('is due again with fresh tries, and every claim goes on, when its worker was lost during the last try', async () => {
+    const [t, other] = [await tenant(), await tenant()];
+    await queue(t, job('lost', 1));
+    await claim(t, 'gone');
+    await queue(t, job('lost', 1));
+    // The worker is killed; its lease runs out.
+    await sql`UPDATE jobs SET locked_until = now() - interval '1 second'
+               WHERE tenant_id = ${t} AND key = 'lost'`.execute(handle.owner);
+    await queue(other, job('theirs'));
+    // The claim gives up lost last tries first: this one may not be given up (run_again).
+    const claimed = await claimJobs(handle.db, {
+      worker: 'w2',
+      leaseMs: 60_000,
+      batch: 10,
+      perTenant: 10,
+      busy: [],
+    });
+    expect(
+      claimed.filter((j) => j.tenant_id === t || j.tenant_id === other).map((j) => [j.tenant_id, j.attempts]),
+    ).toEqual(
+      expect.arrayContaining([
+        [t, 1],
+        [other, 1],
+      ]),
+    );
+    expect(await rowOf(t, 'lost')).toMatchObject({ status: 'pending', run_again: false });
+  });
+
   it('is refused by the database as run again when finished', async () => {
     const t = await tenant();
     await queue(t, job('rule'));
@@ -190,7 +235,9 @@ describe('queuing racing the record of a run', runsIf(onPostgres, NEEDS_POSTGRES
       handle.db.transaction().execute(async (trx) => {
         await queueJobRuns(trx, t, [job('race')]);
         // The worker records its run done now, from another connection: it waits for this row.
-        recorded = asTenant(t, () => completeJobs(handle.db, t, 'w1', [held?.id ?? '']));
+        recorded = asTenant(t, () =>
+          completeJobs(handle.db, t, 'w1', [{ id: held?.id ?? '', attempts: held?.attempts ?? 0 }]),
+        );
         await untilAnotherSessionWaitsOnALock(handle.owner, recorded);
       }),
     );
@@ -205,7 +252,7 @@ describe('queuing racing the record of a run', runsIf(onPostgres, NEEDS_POSTGRES
     let queued: Promise<void> | undefined;
     await asTenant(t, () =>
       handle.db.transaction().execute(async (trx) => {
-        await completeJobs(trx, t, 'w1', [held?.id ?? '']);
+        await completeJobs(trx, t, 'w1', [{ id: held?.id ?? '', attempts: held?.attempts ?? 0 }]);
         queued = queue(t, job('race2'));
         await untilAnotherSessionWaitsOnALock(handle.owner, queued);
       }),

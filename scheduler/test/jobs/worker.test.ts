@@ -325,7 +325,11 @@ describe('webhook batches', () => {
     for (const id of [spent, needed]) {
       await handle.owner
         .insertInto('webhook_batches')
-        .values({ tenant_id: t, id, event_type: 'shift.published', bodies: JSON.stringify([{}, {}]) })
+        .values({ tenant_id: t, id, event_type: 'shift.published', size: 2 })
+        .execute();
+      await handle.owner
+        .insertInto('webhook_batch_bodies')
+        .values([0, 1].map((position) => ({ tenant_id: t, batch_id: id, position, body: '{}' })))
         .execute();
     }
     await handle.owner
@@ -333,14 +337,19 @@ describe('webhook batches', () => {
       .values({ tenant_id: t, webhook_id: hook, batch_id: needed, first_seq: 1, total: 2 })
       .execute();
     const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
-    expect(await w.prune()).toBe(1);
+    // The spent batch's two bodies, then the batch itself (a bounded number per statement).
+    expect(await w.prune()).toBe(3);
     const left = () =>
       handle.owner.selectFrom('webhook_batches').select('id').where('tenant_id', '=', t).execute();
+    const bodiesLeft = () =>
+      handle.owner.selectFrom('webhook_batch_bodies').select('batch_id').where('tenant_id', '=', t).execute();
     expect((await left()).map((b) => b.id)).toEqual([needed]);
+    expect((await bodiesLeft()).map((b) => b.batch_id)).toEqual([needed, needed]);
     // A hook removed takes its shares with it; its batch goes with the next prune.
     await handle.owner.deleteFrom('webhooks').where('tenant_id', '=', t).execute();
-    expect(await w.prune()).toBe(1);
+    expect(await w.prune()).toBe(3);
     expect(await left()).toEqual([]);
+    expect(await bodiesLeft()).toEqual([]);
   });
 });
 

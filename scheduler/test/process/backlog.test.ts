@@ -84,10 +84,10 @@ describe('a server started on a backlog', runsIf(!onPostgres, EMBEDDED_ONLY), ()
     const handle = await openDatabase({ dataDir });
     await sql`
       INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload)
-      SELECT f.tenant_id, gen_random_uuid(), f.webhook_id, f.first_seq + i, b.event_type, b.bodies -> i
+      SELECT f.tenant_id, gen_random_uuid(), f.webhook_id, f.first_seq + d.position, b.event_type, d.body
         FROM webhook_fanouts f
-        JOIN webhook_batches b ON b.tenant_id = f.tenant_id AND b.id = f.batch_id,
-             generate_series(0, f.total - 1) AS i`.execute(handle.owner);
+        JOIN webhook_batches b ON b.tenant_id = f.tenant_id AND b.id = f.batch_id
+        JOIN webhook_batch_bodies d ON d.tenant_id = b.tenant_id AND d.batch_id = b.id`.execute(handle.owner);
     await sql`DELETE FROM webhook_fanouts`.execute(handle.owner);
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`.execute(handle.owner);

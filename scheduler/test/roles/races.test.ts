@@ -45,8 +45,9 @@ describe('deleting a role', () => {
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Kept' })).json();
     hooks.failNext(on('delete', 'roles'), diskFull());
     const response = await admin.request('DELETE', `/api/v1/roles/${role.id}`);
-    expect(response.statusCode).toBe(500);
-    expect(response.json().error.code).toBe('INTERNAL');
+    // A full disk is an outage an operator mends: 503, and nothing changed.
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error.code).toBe('SERVICE_UNAVAILABLE');
     expect(await roleNames(admin.request)).toEqual(['Kept']);
   });
 });
@@ -56,8 +57,9 @@ describe('creating a role', () => {
     const { admin } = await ctx.freshTenant();
     hooks.failNext(on('insert', 'roles'), diskFull());
     const response = await admin.request('POST', '/api/v1/roles', { name: 'Lost' });
-    expect(response.statusCode).toBe(500);
-    expect(response.json().error.code).toBe('INTERNAL');
+    // A full disk is an outage an operator mends: 503, and nothing changed.
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error.code).toBe('SERVICE_UNAVAILABLE');
     expect(await roleNames(admin.request)).toEqual([]);
   });
 });

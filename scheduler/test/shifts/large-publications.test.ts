@@ -77,11 +77,15 @@ describe('POST /api/v1/shifts/publish at its largest', () => {
     expect(shown).toHaveLength(150);
     // Past 100 deliveries a publication writes its bodies once and a share per hook; the
     // hook's job writes the deliveries (src/webhooks/events.ts): here, no worker runs.
-    const { rows } = await sql<{ type: string; bodies: { type: string; data: unknown }[] }>`
-      SELECT event_type AS type, bodies FROM webhook_batches
+    const { rows } = await sql<{ type: string; size: number }>`
+      SELECT event_type AS type, size FROM webhook_batches
        WHERE tenant_id = ${t.admin.tenantId}::uuid`.execute(t.ctx.db.owner);
-    expect(rows.map((row) => row.type)).toEqual(['shift.published']);
-    expect(rows[0]?.bodies.map((body) => [body.type, body.data])).toEqual(
+    expect(rows).toEqual([{ type: 'shift.published', size: 150 }]);
+    const bodies = await sql<{ body: { type: string; data: unknown } }>`
+      SELECT body FROM webhook_batch_bodies WHERE tenant_id = ${t.admin.tenantId}::uuid ORDER BY position`.execute(
+      t.ctx.db.owner,
+    );
+    expect(bodies.rows.map(({ body }) => [body.type, body.data])).toEqual(
       shown.map((shift: Record<string, unknown>) => ['shift.published', shift]),
     );
     const shares = await sql<{ webhook_id: string; first_seq: number; total: number; expanded: number }>`
@@ -118,8 +122,8 @@ describe('POST /api/v1/shifts/publish at its largest', () => {
     expect(response.json()).toEqual({ published: 731 });
     const { rows } = await sql<{ batches: number; bodies: number; shares: number; seqs: number }>`
       SELECT (SELECT count(*)::int FROM webhook_batches b WHERE b.tenant_id = ${t.admin.tenantId}::uuid) AS batches,
-             (SELECT sum(jsonb_array_length(b.bodies))::int FROM webhook_batches b
-               WHERE b.tenant_id = ${t.admin.tenantId}::uuid) AS bodies,
+             (SELECT count(*)::int FROM webhook_batch_bodies d
+               WHERE d.tenant_id = ${t.admin.tenantId}::uuid) AS bodies,
              (SELECT count(*)::int FROM webhook_fanouts f WHERE f.tenant_id = ${t.admin.tenantId}::uuid) AS shares,
              (SELECT sum(f.total)::int FROM webhook_fanouts f WHERE f.tenant_id = ${t.admin.tenantId}::uuid) AS seqs`.execute(
       t.ctx.db.owner,

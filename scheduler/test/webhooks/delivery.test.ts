@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { systemClock } from '../../src/deps.ts';
+import { queueJobRuns } from '../../src/jobs/queue.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { webhookDelivery } from '../../src/webhooks/delivery.ts';
+import { hookJob } from '../../src/webhooks/events.ts';
 import { defaultWebhookSendOptions } from '../../src/webhooks/sender.ts';
 import {
   type Caller,
@@ -360,6 +363,7 @@ describe('webhook deliveries', () => {
             clock: systemClock,
             retryDelayMs: () => 10,
             perRun: 10,
+            runBudgetMs: 60_000,
           },
           pino({ level: 'silent' }),
         );
@@ -401,7 +405,10 @@ describe('webhook deliveries', () => {
 
 describe('a change that reports many records', () => {
   /** An event of `days` days from 2031-01-01 with one draft shift a day, and their ids in order. */
-  async function season(admin: Caller, days: number): Promise<{ event: string; shifts: string[] }> {
+  async function season(
+    admin: Caller,
+    days: number,
+  ): Promise<{ event: string; shifts: string[]; role: string }> {
     const role = await newRole(admin, uniqueName('Usher'));
     const last = new Date(Date.UTC(2031, 0, days)).toISOString().slice(0, 10);
     const event = await created(admin, '/api/v1/events', {
@@ -419,7 +426,7 @@ describe('a change that reports many records', () => {
       .sort((a, b) => a.starts_at.localeCompare(b.starts_at))
       .map((shift) => shift.id);
     expect(shifts).toHaveLength(days);
-    return { event: event.id, shifts };
+    return { event: event.id, shifts, role };
   }
 
   it('writes one row per record and per hook, and every hook still gets every event in commit order', async () => {
@@ -502,5 +509,128 @@ describe('a change that reports many records', () => {
       .where('tenant_id', '=', t.tenantId)
       .execute();
     expect(shares).toEqual([]);
+  });
+
+  it('writes one batch for a deactivation that frees many seats, and tells every hook of each', async () => {
+    const lone = await createTestContext({
+      startBackgroundWork: false,
+      jobs: { pollMs: 20 },
+      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    });
+    try {
+      const t = await lone.freshTenant();
+      const { event, shifts, role } = await season(t.admin, 60);
+      await qualify(t.admin, t.employee, role);
+      expect((await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: event })).statusCode).toBe(
+        200,
+      );
+      const hooks = [
+        await hook(t.admin, ['assignment.removed']),
+        await hook(t.admin, ['assignment.removed']),
+      ];
+      // 60 seats, one a day, assigned past the API's per-request work: 120 deliveries in all.
+      for (const shift of shifts) {
+        const slots = (await t.admin.request('GET', `/api/v1/shifts/${shift}/slots`)).json() as {
+          id: string;
+        }[];
+        await created(t.admin, `/api/v1/shifts/${shift}/slots/${slots[0]?.id}/assign`, {
+          user_id: t.employee.userId,
+        });
+      }
+      const off = await t.admin.request('PATCH', `/api/v1/users/${t.employee.userId}`, { active: false });
+      expect(off.statusCode, off.body).toBe(200);
+      const counts = await lone.db.owner
+        .selectFrom('webhook_fanouts')
+        .select(['total'])
+        .where('tenant_id', '=', t.tenantId)
+        .execute();
+      // The deactivation's own transaction wrote one share per hook, not 120 deliveries.
+      expect(counts).toEqual([{ total: 60 }, { total: 60 }]);
+      lone.app.startBackgroundWork();
+      await lone.app.notificationsIdle();
+      for (const { name } of hooks) {
+        expect(receiver.received(name).map((r) => r.payload?.type)).toEqual(
+          Array(60).fill('assignment.removed'),
+        );
+      }
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('begins no step past its run budget: one send, then the job is due again at once', async () => {
+    const lone = await createTestContext({
+      jobs: { concurrency: 0 },
+      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    });
+    try {
+      const t = await lone.freshTenant();
+      const { role, event } = await staffed(t);
+      const { name } = await hook(t.admin, ['shift.published']);
+      for (const day of ['2030-07-02', '2030-07-03', '2030-07-04']) {
+        await newShift(t.admin, event, {
+          roleId: role,
+          starts_at: `${day}T10:00:00Z`,
+          ends_at: `${day}T12:00:00Z`,
+        });
+      }
+      const job = await lone.db.owner
+        .selectFrom('jobs')
+        .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
+        .where('tenant_id', '=', t.tenantId)
+        .where('kind', '=', 'webhook')
+        .executeTakeFirstOrThrow();
+      const deliver = (runBudgetMs: number) =>
+        webhookDelivery(
+          lone.db.db,
+          {
+            ...defaultWebhookSendOptions,
+            policy: new OutboundPolicy(parseAllowedHosts(new URL(receiver.origin).host)),
+            clock: systemClock,
+            retryDelayMs: () => 10,
+            perRun: 10,
+            runBudgetMs,
+          },
+          pino({ level: 'silent' }),
+        );
+      const run = (runBudgetMs: number) =>
+        asTenant(t.tenantId, () =>
+          deliver(runBudgetMs)({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
+        );
+      // No budget: the first step only, whatever `perRun` allows.
+      expect(await run(0)).toEqual({ outcome: 'later', delayMs: 0 });
+      expect(receiver.received(name)).toHaveLength(1);
+      // A budget that holds the rest: the two others in one run.
+      expect(await run(60_000)).toEqual({ outcome: 'done' });
+      expect(receiver.received(name)).toHaveLength(3);
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('gives up a disabled hook’s open deliveries 500 a step after a 410, every one in the end', async () => {
+    const t = await ctx.freshTenant();
+    const { id, name } = await hook(t.admin, ['shift.published']);
+    receiver.answer(name, 410);
+    // 1,200 open deliveries of the hook and its job, as a long backlog leaves them.
+    await sql`
+      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, seq, event_type, payload)
+      SELECT ${t.tenantId}::uuid, gen_random_uuid(), ${id}::uuid, i, 'shift.published',
+             jsonb_build_object('type', 'shift.published', 'data', jsonb_build_object('n', i))
+        FROM generate_series(1, 1200) AS i`.execute(ctx.db.owner);
+    await asTenant(t.tenantId, () => queueJobRuns(ctx.db.db, t.tenantId, [hookJob(id)]));
+    await settle();
+    expect(receiver.received(name)).toHaveLength(1);
+    const rows = await ctx.db.owner
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'last_error'])
+      .where('tenant_id', '=', t.tenantId)
+      .orderBy('seq')
+      .execute();
+    expect(rows[0]).toEqual({ status: 'dead', last_error: 'the receiver answered 410 Gone' });
+    expect(rows.slice(1).every((row) => row.status === 'dead')).toBe(true);
+    expect(new Set(rows.slice(1).map((row) => row.last_error))).toEqual(
+      new Set(['not sent: the receiver answered 410 Gone']),
+    );
   });
 });

@@ -4,18 +4,21 @@ import { type Kysely, sql } from 'kysely';
  * A change that reports many records to many webhooks costs one row per record, not one
  * per record and hook (src/webhooks/events.ts, src/webhooks/delivery.ts):
  *
- * - `webhook_batches`: the bodies of one change's events of one type, in order, written
- *   once (a publication of 541 shifts: one row holding 541 bodies).
+ * - `webhook_batches`: one change's events of one type; `webhook_batch_bodies` their
+ *   bodies, one row each at its `position` (a publication of 541 shifts: one batch, 541
+ *   bodies), written once for every hook.
  * - `webhook_fanouts`: one row per subscribed hook and batch: the hook's numbers for the
  *   batch start at `first_seq` (taken under the hook's row lock, as every delivery's
  *   number is, so the order still follows the commits), and `expanded` of its `total`
  *   bodies are delivery rows already. The hook's own job turns them into deliveries, a
- *   bounded number at a time, when they are next in the hook's order, and removes the
- *   row once every body is a delivery. A hook removed takes its fan-outs with it.
+ *   bounded number at a time read by position, when they are next in the hook's order,
+ *   and removes the row once every body is a delivery. A hook removed takes its fan-outs
+ *   with it.
  * - A batch no fan-out needs any more is removed by the workers' periodic prune
- *   (`prune_jobs`, as finished jobs and deliveries are).
+ *   (`prune_jobs`, as finished jobs and deliveries are), its bodies a bounded number per
+ *   statement, then the batch.
  *
- * Both tables sit behind the tenant wall (migration 0006) like every tenant table.
+ * The three tables sit behind the tenant wall (migration 0006) like every tenant table.
  */
 const eventTypes = `ARRAY['shift.published', 'assignment.created', 'assignment.removed', 'offer.updated',
   'time_off.updated', 'time_entry.recorded', 'form.submitted']::text[]`;
@@ -25,10 +28,17 @@ const statements = [
      tenant_id   uuid NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
      id          uuid NOT NULL,
      event_type  text NOT NULL CONSTRAINT webhook_batches_event_type CHECK (event_type = ANY (${eventTypes})),
-     bodies      jsonb NOT NULL CONSTRAINT webhook_batches_bodies
-                   CHECK (jsonb_typeof(bodies) = 'array' AND jsonb_array_length(bodies) >= 1),
+     size        integer NOT NULL CHECK (size >= 1),
      created_at  timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (tenant_id, id)
+   )`,
+  `CREATE TABLE webhook_batch_bodies (
+     tenant_id   uuid NOT NULL,
+     batch_id    uuid NOT NULL,
+     position    integer NOT NULL CHECK (position >= 0),
+     body        jsonb NOT NULL,
+     PRIMARY KEY (tenant_id, batch_id, position),
+     FOREIGN KEY (tenant_id, batch_id) REFERENCES webhook_batches (tenant_id, id) ON DELETE CASCADE
    )`,
   `CREATE TABLE webhook_fanouts (
      tenant_id   uuid NOT NULL,
@@ -44,7 +54,7 @@ const statements = [
    )`,
   'CREATE INDEX webhook_fanouts_next ON webhook_fanouts (tenant_id, webhook_id, first_seq)',
   'CREATE INDEX webhook_fanouts_batch ON webhook_fanouts (tenant_id, batch_id)',
-  ...['webhook_batches', 'webhook_fanouts'].flatMap((table) => [
+  ...['webhook_batches', 'webhook_batch_bodies', 'webhook_fanouts'].flatMap((table) => [
     `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY tenant_wall ON ${table}
        USING (tenant_id = (SELECT app_current_tenant())) WITH CHECK (tenant_id = (SELECT app_current_tenant()))`,
@@ -68,16 +78,26 @@ const statements = [
              WHERE o.status IN ('delivered', 'dead') AND o.created_at < now() - interval '30 days'
              LIMIT batch)
          RETURNING 1),
+       bodies AS (
+         DELETE FROM public.webhook_batch_bodies d
+          WHERE (d.tenant_id, d.batch_id, d.position) IN (
+            SELECT o.tenant_id, o.batch_id, o.position FROM public.webhook_batch_bodies o
+             WHERE NOT EXISTS (SELECT FROM public.webhook_fanouts f
+                                WHERE f.tenant_id = o.tenant_id AND f.batch_id = o.batch_id)
+             LIMIT batch)
+         RETURNING 1),
        batches AS (
          DELETE FROM public.webhook_batches b
           WHERE (b.tenant_id, b.id) IN (
             SELECT o.tenant_id, o.id FROM public.webhook_batches o
              WHERE NOT EXISTS (SELECT FROM public.webhook_fanouts f
                                 WHERE f.tenant_id = o.tenant_id AND f.batch_id = o.id)
+               AND NOT EXISTS (SELECT FROM public.webhook_batch_bodies d
+                                WHERE d.tenant_id = o.tenant_id AND d.batch_id = o.id)
              LIMIT batch)
          RETURNING 1)
        SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM deliveries)
-               + (SELECT count(*) FROM batches))::integer
+               + (SELECT count(*) FROM bodies) + (SELECT count(*) FROM batches))::integer
      $$`,
 ];
 
