@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
 import { untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
@@ -27,34 +28,31 @@ afterAll(async () => ctx?.close());
 
 const generic = 'the request conflicts with a change made at the same time; reload and try again';
 
-describe.runIf(inject('testDb') === 'postgres')(
-  `accept racing the seat's removal (${NEEDS_POSTGRES})`,
-  () => {
-    it('does not deadlock: neither answer is the generic conflict', async () => {
-      const t = await ctx.freshTenant();
-      const role = await newRole(t.admin, uniqueName('Cook'));
-      await qualify(t.admin, t.employee, role);
-      const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
-      await qualify(t.admin, bob, role);
-      const shift = await newShift(t.admin, await newEvent(t.admin), { roleId: role, capacities: [2] });
-      const seat = (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {}))
-        .id;
-      const offer = (await created(t.employee, `/api/v1/assignments/${seat}/offer`, {})).id;
+describe("accept racing the seat's removal", runsIf(inject('testDb') === 'postgres', NEEDS_POSTGRES), () => {
+  it('does not deadlock: neither answer is the generic conflict', async () => {
+    const t = await ctx.freshTenant();
+    const role = await newRole(t.admin, uniqueName('Cook'));
+    await qualify(t.admin, t.employee, role);
+    const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
+    await qualify(t.admin, bob, role);
+    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId: role, capacities: [2] });
+    const seat = (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {}))
+      .id;
+    const offer = (await created(t.employee, `/api/v1/assignments/${seat}/offer`, {})).id;
 
-      let removal: Promise<LightMyRequestResponse> | undefined;
-      // Once the accept holds the offer's row lock, the admin removes the seat: its DELETE
-      // locks the seat and waits on the offer (its cancellation); the accept then waits on the seat.
-      hooks.afterNext(
-        (s) => s.kind === 'select' && s.tables[0] === 'offers',
-        async () => {
-          removal = t.admin.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat}`);
-          await untilAnotherSessionWaitsOnALock(ctx.db.owner, removal);
-        },
-      );
-      const accept = await bob.request('POST', `/api/v1/offers/${offer}/accept`);
-      const removed = await removal;
-      const answers = [accept.json(), removed?.statusCode === 204 ? null : removed?.json()];
-      expect(JSON.stringify(answers)).not.toContain(generic);
-    });
-  },
-);
+    let removal: Promise<LightMyRequestResponse> | undefined;
+    // Once the accept holds the offer's row lock, the admin removes the seat: its DELETE
+    // locks the seat and waits on the offer (its cancellation); the accept then waits on the seat.
+    hooks.afterNext(
+      (s) => s.kind === 'select' && s.tables[0] === 'offers',
+      async () => {
+        removal = t.admin.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat}`);
+        await untilAnotherSessionWaitsOnALock(ctx.db.owner, removal);
+      },
+    );
+    const accept = await bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    const removed = await removal;
+    const answers = [accept.json(), removed?.statusCode === 204 ? null : removed?.json()];
+    expect(JSON.stringify(answers)).not.toContain(generic);
+  });
+});
