@@ -286,7 +286,9 @@ describe('collecting an inventory', () => {
     const known = new Map([['cluster', ['cluster/pve1', 'cluster/pve2']]]);
     const started = Date.now();
     const { assets, sources } = await collectInventory(file, inventory, known);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Ended by the slow source's deadline (1 s and 5 s), not held by it: a generous bound for
+    // a loaded machine, well below the test's timeout.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(assets.map((a) => [a.name, a.status, a.products])).toEqual([
       ['cache', 'ok', { redis: '7.4.3' }],
       ['cluster/pve1', 'unknown', {}],

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { until } from '../../../scripts/test-wait.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { created, newEvent, newRole } from '../support/scheduling.ts';
 import { EMBEDDED_ONLY } from '../support/skips.ts';
 import { createTestKeys } from '../support/tokens.ts';
@@ -21,7 +21,8 @@ import { createTestKeys } from '../support/tokens.ts';
  * `/health` for minutes and then exited ("Plugin did not start in time"). Now it answers
  * before the backlog has drained, and another tenant's requests are answered meanwhile.
  */
-vi.setConfig({ testTimeout: 300_000 });
+// Two server starts, 541 days published to 20 hooks, and the drain begun.
+vi.setConfig({ testTimeout: 4 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 const HOOKS = 20;
 const DAYS = 541;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import type { Caller } from '../support/context.ts';
 import { uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -23,7 +23,8 @@ import { createTestKeys, type TestKeys } from '../support/tokens.ts';
  *    503 in the error shape, and the same process serves again once the database is back.
  * (The database unreachable at start is in test/process/main.test.ts.)
  */
-vi.setConfig({ testTimeout: 180_000 });
+// Up to two server starts a test, one after the other, and a storm or an outage between.
+vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 
 const clusters: PgCluster[] = [];

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { until } from '../../../scripts/test-wait.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
@@ -19,7 +19,8 @@ import { createTestKeys, type TestKeys } from '../support/tokens.ts';
  * test/notifications/outbox.test.ts, in-process). Reminders: each person on a shift is
  * reminded once across two processes, one of them killed -9 and started again.
  */
-vi.setConfig({ testTimeout: 300_000 });
+// Three servers started at once, one started again, and 1,200 deliveries between.
+vi.setConfig({ testTimeout: 4 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 const TENANTS = 20;
 const STAFF = 10;

@@ -8,11 +8,13 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { watchOutput } from '../../../scripts/test-wait.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
+import { PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
-// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
-vi.setConfig({ testTimeout: 120_000 });
+// Real processes start PGlite and load the gazetteer; a test runs up to two, one after the
+// other.
+vi.setConfig({ testTimeout: 2 * PROCESS_START_MS });
 const run = promisify(execFile);
 /** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until, watchOutput } from '../../../scripts/test-wait.ts';
+import { PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /**
@@ -15,8 +16,9 @@ import { freePort } from '../support/pg-cluster.ts';
  * process alone stops everything and frees the ports.
  */
 const root = path.resolve(import.meta.dirname, '../../..');
-// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
-vi.setConfig({ testTimeout: 120_000 });
+// Real processes start PGlite and load the gazetteer; a test runs npm start (both servers
+// at once) up to twice, one after the other.
+vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 
 interface Started {
   npm: ChildProcess;
