@@ -4,7 +4,7 @@ import { Agent, request } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { watchOutput } from '../../scripts/test-wait.ts';
+import { until, watchOutput } from '../../scripts/test-wait.ts';
 import { setup } from './support/appliance.ts';
 import { makePair, servedFingerprint, type TestPair, writePair } from './support/tls.ts';
 
@@ -78,6 +78,9 @@ describe('advisory run over HTTPS', () => {
       expect(run.output()).toContain(`TLS certificate: CN=advisory.test, valid until `);
       expect(run.output()).toContain(`, SHA-256 ${first.fingerprint}\n`);
       expect(await servedFingerprint(port, trusting)).toBe(first.fingerprint);
+      // Healthy once the first refresh has verified the feed (listening comes before that).
+      const fresh = new Agent({ ca: trusting });
+      await until(async () => (await health(port, fresh)).status === 200);
       const before = await health(port, kept);
       expect(before.fingerprint).toBe(first.fingerprint);
 
@@ -133,7 +136,8 @@ describe('advisory run over HTTPS', () => {
       run.child.kill('SIGHUP');
       await run.waitFor('SIGHUP: nothing to reload (ADVISORY_TLS_CERT and ADVISORY_TLS_KEY are not set)');
       const url = /dashboard on (\S+)/.exec(run.output())?.[1] as string;
-      expect((await fetch(`${url}health`)).status).toBe(200);
+      // Serving on: healthy once the first refresh has verified the feed.
+      await until(async () => (await fetch(`${url}health`)).status === 200);
     } finally {
       run.child.kill('SIGTERM');
     }
