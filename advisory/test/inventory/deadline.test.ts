@@ -115,7 +115,7 @@ describe("a source's deadline", () => {
       collectNextcloudApi(
         nextcloudApiSource(cloud, 'cloud.secret'),
         inventoryFile(),
-        5000,
+        30_000,
         AbortSignal.timeout(700),
       ),
     ).rejects.toThrow(`${cloud.url}: stopped at the source's deadline`);
@@ -130,7 +130,7 @@ describe("a source's deadline", () => {
     pve.delayMs = 200;
     pve.seen.length = 0;
     await expect(
-      collectProxmox(proxmoxSource(pve), inventoryFile(), 5000, AbortSignal.timeout(1000)),
+      collectProxmox(proxmoxSource(pve), inventoryFile(), 30_000, AbortSignal.timeout(1000)),
     ).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
     const asked = pve.seen.length;
     expect(await allClosed(pve)).toBe(0);
@@ -144,7 +144,7 @@ describe("a source's deadline", () => {
     await expect(
       collectNextcloud(
         { type: 'nextcloud', name: 'cloud', command: [script] },
-        5000,
+        30_000,
         AbortSignal.timeout(500),
       ),
     ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
@@ -163,7 +163,7 @@ describe("a source's deadline", () => {
       await expect(
         collectNextcloud(
           { type: 'nextcloud', name: 'cloud', command: [script] },
-          5000,
+          30_000,
           AbortSignal.timeout(300),
         ),
       ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);

@@ -314,7 +314,11 @@ describe('a deactivation freeing many seats', () => {
         action: string;
       }[];
       // Cancelled, then its seat link cleared as the seat goes; the record stays (migration 0021).
-      expect(log.map((e) => e.action).reverse()).toEqual(['offer.created', 'offer.cancelled', 'offer.updated']);
+      expect(log.map((e) => e.action).reverse()).toEqual([
+        'offer.created',
+        'offer.cancelled',
+        'offer.updated',
+      ]);
     }
   });
 });

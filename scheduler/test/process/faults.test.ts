@@ -353,8 +353,10 @@ describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POS
     const setup = await openDatabase({ url: cluster.url, poolSize: 1 });
     await migrateToLatest(setup.owner);
     await setup.close();
-    // One connection: whatever the pool lends next is the one it kept, or a new one.
-    const handle = await openDatabase({ url: cluster.url, poolSize: 1, statementTimeoutMs: 1000 });
+    // One connection: whatever the pool lends next is the one it kept, or a new one. The
+    // deadline also covers the statements around the freeze, so not too short for a loaded
+    // machine; WITHIN_SECONDS is six times it.
+    const handle = await openDatabase({ url: cluster.url, poolSize: 1, statementTimeoutMs: 5000 });
     try {
       const backend = async () =>
         (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)).rows[0]?.pid;
