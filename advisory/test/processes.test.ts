@@ -136,7 +136,9 @@ describe('the feed cache under kill -9', () => {
     expect(killedWhileCopying, 'some kills must land while the new copy was written').toBeGreaterThan(0);
     // And the copies those kills left half-written are gone: only the one in use remains.
     expect(copies(s.cacheDir)).toHaveLength(1);
-  }, 180_000);
+    // (2 × rounds + 4) process runs one after the other (checks of a 1,200-advisory feed and
+    // verifies of its cache), 15 s each on a loaded machine: 180 s ran out at a load of 20.
+  }, 360_000);
 });
 
 const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).error === undefined;
