@@ -23,8 +23,8 @@ vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 interface Started {
   npm: ChildProcess;
   output: () => string;
-  /** The banner's last line (the dashboard login), once printed. */
-  banner: Promise<unknown>;
+  /** Resolves once the banner's last line (the dashboard login) is printed. */
+  banner: () => Promise<unknown>;
   exited: Promise<number | null>;
 }
 
@@ -64,7 +64,7 @@ async function npmStart(env: Record<string, string | undefined>): Promise<Starte
   if (npm.pid) groups.add(npm.pid);
   const output = watchOutput(npm.stdout, npm.stderr);
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  return { npm, output: output.text, banner: output.waitFor(BANNER), exited };
+  return { npm, output: output.text, banner: () => output.waitFor(BANNER), exited };
 }
 
 interface Banner {
@@ -76,7 +76,7 @@ interface Banner {
 }
 
 async function banner(started: Started): Promise<Banner> {
-  await started.banner;
+  await started.banner();
   const out = started.output();
   const scheduler = /Scheduler API .* pid (\d+)/.exec(out);
   const appliance = /Advisory +(http\S+?)\/? +pid (\d+)/.exec(out);
