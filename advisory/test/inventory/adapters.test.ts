@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -191,7 +191,12 @@ describe('Nextcloud adapter (occ)', () => {
 
   it('ends everything occ started at the deadline, not only the direct child (sudo -> php)', async () => {
     const script = writeOcc(dir, 'slow-grandchild');
-    await expect(collectNextcloud(nextcloud(script), 500)).rejects.toThrow(/did not finish within 500 ms/);
+    // The fake is a node process that starts its grandchild once loaded: the deadline must
+    // come after that (500 ms did not, under load), and long before the grandchild's minute.
+    await expect(collectNextcloud(nextcloud(script), 10_000)).rejects.toThrow(
+      /did not finish within 10000 ms/,
+    );
+    expect(existsSync(`${script}.grandchild-pid`), 'the grandchild started before the deadline').toBe(true);
     expect(await grandchildGone(script)).toBe(true);
   });
 

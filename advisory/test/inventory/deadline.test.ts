@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
 import { collectNextcloud } from '../../src/inventory/adapters/nextcloud.ts';
 import { collectNextcloudApi } from '../../src/inventory/adapters/nextcloud-api.ts';
 import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
@@ -141,13 +142,18 @@ describe("a source's deadline", () => {
 
   it('kills occ and everything it started when the signal aborts, before its own deadline', async () => {
     const script = writeOcc(dir, 'slow-grandchild');
-    await expect(
-      collectNextcloud(
-        { type: 'nextcloud', name: 'cloud', command: [script] },
-        30_000,
-        AbortSignal.timeout(500),
-      ),
-    ).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
+    // Aborted once the grandchild is there (the event), not after a guess at how long a node
+    // process takes to start it.
+    const deadline = new AbortController();
+    const run = collectNextcloud(
+      { type: 'nextcloud', name: 'cloud', command: [script] },
+      30_000,
+      deadline.signal,
+    );
+    run.catch(() => undefined);
+    await until(() => existsSync(`${script}.grandchild-pid`));
+    deadline.abort();
+    await expect(run).rejects.toThrow(`${script} status --output=json: stopped at the source's deadline`);
     expect(await grandchildGone(script)).toBe(true);
   });
 
