@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { SkipSummaryReporter } from '../scripts/skip-summary-reporter.ts';
+import { POLL_TIMEOUT_MS } from '../scripts/test-wait.ts';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,9 @@ export default defineConfig({
     setupFiles: ['../scripts/test-temp-dir.ts'],
     // The default output, then what was skipped and why (scripts/test-skip.ts declares it).
     reporters: ['default', new SkipSummaryReporter()],
+    // expect.poll waits for a state, not a moment: 1 s (vitest's default) is a race on a
+    // loaded machine. A test that waits for something that never comes still fails.
+    expect: { poll: { timeout: POLL_TIMEOUT_MS } },
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

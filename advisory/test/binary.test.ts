@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
+import { until } from '../../scripts/test-wait.ts';
 import { advisoryYaml, currentSampleFeed } from './support/feed.ts';
 
 /**
@@ -154,18 +155,14 @@ describe('the single executable, alone on a machine', runsIf(binary, NEEDS_BINAR
       });
       child.once('exit', (code) => reject(new Error(`advisory run exited ${code}: ${out}`)));
     });
-    let health: Response | undefined;
-    for (let i = 0; i < 100 && health?.status !== 200; i++) {
-      health = await fetch(`${base}/health`).catch(() => undefined);
-      if (health?.status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(health?.status).toBe(200);
+    // Serving once its first refresh has verified the feed; the test's timeout bounds the wait.
+    await until(async () => (await fetch(`${base}/health`).catch(() => undefined))?.status === 200, 100);
     // The feed is in use (health) a moment before its first evaluation is on the page.
     const page = async () => {
       const response = await fetch(`${base}/`);
       return `${response.status} ${await response.text()}`;
     };
-    await expect.poll(page, { timeout: 10_000, interval: 100 }).toMatch(/^200 [\s\S]*pve-legacy/);
+    await expect.poll(page, { interval: 100 }).toMatch(/^200 [\s\S]*pve-legacy/);
     const html = await page();
     // The stylesheet is the binary's own, served from the appliance.
     const css = /href="(\/[^"]+\.css)"/.exec(html)?.[1];

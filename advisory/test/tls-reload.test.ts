@@ -4,6 +4,7 @@ import { Agent, request } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { until, watchOutput } from '../../scripts/test-wait.ts';
 import { setup } from './support/appliance.ts';
 import { makePair, servedFingerprint, type TestPair, writePair } from './support/tls.ts';
 
@@ -32,20 +33,11 @@ function daemon(env: NodeJS.ProcessEnv) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const output = watchOutput(child.stdout, child.stderr);
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  /** Waits until the output holds `text` (found after `from` characters), up to 30 s. */
-  const waitFor = async (text: string, from = 0) => {
-    for (let i = 0; i < 600 && !output.includes(text, from); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(output.slice(from)).toContain(text);
-  };
-  return { child, done, waitFor, output: () => output };
+  /** Waits until the output holds `text` (found after `from` characters), as it arrives. */
+  const waitFor = (text: string, from = 0) => output.waitFor(text, from);
+  return { child, done, waitFor, output: output.text };
 }
 
 /** A GET of /health over `agent`: its status, and the connection and certificate it used. */
@@ -86,6 +78,9 @@ describe('advisory run over HTTPS', () => {
       expect(run.output()).toContain(`TLS certificate: CN=advisory.test, valid until `);
       expect(run.output()).toContain(`, SHA-256 ${first.fingerprint}\n`);
       expect(await servedFingerprint(port, trusting)).toBe(first.fingerprint);
+      // Healthy once the first refresh has verified the feed (listening comes before that).
+      const fresh = new Agent({ ca: trusting });
+      await until(async () => (await health(port, fresh)).status === 200);
       const before = await health(port, kept);
       expect(before.fingerprint).toBe(first.fingerprint);
 
@@ -141,7 +136,8 @@ describe('advisory run over HTTPS', () => {
       run.child.kill('SIGHUP');
       await run.waitFor('SIGHUP: nothing to reload (ADVISORY_TLS_CERT and ADVISORY_TLS_KEY are not set)');
       const url = /dashboard on (\S+)/.exec(run.output())?.[1] as string;
-      expect((await fetch(`${url}health`)).status).toBe(200);
+      // Serving on: healthy once the first refresh has verified the feed.
+      await until(async () => (await fetch(`${url}health`)).status === 200);
     } finally {
       run.child.kill('SIGTERM');
     }

@@ -1,5 +1,6 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { POLL_TIMEOUT_MS } from '../../../scripts/test-wait.ts';
 import type { Alert } from '../../src/alerts/alert.ts';
 import { dashboardSource } from '../../src/cli/advisory/run.ts';
 import {
@@ -258,7 +259,7 @@ describe('condition alerts', () => {
           expect(mail.mails.map(subjectOf).at(-1)).toMatch(
             /^\[advisory\] Needs attention: alert delivery by webhook keeps failing since \S+: an alert failed 3 attempts/,
           ),
-        { timeout: 8_000, interval: 100 },
+        { timeout: POLL_TIMEOUT_MS, interval: 100 },
       );
       expect(hook.attempts).toBe(3);
       // Nothing judged before the first refresh pulled the feed (no "no feed" alert).

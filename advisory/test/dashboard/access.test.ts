@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
 import { buildDashboard } from '../../src/dashboard/server.ts';
 import { type Demo, demoAppliance, demoSource, serve } from '../support/dashboard.ts';
 
@@ -123,13 +124,16 @@ describe('dashboard access', () => {
         socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
         sockets.push(socket);
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const open = await new Promise<number>((resolve, reject) =>
-        served.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
-      );
-      expect(open).toBeLessThanOrEqual(limits.maxConnections);
-      // The header deadline ends the half-sent requests; then a real one is served.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const connections = () =>
+        new Promise<number>((resolve, reject) =>
+          served.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+        );
+      // Once every socket is through its connect (accepted, or refused past the limit).
+      await until(() => sockets.every((s) => !s.connecting));
+      expect(await connections()).toBeLessThanOrEqual(limits.maxConnections);
+      // The header deadline ends the half-sent requests (the event itself: the server lets
+      // them go); then a real one is served.
+      await until(async () => (await connections()) === 0);
       expect(sockets.filter((s) => !s.destroyed && !s.readableEnded).length).toBeLessThan(300);
       expect((await fetch(`${served.url}/health`)).status).toBe(200);
     } finally {

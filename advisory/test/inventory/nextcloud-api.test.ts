@@ -15,6 +15,9 @@ import {
 } from '../support/nextcloud-fake.ts';
 import { writeOcc } from '../support/occ-fake.ts';
 
+// Deadlines of 30 s where an answer is expected: far from what a local fake takes, even on
+// a loaded machine. Short ones only where the deadline itself is tested.
+
 /**
  * The `nextcloud-api` source against a fake Nextcloud that replays the documented
  * status.php and OCS provisioning API payloads over TLS, fed the same server state as the
@@ -67,7 +70,7 @@ describe('Nextcloud over its OCS API', () => {
   it('yields the same asset as occ for the same server', async () => {
     cloud.mode = 'normal';
     const extra = { products: { php: '8.3.20' }, facts: { site: 'office' } };
-    const byApi = await collectNextcloudApi(api(extra), inventoryFile(), 5000);
+    const byApi = await collectNextcloudApi(api(extra), inventoryFile(), 30_000);
     const byOcc = await collectNextcloud(
       {
         type: 'nextcloud',
@@ -75,7 +78,7 @@ describe('Nextcloud over its OCS API', () => {
         command: [writeOcc(dir, 'normal', state.status, state.apps)],
         ...extra,
       },
-      5000,
+      30_000,
     );
     expect(byApi).toEqual(byOcc);
     expect(byApi).toEqual([
@@ -103,7 +106,7 @@ describe('Nextcloud over its OCS API', () => {
     cloud.mode = 'normal';
     cloud.seen.length = 0;
     const before = cloud.connections;
-    await collectNextcloudApi(api({ url: `${cloud.url}/` }), inventoryFile(), 5000);
+    await collectNextcloudApi(api({ url: `${cloud.url}/` }), inventoryFile(), 30_000);
     expect(cloud.seen.map((s) => s.path)).toEqual([
       '/status.php',
       '/ocs/v2.php/cloud/apps?filter=enabled&format=json',
@@ -119,7 +122,7 @@ describe('Nextcloud over its OCS API', () => {
     cloud.mode = 'normal';
     cloud.listedWithoutInfo = ['removed_app'];
     try {
-      const [asset] = await collectNextcloudApi(api(), inventoryFile(), 5000);
+      const [asset] = await collectNextcloudApi(api(), inventoryFile(), 30_000);
       expect(cloud.seen.at(-1)?.path).toBe('/ocs/v2.php/cloud/apps/removed_app?format=json');
       expect(Object.keys(asset?.products ?? {})).toHaveLength(8);
       expect(asset?.products).not.toHaveProperty('nextcloud-app-removed-app');
@@ -133,30 +136,30 @@ describe('Nextcloud over its OCS API', () => {
     const byCa = await collectNextcloudApi(
       api({ fingerprint: undefined, ca_file: 'cloud.pem' }),
       inventoryFile(),
-      5000,
+      30_000,
     );
     expect(byCa[0]?.products.nextcloud).toBe('31.0.9');
-    await expect(collectNextcloudApi(api({ fingerprint: undefined }), inventoryFile(), 5000)).rejects.toThrow(
-      /self.signed/i,
-    );
+    await expect(
+      collectNextcloudApi(api({ fingerprint: undefined }), inventoryFile(), 30_000),
+    ).rejects.toThrow(/self.signed/i);
   });
 
   it('says which source was refused, and why, for a wrong password or a user who is no admin', async () => {
     cloud.mode = 'normal';
     const appsUrl = `${cloud.url}/ocs/v2.php/cloud/apps?filter=enabled&format=json`;
     await expect(
-      collectNextcloudApi(api({ app_password_file: 'wrong.secret' }), inventoryFile(), 5000),
+      collectNextcloudApi(api({ app_password_file: 'wrong.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow(
       `cloud: ${appsUrl} answered HTTP 401: user advisory-admin or its app password was refused`,
     );
     await expect(
-      collectNextcloudApi(api({ user: 'alice', app_password_file: 'alice.secret' }), inventoryFile(), 5000),
+      collectNextcloudApi(api({ user: 'alice', app_password_file: 'alice.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow(
       `cloud: ${appsUrl} answered HTTP 403: user alice is not an admin (the apps API needs one)`,
     );
     writeFileSync(path.join(dir, 'blank.secret'), '  \n');
     await expect(
-      collectNextcloudApi(api({ app_password_file: 'blank.secret' }), inventoryFile(), 5000),
+      collectNextcloudApi(api({ app_password_file: 'blank.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow('blank.secret: not an app password');
   });
 
@@ -171,9 +174,9 @@ describe('Nextcloud over its OCS API', () => {
     for (const [mode, message] of expectations) {
       cloud.mode = mode;
       // A short deadline for the slow server only: 5 MiB over TLS may take a while on a busy machine.
-      await expect(collectNextcloudApi(api(), inventoryFile(), mode === 'slow' ? 400 : 5000)).rejects.toThrow(
-        message,
-      );
+      await expect(
+        collectNextcloudApi(api(), inventoryFile(), mode === 'slow' ? 400 : 30_000),
+      ).rejects.toThrow(message);
     }
     cloud.mode = 'normal';
   });
@@ -184,7 +187,7 @@ describe('Nextcloud over its OCS API', () => {
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await expect(
-      collectNextcloudApi(api({ url: `https://127.0.0.1:${port}` }), inventoryFile(), 5000),
+      collectNextcloudApi(api({ url: `https://127.0.0.1:${port}` }), inventoryFile(), 30_000),
     ).rejects.toThrow(`https://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 });

@@ -15,6 +15,9 @@ import {
   startProxmoxFake,
 } from '../support/proxmox-fake.ts';
 
+// Deadlines of 30 s where an answer is expected: far from what a local fake takes, even on
+// a loaded machine. Short ones only where the deadline itself is tested.
+
 /**
  * The Proxmox VE adapter's guests (VMs and containers, with what the API says of their
  * OS) and its connections: one keep-alive dispatcher per collection, one request per
@@ -126,7 +129,7 @@ describe('Proxmox VE guests', () => {
     const assets = await collectProxmox(
       source(pve, { products: { debian: '13.2' }, facts: { site: 'basement' } }),
       inventoryFile(),
-      5000,
+      30_000,
     );
     // Held to the inventory file's rules, as collectInventory holds every source's answer.
     expect(() => checkReported(assets, 'cluster')).not.toThrow();
@@ -179,7 +182,11 @@ describe('Proxmox VE guests', () => {
 
   it('lets feed advisories for the OS match a guest', async () => {
     pve.mode = 'normal';
-    const assets = await collectProxmox(source(pve, { products: { debian: '13.2' } }), inventoryFile(), 5000);
+    const assets = await collectProxmox(
+      source(pve, { products: { debian: '13.2' } }),
+      inventoryFile(),
+      30_000,
+    );
     const eol: VerifiedAdvisory = {
       module: 'platform',
       file: 'platform/debian-12-eol.yaml',
@@ -239,7 +246,7 @@ describe('Proxmox VE guests', () => {
       const assets = await collectProxmox(
         source(odd, { token_secret_file: 'odd.secret', fingerprint: odd.fingerprint }),
         inventoryFile(),
-        5000,
+        30_000,
       );
       expect(assets.map((a) => [a.name, a.products])).toEqual([
         ['cluster/n1', { 'proxmox-ve': '9.1.4' }],
@@ -264,7 +271,7 @@ describe('Proxmox VE connections', () => {
     const assets = await collectProxmox(
       source(single, { token_secret_file: 'single.secret', fingerprint: single.fingerprint }),
       inventoryFile(),
-      5000,
+      30_000,
     );
     expect(assets).toHaveLength(7);
     // nodes, version, qemu, lxc, 6 configs, 3 agent answers
@@ -279,7 +286,7 @@ describe('Proxmox VE connections', () => {
     pve.maxInFlightPerNode = 0;
     const before = pve.connections;
     pve.seen.length = 0;
-    await collectProxmox(source(pve), inventoryFile(), 5000);
+    await collectProxmox(source(pve), inventoryFile(), 30_000);
     expect(pve.seen.length).toBeGreaterThan(15);
     expect(pve.connections - before).toBe(1);
     expect(pve.maxInFlightPerNode).toBe(1);
@@ -291,7 +298,7 @@ describe('Proxmox VE failures', () => {
   it('names the source and the token when the token is refused', async () => {
     pve.mode = 'normal';
     await expect(
-      collectProxmox(source(pve, { token_secret_file: 'wrong.secret' }), inventoryFile(), 5000),
+      collectProxmox(source(pve, { token_secret_file: 'wrong.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow(
       `cluster: ${pve.url}/api2/json/nodes answered HTTP 401: the API token advisory@pve!monitor was refused`,
     );
@@ -299,15 +306,15 @@ describe('Proxmox VE failures', () => {
 
   it('holds its caps against garbage and oversized answers', async () => {
     pve.mode = 'oversized';
-    await expect(collectProxmox(source(pve), inventoryFile(), 5000)).rejects.toThrow(
+    await expect(collectProxmox(source(pve), inventoryFile(), 30_000)).rejects.toThrow(
       `${pve.url}/api2/json/nodes: answer larger than 4194304 bytes`,
     );
     pve.mode = 'garbage';
-    await expect(collectProxmox(source(pve), inventoryFile(), 5000)).rejects.toThrow(
+    await expect(collectProxmox(source(pve), inventoryFile(), 30_000)).rejects.toThrow(
       `${pve.url}/api2/json/nodes: not a Proxmox node list`,
     );
     pve.mode = 'malformed';
-    await expect(collectProxmox(source(pve), inventoryFile(), 5000)).rejects.toThrow(
+    await expect(collectProxmox(source(pve), inventoryFile(), 30_000)).rejects.toThrow(
       `${pve.url}/api2/json/nodes: the answer is not JSON`,
     );
     pve.mode = 'normal';
@@ -319,7 +326,7 @@ describe('Proxmox VE failures', () => {
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await expect(
-      collectProxmox(source(pve, { url: `https://127.0.0.1:${port}` }), inventoryFile(), 5000),
+      collectProxmox(source(pve, { url: `https://127.0.0.1:${port}` }), inventoryFile(), 30_000),
     ).rejects.toThrow(`https://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 });

@@ -74,7 +74,8 @@ else { console.error('Command "' + command + '" is not defined.'); process.exit(
 
 /**
  * Whether the grandchild a `slow-grandchild` run started is gone, or a zombie waiting for
- * init to reap it: either way no longer running. Waits for it up to a second.
+ * init to reap it: either way no longer running. Waits for it up to 30 s: room for a loaded
+ * machine, and still half of the minute a grandchild left alive would sleep.
  */
 export async function grandchildGone(script: string): Promise<boolean> {
   const pid = Number(readFileSync(`${script}.grandchild-pid`, 'utf8'));
@@ -85,6 +86,6 @@ export async function grandchildGone(script: string): Promise<boolean> {
       return false;
     }
   };
-  for (let i = 0; i < 50 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 1500 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
   return !running();
 }

@@ -26,9 +26,13 @@ let second: SigningKey;
 let clock: number;
 let refreshErrors: Error[];
 
+/** A stalling provider's deadline: short, since nothing but the deadline ends those tests. */
+const STALL_DEADLINE_MS = 300;
 const options = (overrides: Partial<JwksOptions> = {}): JwksOptions => ({
   url: server.url,
-  timeoutMs: 2000,
+  // Far from what a local answer takes, even on a loaded machine: only the tests of the
+  // deadline (a provider that stalls) set a short one.
+  timeoutMs: 20_000,
   maxBytes: 4096,
   maxAgeMs: 5000,
   cooldownMs: 2000,
@@ -154,14 +158,20 @@ describe('answers that are not a key set', () => {
     expect((error as Error).message).toBe(
       'identity provider keys unavailable: no complete answer within 150 ms',
     );
-    expect(Date.now() - started).toBeLessThan(4000);
+    // The stalling server ends its body after 60 s: ending well before that is the deadline's
+    // doing, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it.each<JwksBehaviour>(['status-500', 'html', 'not-a-key-set', 'stall-body', 'endless', 'reset'])(
     'reports a provider that answers %s as unavailable, not as a bad token',
     async (behaviour) => {
       server.behaviour = behaviour;
-      const error = await rejection(verifierWith({ timeoutMs: 300 }).verify(await server.sign(first)));
+      // Only a stall needs the deadline; the others are refused for what they answer.
+      const timeoutMs = behaviour === 'stall-body' ? STALL_DEADLINE_MS : undefined;
+      const error = await rejection(
+        verifierWith(timeoutMs ? { timeoutMs } : {}).verify(await server.sign(first)),
+      );
       expect(error).toBeInstanceOf(KeySourceUnavailable);
       expect(error).not.toBeInstanceOf(TokenRejected);
     },
@@ -184,20 +194,33 @@ describe('defaults', () => {
     await expect(verifier.verify(await server.sign(first))).resolves.toMatchObject({ sub: 'jwks-user' });
   });
 
-  it('keeps keys for minutes and backs off for a second, by default', async () => {
-    const source = createJwksKeySource({ url: server.url });
-    const verifier = createVerifier({ issuer: server.issuer, audience: AUDIENCE, jwks: { url: server.url } });
+  it('keeps keys for ten minutes and backs off for a second, by default', async () => {
+    // The defaults on the test's clock (only `now` given): waiting out real seconds would race
+    // a loaded machine, and a moved clock tells the exact edges.
+    const now = () => clock;
+    const source = createJwksKeySource({ url: server.url, now });
+    const verifier = createVerifier({
+      issuer: server.issuer,
+      audience: AUDIENCE,
+      jwks: { url: server.url, now },
+    });
     const token = await server.sign(first);
     await verifier.verify(token);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    clock += 10 * 60_000; // exactly the default age: still fresh
     await verifier.verify(token);
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.hits).toBe(1);
+    clock += 1;
+    await verifier.verify(token);
+    await expect.poll(() => server.hits).toBe(2);
     server.behaviour = 'status-500';
     await rejection(source.refresh());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.hits).toBe(3);
+    clock += 999; // backing off: no request
     await expect(source.refresh()).resolves.toBeUndefined();
-    expect(server.hits).toBe(2);
+    expect(server.hits).toBe(3);
+    clock += 1;
+    await rejection(source.refresh());
+    expect(server.hits).toBe(4);
   });
 
   it('refuses a key set above 256 KiB', async () => {
@@ -348,7 +371,8 @@ describe('a provider outage through the API', () => {
     'answers 503 SERVICE_UNAVAILABLE when the provider answers %s',
     async (behaviour) => {
       server.behaviour = behaviour;
-      const app = await buildApp({ db: db.db, verifier: verifierWith({ timeoutMs: 300 }) });
+      const timeoutMs = behaviour === 'stall-body' ? STALL_DEADLINE_MS : undefined;
+      const app = await buildApp({ db: db.db, verifier: verifierWith(timeoutMs ? { timeoutMs } : {}) });
       const response = await app.inject({
         method: 'GET',
         url: '/api/v1/roles',

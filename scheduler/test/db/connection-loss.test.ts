@@ -24,9 +24,11 @@ describe('a connection ended by the server while lent out', runsIf(onPostgres, N
       .transaction()
       .execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
-        // The administrator ends this session while the transaction is between statements.
-        await sql`SELECT pg_terminate_backend(${rows[0]?.pid})`.execute(handle.owner);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // The administrator ends this session while the transaction is between statements,
+        // and waits until the session is gone (PostgreSQL's own wait, not a guess of time).
+        const ended = await sql<{ gone: boolean }>`
+          SELECT pg_terminate_backend(${rows[0]?.pid}::int, 600000) AS gone`.execute(handle.owner);
+        expect(ended.rows).toEqual([{ gone: true }]);
         await sql`SELECT 1`.execute(trx);
       })
       .then(

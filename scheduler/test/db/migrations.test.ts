@@ -47,7 +47,14 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-describe('each migration on a database written under the one before', () => {
+/**
+ * Each test opens an empty database and takes it through the migrations: its time grows
+ * with their number. 5 s a migration is room for a loaded machine (the default 30 s was
+ * nearly used up by one such test there).
+ */
+const THROUGH_THE_MIGRATIONS = { timeout: Object.keys(migrations).length * 5_000 };
+
+describe('each migration on a database written under the one before', THROUGH_THE_MIGRATIONS, () => {
   it('0002 keeps what the status columns said and recounts filled_count; 0003 books earlier minutes into the ledger', async () => {
     const migrator = new Migrator({ db: handle.owner, provider: { getMigrations: async () => migrations } });
     const first = await migrator.migrateTo('0001_schema');

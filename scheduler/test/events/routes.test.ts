@@ -307,7 +307,8 @@ describe('DELETE /api/v1/events/{id}', () => {
 
   it(
     'answers another tenant while it deletes a large event on the embedded database',
-    runsIf(inject('testDb') === 'pglite', EMBEDDED_ONLY),
+    // 2,000 shifts and 4,000 slots laid down and deleted: 20 ms a row is room for a loaded machine.
+    runsIf(inject('testDb') === 'pglite', EMBEDDED_ONLY, { timeout: 120_000 }),
     async () => {
       const event = await createEvent(t.admin);
       const roleId = await newRole(t.admin);

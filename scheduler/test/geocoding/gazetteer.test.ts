@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createGazetteerGeocoder } from '../../src/geocoding/gazetteer.ts';
 
 describe('gazetteer geocoder (offline default)', () => {
   const gazetteer = createGazetteerGeocoder();
   const at = (city: string, country: string | null = null) =>
     gazetteer.geocode({ street: 'Main Street 1', city, postalCode: null, country });
+  // The table costs seconds of CPU to load, more on a loaded machine: a hook's time (60 s),
+  // not that of whichever test (in shuffled order) asks first.
+  beforeAll(() => gazetteer.loaded);
 
   it('loads its table when created, before anyone asks', async () => {
     await expect(gazetteer.loaded).resolves.toBeUndefined();

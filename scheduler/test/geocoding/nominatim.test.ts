@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createNominatimGeocoder } from '../../src/geocoding/nominatim.ts';
-import { type NominatimFake, startNominatimFake } from '../support/nominatim-server.ts';
+import {
+  fakeNominatimGeocoder,
+  type NominatimFake,
+  startNominatimFake,
+} from '../support/nominatim-server.ts';
 
 describe('Nominatim-compatible geocoder', () => {
   let fake: NominatimFake;
@@ -13,8 +17,7 @@ describe('Nominatim-compatible geocoder', () => {
     fake.requests.length = 0;
   });
 
-  const geocoder = () =>
-    createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' });
+  const geocoder = () => fakeNominatimGeocoder(fake);
   const address = { street: 'Pariser Platz 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
 
   it('sends a structured jsonv2 query with a User-Agent and parses the documented answer', async () => {

@@ -46,7 +46,8 @@ function parse(raw: string, closed: boolean): RawResponse {
 
 /**
  * Writes `chunks` to a fresh connection, `gapMs` apart, and resolves with the answer once
- * the server closes the connection (or after `waitMs`, with closed = false).
+ * the server closes the connection (or after `waitMs`, with closed = false: a fallback far
+ * from what an answer takes, so that a loaded machine cannot make a close look missing).
  */
 function exchange(chunks: string[], options: { gapMs?: number; waitMs?: number } = {}): Promise<RawResponse> {
   return new Promise((resolve) => {
@@ -60,7 +61,7 @@ function exchange(chunks: string[], options: { gapMs?: number; waitMs?: number }
       socket.destroy();
       resolve(parse(raw, closed));
     };
-    const timer = setTimeout(() => finish(false), options.waitMs ?? 5000);
+    const timer = setTimeout(() => finish(false), options.waitMs ?? 20_000);
     socket.on('data', (chunk) => {
       raw += chunk.toString('latin1');
     });
@@ -211,9 +212,9 @@ interface Outcome {
 
 /**
  * Opens a connection, lets `act` handle the server side, and reports what reached the
- * client within `waitMs`.
+ * client within `waitMs` (far from what an answer takes, unless a test waits for nothing).
  */
-function onConnection(act: (socket: Socket) => void, waitMs = 5000): Promise<Outcome> {
+function onConnection(act: (socket: Socket) => void, waitMs = 20_000): Promise<Outcome> {
   return new Promise((resolve) => {
     let serverSocket: Socket | undefined;
     accepted = (socket) => {
@@ -290,6 +291,7 @@ describe('clientErrorHandler', () => {
   });
 
   it('leaves a reset connection alone: nobody is left to answer', async () => {
+    // A wait for what must not happen (an answer): a slower machine can only make it weaker.
     const outcome = await onConnection((socket) => handler(parserError('ECONNRESET'), socket), 300);
     expect(outcome.received).toBe('');
     expect(outcome.closed).toBe(false);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGazetteerGeocoder } from '../../src/geocoding/gazetteer.ts';
-import { createNominatimGeocoder } from '../../src/geocoding/nominatim.ts';
 import {
   type Caller,
   createTestContext,
@@ -8,7 +7,11 @@ import {
   routeCallers,
   type TestContext,
 } from '../support/context.ts';
-import { type NominatimFake, startNominatimFake } from '../support/nominatim-server.ts';
+import {
+  fakeNominatimGeocoder,
+  type NominatimFake,
+  startNominatimFake,
+} from '../support/nominatim-server.ts';
 
 describe('locations routes', () => {
   let fake: NominatimFake;
@@ -20,7 +23,7 @@ describe('locations routes', () => {
   beforeAll(async () => {
     fake = await startNominatimFake();
     ctx = await createTestContext({
-      geocoder: createNominatimGeocoder({ baseUrl: fake.url, timeoutMs: 300, userAgent: 'scheduler-test/1' }),
+      geocoder: fakeNominatimGeocoder(fake),
     });
   });
   afterAll(async () => {

@@ -59,7 +59,9 @@ const expectFailure = (error: OutboundError, failure: OutboundFailure, message: 
   });
 };
 
-const limits = { timeoutMs: 2000, maxBytes: 100 };
+// A deadline far from what a local answer takes, even on a loaded machine: only the tests of
+// the deadline set a short one.
+const limits = { timeoutMs: 30_000, maxBytes: 100 };
 
 describe('fetchJson', () => {
   it('returns the parsed body, asking for JSON and sending the caller headers', async () => {
@@ -138,15 +140,14 @@ describe('fetchJson', () => {
       });
       pump();
     };
-    const started = Date.now();
     expectFailure(
-      await failure(fetchJson(base, { timeoutMs: 20_000, maxBytes: 1000 })),
+      await failure(fetchJson(base, { timeoutMs: 600_000, maxBytes: 1000 })),
       'too-large',
       'response body exceeds 1000 bytes',
     );
-    // The deadline is far away: only cancelling the body closes the connection this soon.
-    await expect.poll(() => gone, { timeout: 5000 }).toBe(true);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The deadline is ten minutes away, far past this test's timeout: only cancelling the
+    // body closes the connection within it.
+    await expect.poll(() => gone).toBe(true);
   });
 
   it.each([
@@ -178,7 +179,9 @@ describe('fetchJson', () => {
       'timeout',
       'no complete answer within 200 ms',
     );
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Nothing else would end it (undici waits minutes for headers): well short of that,
+    // with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('gives up at the deadline when the body trickles', async () => {

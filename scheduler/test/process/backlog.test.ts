@@ -6,8 +6,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
+import { until } from '../../../scripts/test-wait.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { created, newEvent, newRole } from '../support/scheduling.ts';
 import { EMBEDDED_ONLY } from '../support/skips.ts';
 import { createTestKeys } from '../support/tokens.ts';
@@ -18,9 +19,10 @@ import { createTestKeys } from '../support/tokens.ts';
  * (what a server killed mid-drain leaves). Before the job worker started after the server
  * listened and yielded the one session to requests, such a start did not answer
  * `/health` for minutes and then exited ("Plugin did not start in time"). Now it answers
- * within 15 s, and another tenant's requests are answered while the backlog drains.
+ * before the backlog has drained, and another tenant's requests are answered meanwhile.
  */
-vi.setConfig({ testTimeout: 300_000 });
+// Two server starts, 541 days published to 20 hooks, and the drain begun.
+vi.setConfig({ testTimeout: 4 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 const HOOKS = 20;
 const DAYS = 541;
@@ -46,7 +48,7 @@ async function receiver(): Promise<{ origin: string; received: () => number }> {
 }
 
 describe('a server started on a backlog', runsIf(!onPostgres, EMBEDDED_ONLY), () => {
-  it('answers /health within 15 s and another tenant while 10,820 deliveries drain', async () => {
+  it('answers /health and another tenant while 10,820 deliveries drain', async () => {
     const keys = await createTestKeys();
     const hooks = await receiver();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'backlog-'));
@@ -94,10 +96,10 @@ describe('a server started on a backlog', runsIf(!onPostgres, EMBEDDED_ONLY), ()
     expect(rows).toEqual([{ n: HOOKS * DAYS }]);
     await handle.close();
 
-    // Started on the backlog, with its job worker.
-    const started = performance.now();
+    // Started on the backlog, with its job worker: it answers /health while the backlog
+    // waits (the order of events, not a stretch of time, tells that it did not drain first).
     api = await startApi(keys, env);
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(hooks.received()).toBeLessThan(HOOKS * DAYS);
     // Another tenant is answered while the backlog drains: every read before the last delivery.
     for (let i = 0; i < 20; i++) {
       const roles = await other.request('GET', '/api/v1/roles');
@@ -106,7 +108,6 @@ describe('a server started on a backlog', runsIf(!onPostgres, EMBEDDED_ONLY), ()
     const receivedAfterReads = hooks.received();
     expect(receivedAfterReads).toBeLessThan(HOOKS * DAYS);
     // And the backlog does drain: deliveries keep arriving.
-    while (hooks.received() < receivedAfterReads + 100)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => hooks.received() >= receivedAfterReads + 100, 50);
   });
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
+import { PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /**
@@ -11,7 +13,9 @@ import { freePort } from '../support/pg-cluster.ts';
  * migration or development server on it exits at once naming the owner, before it opens
  * the database; the owner killed with -9, the next start takes over.
  */
-vi.setConfig({ testTimeout: 120_000 });
+// Up to six processes one after the other (a server, three refused starts, a server, a
+// refused migrate).
+vi.setConfig({ testTimeout: 6 * PROCESS_START_MS });
 const run = promisify(execFile);
 const node = process.execPath;
 const schedulerDir = path.resolve(import.meta.dirname, '../..');
@@ -38,22 +42,19 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; exit
   });
   children.add(child);
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  for (let attempt = 0; attempt < 900; attempt++) {
+  // Until /health answers, or the server is gone; the test's timeout bounds the wait.
+  await until(async () => {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    const health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
-    if (health?.ok) return { child, exited };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the server never answered /health');
+    return (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok === true;
+  }, 100);
+  return { child, exited };
 }
 
 async function refused(args: string[], dataDir: string) {
-  const started = Date.now();
-  const failure = (await run(node, args, {
+  return (await run(node, args, {
     cwd: schedulerDir,
     env: { ...process.env, AUTH_DEV_ISSUER: 'true', PORT: String(await freePort()), DATA_DIR: dataDir },
   }).catch((e: unknown) => e)) as { code?: number; stderr?: string };
-  return { ...failure, ms: Date.now() - started };
 }
 
 describe('DATA_DIR', () => {

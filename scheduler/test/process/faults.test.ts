@@ -4,7 +4,7 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import type { Caller } from '../support/context.ts';
 import { uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -23,7 +23,8 @@ import { createTestKeys, type TestKeys } from '../support/tokens.ts';
  *    503 in the error shape, and the same process serves again once the database is back.
  * (The database unreachable at start is in test/process/main.test.ts.)
  */
-vi.setConfig({ testTimeout: 180_000 });
+// Up to two server starts a test, one after the other, and a storm or an outage between.
+vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 
 const clusters: PgCluster[] = [];
@@ -60,6 +61,15 @@ async function invariants(db: TestDatabase) {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * "Within seconds", as the contract says of a 503 while the database is out of reach: the
+ * deadlines these tests set are 1–2 s; a loaded 2-core machine stretches that several
+ * times, while what the bound rules out (a request hanging on a lost connection) would wait
+ * until the client gives up at a minute.
+ */
+const WITHIN_SECONDS = 30_000;
+/** The database deadline of the test of a stopped server: twice the bound on its 503s. */
+const CONNECT_MS = 2 * WITHIN_SECONDS;
 
 describe('the API process killed with SIGKILL', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   it('leaves no overfilled slot, no drifting count, no balance apart from its ledger, no half-written row', async () => {
@@ -135,15 +145,23 @@ describe('the API process killed with SIGKILL', runsIf(onPostgres, NEEDS_POSTGRE
     );
     const all = [...claims, ...entries].sort(() => Math.random() - 0.5);
     const answered: number[] = [];
+    let aThirdAnswered = () => {};
+    const third = new Promise<void>((resolve) => {
+      aThirdAnswered = resolve;
+    });
+    const record = (status: number) => {
+      answered.push(status);
+      if (answered.length >= all.length / 3) aThirdAnswered();
+    };
     const storm = Promise.all(
       all.map((send) =>
         send().then(
-          (response) => answered.push(response.statusCode),
-          () => answered.push(0),
+          (response) => record(response.statusCode),
+          () => record(0),
         ),
       ),
     );
-    while (answered.length < all.length / 3) await sleep(5);
+    await third;
     api.child.kill('SIGKILL');
     await storm;
     const cut = answered.filter((status) => status === 0).length;
@@ -188,6 +206,18 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
    */
   function load(caller: Caller, roleId: string, until: () => boolean) {
     const answers: { status: number; body: string; ms: number }[] = [];
+    const waiting = new Set<() => void>();
+    /** Resolves once `enough` holds of the answers so far, looked at as each one arrives. */
+    const answersUntil = (enough: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const look = () => {
+          if (!enough()) return;
+          waiting.delete(look);
+          resolve();
+        };
+        waiting.add(look);
+        look();
+      });
     let users = 0;
     const client = async (n: number) => {
       while (!until()) {
@@ -206,42 +236,39 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
           (error: Error) => ({ status: 0, body: error.message }),
         );
         answers.push({ ...response, ms: performance.now() - started });
+        for (const look of [...waiting]) look();
       }
     };
-    return { answers, done: Promise.all(Array.from({ length: 8 }, (_, n) => client(n))) };
+    return { answers, answersUntil, done: Promise.all(Array.from({ length: 8 }, (_, n) => client(n))) };
   }
 
   it.each(['fast', 'immediate'] as const)(
     'answers 503 quickly while the database is down (%s stop), and serves again once it is back, without a restart',
     async (mode) => {
       const keys = await createTestKeys();
-      const { cluster, api } = await ownCluster(keys);
+      // A connect timeout far above the bound below: a 503 within it was not a timeout's.
+      const { cluster, api } = await ownCluster(keys, { DATABASE_STATEMENT_TIMEOUT_MS: String(CONNECT_MS) });
       const admin = await httpCaller(keys, () => api, uniqueName('tenant'), 'admin', 'admin-1');
       const roleId = await newRole(admin, 'Before');
       let phase: 'up' | 'down' | 'back' | 'over' = 'up';
-      const { answers, done } = load(admin, roleId, () => phase === 'over');
-      await sleep(500);
+      const { answers, answersUntil, done } = load(admin, roleId, () => phase === 'over');
+      const ok = (answer: { status: number }) => answer.status === 200 || answer.status === 201;
+      // Up: some requests of each kind served.
+      await answersUntil(() => answers.filter(ok).length >= 8);
       const upTo = answers.length;
       cluster.halt(mode);
       phase = 'down';
-      await sleep(3000);
+      // Down: requests refused meanwhile, as many as the clients are (every client met it).
+      await answersUntil(() => answers.slice(upTo).filter((answer) => !ok(answer)).length >= 8);
       const downFrom = upTo;
       const downTo = answers.length;
       cluster.resume();
       phase = 'back';
-      // Back without a restart: the same process answers 2xx again. The wait allows for a
-      // connection attempt caught by the stop, which gives up after the connect timeout
-      // (DATABASE_STATEMENT_TIMEOUT_MS, 5 s).
-      const resumedAt = performance.now();
-      let recovered = false;
-      for (let i = 0; i < 300 && !recovered; i++) {
-        await sleep(100);
-        recovered = answers.slice(-8).some((answer) => answer.status === 200 || answer.status === 201);
-      }
-      const recoveryMs = Math.round(performance.now() - resumedAt);
+      // Back without a restart: the same process answers 2xx again (a connection attempt
+      // caught by the stop may first have to give up; the test's timeout bounds the wait).
+      await answersUntil(() => answers.slice(downTo).some(ok));
       phase = 'over';
       await done;
-      expect(recovered, `no 2xx within ${recoveryMs} ms of the restart`).toBe(true);
       const during = answers
         .slice(downFrom, downTo)
         .filter((answer) => answer.status !== 200 && answer.status !== 201);
@@ -251,8 +278,8 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
         expect(JSON.parse(answer.body)).toEqual({
           error: { code: 'SERVICE_UNAVAILABLE', message: 'service temporarily unavailable' },
         });
-        // Fail fast: a refused connection is answered at once, not after a connect timeout.
-        expect(answer.ms).toBeLessThan(5000);
+        // Fail fast: a refused connection is answered at once, not after the connect timeout.
+        expect(answer.ms).toBeLessThan(WITHIN_SECONDS);
       }
       expect(answers.filter((answer) => answer.status >= 500 && answer.status !== 503)).toEqual([]);
       expect(
@@ -306,7 +333,7 @@ describe('PostgreSQL answering too late', runsIf(onPostgres, NEEDS_POSTGRES), ()
         expect(JSON.parse(answer.body)).toEqual({
           error: { code: 'SERVICE_UNAVAILABLE', message: 'service temporarily unavailable' },
         });
-        expect(answer.ms, answer.url).toBeLessThan(15_000);
+        expect(answer.ms, answer.url).toBeLessThan(WITHIN_SECONDS);
       }
       await locker.query('COMMIT');
       const names = (await timed(api, admin, 'GET', '/api/v1/roles')).body;
@@ -326,8 +353,10 @@ describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POS
     const setup = await openDatabase({ url: cluster.url, poolSize: 1 });
     await migrateToLatest(setup.owner);
     await setup.close();
-    // One connection: whatever the pool lends next is the one it kept, or a new one.
-    const handle = await openDatabase({ url: cluster.url, poolSize: 1, statementTimeoutMs: 1000 });
+    // One connection: whatever the pool lends next is the one it kept, or a new one. The
+    // deadline also covers the statements around the freeze, so not too short for a loaded
+    // machine; WITHIN_SECONDS is six times it.
+    const handle = await openDatabase({ url: cluster.url, poolSize: 1, statementTimeoutMs: 5000 });
     try {
       const backend = async () =>
         (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)).rows[0]?.pid;
@@ -335,7 +364,7 @@ describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POS
       cluster.freeze();
       let started = performance.now();
       await expect(backend()).rejects.toThrow(/^Query read timeout$/);
-      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(performance.now() - started).toBeLessThan(WITHIN_SECONDS);
       cluster.thaw();
       // Not the connection with the lost statement on it: a new one.
       const second = await backend();
@@ -351,7 +380,7 @@ describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POS
       await expect(inTransaction).rejects.toThrow(
         /^(Query read timeout|Client was closed and is not queryable)$/,
       );
-      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(performance.now() - started).toBeLessThan(WITHIN_SECONDS);
       cluster.thaw();
       // A new connection again, in no transaction of before.
       const state = await sql<{ pid: number; fresh: boolean; marker: string | null }>`
@@ -389,7 +418,7 @@ describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POS
       expect(answer.status, `${answer.url} after ${answer.ms} ms: ${answer.body}`).toBe(503);
       expect(JSON.parse(answer.body).error.code).toBe('SERVICE_UNAVAILABLE');
       // Within seconds: the setting is 2 s; the bound allows a loaded machine.
-      expect(answer.ms, answer.url).toBeLessThan(15_000);
+      expect(answer.ms, answer.url).toBeLessThan(WITHIN_SECONDS);
     }
     // Timed-out statements again, on connections opened or lent meanwhile: still 503.
     const again = await timed(api, admin, 'GET', '/api/v1/roles');

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { until } from '../../../scripts/test-wait.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
@@ -18,7 +19,8 @@ import { createTestKeys, type TestKeys } from '../support/tokens.ts';
  * test/notifications/outbox.test.ts, in-process). Reminders: each person on a shift is
  * reminded once across two processes, one of them killed -9 and started again.
  */
-vi.setConfig({ testTimeout: 300_000 });
+// Three servers started at once, one started again, and 1,200 deliveries between.
+vi.setConfig({ testTimeout: 4 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 const TENANTS = 20;
 const STAFF = 10;
@@ -118,15 +120,13 @@ async function expected(db: TestDatabase): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-async function settled(db: TestDatabase, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+/** Once no job is pending; the test's timeout bounds the wait. */
+async function settled(db: TestDatabase): Promise<void> {
+  await until(async () => {
     const { rows } = await sql<{ open: number }>`
       SELECT count(*)::int AS open FROM jobs WHERE status = 'pending'`.execute(db.owner);
-    if (rows[0]?.open === 0) return;
-    if (Date.now() > deadline) throw new Error(`${rows[0]?.open} jobs still pending`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return rows[0]?.open === 0;
+  }, 200);
 }
 
 /** How many times each notification reached the push service. */
@@ -164,7 +164,8 @@ describe('the job queue across three API processes', runsIf(onPostgres, NEEDS_PO
     c.push.delayMs = 50;
     const tenants = await Promise.all(Array.from({ length: TENANTS }, () => tenant(c, pick)));
     const half = renames(tenants, 0, RENAMES);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Halfway: half of all the notifications have arrived, the rest are being made and sent.
+    await until(() => c.push.received.length >= (TENANTS * STAFF * (1 + RENAMES)) / 2);
     const victim = c.apis[1] as Api;
     c.apis[1] = null;
     victim.child.kill('SIGKILL');
@@ -233,11 +234,9 @@ describe('the job queue across three API processes', runsIf(onPostgres, NEEDS_PO
           SELECT (SELECT count(*) FROM notifications WHERE type = 'shift.reminder')::int AS reminders,
                  (SELECT count(*) FROM shift_reminders)::int AS rows`.execute(db.owner)
       ).rows[0];
-    const deadline = Date.now() + 60_000;
-    while ((await count())?.reminders !== 30 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    // A few more looks by both processes change nothing.
+    await until(async () => (await count())?.reminders === 30, 250);
+    // A few more looks by both processes (one a second) change nothing. A wait for what must
+    // not happen: a slower machine looks fewer times, which cannot make this fail wrongly.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await count()).toEqual({ reminders: 30, rows: 30 });
     const { rows } = await sql<{ user_id: string }>`

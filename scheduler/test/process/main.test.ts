@@ -6,12 +6,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { watchOutput } from '../../../scripts/test-wait.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
+import { PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
-// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
-vi.setConfig({ testTimeout: 120_000 });
+// Real processes start PGlite and load the gazetteer; a test runs up to two, one after the
+// other.
+vi.setConfig({ testTimeout: 2 * PROCESS_START_MS });
 const run = promisify(execFile);
 /** A TypeScript entry point as `node --import tsx` runs it (npm scripts do the same). */
 const ts = (file: string, ...args: string[]) => ['--import', 'tsx', file, ...args];
@@ -51,21 +54,15 @@ describe('the server process', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.add(child);
-      let log = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        log += chunk.toString();
-      });
+      const output = watchOutput(child.stdout);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      let health: Response | undefined;
-      for (let attempt = 0; attempt < 900 && !health; attempt++) {
-        health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
-        if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(health?.status).toBe(200);
+      // Listening once it says so: no polling against a clock.
+      await output.waitFor('"msg":"scheduler ready"');
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(log).toMatch(/"msg":"scheduler ready"/);
-      expect(log).toMatch(/"msg":"shutting down: finishing in-flight requests"/);
+      expect(output.text()).toMatch(/"msg":"shutting down: finishing in-flight requests"/);
     },
   );
 
@@ -81,13 +78,15 @@ describe('the server process', () => {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     children.add(child);
+    const stdout = watchOutput(child.stdout);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    // The IPC channel closes as it would if the supervisor died, before the server is ready.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The IPC channel closes as it would if the supervisor died, while the server starts: as
+    // soon as it has migrated its fresh DATA_DIR, well before it listens.
+    await stdout.waitFor('"msg":"database migrated"');
     child.disconnect();
     expect(await exited).toBe(0);
     expect(stderr).not.toMatch(/Error|ERR_/);

@@ -5,6 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until, watchOutput } from '../../../scripts/test-wait.ts';
+import { PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /**
@@ -14,14 +16,19 @@ import { freePort } from '../support/pg-cluster.ts';
  * process alone stops everything and frees the ports.
  */
 const root = path.resolve(import.meta.dirname, '../../..');
-// Real processes start PGlite and load the gazetteer: give them time on a busy machine.
-vi.setConfig({ testTimeout: 120_000 });
+// Real processes start PGlite and load the gazetteer; a test runs npm start (both servers
+// at once) up to twice, one after the other.
+vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 
 interface Started {
   npm: ChildProcess;
   output: () => string;
+  /** Resolves once the banner's last line (the dashboard login) is printed. */
+  banner: () => Promise<unknown>;
   exited: Promise<number | null>;
 }
+
+const BANNER = /Dashboard login (\S+) \/ (\S+)/;
 
 /** npm processes started by a test; their whole process groups are killed after it. */
 const groups = new Set<number>();
@@ -55,15 +62,9 @@ async function npmStart(env: Record<string, string | undefined>): Promise<Starte
     detached: true,
   });
   if (npm.pid) groups.add(npm.pid);
-  let output = '';
-  npm.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  npm.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const output = watchOutput(npm.stdout, npm.stderr);
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  return { npm, output: () => output, exited };
+  return { npm, output: output.text, banner: () => output.waitFor(BANNER), exited };
 }
 
 interface Banner {
@@ -75,28 +76,25 @@ interface Banner {
 }
 
 async function banner(started: Started): Promise<Banner> {
-  for (let i = 0; i < 1000; i++) {
-    const out = started.output();
-    const scheduler = /Scheduler API .* pid (\d+)/.exec(out);
-    const appliance = /Advisory +(http\S+?)\/? +pid (\d+)/.exec(out);
-    const login = /Dashboard login (\S+) \/ (\S+)/.exec(out);
-    if (scheduler && appliance && login) {
-      return {
-        schedulerPid: Number(scheduler[1]),
-        dashboard: appliance[1] as string,
-        appliancePid: Number(appliance[2]),
-        user: login[1] as string,
-        password: login[2] as string,
-      };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no banner:\n${started.output()}`);
+  await started.banner();
+  const out = started.output();
+  const scheduler = /Scheduler API .* pid (\d+)/.exec(out);
+  const appliance = /Advisory +(http\S+?)\/? +pid (\d+)/.exec(out);
+  const login = BANNER.exec(out);
+  if (!scheduler || !appliance || !login) throw new Error(`a banner without its lines:\n${out}`);
+  return {
+    schedulerPid: Number(scheduler[1]),
+    dashboard: appliance[1] as string,
+    appliancePid: Number(appliance[2]),
+    user: login[1] as string,
+    password: login[2] as string,
+  };
 }
 
+/** Once the process is gone (not our child: only /proc can tell); the test's timeout bounds it. */
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 150 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  return !alive(pid);
+  await until(() => !alive(pid), 100);
+  return true;
 }
 
 /** The parent pid from /proc/<pid>/stat (field 4, after the parenthesised command name). */
@@ -147,7 +145,7 @@ describe('npm start', () => {
             const page = await fetch(`${shown.dashboard}/`, { headers: { authorization: basic } });
             return `${page.status} ${await page.text()}`;
           },
-          { timeout: 10_000, interval: 100 },
+          { interval: 100 },
         )
         .toMatch(/^200 [\s\S]*pve-node-1/);
 

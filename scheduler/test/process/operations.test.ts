@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
-import { type Api, httpCaller, startApi } from '../support/api-process.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { findPgBinDir } from '../support/pg-cluster.ts';
@@ -23,7 +23,8 @@ import { createTestKeys } from '../support/tokens.ts';
  *  - on PostgreSQL (TEST_DB=postgres): pg_dump and pg_restore into a new database, and
  *    two API processes on one database agreeing on claims and balances.
  */
-vi.setConfig({ testTimeout: 180_000 });
+// Two server starts a test, one after the other, and the work between them.
+vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
 const exec = promisify(execFile);
 const onPostgres = inject('testDb') === 'postgres';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
+import { until } from '../../../scripts/test-wait.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { defaultPushOptions, type PushOptions, PushSender, type PushTarget } from '../../src/push/sender.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
@@ -96,8 +97,11 @@ describe('PushSender', () => {
         perHost: 2,
       });
       const release = push.hold();
-      const held = [target(), target(), target()].map((t) => queue.send(t.target, '"held"', keys));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const targets = [target(), target(), target()];
+      const held = targets.map((t) => queue.send(t.target, '"held"', keys));
+      const arrived = () => targets.filter((t) => push.attempts.has(t.id)).length;
+      // Two reach the service and hang there; the third waits for one of the host's slots.
+      await until(() => arrived() === 2);
       expect(push.received.filter((r) => r.payload === 'held')).toHaveLength(0);
       const elsewhere = other.subscribe();
       const result = await queue.send(
@@ -110,6 +114,8 @@ describe('PushSender', () => {
         keys,
       );
       expect(result.outcome).toBe('delivered');
+      // Meanwhile the third still waited for the hanging host.
+      expect(arrived()).toBe(2);
       release();
       expect((await Promise.all(held)).map((r) => r.outcome)).toEqual([
         'delivered',
@@ -133,6 +139,7 @@ describe('PushSender', () => {
     const started = Date.now();
     const result = await queue.send({ ...silent.target, endpoint: 'http://192.0.2.1/push/x' }, '"x"', keys);
     expect(result).toEqual({ outcome: 'unavailable', detail: 'no answer (refused, reset or timed out)' });
+    // Well before the 30 s deadline of the whole send: the connect timeout ended it.
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
@@ -141,7 +148,7 @@ describe('PushSender', () => {
     const release = push.hold();
     const [a, b, c] = [target(), target(), target()];
     const sending = outcome(queue, a.target, '"a"', keys); // in the one slot, held
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => push.attempts.has(a.id));
     const waiting = outcome(queue, b.target, '"b"', keys); // the one place in the backlog
     expect(await outcome(queue, c.target, '"c"', keys)).toBe('unavailable');
     release();

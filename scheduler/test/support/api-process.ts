@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
 import { claimToUuid } from '../../src/auth/identity.ts';
 import type { Caller, Method } from './context.ts';
 import { freePort } from './pg-cluster.ts';
@@ -13,6 +14,14 @@ import { signToken, TEST_AUDIENCE, TEST_ISSUER, type TestKeys } from './tokens.t
  * killed after it, whatever happened.
  */
 const schedulerDir = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * What one start of the server (or one run of a command of it) may take on a loaded 2-core
+ * machine: tsx compiling, PGlite, migrations, the gazetteer. Over a minute was seen at a
+ * load average of 20; a process test's timeout is this times the processes it runs one
+ * after the other.
+ */
+export const PROCESS_START_MS = 100_000;
 
 const processes = new Set<ChildProcess>();
 afterEach(() => {
@@ -47,16 +56,14 @@ export async function startApi(keys: TestKeys, env: Record<string, string>): Pro
   processes.add(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
-  let healthy = false;
-  for (let i = 0; i < 600 && !healthy; i++) {
+  // Until /health answers, or the process is gone; the test's timeout bounds the wait.
+  await until(async () => {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
-    healthy = await fetch(`${base}/health`).then(
+    return fetch(`${base}/health`).then(
       (r) => r.ok,
       () => false,
     );
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!healthy) throw new Error(`the API on ${base} never answered /health`);
+  }, 100);
   return {
     base,
     child,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -23,18 +23,39 @@ declare module 'vitest' {
 }
 
 /**
+ * The production bundle the process tests run (dist/main.mjs, dist/cli/migrate.mjs): built
+ * from the sources as they stand, so a test never passes on an old build. Built beside
+ * dist/ and renamed into it file by file, so that two runs at once in one checkout never
+ * start a process from a file the other is still writing (a rename replaces a file whole).
+ */
+function buildBundle(): void {
+  const schedulerDir = path.resolve(import.meta.dirname, '../..');
+  const dist = path.join(schedulerDir, 'dist');
+  mkdirSync(dist, { recursive: true });
+  const staging = mkdtempSync(path.join(dist, '.build-'));
+  try {
+    // The last --outdir wins: the package's own build, into the staging folder.
+    const build = spawnSync('npm', ['run', '-s', 'build', '--', `--outdir=${staging}`], {
+      cwd: schedulerDir,
+      encoding: 'utf8',
+    });
+    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}${build.stdout}`);
+    for (const file of ['main.mjs', path.join('cli', 'migrate.mjs')]) {
+      mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
+      renameSync(path.join(staging, file), path.join(dist, file));
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
  * Builds the production bundle, then migrates once per test run: into a template database on PostgreSQL (each test file
  * clones it), or into a PGlite snapshot (each test file loads it). Test files never
  * share a database, so they never depend on each other's order.
  */
 export default async function setup(project: TestProject) {
-  // The production bundle the process tests run (dist/main.mjs): built from the sources
-  // as they stand, so a test never passes on an old build.
-  const build = spawnSync('npm', ['run', '-s', 'build'], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}${build.stdout}`);
+  buildBundle();
   if (process.env.TEST_DB === 'postgres') {
     let cluster: PgCluster | undefined;
     let adminUrl = process.env.TEST_DATABASE_URL;

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Geocoder } from '../../src/geocoding/geocoder.ts';
+import { createNominatimGeocoder } from '../../src/geocoding/nominatim.ts';
 import { sendEndlessBody } from './endless-body.ts';
 
 /**
@@ -34,6 +36,23 @@ export interface NominatimFake {
   userAgents: string[];
   behaviour: Behaviour;
   close(): Promise<void>;
+}
+
+/**
+ * A geocoder for `fake` whose deadline suits what the fake does now: short where only the
+ * deadline ends the answer (a server that is slow or trickles), and far from what a local
+ * answer takes otherwise, so that a loaded machine cannot turn an answer into a timeout.
+ */
+export function fakeNominatimGeocoder(fake: Pick<NominatimFake, 'url' | 'behaviour'>): Geocoder {
+  const withDeadline = (timeoutMs: number) =>
+    createNominatimGeocoder({ baseUrl: fake.url, timeoutMs, userAgent: 'scheduler-test/1' });
+  const short = withDeadline(300);
+  const long = withDeadline(30_000);
+  return {
+    name: long.name,
+    geocode: (address) =>
+      (fake.behaviour === 'slow' || fake.behaviour === 'trickle' ? short : long).geocode(address),
+  };
 }
 
 export async function startNominatimFake(): Promise<NominatimFake> {

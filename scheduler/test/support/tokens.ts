@@ -55,7 +55,9 @@ export async function signToken(keys: TestKeys, options: TokenOptions): Promise<
     .setAudience(options.audience ?? TEST_AUDIENCE)
     .setIssuedAt(now - 5);
   if (typeof options.sub === 'string') jwt.setSubject(options.sub);
-  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 600));
+  // An hour by default: a test file keeps its callers' tokens for as long as it runs, and a
+  // long file on a loaded machine may run past ten minutes.
+  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
   return jwt.sign(keys.privateKey);
 }
 

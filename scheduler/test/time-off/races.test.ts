@@ -17,6 +17,8 @@ const t = useRouteTests();
 const ROUNDS = 20;
 
 describe('a claim and an approval at once', () => {
+  // Each round makes a shift and a time off, then races a claim and an approval: 5 s a round
+  // is room for a loaded machine.
   it(`never both succeed (${ROUNDS} rounds)`, async () => {
     const roleId = await newRole(t.admin);
     await qualify(t.admin, t.employee, roleId);
@@ -60,7 +62,7 @@ describe('a claim and an approval at once', () => {
        WHERE o.tenant_id = ${t.admin.tenantId}::uuid AND o.status = 'approved'`.execute(t.ctx.db.owner);
     expect(rows[0]?.clashes).toBe(0);
     expect(outcomes.size).toBeGreaterThan(0);
-  });
+  }, 100_000);
 });
 
 describe('requests of one user at once', () => {

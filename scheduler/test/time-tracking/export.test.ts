@@ -312,10 +312,15 @@ describe('GET /time-tracking/export.csv', () => {
     expect(row?.slice(5, 9)).toEqual(['2027-03-14 01:30 -05:00', '2027-03-14 03:30 -04:00', '0', '60']);
   });
 
-  it('streams a large period in batches, each entry once, in order; any batch in one statement', async () => {
+  /** Three batches: two full ones and a part. */
+  const count = 2 * EXPORT_BATCH_SIZE + 201;
+  // Its time grows with the entries (seeded, exported, read back): 100 ms an entry is over ten
+  // times what an idle machine takes, room for a loaded one (the default 30 s was not).
+  it('streams a large period in batches, each entry once, in order; any batch in one statement', {
+    timeout: count * 100,
+  }, async () => {
     await setTimeTracking(t.admin, true);
     const worker = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('night'), { name: 'Nyx' });
-    const count = 1201;
     // Entries written in one go past the API: one-hour shifts two hours apart, worked as planned.
     await sql`
       WITH role AS (

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../../scripts/test-wait.ts';
 import { printable } from '../../../src/cli/io.ts';
 import { setup } from '../../support/appliance.ts';
 import { runAdvisory } from '../../support/cli.ts';
@@ -136,8 +137,10 @@ describe('advisory check and undeliverable alerts', () => {
     expect(result.out).toMatch(/^nothing needs action\n1 alert delivery failed and will be tried again$/m);
     expect(result.code).toBe(1);
     expect(result.err).toBe('');
-    // Delivered at the next check, once due: nothing more to say, exit 0.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Delivered at the next check, once due (the time it said): nothing more to say, exit 0.
+    const due = Date.parse(/next at (\S+Z)\)$/m.exec(result.out)?.[1] ?? '');
+    expect(due).not.toBeNaN();
+    await until(() => Date.now() > due);
     const next = await check(env);
     expect(hook.received.map((a) => a.kind)).toEqual(['initial']);
     expect(next.out).not.toMatch(/deliver/);
