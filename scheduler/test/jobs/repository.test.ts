@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
-import { claimJobs, completeJobs } from '../../src/jobs/repository.ts';
+import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { bareTenant, enqueueJobs } from '../support/jobs.ts';
 
@@ -18,6 +18,28 @@ beforeAll(async () => {
 afterAll(async () => handle?.dispose());
 
 const wire = () => randomUUID().replaceAll('-', '');
+
+/** A tenant with `count` push jobs due now. */
+async function tenantWithJobs(count: number): Promise<string> {
+  const tenantId = await bareTenant(handle.owner);
+  await asTenant(tenantId, () =>
+    enqueueJobs(
+      handle.db,
+      Array.from({ length: count }, () => {
+        const id = wire();
+        return { tenant_id: tenantId, id, kind: 'push' as const, key: id, payload: {}, max_attempts: 3 };
+      }),
+    ),
+  );
+  return tenantId;
+}
+
+const rowsOf = (tenantId: string) =>
+  handle.owner
+    .selectFrom('jobs')
+    .select(['status', 'attempts', 'locked_by', 'last_error', sql<boolean>`run_at <= now()`.as('due')])
+    .where('tenant_id', '=', tenantId)
+    .execute();
 
 describe('completeJobs', () => {
   it('marks 1,500 runs of the worker done at once, and leaves another worker’s as they are', async () => {
@@ -88,5 +110,48 @@ describe('a run whose lease ran out', () => {
       completeJobs(handle.db, tenantId, 'w', [{ id: id as string, attempts: 2 }]),
     );
     expect(await row()).toEqual({ status: 'done', attempts: 2 });
+  });
+});
+
+describe('the record of an attempt', () => {
+  const claimOf = async (tenantId: string, worker: string) => {
+    const claimed = await claimJobs(handle.db, {
+      worker,
+      leaseMs: 60_000,
+      batch: 10_000,
+      perTenant: 1,
+      busy: [],
+    });
+    const job = claimed.find((j) => j.tenant_id === tenantId);
+    if (!job) throw new Error('nothing claimed');
+    return job;
+  };
+
+  it('keeps the first 1,000 characters of an error', async () => {
+    const tenantId = await tenantWithJobs(1);
+    const job = await claimOf(tenantId, 'w1');
+    const error = `${'x'.repeat(999)}yz`;
+    expect(await asTenant(tenantId, () => failJob(handle.db, job, 'w1', error, { delayMs: 0 }))).toBe(
+      'pending',
+    );
+    expect((await rowsOf(tenantId))[0]?.last_error).toBe(`${'x'.repeat(999)}y`);
+  });
+
+  it('changes nothing of a job another worker holds now, and says so', async () => {
+    const tenantId = await tenantWithJobs(1);
+    const job = await claimOf(tenantId, 'w1');
+    const before = await rowsOf(tenantId);
+    expect(before).toEqual([
+      { status: 'pending', attempts: 1, locked_by: 'w1', last_error: null, due: true },
+    ]);
+    // A worker whose lease ran out, meanwhile taken by w1: its records are not w1's.
+    expect(await asTenant(tenantId, () => failJob(handle.db, job, 'gone', 'late', 'final'))).toBeNull();
+    expect(await asTenant(tenantId, () => postponeJob(handle.db, job, 'gone', 60_000))).toBe(false);
+    expect(await rowsOf(tenantId)).toEqual(before);
+    // Its own holder sets it back.
+    expect(await asTenant(tenantId, () => postponeJob(handle.db, job, 'w1', 60_000))).toBe(true);
+    expect(await rowsOf(tenantId)).toEqual([
+      { status: 'pending', attempts: 0, locked_by: 'w1', last_error: null, due: false },
+    ]);
   });
 });

@@ -70,7 +70,24 @@ describe('GET /api/v1/jobs', () => {
     ]);
     expect(
       (await admin.request('GET', '/api/v1/jobs?limit=1')).json().map((j: { id: string }) => j.id),
-    ).toEqual([last]);
+    ).toEqual([last]); // A webhook's job beside them: each kind on its own.
+    const hook = newId();
+    await asTenant(admin.tenantId, () =>
+      enqueueJobs(ctx.db.db, [
+        {
+          tenant_id: admin.tenantId,
+          id: hook,
+          kind: 'webhook',
+          key: 'hook:1',
+          payload: {},
+          max_attempts: 100,
+        },
+      ]),
+    );
+    const byKind = async (kind: string) =>
+      (await admin.request('GET', `/api/v1/jobs?kind=${kind}`)).json().map((j: { id: string }) => j.id);
+    expect(await byKind('webhook')).toEqual([hook]);
+    expect(await byKind('push')).toEqual([last, dead, first]);
   });
 
   it('is for admins only', async () => {

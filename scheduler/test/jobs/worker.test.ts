@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,9 +15,11 @@ import {
   defaultWorkerOptions,
   type JobHandler,
   JobWorker,
+  type WakeupSource,
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { on, withDbHooks } from '../support/db-hooks.ts';
 import { bareTenant, bareWebhook, enqueueJobs } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
@@ -209,15 +215,16 @@ describe('the job queue', () => {
   });
 
   it('claims nothing of the tenants a worker says it is busy with', async () => {
-    const [busy, free] = [await tenant(), await tenant()];
+    const [busy, alsoBusy, free] = [await tenant(), await tenant(), await tenant()];
     await queue(busy, 3);
+    await queue(alsoBusy, 2);
     const [wanted] = await queue(free, 1);
     const claimed = await claimJobs(handle.db, {
       worker: 'w',
       leaseMs: 60_000,
       batch: 10,
       perTenant: 10,
-      busy: [busy],
+      busy: [busy, alsoBusy],
     });
     expect(claimed.map((j) => j.id)).toEqual([wanted]);
   });
@@ -424,6 +431,350 @@ describe('the jobs table', () => {
     expect(calls).toBe(3);
     expect(await jobsOf(t)).toEqual([
       { id, status: 'done', attempts: 1, last_error: null, locked_by: expect.any(String) },
+    ]);
+  });
+});
+
+/** A promise and the function that settles it: an event a test waits for. */
+function signal<T = void>(): { fire: (value: T) => void; fired: Promise<T> } {
+  let fire: (value: T) => void = () => {};
+  const fired = new Promise<T>((resolve) => {
+    fire = resolve;
+  });
+  return { fire, fired };
+}
+
+/** The log lines of a worker (JSON), as an operator reads them. */
+function capturedLog(): { log: FastifyBaseLogger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, destination) as FastifyBaseLogger, lines };
+}
+
+/** A worker on `db` (the test database, or a view of it) logging to `log`. */
+function workerOn(
+  db: TestDatabase['db'],
+  handler: JobHandler,
+  log: FastifyBaseLogger,
+  options: Partial<WorkerOptions> = {},
+  wakeups?: WakeupSource,
+): JobWorker {
+  const made = new JobWorker(
+    db,
+    { push: handler, webhook: handler },
+    { ...defaultWorkerOptions, pollMs: 20, backoffMs: 10, ...options },
+    log,
+    wakeups,
+  );
+  workers.push(made);
+  return made;
+}
+
+describe('a tenant’s share of the slots', () => {
+  it('is what a quarter of the slots leaves (6 of 8), taken up again as its jobs finish', async () => {
+    const [hanging, other] = [await tenant(), await tenant()];
+    // The default share (24) is more than 8 slots allow: a quarter stays with the others.
+    const ids = await queue(hanging, 20);
+    const quick = ids[0] as string;
+    // The quick job is the tenant's first: it is claimed at once and finishes while the others hang.
+    await sql`UPDATE jobs SET run_at = now() - interval '1 minute' WHERE id = ${quick}`.execute(handle.owner);
+    const [first] = await queue(other, 1);
+    const release = signal();
+    let hung = 0;
+    const otherDone = new Set<string>();
+    const w = worker(
+      async (job) => {
+        if (job.tenant_id === other) otherDone.add(job.id);
+        else if (job.tenant_id === hanging && job.id !== quick) {
+          hung += 1;
+          await release.fired;
+        }
+        return { outcome: 'done' };
+      },
+      { concurrency: 8 },
+    );
+    w.start();
+    const statusOf = async (id: string) =>
+      (await jobsOf(hanging)).concat(await jobsOf(other)).find((j) => j.id === id)?.status;
+    // The quick job and the other tenant's are recorded done: their slots were handed on.
+    await until(async () => (await statusOf(quick)) === 'done' && (await statusOf(first ?? '')) === 'done');
+    // Another job of the other tenant, claimed after that: the hanging tenant had its turn too.
+    const [second] = await queue(other, 1);
+    await until(async () => (await statusOf(second ?? '')) === 'done');
+    expect(hung).toBe(6);
+    const held = (await jobsOf(hanging)).filter((j) => j.status === 'pending' && j.locked_by === w.name);
+    expect(held).toHaveLength(6);
+    release.fire();
+    await w.idle();
+    expect(hung).toBe(19);
+  });
+});
+
+describe('a worker’s life', () => {
+  it('marks the jobs it holds with its name: host, process and a random part of its own', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1);
+    const w = worker(async () => ({ outcome: 'done' }));
+    expect(w.name).toMatch(new RegExp(`^${hostname()}:${process.pid}:[0-9a-f]{6}$`));
+    expect(worker(async () => ({ outcome: 'done' })).name).not.toBe(w.name);
+    w.start();
+    await w.idle();
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'done', attempts: 1, last_error: null, locked_by: w.name },
+    ]);
+  });
+
+  it('claims nothing when stopped before its first look', async () => {
+    const t = await tenant();
+    await queue(t, 1);
+    const ran: string[] = [];
+    const w = worker(async (job) => {
+      ran.push(job.id);
+      return { outcome: 'done' };
+    });
+    w.start();
+    await w.stop();
+    expect(ran).toEqual([]);
+    expect((await jobsOf(t)).map((j) => [j.status, j.attempts, j.locked_by])).toEqual([['pending', 0, null]]);
+  });
+
+  it('takes no more work once stopped, however it is asked', async () => {
+    const t = await tenant();
+    const ran: string[] = [];
+    const w = worker(async (job) => {
+      ran.push(job.id);
+      return { outcome: 'done' };
+    });
+    w.start();
+    await w.idle();
+    await w.stop();
+    await queue(t, 1);
+    w.kick();
+    await w.idle();
+    expect(ran).toEqual([]);
+    expect((await jobsOf(t)).map((j) => j.attempts)).toEqual([0]);
+  });
+
+  it('waits, when stopped, for the jobs in hand, and records them done', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1);
+    const entered = signal();
+    const release = signal();
+    const w = worker(async (job) => {
+      if (job.tenant_id === t) {
+        entered.fire();
+        await release.fired;
+      }
+      return { outcome: 'done' };
+    });
+    w.start();
+    await entered.fired;
+    let stopped = false;
+    const stopping = w.stop().then(() => {
+      stopped = true;
+    });
+    // Turns of the event loop go by: the job is still in hand, so stop() has not returned.
+    for (let turn = 0; turn < 10; turn++) await nextTurn();
+    expect(stopped).toBe(false);
+    release.fire();
+    await stopping;
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'done', attempts: 1, last_error: null, locked_by: w.name },
+    ]);
+  });
+
+  it('listens for wake-ups once however often it is started, and stops listening when stopped', async () => {
+    const events: string[] = [];
+    const wakeups: WakeupSource = {
+      async listen() {
+        events.push('listen');
+        return async () => {
+          events.push('unlisten');
+        };
+      },
+    };
+    const w = workerOn(handle.db, async () => ({ outcome: 'done' }), silent, {}, wakeups);
+    w.start();
+    w.start();
+    await w.stop();
+    expect(events).toEqual(['listen', 'unlisten']);
+  });
+
+  it('is brought to a due job by a wake-up, without its poll', async () => {
+    const t = await tenant();
+    let wake = () => {};
+    const wakeups: WakeupSource = {
+      async listen(onWake) {
+        wake = onWake;
+        return async () => {};
+      },
+    };
+    const ran = signal<string>();
+    const w = workerOn(
+      handle.db,
+      async (job) => {
+        if (job.tenant_id === t) ran.fire(job.id);
+        return { outcome: 'done' };
+      },
+      silent,
+      { pollMs: 3_600_000 },
+      wakeups,
+    );
+    w.start();
+    await w.idle();
+    const [id] = await queue(t, 1);
+    wake();
+    expect(await ran.fired).toBe(id);
+  });
+
+  it('polls for due jobs when wake-ups cannot be had, and says so in the log', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1);
+    const { log, lines } = capturedLog();
+    const wakeups: WakeupSource = {
+      listen: () => Promise.reject(new Error('LISTEN refused')),
+    };
+    const w = workerOn(handle.db, async () => ({ outcome: 'done' }), log, {}, wakeups);
+    w.start();
+    await w.idle();
+    await w.stop();
+    expect(lines.filter((line) => line.msg === 'job wake-ups unavailable; polling for due jobs')).toEqual([
+      expect.objectContaining({ level: 40, err: expect.objectContaining({ message: 'LISTEN refused' }) }),
+    ]);
+    expect((await jobsOf(t)).map((j) => [j.id, j.status])).toEqual([[id, 'done']]);
+  });
+
+  it('claims again after a claim failed, and logs the failure', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1);
+    const hooks = withDbHooks(handle.db);
+    const { log, lines } = capturedLog();
+    // The claim: a select from the function claim_jobs.
+    hooks.failNext(on('select', 'claim_jobs'), new Error('connection reset'));
+    const w = workerOn(hooks.db, async () => ({ outcome: 'done' }), log);
+    w.start();
+    await w.idle();
+    expect(lines.filter((line) => line.msg === 'background jobs could not be claimed')).toEqual([
+      expect.objectContaining({ level: 50, err: expect.objectContaining({ message: 'connection reset' }) }),
+    ]);
+    expect((await jobsOf(t)).map((j) => [j.id, j.status])).toEqual([[id, 'done']]);
+  });
+});
+
+describe('the outcome of an attempt', () => {
+  it('comes back after the wait a handler asked for, without a poll', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1, 1);
+    let calls = 0;
+    const w = worker(
+      async (job) => {
+        if (job.tenant_id !== t) return { outcome: 'done' };
+        calls += 1;
+        return calls === 1 ? { outcome: 'later', delayMs: 200 } : { outcome: 'done' };
+      },
+      { pollMs: 3_600_000 },
+    );
+    w.start();
+    // idle() waits for the wake this worker set for the job's time.
+    await w.idle();
+    expect(calls).toBe(2);
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'done', attempts: 1, last_error: null, locked_by: w.name },
+    ]);
+  });
+
+  it('waits the first back-off before the second try', async () => {
+    const t = await tenant();
+    await queue(t, 1, 3);
+    const tried = signal();
+    const w = worker(
+      async (job) => {
+        if (job.tenant_id === t) tried.fire();
+        return { outcome: 'retry', error: 'HTTP 503' };
+      },
+      { backoffMs: 60_000 },
+    );
+    w.start();
+    await tried.fired;
+    // stop() waits for the attempt's record.
+    await w.stop();
+    const { rows } = await sql<{ status: string; attempts: number; wait: number }>`
+      SELECT status, attempts, extract(epoch FROM run_at - now())::float AS wait
+        FROM jobs WHERE tenant_id = ${t}`.execute(handle.owner);
+    expect(rows).toEqual([{ status: 'pending', attempts: 1, wait: expect.any(Number) }]);
+    // 60 s after the try (the test takes a few seconds at most on a loaded machine).
+    expect(rows[0]?.wait).toBeGreaterThan(30);
+    expect(rows[0]?.wait).toBeLessThanOrEqual(60);
+  });
+
+  it('logs a job given up, with its kind, tenant, tries and error', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1, 2);
+    const { log, lines } = capturedLog();
+    const w = workerOn(handle.db, async () => ({ outcome: 'retry', error: 'HTTP 500' }), log, {
+      backoffMs: 1,
+    });
+    w.start();
+    await w.idle();
+    expect(lines.filter((line) => line.msg === 'background job given up')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        job: id,
+        kind: 'push',
+        tenantId: t,
+        attempts: 2,
+        error: 'HTTP 500',
+      }),
+    ]);
+  });
+
+  it('logs an outcome it could not record and leaves the job to its lease', async () => {
+    const t = await tenant();
+    const [id] = await queue(t, 1);
+    const hooks = withDbHooks(handle.db);
+    const { log, lines } = capturedLog();
+    hooks.failNext(on('update', 'jobs'), new Error('connection lost'));
+    const w = workerOn(hooks.db, async () => ({ outcome: 'done' }), log);
+    w.start();
+    await w.idle();
+    expect(lines.filter((line) => line.msg === 'background job outcome not recorded')).toEqual([
+      expect.objectContaining({
+        level: 50,
+        job: id,
+        err: expect.objectContaining({ message: 'connection lost' }),
+      }),
+    ]);
+    // Still this worker's until the lease runs out; then it is done again (at least once).
+    expect(await jobsOf(t)).toEqual([
+      { id, status: 'pending', attempts: 1, last_error: null, locked_by: w.name },
+    ]);
+  });
+});
+
+describe('pruning', () => {
+  it('removes every finished job however many batches that takes', async () => {
+    const t = await tenant();
+    await queue(t, 1_201);
+    await sql`UPDATE jobs SET status = 'done', finished_at = now() - interval '8 days'
+               WHERE tenant_id = ${t}`.execute(handle.owner);
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    expect(await w.prune()).toBe(1_201);
+    expect(await jobsOf(t)).toEqual([]);
+  });
+
+  it('logs a prune that failed and answers what it removed', async () => {
+    const hooks = withDbHooks(handle.db);
+    const { log, lines } = capturedLog();
+    hooks.failNext(() => true, new Error('statement timeout'));
+    const w = workerOn(hooks.db, async () => ({ outcome: 'done' }), log, { concurrency: 0 });
+    expect(await w.prune()).toBe(0);
+    expect(lines.filter((line) => line.msg === 'finished background jobs could not be removed')).toEqual([
+      expect.objectContaining({ level: 40, err: expect.objectContaining({ message: 'statement timeout' }) }),
     ]);
   });
 });

@@ -43,6 +43,26 @@ function tablesOf(node: unknown, found = new Set<string>()): Set<string> {
   return found;
 }
 
+/**
+ * A statement written as raw SQL (sql`...`) is described from its text: its first
+ * keyword, and the tables it reads or writes by name.
+ */
+function describeRaw(node: { sqlFragments?: readonly string[] }): Statement {
+  const text = (node.sqlFragments ?? []).join(' ');
+  const kind =
+    /^\s*(?:WITH\b.*?\)\s*)?(select|insert|update|delete)\b/is.exec(text)?.[1]?.toLowerCase() ?? 'raw';
+  const tables = new Set<string>();
+  for (const match of text.matchAll(/\b(?:FROM|UPDATE|INTO|JOIN)\s+([a-z_][a-z0-9_]*)/gi)) {
+    tables.add((match[1] as string).toLowerCase());
+  }
+  return { kind, tables: [...tables] };
+}
+
+const statementOf = (node: RootOperationNode): Statement =>
+  node.kind === 'RawNode'
+    ? describeRaw(node as { sqlFragments?: readonly string[] })
+    : { kind: kinds[node.kind] ?? node.kind, tables: [...tablesOf(node)] };
+
 export function withDbHooks(db: Db): DbHooks {
   const statements: Statement[] = [];
   let failure: { match: (s: Statement) => boolean; error: Error } | null = null;
@@ -51,7 +71,7 @@ export function withDbHooks(db: Db): DbHooks {
 
   const plugin: KyselyPlugin = {
     transformQuery({ node, queryId }): RootOperationNode {
-      const statement = { kind: kinds[node.kind] ?? node.kind, tables: [...tablesOf(node)] };
+      const statement = statementOf(node);
       statements.push(statement);
       if (failure?.match(statement)) {
         const { error } = failure;
