@@ -319,8 +319,13 @@ describe('error handler', () => {
 });
 
 describe('error handler, with real failures', () => {
-  const internal = (response: LightMyRequestResponse) =>
+  /** The error the request logged, so that a wrong status names the failure behind it. */
+  const loggedError = (response: LightMyRequestResponse) =>
+    logs.find((line) => line.reqId === response.headers['x-request-id'] && line.err)?.err;
+  const internal = (response: LightMyRequestResponse) => {
+    expect(response.statusCode, JSON.stringify(loggedError(response))).toBe(500);
     expectError(response, 500, 'INTERNAL', `internal error (request id ${response.headers['x-request-id']})`);
+  };
   const unavailableAnswer = (response: LightMyRequestResponse) =>
     expectError(response, 503, 'SERVICE_UNAVAILABLE', 'service temporarily unavailable');
 
