@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { bareTenant, enqueueJobs } from '../support/jobs.ts';
+import { bareTenant, enqueueJobs, queuePushJobs } from '../support/jobs.ts';
 
 /**
  * The job queue's statements (src/jobs/repository.ts) on their own, on this file's own
@@ -22,15 +22,7 @@ const wire = () => randomUUID().replaceAll('-', '');
 /** A tenant with `count` push jobs due now. */
 async function tenantWithJobs(count: number): Promise<string> {
   const tenantId = await bareTenant(handle.owner);
-  await asTenant(tenantId, () =>
-    enqueueJobs(
-      handle.db,
-      Array.from({ length: count }, () => {
-        const id = wire();
-        return { tenant_id: tenantId, id, kind: 'push' as const, key: id, payload: {}, max_attempts: 3 };
-      }),
-    ),
-  );
+  await queuePushJobs(handle.db, tenantId, count);
   return tenantId;
 }
 
@@ -43,21 +35,7 @@ const rowsOf = (tenantId: string) =>
 
 describe('completeJobs', () => {
   it('marks 1,500 runs of the worker done at once, and leaves another worker’s as they are', async () => {
-    const tenantId = await bareTenant(handle.owner);
-    const ids = Array.from({ length: 1600 }, wire);
-    await asTenant(tenantId, () =>
-      enqueueJobs(
-        handle.db,
-        ids.map((id) => ({
-          tenant_id: tenantId,
-          id,
-          kind: 'push' as const,
-          key: id,
-          payload: {},
-          max_attempts: 3,
-        })),
-      ),
-    );
+    const tenantId = await tenantWithJobs(1600);
     const options = { leaseMs: 60_000, perTenant: 2000, busy: [] };
     const mine = await claimJobs(handle.db, { ...options, worker: 'mine', batch: 1500 });
     const theirs = await claimJobs(handle.db, { ...options, worker: 'theirs', batch: 100 });

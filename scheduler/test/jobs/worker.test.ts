@@ -20,7 +20,7 @@ import {
 } from '../../src/jobs/worker.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
-import { bareTenant, bareWebhook, enqueueJobs } from '../support/jobs.ts';
+import { bareTenant, bareWebhook, enqueueJobs, queuePushJobs } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -45,24 +45,8 @@ afterAll(async () => handle?.dispose());
 
 const tenant = () => bareTenant(handle.owner);
 
-/** Queues `count` push jobs of `tenantId` (as the application would, in its scope). */
-async function queue(tenantId: string, count: number, maxAttempts = 3): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
-  await asTenant(tenantId, () =>
-    enqueueJobs(
-      handle.db,
-      ids.map((id) => ({
-        tenant_id: tenantId,
-        id,
-        kind: 'push' as const,
-        key: `k-${id}`,
-        payload: { n: id },
-        max_attempts: maxAttempts,
-      })),
-    ),
-  );
-  return ids;
-}
+const queue = (tenantId: string, count: number, maxAttempts = 3) =>
+  queuePushJobs(handle.db, tenantId, count, maxAttempts);
 
 function worker(handler: JobHandler, options: Partial<WorkerOptions> = {}): JobWorker {
   const made = new JobWorker(

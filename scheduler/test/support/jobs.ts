@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type RowColumns, unnestRows } from '../../src/db/arrays.ts';
 import type { Db } from '../../src/db/database.ts';
+import { asTenant } from '../../src/db/tenant-scope.ts';
 import type { JobKind } from '../../src/db/types.ts';
 
 /**
@@ -39,6 +40,33 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<void
     )
     .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
     .execute();
+}
+
+/**
+ * Queues `count` push jobs of `tenantId`, due now, in its scope (as the application
+ * would); their ids, in order.
+ */
+export async function queuePushJobs(
+  db: Db,
+  tenantId: string,
+  count: number,
+  maxAttempts = 3,
+): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
+  await asTenant(tenantId, () =>
+    enqueueJobs(
+      db,
+      ids.map((id) => ({
+        tenant_id: tenantId,
+        id,
+        kind: 'push' as const,
+        key: `k-${id}`,
+        payload: { n: id },
+        max_attempts: maxAttempts,
+      })),
+    ),
+  );
+  return ids;
 }
 
 /** A tenant row and nothing else, for tests of the queue below the API; its wire id. */
