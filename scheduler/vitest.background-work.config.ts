@@ -2,23 +2,12 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.ts';
 
 /**
- * The tests of the background work alone (the job queue and worker, the notification
- * outbox and reminders, webhook and push deliveries, the shared submit limit): the
- * mutation run of those modules (stryker.background-work.config.mjs). Every app a route
- * test builds starts the job worker, so with the whole suite each mutant of the worker
- * would rerun nearly every test file; the tests named after these modules are the ones
- * that must notice a wrong line.
+ * The suite narrowed to the test files of one group of background modules (the job queue
+ * and worker, the notification outbox and reminders, webhook and push deliveries, the
+ * shared submit limit), for their mutation runs: stryker.background-work.config.mjs names
+ * the files in MUTATION_TESTS.
  */
-export default defineConfig({
-  ...base,
-  test: {
-    ...base.test,
-    include: [
-      'test/jobs/**/*.test.ts',
-      'test/notifications/**/*.test.ts',
-      'test/webhooks/**/*.test.ts',
-      'test/push/**/*.test.ts',
-      'test/forms/submit-limit.test.ts',
-    ],
-  },
-});
+const files = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
+if (!files?.length) throw new Error('MUTATION_TESTS names no test files');
+
+export default defineConfig({ ...base, test: { ...base.test, include: files } });
