@@ -47,7 +47,15 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     const appUrl = new URL(url);
     appUrl.username = testAppLogin;
     appUrl.password = '';
-    const handle = await openDatabase({ url: appUrl.toString(), ownerUrl: url.toString(), poolSize: 20 });
+    const handle = await openDatabase({
+      url: appUrl.toString(),
+      ownerUrl: url.toString(),
+      poolSize: 20,
+      // A connection opened while the machine is loaded (two suites at once, swapping) may
+      // take seconds; the 10 s a server allows is a race there, and a lost race would read as
+      // a 503 in a test about something else. A test of the connect deadline sets its own.
+      connectTimeoutMs: 120_000,
+    });
     return {
       ...handle,
       url: url.toString(),
