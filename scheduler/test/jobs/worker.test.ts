@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
@@ -18,6 +17,7 @@ import {
   type WakeupSource,
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
+import { capturedLog } from '../support/captured-log.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { bareTenant, bareWebhook, enqueueJobs, queuePushJobs } from '../support/jobs.ts';
@@ -426,18 +426,6 @@ function signal<T = void>(): { fire: (value: T) => void; fired: Promise<T> } {
     fire = resolve;
   });
   return { fire, fired };
-}
-
-/** The log lines of a worker (JSON), as an operator reads them. */
-function capturedLog(): { log: FastifyBaseLogger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'info' }, destination) as FastifyBaseLogger, lines };
 }
 
 /** A worker on `db` (the test database, or a view of it) logging to `log`. */

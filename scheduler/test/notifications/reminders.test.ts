@@ -1,8 +1,10 @@
 import pino from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReminderSweep } from '../../src/notifications/reminders.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
+import { capturedLog } from '../support/captured-log.ts';
 import { type Caller, createTestContext, type TestContext } from '../support/context.ts';
+import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
@@ -47,21 +49,23 @@ async function settings(body: Record<string, unknown>) {
 }
 
 /** The employee on a published shift of a published event, 18:00–02:00 Berlin on 2 July 2030. */
-async function onShift(options: { publish?: boolean } = {}) {
-  const role = await newRole(admin);
-  await qualify(admin, employee, role);
+async function onShift(
+  options: { publish?: boolean; starts_at?: string; ends_at?: string; role?: string } = {},
+) {
+  const role = options.role ?? (await newRole(admin));
+  if (!options.role) await qualify(admin, employee, role);
   const event = await newEvent(admin);
   const shift = await newShift(admin, event, {
     roleId: role,
-    starts_at: '2030-07-02T16:00:00Z',
-    ends_at: '2030-07-03T00:00:00Z',
+    starts_at: options.starts_at ?? '2030-07-02T16:00:00Z',
+    ends_at: options.ends_at ?? '2030-07-03T00:00:00Z',
     publish: options.publish ?? true,
   });
   const seat = await admin.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
     user_id: employee.userId,
   });
   expect(seat.statusCode, seat.body).toBe(201);
-  return { shift, assignment: seat.json().id as string };
+  return { shift, role, assignment: seat.json().id as string };
 }
 
 const reminders = async (caller: Caller) =>
@@ -184,5 +188,113 @@ describe('shift reminders', () => {
     admin = ownAdmin;
     now = new Date('2030-07-02T10:00:00Z');
     expect(await ctx.app.sweepReminders()).toBe(0);
+  });
+});
+
+describe('the sweep of a process', () => {
+  /** A sweep of its own on `db`, logging to `log`, telling `queued` of what it queued. */
+  const sweepOn = (db: TestContext['db']['db'], queued: () => void, log = capturedLog().log) =>
+    new ReminderSweep(db, { now: () => now }, 3, queued, log, { intervalMs: 1000, batch: 10 });
+  const storedReminders = () =>
+    ctx.db.owner
+      .selectFrom('shift_reminders')
+      .select('assignment_id')
+      .where('tenant_id', '=', employee.tenantId)
+      .execute();
+
+  it('looks once an interval while started, wakes the queue only for what it queued, and not after stop', async () => {
+    // Only the interval is faked: the sweep's statements run as ever.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await settings({ remind_minutes_before_shift: 720 });
+      const { assignment } = await onShift();
+      now = new Date('2030-07-02T10:00:00Z');
+      let wakes = 0;
+      const sweep = sweepOn(ctx.db.db, () => {
+        wakes++;
+      });
+      sweep.start();
+      sweep.start();
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(1000);
+      // stop() waits for the look the interval began.
+      await sweep.stop();
+      expect(vi.getTimerCount()).toBe(0);
+      expect([wakes, await storedReminders()]).toEqual([1, [{ assignment_id: assignment }]]);
+      // Started again, a look that finds nothing due wakes nobody.
+      sweep.start();
+      vi.advanceTimersByTime(1000);
+      await sweep.stop();
+      expect(wakes).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('logs a look that failed, and looks again at the next interval', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await settings({ remind_minutes_before_shift: 720 });
+      await onShift();
+      now = new Date('2030-07-02T10:00:00Z');
+      const hooks = withDbHooks(ctx.db.db);
+      hooks.failNext(on('select', 'due_shift_reminders'), new Error('connection reset'));
+      const { log, lines } = capturedLog();
+      let wakes = 0;
+      const sweep = sweepOn(
+        hooks.db,
+        () => {
+          wakes++;
+        },
+        log,
+      );
+      sweep.start();
+      vi.advanceTimersByTime(1000);
+      await sweep.stop();
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 50,
+          msg: 'shift reminders not sent',
+          err: expect.objectContaining({ message: 'connection reset' }),
+        }),
+      ]);
+      expect(wakes).toBe(0);
+      sweep.start();
+      vi.advanceTimersByTime(1000);
+      await sweep.stop();
+      expect(wakes).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends the other reminders of a look when one fails, and logs the one', async () => {
+    await settings({ remind_minutes_before_shift: 720 });
+    const late = await onShift();
+    const early = await onShift({
+      role: late.role,
+      starts_at: '2030-07-02T12:00:00Z',
+      ends_at: '2030-07-02T14:00:00Z',
+    });
+    now = new Date('2030-07-02T10:00:00Z');
+    const hooks = withDbHooks(ctx.db.db);
+    hooks.failNext(on('insert', 'shift_reminders'), new Error('assignment removed'));
+    const { log, lines } = capturedLog();
+    expect(await sweepOn(hooks.db, () => {}, log).sweep()).toBe(1);
+    const [sent] = await storedReminders();
+    const failed = sent?.assignment_id === late.assignment ? early.assignment : late.assignment;
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'shift reminder not sent',
+        assignment: failed,
+        err: expect.objectContaining({ message: 'assignment removed' }),
+      }),
+    ]);
+    // The failed one is still due: the next look sends it.
+    expect(await sweepOn(ctx.db.db, () => {}).sweep()).toBe(1);
+    expect((await storedReminders()).map((r) => r.assignment_id).sort()).toEqual(
+      [late.assignment, early.assignment].sort(),
+    );
   });
 });
