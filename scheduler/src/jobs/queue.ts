@@ -12,6 +12,19 @@ export interface JobRequest {
 }
 
 /**
+ * Each (kind, key) once, the last request of it winning, in (kind, key) order by code
+ * unit: the order completeJobs locks the rows in, so that no two transactions wait for
+ * each other in a circle.
+ */
+export function inLockOrder(jobs: readonly JobRequest[]): JobRequest[] {
+  const unique = new Map<string, JobRequest>();
+  for (const job of jobs) unique.set(`${job.kind}\u0000${job.key}`, job);
+  return [...unique.values()].sort((a, b) =>
+    a.kind === b.kind ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.kind < b.kind ? -1 : 1,
+  );
+}
+
+/**
  * Makes sure a run of each job starts after this transaction commits, in the caller's
  * transaction: a new key is queued, due now; a finished job of the key (done or given up)
  * is due again with fresh tries; a waiting one keeps its time (it runs anyway, and a
@@ -21,13 +34,8 @@ export interface JobRequest {
  * committed. One statement, whatever the number of jobs.
  */
 export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobRequest[]): Promise<void> {
-  const unique = new Map<string, JobRequest>();
-  for (const job of jobs) unique.set(`${job.kind}\u0000${job.key}`, job);
-  if (unique.size === 0) return;
-  // In (kind, key) order, as completeJobs locks them: no two transactions wait in a circle.
-  const list = [...unique.values()].sort((a, b) =>
-    a.kind === b.kind ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.kind < b.kind ? -1 : 1,
-  );
+  const list = inLockOrder(jobs);
+  if (list.length === 0) return;
   await sql`
     INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts)
     SELECT ${tenantId}::uuid, gen_random_uuid(), r.kind, r.key, r.payload, r.max_attempts

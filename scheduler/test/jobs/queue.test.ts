@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
-import { type JobRequest, queueJobRuns } from '../../src/jobs/queue.ts';
+import { inLockOrder, type JobRequest, queueJobRuns } from '../../src/jobs/queue.ts';
 import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { withDbHooks } from '../support/db-hooks.ts';
 import { untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
 import { bareTenant } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
@@ -55,6 +56,49 @@ const claim = (tenantId: string, worker: string) =>
   claimJobs(handle.db, { worker, leaseMs: 60_000, batch: 10, perTenant: 10, busy: [] }).then((jobs) =>
     jobs.filter((j) => j.tenant_id === tenantId),
   );
+
+describe('the order jobs are queued in', () => {
+  const request = (kind: JobRequest['kind'], key: string, n = 0): JobRequest => ({
+    kind,
+    key,
+    payload: { n },
+    maxAttempts: 3,
+  });
+
+  it('is by kind, then by key in code-unit order, each key once with its last request', () => {
+    const jobs = [
+      request('webhook', 'hook:b'),
+      request('push', 'z'),
+      request('webhook', 'hook:a', 1),
+      request('push', 'Z'),
+      request('webhook', 'hook:a', 2),
+      request('push', 'hook:a'),
+      request('webhook', 'hook:b'),
+    ];
+    expect(inLockOrder(jobs).map((j) => [j.kind, j.key, j.payload.n])).toEqual([
+      ['push', 'Z', 0],
+      ['push', 'hook:a', 0],
+      ['push', 'z', 0],
+      ['webhook', 'hook:a', 2],
+      ['webhook', 'hook:b', 0],
+    ]);
+    // Whatever order it is given in.
+    expect(inLockOrder([...jobs].reverse()).map((j) => `${j.kind} ${j.key}`)).toEqual([
+      'push Z',
+      'push hook:a',
+      'push z',
+      'webhook hook:a',
+      'webhook hook:b',
+    ]);
+  });
+
+  it('sends no statement for no jobs', async () => {
+    const t = await tenant();
+    const hooks = withDbHooks(handle.db);
+    await asTenant(t, () => queueJobRuns(hooks.db, t, []));
+    expect(hooks.statements).toEqual([]);
+  });
+});
 
 describe('queuing a run of a job', () => {
   it('queues a new key due now, once however often it is named in one call', async () => {

@@ -448,6 +448,38 @@ function workerOn(
 }
 
 describe('a tenant’s share of the slots', () => {
+  it('never holds more jobs than its slots, nor a tenant more than its share, however many are due', async () => {
+    const tenants = [await tenant(), await tenant()];
+    for (const t of tenants) await queue(t, 10);
+    // Every job waits until the slots are full once, so that a claim past them would show.
+    const full = signal();
+    const inHand = new Map<string, number>();
+    let most = 0;
+    let mostOfOne = 0;
+    let ran = 0;
+    const w = worker(
+      async (job) => {
+        if (!tenants.includes(job.tenant_id)) return { outcome: 'done' };
+        inHand.set(job.tenant_id, (inHand.get(job.tenant_id) ?? 0) + 1);
+        const held = [...inHand.values()].reduce((a, b) => a + b, 0);
+        most = Math.max(most, held);
+        mostOfOne = Math.max(mostOfOne, ...inHand.values());
+        if (held === 3) full.fire();
+        await full.fired;
+        // Turns go by with the slots full: a worker that claimed past them would run more.
+        for (let turn = 0; turn < 5; turn++) await nextTurn();
+        inHand.set(job.tenant_id, (inHand.get(job.tenant_id) ?? 1) - 1);
+        ran += 1;
+        return { outcome: 'done' };
+      },
+      // 3 slots: a quarter (one) stays with the others, so a tenant's share is 2.
+      { concurrency: 3, perTenant: 24 },
+    );
+    w.start();
+    await w.idle();
+    expect([ran, most, mostOfOne]).toEqual([20, 3, 2]);
+  });
+
   it('is what a quarter of the slots leaves (6 of 8), taken up again as its jobs finish', async () => {
     const [hanging, other] = [await tenant(), await tenant()];
     // The default share (24) is more than 8 slots allow: a quarter stays with the others.
@@ -734,9 +766,12 @@ describe('pruning', () => {
     await queue(t, 1_201);
     await sql`UPDATE jobs SET status = 'done', finished_at = now() - interval '8 days'
                WHERE tenant_id = ${t}`.execute(handle.owner);
-    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    const hooks = withDbHooks(handle.db);
+    const w = workerOn(hooks.db, async () => ({ outcome: 'done' }), silent, { concurrency: 0 });
     expect(await w.prune()).toBe(1_201);
     expect(await jobsOf(t)).toEqual([]);
+    // 500, 500 and 201 rows, then one that finds none and ends the prune.
+    expect(hooks.statements).toHaveLength(4);
   });
 
   it('logs a prune that failed and answers what it removed', async () => {
