@@ -24,7 +24,7 @@ export interface WebhookReceiver {
   /** The URL of a new receiver path; `secret` is set once the hook is created. */
   url(name: string): string;
   trust(name: string, secret: string): void;
-  /** The statuses the next requests to `name` get, in order. */
+  /** The statuses the next requests to `name` get, in order; 0: the connection cut, no answer. */
   answer(name: string, ...statuses: number[]): void;
   received(name: string): ReceivedWebhook[];
   /** Every request that failed verification, on any path. */
@@ -69,6 +69,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       log.push(entry);
       const status = scripts.get(path)?.shift() ?? 204;
+      if (status === 0) {
+        request.socket.destroy();
+        return;
+      }
       response.writeHead(status, { 'content-type': 'text/plain' });
       response.end(status === 204 ? undefined : 'ok');
     });

@@ -608,6 +608,87 @@ describe('a change that reports many records', () => {
     }
   });
 
+  it('records each answer as it came, waits out a retry it was run early for, and sends perRun a run', async () => {
+    const lone = await createTestContext({
+      jobs: { concurrency: 0 },
+      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+    });
+    try {
+      const t = await lone.freshTenant();
+      const { role, event } = await staffed(t);
+      const { id: hookId, name } = await hook(t.admin, ['shift.published']);
+      for (const day of ['2030-07-02', '2030-07-03', '2030-07-04']) {
+        await newShift(t.admin, event, {
+          roleId: role,
+          starts_at: `${day}T10:00:00Z`,
+          ends_at: `${day}T12:00:00Z`,
+        });
+      }
+      const job = await lone.db.owner
+        .selectFrom('jobs')
+        .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
+        .where('tenant_id', '=', t.tenantId)
+        .where('kind', '=', 'webhook')
+        .executeTakeFirstOrThrow();
+      let now = new Date('2030-07-01T08:00:00.000Z');
+      const run = () =>
+        asTenant(t.tenantId, () =>
+          webhookDelivery(
+            lone.db.db,
+            {
+              ...defaultWebhookSendOptions,
+              policy: new OutboundPolicy(parseAllowedHosts(new URL(receiver.origin).host)),
+              clock: { now: () => now },
+              retryDelayMs: (attempts) => 1000 * attempts,
+              perRun: 2,
+              runBudgetMs: 60_000,
+            },
+            pino({ level: 'silent' }),
+          )({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
+        );
+      const first = async () => (await deliveries(t.admin, hookId)).at(-1);
+      const later = (ms: number) => {
+        now = new Date(now.getTime() + ms);
+      };
+      receiver.answer(name, 300, 599, 0, 200, 299);
+
+      expect(await run()).toEqual({ outcome: 'later', delayMs: 1000 });
+      expect(await first()).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        response_code: 300,
+        last_error: 'the receiver answered HTTP 300',
+        next_retry_at: '2030-07-01T08:00:01.000Z',
+      });
+      // Run again before that time (a lease ran out, say): nothing is sent, the wait goes on.
+      later(400);
+      expect(await run()).toEqual({ outcome: 'later', delayMs: 600 });
+      expect(receiver.received(name)).toHaveLength(1);
+      later(600);
+      expect(await run()).toEqual({ outcome: 'later', delayMs: 2000 });
+      expect(await first()).toMatchObject({ attempts: 2, response_code: 599 });
+      later(2000);
+      expect(await run()).toEqual({ outcome: 'later', delayMs: 3000 });
+      expect(await first()).toMatchObject({
+        attempts: 3,
+        response_code: null,
+        last_error: 'no answer (refused, reset or timed out)',
+      });
+      later(3000);
+      // 200 and 299 are delivered; two sends are this run's share, the third goes next run.
+      expect(await run()).toEqual({ outcome: 'later', delayMs: 0 });
+      expect((await deliveries(t.admin, hookId)).map((d) => [d.status, d.response_code]).reverse()).toEqual([
+        ['delivered', 200],
+        ['delivered', 299],
+        ['pending', null],
+      ]);
+      expect(await run()).toEqual({ outcome: 'done' });
+      expect(receiver.received(name)).toHaveLength(6);
+    } finally {
+      await lone.close();
+    }
+  });
+
   it('gives up a disabled hook’s open deliveries 500 a step after a 410, every one in the end', async () => {
     const t = await ctx.freshTenant();
     const { id, name } = await hook(t.admin, ['shift.published']);
