@@ -19,7 +19,11 @@ const groups = {
     tests: ['test/notifications/**/*.test.ts'],
   },
   webhooks: { mutate: ['src/webhooks/delivery.ts'], tests: ['test/webhooks/**/*.test.ts'] },
-  push: { mutate: ['src/push/delivery.ts'], tests: ['test/push/**/*.test.ts'] },
+  // The push job's outcomes are driven end to end by the outbox's tests, against a real push service.
+  push: {
+    mutate: ['src/push/delivery.ts'],
+    tests: ['test/push/**/*.test.ts', 'test/notifications/outbox.test.ts'],
+  },
   forms: { mutate: ['src/forms/shared-submit-limit.ts'], tests: ['test/forms/submit-limit.test.ts'] },
 };
 
