@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReminderSweep } from '../../src/notifications/reminders.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { capturedLog } from '../support/captured-log.ts';
@@ -202,55 +202,52 @@ describe('the sweep of a process', () => {
       .where('tenant_id', '=', employee.tenantId)
       .execute();
 
-  it('looks once an interval while started, wakes the queue only for what it queued, and not after stop', async () => {
+  describe('started', () => {
     // Only the interval is faked: the sweep's statements run as ever.
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
+    beforeEach(async () => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       await settings({ remind_minutes_before_shift: 720 });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** One interval of a started sweep; stop() waits for the look it began. */
+    const oneInterval = async (sweep: ReminderSweep) => {
+      sweep.start();
+      vi.advanceTimersByTime(1000);
+      await sweep.stop();
+    };
+    const counter = () => {
+      const wakes = { count: 0, wake: () => void wakes.count++ };
+      return wakes;
+    };
+
+    it('looks once an interval, wakes the queue only for what it queued, and not after stop', async () => {
       const { assignment } = await onShift();
       now = new Date('2030-07-02T10:00:00Z');
-      let wakes = 0;
-      const sweep = sweepOn(ctx.db.db, () => {
-        wakes++;
-      });
+      const wakes = counter();
+      const sweep = sweepOn(ctx.db.db, wakes.wake);
       sweep.start();
       sweep.start();
       expect(vi.getTimerCount()).toBe(1);
       vi.advanceTimersByTime(1000);
-      // stop() waits for the look the interval began.
       await sweep.stop();
       expect(vi.getTimerCount()).toBe(0);
-      expect([wakes, await storedReminders()]).toEqual([1, [{ assignment_id: assignment }]]);
+      expect([wakes.count, await storedReminders()]).toEqual([1, [{ assignment_id: assignment }]]);
       // Started again, a look that finds nothing due wakes nobody.
-      sweep.start();
-      vi.advanceTimersByTime(1000);
-      await sweep.stop();
-      expect(wakes).toBe(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+      await oneInterval(sweep);
+      expect(wakes.count).toBe(1);
+    });
 
-  it('logs a look that failed, and looks again at the next interval', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
-      await settings({ remind_minutes_before_shift: 720 });
+    it('logs a look that failed, and looks again at the next interval', async () => {
       await onShift();
       now = new Date('2030-07-02T10:00:00Z');
       const hooks = withDbHooks(ctx.db.db);
       hooks.failNext(on('select', 'due_shift_reminders'), new Error('connection reset'));
       const { log, lines } = capturedLog();
-      let wakes = 0;
-      const sweep = sweepOn(
-        hooks.db,
-        () => {
-          wakes++;
-        },
-        log,
-      );
-      sweep.start();
-      vi.advanceTimersByTime(1000);
-      await sweep.stop();
+      const wakes = counter();
+      const sweep = sweepOn(hooks.db, wakes.wake, log);
+      await oneInterval(sweep);
       expect(lines).toEqual([
         expect.objectContaining({
           level: 50,
@@ -258,14 +255,10 @@ describe('the sweep of a process', () => {
           err: expect.objectContaining({ message: 'connection reset' }),
         }),
       ]);
-      expect(wakes).toBe(0);
-      sweep.start();
-      vi.advanceTimersByTime(1000);
-      await sweep.stop();
-      expect(wakes).toBe(1);
-    } finally {
-      vi.useRealTimers();
-    }
+      expect(wakes.count).toBe(0);
+      await oneInterval(sweep);
+      expect(wakes.count).toBe(1);
+    });
   });
 
   it('sends the other reminders of a look when one fails, and logs the one', async () => {

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { systemClock } from '../../src/deps.ts';
 import { queueJobRuns } from '../../src/jobs/queue.ts';
+import type { JobOutcome } from '../../src/jobs/worker.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
-import { webhookDelivery } from '../../src/webhooks/delivery.ts';
+import { type WebhookDeliveryOptions, webhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hookJob } from '../../src/webhooks/events.ts';
 import { defaultWebhookSendOptions } from '../../src/webhooks/sender.ts';
 import {
@@ -403,6 +404,60 @@ describe('webhook deliveries', () => {
   });
 });
 
+/**
+ * A hook's job run by the test, not by a worker: a context whose worker takes no jobs, a
+ * tenant whose hook subscribes to `shift.published`, three shifts published (three open
+ * deliveries), and `run`, one run of the hook's job with the options given.
+ */
+async function withHookJob(
+  test: (hookJob: {
+    t: TenantCallers;
+    hookId: string;
+    name: string;
+    run: (
+      options: Pick<WebhookDeliveryOptions, 'clock' | 'retryDelayMs' | 'perRun' | 'runBudgetMs'>,
+    ) => Promise<JobOutcome>;
+  }) => Promise<void>,
+): Promise<void> {
+  const lone = await createTestContext({
+    jobs: { concurrency: 0 },
+    outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
+  });
+  try {
+    const t = await lone.freshTenant();
+    const { role, event } = await staffed(t);
+    const { id: hookId, name } = await hook(t.admin, ['shift.published']);
+    for (const day of ['2030-07-02', '2030-07-03', '2030-07-04']) {
+      await newShift(t.admin, event, {
+        roleId: role,
+        starts_at: `${day}T10:00:00Z`,
+        ends_at: `${day}T12:00:00Z`,
+      });
+    }
+    const job = await lone.db.owner
+      .selectFrom('jobs')
+      .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
+      .where('tenant_id', '=', t.tenantId)
+      .where('kind', '=', 'webhook')
+      .executeTakeFirstOrThrow();
+    const run: Parameters<typeof test>[0]['run'] = (options) =>
+      asTenant(t.tenantId, () =>
+        webhookDelivery(
+          lone.db.db,
+          {
+            ...defaultWebhookSendOptions,
+            policy: new OutboundPolicy(parseAllowedHosts(new URL(receiver.origin).host)),
+            ...options,
+          },
+          pino({ level: 'silent' }),
+        )({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
+      );
+    await test({ t, hookId, name, run });
+  } finally {
+    await lone.close();
+  }
+}
+
 describe('a change that reports many records', () => {
   /** An event of `days` days from 2031-01-01 with one draft shift a day, and their ids in order. */
   async function season(
@@ -559,93 +614,27 @@ describe('a change that reports many records', () => {
   });
 
   it('begins no step past its run budget: one send, then the job is due again at once', async () => {
-    const lone = await createTestContext({
-      jobs: { concurrency: 0 },
-      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-    });
-    try {
-      const t = await lone.freshTenant();
-      const { role, event } = await staffed(t);
-      const { name } = await hook(t.admin, ['shift.published']);
-      for (const day of ['2030-07-02', '2030-07-03', '2030-07-04']) {
-        await newShift(t.admin, event, {
-          roleId: role,
-          starts_at: `${day}T10:00:00Z`,
-          ends_at: `${day}T12:00:00Z`,
-        });
-      }
-      const job = await lone.db.owner
-        .selectFrom('jobs')
-        .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
-        .where('tenant_id', '=', t.tenantId)
-        .where('kind', '=', 'webhook')
-        .executeTakeFirstOrThrow();
-      const deliver = (runBudgetMs: number) =>
-        webhookDelivery(
-          lone.db.db,
-          {
-            ...defaultWebhookSendOptions,
-            policy: new OutboundPolicy(parseAllowedHosts(new URL(receiver.origin).host)),
-            clock: systemClock,
-            retryDelayMs: () => 10,
-            perRun: 10,
-            runBudgetMs,
-          },
-          pino({ level: 'silent' }),
-        );
-      const run = (runBudgetMs: number) =>
-        asTenant(t.tenantId, () =>
-          deliver(runBudgetMs)({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
-        );
+    await withHookJob(async ({ name, run }) => {
+      const options = { clock: systemClock, retryDelayMs: () => 10, perRun: 10 };
       // No budget: the first step only, whatever `perRun` allows.
-      expect(await run(0)).toEqual({ outcome: 'later', delayMs: 0 });
+      expect(await run({ ...options, runBudgetMs: 0 })).toEqual({ outcome: 'later', delayMs: 0 });
       expect(receiver.received(name)).toHaveLength(1);
       // A budget that holds the rest: the two others in one run.
-      expect(await run(60_000)).toEqual({ outcome: 'done' });
+      expect(await run({ ...options, runBudgetMs: 60_000 })).toEqual({ outcome: 'done' });
       expect(receiver.received(name)).toHaveLength(3);
-    } finally {
-      await lone.close();
-    }
+    });
   });
 
   it('records each answer as it came, waits out a retry it was run early for, and sends perRun a run', async () => {
-    const lone = await createTestContext({
-      jobs: { concurrency: 0 },
-      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-    });
-    try {
-      const t = await lone.freshTenant();
-      const { role, event } = await staffed(t);
-      const { id: hookId, name } = await hook(t.admin, ['shift.published']);
-      for (const day of ['2030-07-02', '2030-07-03', '2030-07-04']) {
-        await newShift(t.admin, event, {
-          roleId: role,
-          starts_at: `${day}T10:00:00Z`,
-          ends_at: `${day}T12:00:00Z`,
-        });
-      }
-      const job = await lone.db.owner
-        .selectFrom('jobs')
-        .select(['tenant_id', 'id', 'kind', 'payload', 'attempts', 'max_attempts'])
-        .where('tenant_id', '=', t.tenantId)
-        .where('kind', '=', 'webhook')
-        .executeTakeFirstOrThrow();
+    await withHookJob(async ({ t, hookId, name, run: runWith }) => {
       let now = new Date('2030-07-01T08:00:00.000Z');
       const run = () =>
-        asTenant(t.tenantId, () =>
-          webhookDelivery(
-            lone.db.db,
-            {
-              ...defaultWebhookSendOptions,
-              policy: new OutboundPolicy(parseAllowedHosts(new URL(receiver.origin).host)),
-              clock: { now: () => now },
-              retryDelayMs: (attempts) => 1000 * attempts,
-              perRun: 2,
-              runBudgetMs: 60_000,
-            },
-            pino({ level: 'silent' }),
-          )({ ...job, payload: job.payload as Record<string, unknown>, attempts: 1 }),
-        );
+        runWith({
+          clock: { now: () => now },
+          retryDelayMs: (attempts) => 1000 * attempts,
+          perRun: 2,
+          runBudgetMs: 60_000,
+        });
       const first = async () => (await deliveries(t.admin, hookId)).at(-1);
       const later = (ms: number) => {
         now = new Date(now.getTime() + ms);
@@ -684,9 +673,7 @@ describe('a change that reports many records', () => {
       ]);
       expect(await run()).toEqual({ outcome: 'done' });
       expect(receiver.received(name)).toHaveLength(6);
-    } finally {
-      await lone.close();
-    }
+    });
   });
 
   it('gives up a disabled hook’s open deliveries 500 a step after a 410, every one in the end', async () => {
