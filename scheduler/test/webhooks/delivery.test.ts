@@ -49,6 +49,10 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** A context of its own beside the file's, sending to the same receiver. */
+const contextBeside = (options: Parameters<typeof createTestContext>[0]) =>
+  createTestContext({ outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host), ...options });
+
 const settle = () => ctx.app.notificationsIdle();
 const allEvents = [
   'shift.published',
@@ -323,10 +327,7 @@ describe('webhook deliveries', () => {
 
   it('gives up a delivery whose URL the address rules refuse when it is sent, name or rebinding alike', async () => {
     // No worker here: the test runs each job itself, under the rules it names.
-    const lone = await createTestContext({
-      jobs: { concurrency: 0 },
-      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-    });
+    const lone = await contextBeside({ jobs: { concurrency: 0 } });
     try {
       const t = await lone.freshTenant();
       const { role, event } = await staffed(t);
@@ -419,10 +420,7 @@ async function withHookJob(
     ) => Promise<JobOutcome>;
   }) => Promise<void>,
 ): Promise<void> {
-  const lone = await createTestContext({
-    jobs: { concurrency: 0 },
-    outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-  });
+  const lone = await contextBeside({ jobs: { concurrency: 0 } });
   try {
     const t = await lone.freshTenant();
     const { role, event } = await staffed(t);
@@ -486,11 +484,7 @@ describe('a change that reports many records', () => {
 
   it('writes one row per record and per hook, and every hook still gets every event in commit order', async () => {
     // The worker starts only once the changes are made: what they wrote is read first.
-    const lone = await createTestContext({
-      startBackgroundWork: false,
-      jobs: { pollMs: 20 },
-      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-    });
+    const lone = await contextBeside({ startBackgroundWork: false, jobs: { pollMs: 20 } });
     try {
       const t = await lone.freshTenant();
       const { event, shifts } = await season(t.admin, 120);
@@ -567,11 +561,7 @@ describe('a change that reports many records', () => {
   });
 
   it('writes one batch for a deactivation that frees many seats, and tells every hook of each', async () => {
-    const lone = await createTestContext({
-      startBackgroundWork: false,
-      jobs: { pollMs: 20 },
-      outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
-    });
+    const lone = await contextBeside({ startBackgroundWork: false, jobs: { pollMs: 20 } });
     try {
       const t = await lone.freshTenant();
       const { event, shifts, role } = await season(t.admin, 60);
