@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { inLockOrder, type JobRequest, queueJobRuns } from '../../src/jobs/queue.ts';
@@ -22,6 +22,11 @@ beforeAll(async () => {
   handle = await openTestDatabase();
 });
 afterAll(async () => handle?.dispose());
+// Claims take due jobs of every tenant: no test leaves work for the next one's claims
+// (the files run in shuffled order in CI).
+beforeEach(async () => {
+  await handle.owner.deleteFrom('jobs').execute();
+});
 
 const tenant = () => bareTenant(handle.owner);
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -16,6 +16,11 @@ beforeAll(async () => {
   handle = await openTestDatabase();
 });
 afterAll(async () => handle?.dispose());
+// Claims take due jobs of every tenant: no test leaves work for the next one's claims
+// (the files run in shuffled order in CI).
+beforeEach(async () => {
+  await handle.owner.deleteFrom('jobs').execute();
+});
 
 const wire = () => randomUUID().replaceAll('-', '');
 

@@ -189,7 +189,7 @@ describe('the API process killed with SIGKILL', runsIf(onPostgres, NEEDS_POSTGRE
 
 /** A migrated cluster of the test's own, and the API over it. */
 async function ownCluster(keys: TestKeys, env: Record<string, string> = {}) {
-  const cluster = await startPgCluster();
+  const cluster = await startPgCluster({ crashSafe: true });
   clusters.push(cluster);
   const handle = await openDatabase({ url: cluster.url, poolSize: 1 });
   await migrateToLatest(handle.owner);
@@ -348,7 +348,7 @@ describe('PostgreSQL answering too late', runsIf(onPostgres, NEEDS_POSTGRES), ()
 
 describe('PostgreSQL frozen with its sockets open', runsIf(onPostgres, NEEDS_POSTGRES), () => {
   it('gives up on an unanswered statement within the deadline and never lends its connection again', async () => {
-    const cluster = await startPgCluster();
+    const cluster = await startPgCluster({ crashSafe: true });
     clusters.push(cluster);
     const setup = await openDatabase({ url: cluster.url, poolSize: 1 });
     await migrateToLatest(setup.owner);

@@ -100,7 +100,13 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port found');
 }
 
-export async function startPgCluster(): Promise<PgCluster> {
+/**
+ * A throwaway cluster, tuned for speed: no fsync, no full-page writes (the machine itself
+ * does not crash under a test), and commits that do not wait for their WAL to be written.
+ * `crashSafe` keeps commits waiting for it: a test that stops the server as a crash would
+ * (`halt('immediate')`) must not lose what the server acknowledged.
+ */
+export async function startPgCluster(options: { crashSafe?: boolean } = {}): Promise<PgCluster> {
   const bin = findPgBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found (set PG_BINDIR or install postgresql-15)');
   const dir = mkdtempSync(path.join(tmpdir(), 'sched-pg-'));
@@ -127,7 +133,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       path.join(dir, 'pg.log'),
       '-w',
       '-o',
-      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=${options.crashSafe ? 'on' : 'off'} -c full_page_writes=off -c max_connections=200`,
       'start',
     ]);
   start();
