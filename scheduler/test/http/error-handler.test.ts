@@ -164,8 +164,21 @@ const real: Record<string, () => Promise<unknown>> = {
         await sql`SELECT pg_advisory_xact_lock(31)`.execute(trx);
       });
     }),
-  'terminated-by-administrator': () =>
-    sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(probe.db.db),
+  /**
+   * A session the server ends, on a client of its own: ended on the app's pool, the
+   * connection could go back to the pool before its end was noticed, and the next probe
+   * (the files run in shuffled order) would meet "Connection terminated unexpectedly".
+   */
+  'terminated-by-administrator': async () => {
+    const client = new pg.Client({ connectionString: probe.db.url ?? '' });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      return await client.query('SELECT pg_terminate_backend(pg_backend_pid())');
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  },
 };
 
 beforeAll(async () => {
