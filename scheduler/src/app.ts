@@ -43,6 +43,7 @@ import { featureEnabled } from './tenants/service.ts';
 import { timeOffRoutes } from './time-off/routes.ts';
 import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { type WebAppOptions, webAppRoutes } from './web-app/routes.ts';
 import { defaultDeliveriesPerRun, webhookDelivery } from './webhooks/delivery.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
 import { defaultWebhookSendOptions } from './webhooks/sender.ts';
@@ -93,6 +94,8 @@ export interface AppOptions {
   formSubmitStore?: 'process' | 'database';
   /** Where clients reach the API, for links it hands out; absent: from each request. */
   publicBaseUrl?: string;
+  /** The staff app at /app/ (src/web-app/); absent: not served. */
+  webApp?: WebAppOptions;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -230,5 +233,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await jobsRoutes(app, deps);
   await auditRoutes(app, deps);
   await webhooksRoutes(app, deps);
+  if (options.webApp) await webAppRoutes(app, options.webApp);
   return app;
 }

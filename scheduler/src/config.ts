@@ -68,6 +68,19 @@ export interface Config {
    * out (calendar feeds); undefined: taken from each request (honouring TRUST_PROXY).
    */
   publicBaseUrl: string | undefined;
+  /** The staff app at /app/ (scheduler/src/web-app/) and how it signs in. */
+  webApp: WebAppConfig;
+}
+
+export interface WebAppConfig {
+  /** WEB_APP_DIR: the built app; undefined: the nearest web/dist. */
+  dir: string | undefined;
+  /** APP_OIDC_ISSUER; undefined: AUTH_ISSUER, or the development issuer. */
+  issuer: string | undefined;
+  /** APP_OIDC_CLIENT_ID; undefined: the development issuer's client, else sign-in is not set up. */
+  clientId: string | undefined;
+  /** APP_OIDC_SCOPE. */
+  scope: string;
 }
 
 export class ConfigError extends Error {
@@ -352,5 +365,17 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: integer(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1, 5 * 1024 ** 3),
     },
     publicBaseUrl: publicBaseUrl(env),
+    webApp: webApp(env),
+  };
+}
+
+function webApp(env: Env): WebAppConfig {
+  const dir = text(env, 'WEB_APP_DIR');
+  const issuer = url(env, 'APP_OIDC_ISSUER', ['https:', 'http:'], false);
+  return {
+    dir: dir === undefined ? undefined : path.resolve(dir),
+    issuer: issuer?.href.replace(/\/+$/, ''),
+    clientId: text(env, 'APP_OIDC_CLIENT_ID'),
+    scope: text(env, 'APP_OIDC_SCOPE') ?? 'openid profile email offline_access',
   };
 }

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { buildApp } from './app.ts';
 import { openDevIssuer } from './auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile, type TokenVerifier, UnusableKeyError } from './auth/verifier.ts';
@@ -15,6 +17,8 @@ import { createNominatimGeocoder } from './geocoding/nominatim.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
 import { createS3Storage } from './storage/object-storage.ts';
+import { defaultWebAppDir } from './web-app/files.ts';
+import type { WebAppOptions } from './web-app/routes.ts';
 
 /** Start-up failed for a reason the operator must fix; exit code 2 for configuration. */
 class StartupError extends Error {
@@ -55,6 +59,22 @@ async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
         ),
     },
   });
+}
+
+/** The staff app's files and sign-in settings; a WEB_APP_DIR without a built app stops start-up. */
+function webAppOptions(config: Config): WebAppOptions {
+  const { dir, issuer, clientId, scope } = config.webApp;
+  if (dir !== undefined && !existsSync(path.join(dir, 'index.html'))) {
+    throw new ConfigError('WEB_APP_DIR', `no index.html in ${dir} (npm run build -w web writes web/dist)`);
+  }
+  return {
+    dir: dir ?? defaultWebAppDir(),
+    // The app signs in where the API's tokens come from, unless told otherwise.
+    issuer: issuer ?? (config.auth.mode === 'dev' ? undefined : config.auth.issuer),
+    clientId,
+    scope,
+    publicBaseUrl: config.publicBaseUrl,
+  };
 }
 
 async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandle; applied: string[] }> {
@@ -133,6 +153,7 @@ async function main(): Promise<void> {
     reminders: { intervalMs: config.reminderIntervalMs },
     outboundAllowedHosts: config.outboundAllowedHosts,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+    webApp: webAppOptions(config),
     ...(config.objectStorage
       ? { documents: { store: createS3Storage(config.objectStorage), ...config.uploads } }
       : {}),
