@@ -5,7 +5,21 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   base: '/app/',
   plugins: [preact()],
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
-  // `npm run dev -w web`: the API is the scheduler on its usual port.
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    // The service worker keeps the files this lists, for offline starts.
+    manifest: 'asset-manifest.json',
+    rollupOptions: {
+      input: { app: 'index.html', sw: 'src/sw/worker.ts' },
+      output: {
+        // The worker keeps a fixed address (its scope is the app); everything else is hashed.
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+      },
+    },
+  },
+  // `npm run dev -w web`: the API and the development issuer are the scheduler on its usual port.
   server: { proxy: { '/api': 'http://127.0.0.1:8080', '/dev-issuer': 'http://127.0.0.1:8080' } },
 });

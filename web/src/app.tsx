@@ -1,0 +1,82 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { useApp } from './app-context.ts';
+import { paths } from './routes.ts';
+import { Me } from './screens/me.tsx';
+import { MyShifts } from './screens/my-shifts.tsx';
+import { MyTime } from './screens/my-time.tsx';
+import { OpenShifts } from './screens/open-shifts.tsx';
+import { Requests } from './screens/requests.tsx';
+import { ShiftDetail } from './screens/shift-detail.tsx';
+
+const navigation = [
+  { href: paths.myShifts, key: 'nav.myShifts', icon: '◷' },
+  { href: paths.openShifts, key: 'nav.openShifts', icon: '＋' },
+  { href: paths.requests, key: 'nav.requests', icon: '⇄' },
+  { href: paths.myTime, key: 'nav.myTime', icon: '⏱' },
+  { href: paths.me, key: 'nav.me', icon: '☺' },
+] as const;
+
+function Navigation() {
+  const { t } = useApp();
+  const { path } = useLocation();
+  return (
+    <nav class="tabs" aria-label={t('nav.label')}>
+      <ul>
+        {navigation.map((item) => {
+          const current = item.href === paths.myShifts ? path === item.href : path.startsWith(item.href);
+          return (
+            <li key={item.href}>
+              <a href={item.href} aria-current={current ? 'page' : undefined}>
+                <span class="tab-icon" aria-hidden="true">
+                  {item.icon}
+                </span>
+                <span>{t(item.key)}</span>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+/** Moves focus to the new screen's heading after a navigation, as a page load would. */
+function FocusOnNavigation({ children }: { children: ComponentChildren }) {
+  const { path } = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [path]);
+  return <>{children}</>;
+}
+
+export function SignedInApp() {
+  const { t } = useApp();
+  return (
+    <LocationProvider scope={paths.myShifts}>
+      <a class="skip-link" href="#content">
+        {t('app.skip')}
+      </a>
+      <main id="content" class="screen">
+        <FocusOnNavigation>
+          <Router>
+            <Route path={paths.myShifts} component={MyShifts} />
+            <Route path={paths.openShifts} component={OpenShifts} />
+            <Route path={paths.shiftPattern} component={ShiftDetail} />
+            <Route path={paths.requests} component={Requests} />
+            <Route path={paths.myTime} component={MyTime} />
+            <Route path={paths.me} component={Me} />
+            <Route default component={MyShifts} />
+          </Router>
+        </FocusOnNavigation>
+      </main>
+      <Navigation />
+    </LocationProvider>
+  );
+}

@@ -1,0 +1,31 @@
+import { useApp } from '../app-context.ts';
+
+export interface ShiftFacts {
+  shift: { name: string; starts_at: string; ends_at: string };
+  event: { name: string };
+  role?: { name: string } | null | undefined;
+  location?: { name: string; address?: string | null } | null | undefined;
+}
+
+/** When, what, as what and where: the same lines on every screen that lists shifts. */
+export function ShiftSummary({
+  facts,
+  heading: Heading = 'h3',
+}: {
+  facts: ShiftFacts;
+  heading?: 'h2' | 'h3';
+}) {
+  const { t, format } = useApp();
+  return (
+    <>
+      <Heading class="shift-time">{format.range(facts.shift.starts_at, facts.shift.ends_at)}</Heading>
+      <p class="shift-name">
+        {facts.shift.name} · {facts.event.name}
+      </p>
+      <p class="shift-meta">
+        {facts.role && <span class="chip">{facts.role.name}</span>}
+        <span>{facts.location ? facts.location.name : t('common.noLocation')}</span>
+      </p>
+    </>
+  );
+}
