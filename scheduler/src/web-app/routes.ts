@@ -46,7 +46,7 @@ export function contentSecurityPolicy(issuerOrigin: string | undefined): string 
 }
 
 function originOf(request: FastifyRequest, publicBaseUrl: string | undefined): string {
-  return publicBaseUrl ? new URL(publicBaseUrl).origin : `${request.protocol}://${request.host}`;
+  return new URL(publicBaseUrl ?? `${request.protocol}://${request.host}`).origin;
 }
 
 /**

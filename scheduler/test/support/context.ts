@@ -100,6 +100,8 @@ export async function createTestContext(
     outboundAllowedHosts?: AppOptions['outboundAllowedHosts'];
     documents?: AppOptions['documents'];
     publicBaseUrl?: string;
+    /** The staff app at /app/ (src/web-app/). */
+    webApp?: AppOptions['webApp'];
     /** Where the app logs (a test reads what an operator would); absent: silent. */
     logger?: AppOptions['logger'];
     /** false: the test starts the job worker itself (`app.startBackgroundWork()`), later. */
@@ -126,6 +128,7 @@ export async function createTestContext(
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.webApp ? { webApp: options.webApp } : {}),
     // On PostgreSQL the worker is woken as in production, by LISTEN.
     ...(db.wakeups ? { wakeups: db.wakeups } : {}),
     ...(options.outboundAllowedHosts ? { outboundAllowedHosts: options.outboundAllowedHosts } : {}),
