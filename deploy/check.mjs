@@ -119,6 +119,7 @@ function newest(dir) {
 let buildsMissing = false;
 for (const [made, sources, command] of [
   ['scheduler/dist/main.mjs', ['scheduler/src'], 'npm run build -w scheduler'],
+  ['web/dist/index.html', ['web/src', 'web/public'], 'npm run build -w web'],
   [shown(advisoryBinary), ['advisory/src', 'advisory/scripts'], 'npm run build:binary -w advisory'],
 ]) {
   const file = path.resolve(root, made);
@@ -206,6 +207,7 @@ async function checkSchedulerImage() {
     'package-lock.json',
     'scheduler/package.json',
     'advisory/package.json',
+    'web/package.json',
   ]) {
     mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
     cpSync(path.join(root, file), path.join(app, file));
@@ -223,6 +225,7 @@ async function checkSchedulerImage() {
       fail(`scheduler image: development dependency ${dev} installed`);
   }
   cpSync(path.join(root, 'scheduler/dist'), path.join(app, 'scheduler/dist'), { recursive: true });
+  cpSync(path.join(root, 'web/dist'), path.join(app, 'web/dist'), { recursive: true });
   const port = await freePort();
   // The image's environment, not this shell's.
   const env = {
@@ -249,11 +252,14 @@ async function checkSchedulerImage() {
     cwd: app,
   });
   if (health.status !== 0) fail(`scheduler image: HEALTHCHECK exited ${health.status}`);
+  const staffApp = await fetch(`http://127.0.0.1:${port}/app/`).catch(() => null);
+  if (staffApp?.status !== 200 || !staffApp.headers.get('content-security-policy'))
+    fail(`scheduler image: /app/ answered ${staffApp?.status ?? 'nothing'}, not the staff app`);
   child.kill('SIGTERM');
   const code = await exited;
   if (code !== 0) fail(`scheduler image: SIGTERM ended the server with ${code}`);
   rmSync(app, { recursive: true, force: true });
-  ok('scheduler image: production-only install, CMD healthy, HEALTHCHECK passes, SIGTERM exits 0');
+  ok('scheduler image: production-only install, CMD healthy, HEALTHCHECK passes, /app/ served, SIGTERM exits 0');
 }
 await checkSchedulerImage();
 
