@@ -31,6 +31,7 @@ import { locationsRoutes } from './locations/routes.ts';
 import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { offersRoutes } from './offers/routes.ts';
+import { openShiftsRoutes } from './open-shifts/routes.ts';
 import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
@@ -224,6 +225,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await shiftsRoutes(app, deps);
   await assignmentsRoutes(app, deps);
   await offersRoutes(app, deps);
+  await openShiftsRoutes(app, deps);
   await timeTrackingRoutes(app, deps);
   await timeOffRoutes(app, deps);
   await formsRoutes(app, deps);

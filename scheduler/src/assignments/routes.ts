@@ -17,11 +17,20 @@ import {
   AssignRequest,
   exampleAssignment,
   exampleMyAssignment,
+  exampleShiftColleague,
   MyAssignment,
   MyAssignmentsQuery,
   ShiftAssignment,
+  ShiftColleague,
 } from './schemas.ts';
-import { assignSlot, claimSlot, getMyAssignments, getShiftAssignments, unassign } from './service.ts';
+import {
+  assignSlot,
+  claimSlot,
+  getMyAssignments,
+  getShiftAssignments,
+  getShiftColleagues,
+  unassign,
+} from './service.ts';
 
 const PathId = IdParams.properties.id;
 const SlotParams = Type.Object({ shift_id: PathId, slot_id: PathId });
@@ -131,6 +140,28 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
     },
     async (request) =>
       getShiftAssignments(deps, identityOf(request), pathId(request.params.shift_id, 'shift')),
+  );
+
+  app.get(
+    '/api/v1/shifts/:shift_id/colleagues',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'listShiftColleagues',
+        summary: 'Who else is on a shift, by name and role',
+        description:
+          'The people holding a seat in the shift, the caller left out, each with their display name (null when they have none) and the role of their slot; by name, then id. Admins read it for any shift. An employee reads it for a shift they hold a seat in, while the tenant setting shift_colleagues_visible is on (GET /tenant/settings tells the app); otherwise 403. A shift the employee may not see, or another tenant’s, is 404.',
+        security: bearerSecurity,
+        params: Type.Object({ shift_id: PathId }),
+        response: {
+          200: ok(Type.Array(ShiftColleague), 'The others on the shift', [exampleShiftColleague]),
+          ...errorResponses(pathIdCodes, { messages: { NOT_FOUND: 'shift not found' } }),
+        },
+      },
+    },
+    async (request) =>
+      getShiftColleagues(deps, identityOf(request), pathId(request.params.shift_id, 'shift')),
   );
 
   app.delete(

@@ -86,3 +86,24 @@ export const AssignRequest = Type.Object(
   { title: 'AssignRequest', additionalProperties: false, examples: [{ user_id: examples.userId }] },
 );
 export type AssignRequest = Static<typeof AssignRequest>;
+
+export const ShiftColleague = Type.Object(
+  {
+    id: Type.String({ ...Id, readOnly: true, description: 'The user' }),
+    name: Nullable(
+      Type.String({ description: 'Their display name; null when they have none yet', readOnly: true }),
+    ),
+    role: Type.Object(
+      { id: ReadOnlyId, name: Type.String() },
+      { description: 'The role of the slot they hold a seat in' },
+    ),
+  },
+  { title: 'ShiftColleague', description: 'Someone else on the shift' },
+);
+export type ShiftColleague = Static<typeof ShiftColleague>;
+
+export const exampleShiftColleague: ShiftColleague = {
+  id: '3f2504e04f8941d39a0c0305e82c3302',
+  name: 'Bob Baker',
+  role: { id: examples.roleId, name: 'Cook' },
+};

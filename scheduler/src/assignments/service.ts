@@ -2,7 +2,7 @@ import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, notFound, validationFailed } from '../errors.ts';
+import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
@@ -11,6 +11,7 @@ import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
+import { shiftColleaguesVisible } from '../tenants/repository.ts';
 import { checkFilterWindow } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
@@ -19,11 +20,18 @@ import {
   findAssignment,
   holdsRole,
   listShiftAssignments,
+  listShiftPeople,
   listUserAssignments,
   takeSeat,
   userDeactivated,
 } from './repository.ts';
-import type { AssignRequest, MyAssignment, MyAssignmentsQuery, ShiftAssignment } from './schemas.ts';
+import type {
+  AssignRequest,
+  MyAssignment,
+  MyAssignmentsQuery,
+  ShiftAssignment,
+  ShiftColleague,
+} from './schemas.ts';
 
 interface Seat {
   shiftId: string;
@@ -134,6 +142,27 @@ export async function getShiftAssignments(
 ): Promise<ShiftAssignment[]> {
   await getShift(deps, caller, shiftId);
   return listShiftAssignments(deps.db, caller.tenantId, shiftId);
+}
+
+/**
+ * Who else is on the shift, by name and role. Admins always read it. An employee reads it
+ * for a shift they hold a seat in, while the tenant's `shift_colleagues_visible` is on;
+ * otherwise 403 (the shift itself they may see: 404 is for one they may not).
+ */
+export async function getShiftColleagues(
+  deps: Deps,
+  caller: Identity,
+  shiftId: string,
+): Promise<ShiftColleague[]> {
+  await getShift(deps, caller, shiftId);
+  const people = await listShiftPeople(deps.db, caller.tenantId, shiftId);
+  if (caller.role !== 'admin') {
+    if (!(await shiftColleaguesVisible(deps.db, caller.tenantId))) {
+      throw forbidden('the tenant does not show colleagues on shifts');
+    }
+    if (!people.some((person) => person.id === caller.userId)) throw forbidden('not on this shift');
+  }
+  return people.filter((person) => person.id !== caller.userId);
 }
 
 /** The caller's seats; employees see only shifts staff may see (as on every other route). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
-import type { Offer, OfferStatus } from './schemas.ts';
+import type { Offer, OfferCandidate, OfferStatus } from './schemas.ts';
 
 /** An offer's status as the API shows it: a live offer whose shift has started reads as expired. */
 function statusAt(now: Date) {
@@ -360,4 +360,40 @@ export async function activeAdmins(db: Db, tenantId: string): Promise<string[]> 
     .where('active', '=', true)
     .execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * The admins and employees who could take seat `assignmentId` from its holder now, by the
+ * rules an accept applies and the database checks as the seat moves (acceptOffer,
+ * migrations 0002, 0010, 0016, 0017): active; not the holder; holding the slot's role; no
+ * seat in the shift, none overlapping it; no approved time off overlapping it (as the
+ * trigger asks it: time off lasts at most 366 days); and, unless an admin, the shift and
+ * its event published (an employee cannot see, so cannot take, a seat of a draft). By
+ * name, then id; one statement.
+ */
+export async function offerCandidates(
+  db: Db,
+  tenantId: string,
+  assignmentId: string,
+): Promise<OfferCandidate[]> {
+  const { rows } = await sql<OfferCandidate>`
+    SELECT u.id, u.display_name AS name
+      FROM shift_assignments a
+      JOIN shifts s ON s.tenant_id = a.tenant_id AND s.id = a.shift_id
+      JOIN events e ON e.tenant_id = s.tenant_id AND e.id = s.event_id
+      JOIN shift_slots sl ON sl.tenant_id = a.tenant_id AND sl.id = a.slot_id
+      JOIN user_qualifications q ON q.tenant_id = sl.tenant_id AND q.role_id = sl.role_id
+      JOIN users u ON u.tenant_id = q.tenant_id AND u.id = q.user_id
+     WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ${assignmentId}::uuid
+       AND u.active AND u.role IN ('admin', 'employee') AND u.id <> a.user_id
+       AND (u.role = 'admin' OR (s.published_at IS NOT NULL AND e.published_at IS NOT NULL))
+       AND NOT EXISTS (SELECT 1 FROM shift_assignments m
+                        WHERE m.tenant_id = a.tenant_id AND m.user_id = u.id
+                          AND (m.shift_id = a.shift_id OR (m.starts_at < a.ends_at AND m.ends_at > a.starts_at)))
+       AND NOT EXISTS (SELECT 1 FROM time_off t
+                        WHERE t.tenant_id = a.tenant_id AND t.user_id = u.id AND t.status = 'approved'
+                          AND t.starts_at < a.ends_at AND t.ends_at > a.starts_at
+                          AND t.starts_at > a.starts_at - interval '8784 hours')
+     ORDER BY u.display_name, u.id`.execute(db);
+  return rows;
 }

@@ -13,8 +13,23 @@ import {
 } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
-import { exampleOffer, Offer, OfferListQuery, OfferRequest } from './schemas.ts';
-import { acceptOffer, approveOffer, cancelOffer, getOffers, offerSeat, rejectOffer } from './service.ts';
+import {
+  exampleOffer,
+  exampleOfferCandidate,
+  Offer,
+  OfferCandidate,
+  OfferListQuery,
+  OfferRequest,
+} from './schemas.ts';
+import {
+  acceptOffer,
+  approveOffer,
+  cancelOffer,
+  getOfferCandidates,
+  getOffers,
+  offerSeat,
+  rejectOffer,
+} from './service.ts';
 
 /** Who took the seat in the examples, and when it was decided. */
 const exampleDecision = {
@@ -79,6 +94,29 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
             request.body ?? {},
           ),
         ),
+  );
+
+  app.get(
+    '/api/v1/assignments/:id/offer-candidates',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['offers'],
+        operationId: 'listOfferCandidates',
+        summary: 'The colleagues who could take a seat if it were offered to them alone',
+        description:
+          'For the seat’s holder (an employee: their own seat, of a shift they may see; anyone else’s is 404) or an admin: the active admins and employees, the holder left out, who could accept a direct offer of it now, by the rules of an accept: they hold the slot’s role, hold no seat in the shift and none overlapping it, and have no approved time off overlapping it (requested time off does not count); employees only when the shift and its event are published. By name (a user without one last), then id. As for an offer: 409 INVALID_STATE once the shift has started or when time was recorded for the seat. Pass a candidate’s id as to_user_id to POST /assignments/{id}/offer.',
+        security: bearerSecurity,
+        params: IdParams,
+        response: {
+          200: ok(Type.Array(OfferCandidate), 'Who could take the seat, by name', [exampleOfferCandidate]),
+          ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {
+            messages: { NOT_FOUND: 'assignment not found', INVALID_STATE: 'the shift has started' },
+          }),
+        },
+      },
+    },
+    async (request) => getOfferCandidates(deps, identityOf(request), pathId(request.params.id, 'assignment')),
   );
 
   app.get(

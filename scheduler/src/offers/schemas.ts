@@ -102,3 +102,22 @@ export const OfferListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type OfferListQuery = Static<typeof OfferListQuery>;
+
+export const OfferCandidate = Type.Object(
+  {
+    id: Type.String({ ...Id, readOnly: true, description: 'The user: to_user_id of a direct offer' }),
+    name: Nullable(
+      Type.String({ description: 'Their display name; null when they have none yet', readOnly: true }),
+    ),
+  },
+  {
+    title: 'OfferCandidate',
+    description: 'A colleague who could take the seat if it were offered to them',
+  },
+);
+export type OfferCandidate = Static<typeof OfferCandidate>;
+
+export const exampleOfferCandidate: OfferCandidate = {
+  id: '3f2504e04f8941d39a0c0305e82c3302',
+  name: 'Bob Baker',
+};

@@ -25,12 +25,19 @@ import {
   lockSeatHeldBy,
   lockSeatsToRemove,
   moveSeat,
+  offerCandidates,
   offerExists,
   type SeatSelection,
   settleExpiredOffersOfSeats,
   takerStanding,
 } from './repository.ts';
-import { OFFER_LIST_DEFAULT_LIMIT, type Offer, type OfferListQuery, type OfferRequest } from './schemas.ts';
+import {
+  OFFER_LIST_DEFAULT_LIMIT,
+  type Offer,
+  type OfferCandidate,
+  type OfferListQuery,
+  type OfferRequest,
+} from './schemas.ts';
 
 const isAdmin = (caller: Identity) => caller.role === 'admin';
 
@@ -144,6 +151,38 @@ export async function cancelOffersOfRemovedSeats(
 }
 
 /**
+ * The seat `caller` may offer: an employee their own, of a shift they may see (anyone
+ * else's is 404), an admin anyone's; not once its shift has started, nor with recorded
+ * time (409). What an offer and the list of its candidates both ask first.
+ */
+async function offerableSeat(deps: Deps, caller: Identity, assignmentId: string) {
+  const seat = await findSeat(deps.db, caller.tenantId, assignmentId);
+  if (!seat || (!isAdmin(caller) && seat.user_id !== caller.userId)) throw notFound('assignment');
+  // Staff see a seat of theirs only where they see its shift.
+  if (!isAdmin(caller))
+    await getShift(deps, caller, seat.shift_id).catch(() => Promise.reject(notFound('assignment')));
+  if (Date.parse(seat.starts_at) <= deps.clock.now().getTime()) throw invalidState('the shift has started');
+  if (seat.timeRecorded) throw invalidState('time was recorded for this assignment');
+  return seat;
+}
+
+/**
+ * Who could take the seat if it were offered to them alone: the active admins and
+ * employees, not its holder, who hold the slot's role, have no seat in the shift or
+ * overlapping it and no approved time off overlapping it; employees only where staff may
+ * see the shift (an admin may offer a seat of a draft; an employee could not take it).
+ * By name, then id.
+ */
+export async function getOfferCandidates(
+  deps: Deps,
+  caller: Identity,
+  assignmentId: string,
+): Promise<OfferCandidate[]> {
+  const seat = await offerableSeat(deps, caller, assignmentId);
+  return offerCandidates(deps.db, caller.tenantId, seat.id);
+}
+
+/**
  * Offers a seat: an employee their own before the shift starts, an admin anyone's (the
  * shift must not have started either: the offer would be born expired). A seat with
  * recorded time stays with its holder; at most one live offer per seat (the database's
@@ -155,14 +194,8 @@ export async function offerSeat(
   assignmentId: string,
   input: OfferRequest,
 ): Promise<Offer> {
-  const seat = await findSeat(deps.db, caller.tenantId, assignmentId);
-  if (!seat || (!isAdmin(caller) && seat.user_id !== caller.userId)) throw notFound('assignment');
-  // Staff see a seat of theirs only where they see its shift.
-  if (!isAdmin(caller))
-    await getShift(deps, caller, seat.shift_id).catch(() => Promise.reject(notFound('assignment')));
+  const seat = await offerableSeat(deps, caller, assignmentId);
   const now = deps.clock.now();
-  if (Date.parse(seat.starts_at) <= now.getTime()) throw invalidState('the shift has started');
-  if (seat.timeRecorded) throw invalidState('time was recorded for this assignment');
   const toUserId = input.to_user_id ?? null;
   if (toUserId !== null) {
     if (toUserId === seat.user_id) throw validationFailed('to_user_id', 'the seat is already theirs');

@@ -11,6 +11,7 @@ const settingsColumns = [
   'remind_minutes_before_shift',
   'offers_need_approval',
   'time_off_needs_approval',
+  'shift_colleagues_visible',
   'created_at',
   'updated_at',
 ] as const;
@@ -72,6 +73,7 @@ export function updateSettings(
     remind_minutes_before_shift: number | null;
     offers_need_approval: boolean;
     time_off_needs_approval: boolean;
+    shift_colleagues_visible: boolean;
   },
 ) {
   return db
@@ -138,4 +140,14 @@ export async function offersNeedApproval(db: Db, tenantId: string): Promise<bool
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   return row?.offers_need_approval === true;
+}
+
+/** Whether employees on a shift see who else is on it (off by default). */
+export async function shiftColleaguesVisible(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('shift_colleagues_visible')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.shift_colleagues_visible === true;
 }

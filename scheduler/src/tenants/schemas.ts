@@ -26,6 +26,10 @@ export const TenantSettings = Type.Object(
       description:
         'When true, time off is requested and an admin approves it; when false, it is approved as it is entered',
     }),
+    shift_colleagues_visible: Type.Boolean({
+      description:
+        'When true, an employee on a shift sees who else is on it, by name and role (GET /shifts/{shift_id}/colleagues); when false, only admins do',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -43,6 +47,7 @@ export const exampleSettings: TenantSettings = {
   remind_minutes_before_shift: 720,
   offers_need_approval: false,
   time_off_needs_approval: true,
+  shift_colleagues_visible: false,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -96,6 +101,12 @@ export const ReplaceTenantSettings = Type.Object(
     ),
     time_off_needs_approval: Type.Optional(
       Type.Boolean({ default: true, description: 'An admin approves each time off request; omitted: true' }),
+    ),
+    shift_colleagues_visible: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Employees on a shift see who else is on it, by name and role; omitted: false',
+      }),
     ),
     id: ignored(),
     tenant_id: ignored(),

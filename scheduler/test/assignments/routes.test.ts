@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
@@ -452,5 +452,93 @@ describe('concurrent claims', () => {
     expect(held).toBe(claimed);
     expect(await fill(shift.id)).toEqual([held]);
     for (const answer of answers) expect(answer.statusCode).toBeLessThan(500);
+  });
+});
+
+describe('GET /api/v1/shifts/{shift_id}/colleagues', () => {
+  const colleaguesOf = (caller: Caller, shiftId: string) =>
+    caller.request('GET', `/api/v1/shifts/${shiftId}/colleagues`);
+
+  async function showColleagues(on: boolean) {
+    const response = await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      shift_colleagues_visible: on,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  }
+
+  /** Eve (employee) and Anna on a shift, Bob qualified but not on it. */
+  async function crew() {
+    const { roleId, eventId, shift } = await qualifiedSetup([3]);
+    const tenant = tenantOf(t.admin);
+    const anna = await t.ctx.caller('employee', tenant, uniqueName('anna'), { name: 'Anna' });
+    const bob = await t.ctx.caller('employee', tenant, uniqueName('bob'), { name: 'Bob' });
+    await qualify(t.admin, anna, roleId);
+    await qualify(t.admin, bob, roleId);
+    await created(t.employee, claimUrl(shift), {});
+    await created(anna, claimUrl(shift), {});
+    return { roleId, eventId, shift, anna, bob };
+  }
+
+  it('shows an employee on the shift the others on it, by name and role, when the tenant shows them', async () => {
+    const { roleId, shift, anna } = await crew();
+    await showColleagues(true);
+    const role = (await t.admin.request('GET', '/api/v1/roles'))
+      .json()
+      .find((r: { id: string }) => r.id === roleId);
+    const response = await colleaguesOf(t.employee, shift.id);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual([
+      { id: anna.userId, name: 'Anna', role: { id: roleId, name: role.name } },
+    ]);
+    // Anna sees Eve; an admin, on it or not, sees both.
+    const eve = (await t.employee.request('GET', '/api/v1/me')).json().display_name;
+    expect((await colleaguesOf(anna, shift.id)).json()).toEqual([
+      { id: t.employee.userId, name: eve, role: { id: roleId, name: role.name } },
+    ]);
+    expect(
+      (await colleaguesOf(t.admin, shift.id))
+        .json()
+        .map((p: { id: string }) => p.id)
+        .sort(),
+    ).toEqual([anna.userId, t.employee.userId].sort());
+  });
+
+  it('is 403 to an employee while the tenant does not show colleagues, or who is not on the shift', async () => {
+    const { shift, bob } = await crew();
+    // Off by default; admins read it anyway.
+    expect(await colleaguesOf(t.employee, shift.id)).toMatchObject({ statusCode: 403 });
+    expect((await colleaguesOf(t.employee, shift.id)).json()).toEqual(FORBIDDEN_BODY);
+    expect((await colleaguesOf(t.admin, shift.id)).statusCode).toBe(200);
+    await showColleagues(true);
+    const response = await colleaguesOf(bob, shift.id);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+    const customer = await t.ctx.caller('customer', tenantOf(t.admin), uniqueName('customer'));
+    expect((await colleaguesOf(customer, shift.id)).json()).toEqual(FORBIDDEN_BODY);
+  });
+
+  it('is 404 for a shift the employee may not see, another tenant’s, an unknown or malformed id', async () => {
+    const { roleId, eventId, shift } = await crew();
+    await showColleagues(true);
+    const draft = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-03T10:00:00Z',
+      ends_at: '2030-07-03T14:00:00Z',
+      publish: false,
+    });
+    await created(t.admin, `/api/v1/shifts/${draft.id}/slots/${draft.slots[0]}/assign`, {
+      user_id: t.employee.userId,
+    });
+    for (const [caller, id] of [
+      [t.employee, draft.id],
+      [t.otherAdmin, shift.id],
+      [t.admin, '0193a1b2c3d47e8f9a0b1c2d3e4f5aff'],
+      [t.admin, 'not-an-id'],
+    ] as const) {
+      const response = await colleaguesOf(caller, id);
+      expect(response.statusCode, id).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'shift not found' } });
+    }
   });
 });

@@ -165,6 +165,7 @@ describe('records an employee cannot see', () => {
     // Every list an employee reads.
     for (const url of [
       '/api/v1/me/assignments',
+      '/api/v1/me/open-shifts',
       '/api/v1/shifts',
       `/api/v1/shifts?event_id=${event}`,
       `/api/v1/events/${event}/shifts`,

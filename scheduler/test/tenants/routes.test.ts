@@ -21,6 +21,7 @@ describe('GET /api/v1/tenant/settings', () => {
       remind_minutes_before_shift: null,
       offers_need_approval: false,
       time_off_needs_approval: true,
+      shift_colleagues_visible: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
@@ -85,6 +86,26 @@ describe('PATCH /api/v1/tenant/settings', () => {
     });
     const reset = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
     expect(reset.json()).toMatchObject({ offers_need_approval: false, time_off_needs_approval: true });
+  });
+
+  it('keeps whether employees see their colleagues on a shift, off when omitted', async () => {
+    const response = await t.admin.request('PATCH', url, {
+      time_tracking_enabled: false,
+      shift_colleagues_visible: true,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ shift_colleagues_visible: true });
+    expect((await t.employee.request('GET', url)).json()).toMatchObject({ shift_colleagues_visible: true });
+    const reset = await t.admin.request('PATCH', url, { time_tracking_enabled: false });
+    expect(reset.json()).toMatchObject({ shift_colleagues_visible: false });
+    const wrong = await t.admin.request('PATCH', url, {
+      time_tracking_enabled: false,
+      shift_colleagues_visible: 'yes',
+    });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'shift_colleagues_visible: must be boolean' },
+    });
   });
 
   it('resets an omitted time zone to UTC and notifications to off (full replace, not merge)', async () => {
