@@ -17,6 +17,8 @@ export interface AppContextValue {
   languageChoice: Language | null;
   setLanguage(choice: Language | null): void;
   timeZone: string;
+  /** The tenant shows who else is on a shift (tenant setting shift_colleagues_visible). */
+  showColleagues: boolean;
   t: Translate;
   format: Formatter;
 }

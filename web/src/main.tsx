@@ -48,6 +48,7 @@ function showSignIn(session: Session | null, problem?: string) {
 interface Setting {
   timezone: string;
   locale: string;
+  shift_colleagues_visible: boolean;
 }
 
 async function start(): Promise<void> {
@@ -77,7 +78,11 @@ async function start(): Promise<void> {
   let choice = storedChoice();
   try {
     const fresh = await expectData(api.GET('/api/v1/tenant/settings'));
-    tenant = { timezone: fresh.timezone, locale: fresh.locale };
+    tenant = {
+      timezone: fresh.timezone,
+      locale: fresh.locale,
+      shift_colleagues_visible: fresh.shift_colleagues_visible,
+    };
     saveSnapshot(userKey, 'tenant', tenant);
     const me = await expectData(api.GET('/api/v1/me'));
     const saved = me.locale ? chooseLanguage(null, [me.locale]) : null;
@@ -102,6 +107,7 @@ async function start(): Promise<void> {
       language,
       languageChoice,
       timeZone,
+      showColleagues: tenant?.shift_colleagues_visible ?? false,
       t,
       format: formatter(formatLocale(language, browserLanguages()), timeZone),
       setLanguage(next) {

@@ -616,6 +616,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/shifts/{shift_id}/colleagues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who else is on a shift, by name and role
+         * @description The people holding a seat in the shift, the caller left out, each with their display name (null when they have none) and the role of their slot; by name, then id. Admins read it for any shift. An employee reads it for a shift they hold a seat in, while the tenant setting shift_colleagues_visible is on (GET /tenant/settings tells the app); otherwise 403. A shift the employee may not see, or another tenant’s, is 404.
+         */
+        get: operations["listShiftColleagues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/shifts/{shift_id}/assignments/{assignment_id}": {
         parameters: {
             query?: never;
@@ -670,6 +690,26 @@ export interface paths {
          * @description An employee offers their own seat, an admin anyone’s; either before the shift starts (409 INVALID_STATE after). With to_user_id only that admin or employee may take it; without, any colleague who holds the slot’s role and has no overlapping assignment. A seat with recorded time cannot be offered (409 INVALID_STATE); a seat with an open or accepted offer already is 409 DUPLICATE. The offer expires when the shift starts. Another’s seat is 404 to an employee.
          */
         post: operations["offerAssignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assignments/{id}/offer-candidates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The colleagues who could take a seat if it were offered to them alone
+         * @description For the seat’s holder (an employee: their own seat, of a shift they may see; anyone else’s is 404) or an admin: the active admins and employees, the holder left out, who could accept a direct offer of it now, by the rules of an accept: they hold the slot’s role, hold no seat in the shift and none overlapping it, and have no approved time off overlapping it (requested time off does not count); employees only when the shift and its event are published. By name (a user without one last), then id. As for an offer: 409 INVALID_STATE once the shift has started or when time was recorded for the seat. Pass a candidate’s id as to_user_id to POST /assignments/{id}/offer.
+         */
+        get: operations["listOfferCandidates"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -771,6 +811,26 @@ export interface paths {
          * @description The giver or an admin withdraws an offer while it is open or accepted; it stays on the list as cancelled. Any other status is 409 INVALID_STATE; another’s offer, or one of a shift the employee may not see, is 404 to them.
          */
         delete: operations["cancelOffer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/open-shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shifts you could claim a seat in now, earliest first, with their claimable slots
+         * @description Exactly the slots POST /shifts/{shift_id}/slots/{slot_id}/claim would give the caller now: a published shift of a published event that has not ended (one under way included); a slot with a free seat whose role the caller holds; no seat of the caller in the shift or overlapping it; no approved time off of the caller overlapping it. Each shift comes with its event, its place (the shift's location, else the event's; null when neither has one) and those slots only. from and to keep the shifts overlapping [from, to) as on GET /shifts; limit caps the shifts (1 to 100, 50 by default), the earliest kept. to at or before from, a malformed time or limit, or an unknown query parameter is 422.
+         */
+        get: operations["listMyOpenShifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2069,10 +2129,72 @@ export interface components {
             /** @description Who approved, rejected, cancelled or took it */
             readonly decided_by: string | null;
         };
+        /**
+         * OfferCandidate
+         * @description A colleague who could take the seat if it were offered to them
+         */
+        OfferCandidate: {
+            /** @description The user: to_user_id of a direct offer */
+            readonly id: string;
+            /** @description Their display name; null when they have none yet */
+            readonly name: string | null;
+        };
         /** OfferRequest */
         OfferRequest: {
             /** @description Offer it to this colleague only; absent: to every qualified one */
             to_user_id?: string;
+        };
+        /**
+         * OpenShift
+         * @description A shift the caller could claim a seat in now, with its event, place and claimable slots
+         */
+        OpenShift: {
+            shift: {
+                /** @description UUID as 32 lowercase hex digits */
+                readonly id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC
+                 */
+                starts_at: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC
+                 */
+                ends_at: string;
+                /**
+                 * @description draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed
+                 * @enum {string}
+                 */
+                status: "draft" | "open" | "filled" | "completed";
+            };
+            event: {
+                /** @description UUID as 32 lowercase hex digits */
+                readonly id: string;
+                name: string;
+                description: string | null;
+            };
+            location: components["schemas"]["PlaceOfShift"] | null;
+            /** @description The slots the caller could claim, in the order of GET /shifts/{id}/slots */
+            slots: components["schemas"]["OpenSlot"][];
+        };
+        /**
+         * OpenSlot
+         * @description A slot of the shift the caller could claim now
+         */
+        OpenSlot: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description The role the slot needs */
+            role: {
+                /** @description UUID as 32 lowercase hex digits */
+                readonly id: string;
+                name: string;
+            };
+            capacity: number;
+            /** @description Seats taken; below capacity here */
+            filled_count: number;
         };
         /** OvertimeBalance */
         OvertimeBalance: {
@@ -2148,6 +2270,20 @@ export interface components {
             minutes: number;
             /** @description Trimmed; blank is stored as null */
             note?: string | null;
+        };
+        /** PlaceOfShift */
+        PlaceOfShift: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description What people call the place */
+            name: string;
+            /** @description Street and number */
+            street: string | null;
+            postal_code: string | null;
+            city: string | null;
+            country: string | null;
+            lat: number | null;
+            lng: number | null;
         };
         /**
          * PublishShiftsRequest
@@ -2257,6 +2393,11 @@ export interface components {
              * @default true
              */
             time_off_needs_approval: boolean;
+            /**
+             * @description Employees on a shift see who else is on it, by name and role; omitted: false
+             * @default false
+             */
+            shift_colleagues_visible: boolean;
             /** @description Read-only: may be sent back unchanged; ignored */
             readonly id?: string;
             /** @description Read-only: may be sent back unchanged; ignored */
@@ -2356,6 +2497,22 @@ export interface components {
              */
             readonly created_at: string;
         };
+        /**
+         * ShiftColleague
+         * @description Someone else on the shift
+         */
+        ShiftColleague: {
+            /** @description The user */
+            readonly id: string;
+            /** @description Their display name; null when they have none yet */
+            readonly name: string | null;
+            /** @description The role of the slot they hold a seat in */
+            role: {
+                /** @description UUID as 32 lowercase hex digits */
+                readonly id: string;
+                name: string;
+            };
+        };
         /** ShiftSlotWithFill */
         ShiftSlotWithFill: {
             /** @description UUID as 32 lowercase hex digits */
@@ -2412,6 +2569,8 @@ export interface components {
             offers_need_approval: boolean;
             /** @description When true, time off is requested and an admin approves it; when false, it is approved as it is entered */
             time_off_needs_approval: boolean;
+            /** @description When true, an employee on a shift sees who else is on it, by name and role (GET /shifts/{shift_id}/colleagues); when false, only admins do */
+            shift_colleagues_visible: boolean;
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -2822,6 +2981,7 @@ export interface operations {
                      *       "remind_minutes_before_shift": 720,
                      *       "offers_need_approval": false,
                      *       "time_off_needs_approval": true,
+                     *       "shift_colleagues_visible": false,
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-20T16:05:00.000Z"
                      *     }
@@ -2910,6 +3070,7 @@ export interface operations {
                      *       "remind_minutes_before_shift": 720,
                      *       "offers_need_approval": false,
                      *       "time_off_needs_approval": true,
+                     *       "shift_colleagues_visible": false,
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-20T16:05:00.000Z"
                      *     }
@@ -8093,6 +8254,115 @@ export interface operations {
             };
         };
     };
+    listShiftColleagues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                shift_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The others on the shift */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f2504e04f8941d39a0c0305e82c3302",
+                     *         "name": "Bob Baker",
+                     *         "role": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *           "name": "Cook"
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ShiftColleague"][];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deleteAssignment: {
         parameters: {
             query?: never;
@@ -8473,6 +8743,121 @@ export interface operations {
             };
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOfferCandidates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who could take the seat, by name */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f2504e04f8941d39a0c0305e82c3302",
+                     *         "name": "Bob Baker"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["OfferCandidate"][];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE: The record is not in a state that allows this operation. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9158,6 +9543,132 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: Request body is not application/json. */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyOpenShifts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @example 2027-07-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @example 2027-07-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description At most this many shifts: 1 to 100 (50 by default); the earliest ones
+                 * @example 50
+                 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claimable shifts, by start */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "shift": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a71",
+                     *           "name": "Bar, early",
+                     *           "starts_at": "2027-07-02T08:00:00.000Z",
+                     *           "ends_at": "2027-07-02T14:00:00.000Z",
+                     *           "status": "open"
+                     *         },
+                     *         "event": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a70",
+                     *           "name": "Summer festival",
+                     *           "description": "Three days on the river bank"
+                     *         },
+                     *         "location": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6c",
+                     *           "name": "Main hall",
+                     *           "street": "Pariser Platz 1",
+                     *           "postal_code": "10117",
+                     *           "city": "Berlin",
+                     *           "country": "DE",
+                     *           "lat": 52.52437,
+                     *           "lng": 13.41053
+                     *         },
+                     *         "slots": [
+                     *           {
+                     *             "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a72",
+                     *             "role": {
+                     *               "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *               "name": "Cook"
+                     *             },
+                     *             "capacity": 3,
+                     *             "filled_count": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["OpenShift"][];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -4,14 +4,14 @@ import { useApp } from '../app-context.ts';
 import { paths } from '../routes.ts';
 import { Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
-import { ShiftSummary } from '../ui/shift-summary.tsx';
+import { addressLine, ShiftSummary } from '../ui/shift-summary.tsx';
 
 /**
  * One of my shifts: where, as what, with whom, the event's description; withdraw, offer
  * (to anyone or one colleague) and the way to the calendar link.
  */
 export function ShiftDetail({ params }: { params: { id: string } }) {
-  const { api, t } = useApp();
+  const { api, t, showColleagues } = useApp();
   const id = params.id;
   const [resource, reload] = useResource(
     async () => {
@@ -25,9 +25,16 @@ export function ShiftDetail({ params }: { params: { id: string } }) {
         ),
       ]);
       const seat = mine.find((a) => a.shift_id === shift.id) ?? null;
-      return { shift, event, seat };
+      // Who else is on it, where the tenant shows that (and only to someone on the shift).
+      const colleagues =
+        seat && showColleagues
+          ? await expectData(
+              api.GET('/api/v1/shifts/{shift_id}/colleagues', { params: { path: { shift_id: id } } }),
+            )
+          : [];
+      return { shift, event, seat, colleagues };
     },
-    [id],
+    [id, showColleagues],
     `shift.${id}`,
   );
   const action = useAction();
@@ -41,15 +48,29 @@ export function ShiftDetail({ params }: { params: { id: string } }) {
       <h1 tabIndex={-1}>{t('detail.heading')}</h1>
       <OutcomeMessage outcome={action.outcome} />
       <Loaded resource={resource} retry={reload}>
-        {({ shift, event, seat }) => (
+        {({ shift, event, seat, colleagues }) => (
           <>
             <section class="card">
               <ShiftSummary
                 facts={{ shift, event, role: seat?.role, location: seat?.location }}
                 heading="h2"
               />
-              {seat?.location?.address && <p class="muted">{seat.location.address}</p>}
+              {seat?.location && addressLine(seat.location) && (
+                <p class="muted">{addressLine(seat.location)}</p>
+              )}
             </section>
+            {colleagues.length > 0 && (
+              <section aria-labelledby="with">
+                <h2 id="with">{t('detail.with')}</h2>
+                <ul class="people">
+                  {colleagues.map((person) => (
+                    <li key={person.id}>
+                      {person.name ?? '—'} <span class="chip">{person.role.name}</span>
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            )}
             {event.description && (
               <section aria-labelledby="about">
                 <h2 id="about">{t('detail.about')}</h2>

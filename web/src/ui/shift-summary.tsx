@@ -4,7 +4,22 @@ export interface ShiftFacts {
   shift: { name: string; starts_at: string; ends_at: string };
   event: { name: string };
   role?: { name: string } | null | undefined;
-  location?: { name: string; address?: string | null } | null | undefined;
+  location?: Place | null | undefined;
+}
+
+/** A shift's place as the API describes it (name and address parts). */
+export interface Place {
+  name: string;
+  street?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  country?: string | null;
+}
+
+/** "Pariser Platz 1, 10117 Berlin": the parts a place has, in the order a letter has them. */
+export function addressLine(place: Place): string {
+  const town = [place.postal_code, place.city].filter(Boolean).join(' ');
+  return [place.street, town].filter(Boolean).join(', ');
 }
 
 /** When, what, as what and where: the same lines on every screen that lists shifts. */

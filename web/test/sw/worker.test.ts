@@ -115,9 +115,14 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
     // A tap: the worker's click handler brings the app to the shift.
     const [worker] = context.serviceWorkers();
     await worker!.evaluate(async () => {
-      const scope = self as unknown as ServiceWorkerGlobalScope;
+      // The worker's globals (this file is typed for the page).
+      const scope = globalThis as unknown as {
+        registration: { getNotifications(): Promise<unknown[]> };
+        dispatchEvent(event: Event): boolean;
+        NotificationEvent: new (type: string, init: { notification: unknown }) => Event;
+      };
       const [notification] = await scope.registration.getNotifications();
-      scope.dispatchEvent(new NotificationEvent('notificationclick', { notification: notification! }));
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
     });
     await page.waitForURL(`${scheduler.base}/app/shifts/${target.shift.id}`);
     await page.getByRole('heading', { level: 1, name: 'Shift' }).waitFor();
