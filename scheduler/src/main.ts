@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
-import { openDevIssuer } from './auth/dev-issuer.ts';
+import { type DevIssuer, openDevIssuer } from './auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile, type TokenVerifier, UnusableKeyError } from './auth/verifier.ts';
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts';
 import {
@@ -28,8 +28,12 @@ class StartupError extends Error {
 
 type Log = ReturnType<typeof createLogger>;
 
-async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
-  if (config.auth.mode === 'dev') return (await openDevIssuer(config.dataDir, { create: true })).verifier;
+async function verifierFor(
+  config: Config,
+  log: Log,
+  devIssuer: DevIssuer | undefined,
+): Promise<TokenVerifier> {
+  if (devIssuer) return devIssuer.verifier;
   const { issuer, audience, jwksUrl, publicKeyFile } = config.auth;
   if (!issuer) throw new ConfigError('AUTH_ISSUER', 'is required');
   if (publicKeyFile) {
@@ -111,7 +115,9 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   running.log = log;
   for (const warning of configWarnings(config)) log.warn(warning);
-  const verifier = await verifierFor(config, log);
+  const devIssuer =
+    config.auth.mode === 'dev' ? await openDevIssuer(config.dataDir, { create: true }) : undefined;
+  const verifier = await verifierFor(config, log, devIssuer);
   const { database, applied } = await openAndMigrate(config);
   running.database = database;
   if (running.stopping) return;
@@ -120,6 +126,7 @@ async function main(): Promise<void> {
   const app = await buildApp({
     db: database.db,
     verifier,
+    ...(devIssuer ? { devIssuer } : {}),
     claims: config.auth.claims,
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
