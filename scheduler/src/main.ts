@@ -10,6 +10,7 @@ import {
   openDatabase,
 } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { DemoSeedError, describeDemoSeed, seedDemo } from './demo/seed.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from './geocoding/nominatim.ts';
 import type { App } from './http/types.ts';
@@ -154,6 +155,18 @@ async function main(): Promise<void> {
   });
   running.app = app;
   if (running.stopping) return;
+
+  if (config.demoData && devIssuer) {
+    try {
+      app.log.info(describeDemoSeed(await seedDemo(app, devIssuer, { now: new Date() })));
+    } catch (error) {
+      await app.close().catch(() => {});
+      await database.close().catch(() => {});
+      if (error instanceof DemoSeedError) throw new StartupError(`DEMO_DATA: ${error.message}`, 1);
+      throw error;
+    }
+    if (running.stopping) return;
+  }
 
   try {
     await app.listen({ port: config.port, host: config.host });
