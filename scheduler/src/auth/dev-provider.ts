@@ -87,6 +87,8 @@ async function configuration(
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // oidc-client-ts may revoke the refresh token at sign-out (revokeTokensOnSignout).
+      revocation: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {

@@ -159,6 +159,7 @@ describe('development OpenID provider', () => {
       token_endpoint: `${base}/dev-issuer/token`,
       jwks_uri: `${base}/dev-issuer/jwks`,
       end_session_endpoint: `${base}/dev-issuer/session/end`,
+      revocation_endpoint: `${base}/dev-issuer/token/revocation`,
       code_challenge_methods_supported: ['S256'],
       id_token_signing_alg_values_supported: expect.arrayContaining(['EdDSA']),
     });
@@ -206,6 +207,16 @@ describe('development OpenID provider', () => {
       ['demo-employee-2', 'Sam Okafor, employee'],
       ['demo-employee-3', 'Lena Fischer, employee'],
     ]);
+
+    const nobody = await browser.fetch(interaction.href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ subject: 'demo-root' }),
+    });
+    expect(nobody.status).toBe(422);
+    expect(await nobody.text()).toContain(
+      '<p class="problem" role="alert">Pick one of the people listed.</p>',
+    );
 
     const picked = await browser.fetch(interaction.href, {
       method: 'POST',
