@@ -2,7 +2,9 @@
 // `npm start`: both products side by side on embedded defaults, and where to go.
 //
 //  - The scheduler from its TypeScript sources (tsx; `npm run dev -w scheduler` does the
-//    same): PGlite in scheduler/data, the local development issuer unless AUTH_ISSUER is set.
+//    same): PGlite in scheduler/data, the local development issuer unless AUTH_ISSUER is set,
+//    and with it the demo week (DEMO_DATA; DEMO_DATA=false leaves it out) for the staff app
+//    at /app/, whose sign-in lists the demo people.
 //  - The advisory appliance: on first run this makes a local demo signing key (kept in the
 //    demo folder, never committed), builds and signs the sample feed into that folder, and
 //    runs `advisory run` on it with the demo inventory and dashboard credentials of its
@@ -105,7 +107,12 @@ const demo = prepareAdvisoryDemo();
 const children = {
   scheduler: spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(root, 'scheduler'),
-    env: { ...process.env, PORT: port, HOST: host, ...(devIssuer ? { AUTH_DEV_ISSUER: 'true' } : {}) },
+    env: {
+      ...process.env,
+      PORT: port,
+      HOST: host,
+      ...(devIssuer ? { AUTH_DEV_ISSUER: 'true', DEMO_DATA: process.env.DEMO_DATA ?? 'true' } : {}),
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   }),
   appliance: spawn(process.execPath, [path.join(root, 'advisory', 'bin', 'advisory.mjs'), 'run'], {
@@ -199,6 +206,7 @@ function banner(api, schedulerPid, dashboardUrl, appliancePid) {
   console.log(`
   Scheduler API   ${api}/api/v1   (docs: ${api}/api/docs/)   pid ${schedulerPid}
   Health          ${api}/health
+  Staff app       ${api}/app/   ${devIssuer ? '(sign in as a demo user)' : '(sign in with your identity provider)'}
 ${
   devIssuer
     ? `  Token (dev)     npm run -s token -w scheduler -- --role admin --tenant demo

@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import { assignmentsRoutes } from './assignments/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
+import type { DevIssuer } from './auth/dev-issuer.ts';
+import { registerDevProvider } from './auth/dev-provider.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
@@ -97,6 +99,11 @@ export interface AppOptions {
   publicBaseUrl?: string;
   /** The staff app at /app/ (src/web-app/); absent: not served. */
   webApp?: WebAppOptions;
+  /**
+   * The local development issuer (AUTH_DEV_ISSUER=true): its OpenID provider is mounted
+   * at /dev-issuer for the staff app's sign-in (src/auth/dev-provider.ts).
+   */
+  devIssuer?: DevIssuer;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -236,5 +243,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await auditRoutes(app, deps);
   await webhooksRoutes(app, deps);
   if (options.webApp) await webAppRoutes(app, options.webApp);
+  if (options.devIssuer) await registerDevProvider(app, options.devIssuer);
   return app;
 }

@@ -68,6 +68,11 @@ export interface Config {
    * out (calendar feeds); undefined: taken from each request (honouring TRUST_PROXY).
    */
   publicBaseUrl: string | undefined;
+  /**
+   * Seed the demo tenant at start (DEMO_DATA; src/demo/seed.ts): only with the
+   * development issuer, whose demo people it provisions.
+   */
+  demoData: boolean;
   /** The staff app at /app/ (scheduler/src/web-app/) and how it signs in. */
   webApp: WebAppConfig;
 }
@@ -327,17 +332,29 @@ export function configWarnings(config: Config): string[] {
   return warnings;
 }
 
+function demoData(env: Env, auth: AuthConfig): boolean {
+  const on = flag(env, 'DEMO_DATA');
+  if (on && auth.mode !== 'dev') {
+    throw new ConfigError(
+      'DEMO_DATA',
+      'needs AUTH_DEV_ISSUER=true: the demo people sign in through the development issuer',
+    );
+  }
+  return on;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of ${logLevels.join(', ')}`);
   }
+  const authConfig = auth(env);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     ...loadStorageConfig(env),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
-    auth: auth(env),
+    auth: authConfig,
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
@@ -365,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: integer(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1, 5 * 1024 ** 3),
     },
     publicBaseUrl: publicBaseUrl(env),
+    demoData: demoData(env, authConfig),
     webApp: webApp(env),
   };
 }

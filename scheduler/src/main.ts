@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.ts';
-import { openDevIssuer } from './auth/dev-issuer.ts';
+import { type DevIssuer, openDevIssuer } from './auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile, type TokenVerifier, UnusableKeyError } from './auth/verifier.ts';
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts';
 import {
@@ -12,6 +12,7 @@ import {
   openDatabase,
 } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { DemoSeedError, describeDemoSeed, seedDemo } from './demo/seed.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import { createNominatimGeocoder } from './geocoding/nominatim.ts';
 import type { App } from './http/types.ts';
@@ -32,8 +33,12 @@ class StartupError extends Error {
 
 type Log = ReturnType<typeof createLogger>;
 
-async function verifierFor(config: Config, log: Log): Promise<TokenVerifier> {
-  if (config.auth.mode === 'dev') return (await openDevIssuer(config.dataDir, { create: true })).verifier;
+async function verifierFor(
+  config: Config,
+  log: Log,
+  devIssuer: DevIssuer | undefined,
+): Promise<TokenVerifier> {
+  if (devIssuer) return devIssuer.verifier;
   const { issuer, audience, jwksUrl, publicKeyFile } = config.auth;
   if (!issuer) throw new ConfigError('AUTH_ISSUER', 'is required');
   if (publicKeyFile) {
@@ -131,7 +136,9 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   running.log = log;
   for (const warning of configWarnings(config)) log.warn(warning);
-  const verifier = await verifierFor(config, log);
+  const devIssuer =
+    config.auth.mode === 'dev' ? await openDevIssuer(config.dataDir, { create: true }) : undefined;
+  const verifier = await verifierFor(config, log, devIssuer);
   const { database, applied } = await openAndMigrate(config);
   running.database = database;
   if (running.stopping) return;
@@ -140,6 +147,7 @@ async function main(): Promise<void> {
   const app = await buildApp({
     db: database.db,
     verifier,
+    ...(devIssuer ? { devIssuer } : {}),
     claims: config.auth.claims,
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -168,6 +176,18 @@ async function main(): Promise<void> {
   });
   running.app = app;
   if (running.stopping) return;
+
+  if (config.demoData && devIssuer) {
+    try {
+      app.log.info(describeDemoSeed(await seedDemo(app, devIssuer, { now: new Date() })));
+    } catch (error) {
+      await app.close().catch(() => {});
+      await database.close().catch(() => {});
+      if (error instanceof DemoSeedError) throw new StartupError(`DEMO_DATA: ${error.message}`, 1);
+      throw error;
+    }
+    if (running.stopping) return;
+  }
 
   try {
     await app.listen({ port: config.port, host: config.host });

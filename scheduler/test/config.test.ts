@@ -200,6 +200,19 @@ describe('configuration', () => {
     expect(failure({ ...base, AUTH_DEV_ISSUER: 'true' }).variable).toBe('AUTH_DEV_ISSUER');
   });
 
+  it('seeds demo data only with the development issuer', () => {
+    expect(loadConfig({ AUTH_DEV_ISSUER: 'true' }).demoData).toBe(false);
+    expect(loadConfig({ AUTH_DEV_ISSUER: 'true', DEMO_DATA: 'true' }).demoData).toBe(true);
+    expect(loadConfig({ ...base, DEMO_DATA: 'false' }).demoData).toBe(false);
+    const refused = failure({ ...base, DEMO_DATA: 'true' });
+    expect(refused.message).toBe(
+      'DEMO_DATA: needs AUTH_DEV_ISSUER=true: the demo people sign in through the development issuer',
+    );
+    expect(failure({ AUTH_DEV_ISSUER: 'true', DEMO_DATA: 'maybe' }).message).toBe(
+      'DEMO_DATA: expected true or false, got "maybe"',
+    );
+  });
+
   it('accepts a hop count, a proxy list or a flag for TRUST_PROXY', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([

@@ -94,7 +94,7 @@ export function readPublicKeyFile(file: string): KeyObject {
 
 /** jose's verdict as a reason a client and an operator can act on (RFC 6750 error_description). */
 function rejection(error: unknown): Error {
-  if (error instanceof KeySourceUnavailable) return error;
+  if (error instanceof KeySourceUnavailable || error instanceof TokenRejected) return error;
   if (error instanceof joseErrors.JWTExpired) return new TokenRejected('token expired');
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'exp') return new TokenRejected('token has no exp claim');
@@ -116,15 +116,23 @@ function rejection(error: unknown): Error {
 }
 
 export function createVerifier(options: {
+  /** The expected `iss`, and the namespace ids are derived in (src/auth/identity.ts). */
   issuer: string;
+  /**
+   * Other `iss` values accepted besides `issuer` (the development issuer's, served at
+   * every loopback origin: src/auth/dev-provider.ts); ids stay in `issuer`'s namespace.
+   */
+  alsoAcceptIssuer?: ((iss: string) => boolean) | undefined;
   audience?: string | undefined;
   jwks?: JwksOptions | undefined;
   publicKey?: KeyObject | undefined;
   /** Verified tokens remembered (src/auth/verified-tokens.ts); 10,000 by default, 0 for none. */
   cacheEntries?: number | undefined;
 }): TokenVerifier {
+  const alsoAccept = options.alsoAcceptIssuer;
   const common = {
-    issuer: options.issuer,
+    // With other issuers accepted, `iss` is checked below instead.
+    ...(alsoAccept ? {} : { issuer: options.issuer }),
     clockTolerance,
     requiredClaims: ['exp'],
     ...(options.audience ? { audience: options.audience } : {}),
@@ -161,6 +169,9 @@ export function createVerifier(options: {
       }
       try {
         const { payload } = await check(token);
+        if (alsoAccept && payload.iss !== options.issuer && !(payload.iss && alsoAccept(payload.iss))) {
+          throw new TokenRejected('unexpected issuer');
+        }
         verified.set(token, payload, keys);
         return payload;
       } catch (error) {

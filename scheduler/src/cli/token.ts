@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { NoDevIssuerError, openDevIssuer } from '../auth/dev-issuer.ts';
 import { accessRoles } from '../auth/identity.ts';
 import { ConfigError, loadStorageConfig } from '../config.ts';
+import { DEMO_TENANT, demoPeople, demoPerson } from '../demo/people.ts';
 
 const usage = `Usage: npm run token -w scheduler -- --role admin|employee|customer [options]
 
@@ -14,10 +15,14 @@ Options:
   --tenant <id>         tenant id or any name (default: demo)
   --user <id>           subject; any string (default: <role>-1)
   --customer <id>       customer id claim (customer tokens on pinned forms)
-  --name <text>         display name claim
-  --email <text>        email claim
+  --name <text>         display name claim (default: a demo person's name)
+  --email <text>        email claim (default: a demo person's email)
   --ttl <minutes>       lifetime in minutes (default: 480)
-  -h, --help            this text`;
+  -h, --help            this text
+
+The demo people (the development sign-in page lists them; DEMO_DATA=true seeds them):
+${demoPeople.map((p) => `  --role ${p.role.padEnd(8)} --user ${p.subject.padEnd(15)} ${p.name}`).join('\n')}
+A token for one of them (tenant ${DEMO_TENANT}) is for the same user as that person's sign-in.`;
 
 async function run(argv: string[]): Promise<number> {
   let values: ReturnType<typeof parse>['values'];
@@ -75,13 +80,17 @@ async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
+  const subject = values.user ?? `${role}-1`;
+  const tenant = values.tenant ?? DEMO_TENANT;
+  // The demo person's profile, as their sign-in at /dev-issuer gives it.
+  const person = tenant === DEMO_TENANT ? demoPerson(subject) : undefined;
   const token = await issuer.sign({
-    tenant: values.tenant ?? 'demo',
+    tenant,
     role,
-    subject: values.user ?? `${role}-1`,
+    subject,
     customer: values.customer,
-    name: values.name,
-    email: values.email,
+    name: values.name ?? person?.name,
+    email: values.email ?? person?.email,
     ttlSeconds: ttl * 60,
   });
   console.log(token);

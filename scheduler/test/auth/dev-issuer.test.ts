@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { DEV_AUDIENCE, devIssuerFile, NoDevIssuerError, openDevIssuer } from '../../src/auth/dev-issuer.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
@@ -40,6 +40,43 @@ describe('development issuer', () => {
       publicKey: readPublicKeyFile(keys.publicKeyFile),
     });
     await expect(external.verify(token)).rejects.toMatchObject({ name: 'TokenRejected' });
+  });
+
+  it('accepts the OpenID provider at /dev-issuer on any loopback origin as the same issuer', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-issuer-'));
+    const issuer = await openDevIssuer(dir, { create: true });
+    const key = await importJWK(issuer.privateJwk, 'EdDSA');
+    const signed = (iss: string) =>
+      new SignJWT({ tenant_id: 'demo', role: 'employee' })
+        .setProtectedHeader({ alg: 'EdDSA' })
+        .setIssuer(iss)
+        .setAudience(DEV_AUDIENCE)
+        .setSubject('demo-employee-1')
+        .setExpirationTime('1m')
+        .sign(key);
+    for (const iss of [
+      'http://127.0.0.1:8080/dev-issuer',
+      'http://localhost:41234/dev-issuer',
+      'http://[::1]:8080/dev-issuer',
+      'http://127.0.0.2/dev-issuer',
+    ]) {
+      await expect(issuer.verifier.verify(await signed(iss))).resolves.toMatchObject({ iss });
+    }
+    for (const iss of [
+      'http://scheduler.example.com/dev-issuer',
+      'http://127.0.0.1:8080/dev-issuer/',
+      'http://127.0.0.1:8080/other',
+      'http://127.0.0.1.nip.io/dev-issuer',
+      'ftp://127.0.0.1/dev-issuer',
+      'urn:scheduler:dev-issuer:0000',
+    ]) {
+      await expect(issuer.verifier.verify(await signed(iss))).rejects.toMatchObject({
+        name: 'TokenRejected',
+        reason: 'unexpected issuer',
+      });
+    }
+    // Ids derive from the stored name whichever of the two signed.
+    expect(issuer.verifier.issuer).toBe(issuer.issuer);
   });
 
   it('prints a usable token from `npm run token`', async () => {

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until, watchOutput } from '../../../scripts/test-wait.ts';
 import { PROCESS_START_MS } from '../support/api-process.ts';
@@ -16,6 +17,7 @@ import { freePort } from '../support/pg-cluster.ts';
  * process alone stops everything and frees the ports.
  */
 const root = path.resolve(import.meta.dirname, '../../..');
+const run = promisify(execFile);
 // Real processes start PGlite and load the gazetteer; a test runs npm start (both servers
 // at once) up to twice, one after the other.
 vi.setConfig({ testTimeout: 3 * PROCESS_START_MS });
@@ -157,6 +159,30 @@ describe('npm start', () => {
       expect(await portIsFree(Number(new URL(shown.dashboard).port))).toBe(true);
     },
   );
+
+  it('seeds the demo week for the staff app, whose sign-in it names, with the development issuer', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'npm-start-'));
+    const started = await npmStart({ PORT: String(port), DATA_DIR: dataDir });
+    await banner(started);
+    const base = `http://127.0.0.1:${port}`;
+    expect(started.output()).toContain(`  Staff app       ${base}/app/   (sign in as a demo user)\n`);
+    expect(started.output()).toMatch(/demo data: seeded tenant \\?"demo\\?": 4 people/);
+    const discovery = await fetch(`${base}/dev-issuer/.well-known/openid-configuration`);
+    expect(await discovery.json()).toMatchObject({ issuer: `${base}/dev-issuer` });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/token.ts', '--role', 'employee', '--user', 'demo-employee-1'],
+      { cwd: path.join(root, 'scheduler'), env: { ...process.env, DATA_DIR: dataDir } },
+    );
+    const mine = await fetch(`${base}/api/v1/me/assignments`, {
+      headers: { authorization: `Bearer ${stdout.trim()}` },
+    });
+    expect(mine.status).toBe(200);
+    expect(((await mine.json()) as unknown[]).length).toBeGreaterThan(0);
+    started.npm.kill('SIGTERM');
+    await started.exited;
+  });
 
   it('reuses the demo key, signed feed and dashboard login of an earlier run', async () => {
     const first = await npmStart({ PORT: String(await freePort()) });
