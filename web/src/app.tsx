@@ -9,13 +9,14 @@ import { MyTime } from './screens/my-time.tsx';
 import { OpenShifts } from './screens/open-shifts.tsx';
 import { Requests } from './screens/requests.tsx';
 import { ShiftDetail } from './screens/shift-detail.tsx';
+import { Icon } from './ui/icons.tsx';
 
 const navigation = [
-  { href: paths.myShifts, key: 'nav.myShifts', icon: '◷' },
-  { href: paths.openShifts, key: 'nav.openShifts', icon: '＋' },
-  { href: paths.requests, key: 'nav.requests', icon: '⇄' },
-  { href: paths.myTime, key: 'nav.myTime', icon: '⏱' },
-  { href: paths.me, key: 'nav.me', icon: '☺' },
+  { href: paths.myShifts, key: 'nav.myShifts', icon: 'calendar' },
+  { href: paths.openShifts, key: 'nav.openShifts', icon: 'plus' },
+  { href: paths.requests, key: 'nav.requests', icon: 'swap' },
+  { href: paths.myTime, key: 'nav.myTime', icon: 'clock' },
+  { href: paths.me, key: 'nav.me', icon: 'person' },
 ] as const;
 
 function Navigation() {
@@ -29,9 +30,7 @@ function Navigation() {
           return (
             <li key={item.href}>
               <a href={item.href} aria-current={current ? 'page' : undefined}>
-                <span class="tab-icon" aria-hidden="true">
-                  {item.icon}
-                </span>
+                <Icon name={item.icon} />
                 <span>{t(item.key)}</span>
               </a>
             </li>

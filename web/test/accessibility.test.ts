@@ -44,7 +44,10 @@ describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM)
       await expectAccessible(page);
       await page.getByRole('button', { name: demo.maria }).click();
       for (const screen of screens) {
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: screen.link }).click();
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: screen.link, exact: true })
+          .click();
         await page.getByRole('heading', { level: 1, name: screen.heading }).waitFor();
         await page.getByText('Loading…').first().waitFor({ state: 'detached' });
         await expectAccessible(page);
@@ -108,7 +111,7 @@ describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM)
     await page.getByRole('heading', { level: 1, name: 'Meine Schichten' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
     await expectAccessible(page);
-    await page.getByRole('link', { name: 'Ich' }).click();
+    await page.getByRole('link', { name: 'Ich', exact: true }).click();
     await page.getByRole('combobox', { name: 'Sprache' }).selectOption('en');
     await page.getByRole('heading', { level: 1, name: 'Me' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');

@@ -136,7 +136,7 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   it('signs out and back to the sign-in page', async () => {
     const { context, page } = await phone(browser, { base: scheduler.base });
     await signIn(page, scheduler.base, demo.sam);
-    await page.getByRole('link', { name: 'Me' }).click();
+    await page.getByRole('link', { name: 'Me', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await context.close();

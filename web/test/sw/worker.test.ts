@@ -56,7 +56,7 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
       };
     }, subscription.body);
     await signIn(page, scheduler.base, demo.maria);
-    await page.getByRole('link', { name: 'Me' }).click();
+    await page.getByRole('link', { name: 'Me', exact: true }).click();
     await page.getByRole('button', { name: 'Enable notifications' }).click();
     await expect
       .poll(() =>
