@@ -8,7 +8,8 @@ import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { tenantTimeZone } from '../tenants/repository.ts';
-import { checkBoundedWindow, checkFilterWindow } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { checkBoundedWindow, windowInZone } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import { type Cell, csvStream } from './csv.ts';
@@ -188,8 +189,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
   // Like a role check, before the input is judged: it depends on nothing but the caller.
   if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
-  // The rule of every time filter: `to` at or before `from` is 422.
-  checkFilterWindow(query.from, query.to);
+  // The rule of every time filter: `to` at or before `from` is 422; a date is a day's start.
+  const window = await filterWindow(deps, caller, query);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
   const userId = seesEveryone(caller) ? named : caller.userId;
   if (seesEveryone(caller) && named !== undefined) await staffMember(deps, caller, named);
@@ -199,8 +200,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   return listEntries(deps.db, {
     tenantId: caller.tenantId,
     userId,
-    from: query.from,
-    to: query.to,
+    from: window.from,
+    to: window.to,
     after,
     limit: query.limit === undefined ? ENTRY_LIST_DEFAULT_LIMIT : Number(query.limit),
   });
@@ -240,9 +241,12 @@ export interface CsvFile {
  * miss or repeat an entry whose person is renamed during the download.
  */
 export async function exportEntries(deps: Deps, caller: Identity, query: EntryExportQuery): Promise<CsvFile> {
-  const { from, to } = query;
-  checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
   const zone = await tenantTimeZone(deps.db, caller.tenantId);
+  // A date is the start of that day in the tenant's zone; both ends are required.
+  const window = windowInZone(query, zone);
+  const from = window.from ?? query.from;
+  const to = window.to ?? query.to;
+  checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
   const ids = await listExportEntryIds(deps.db, caller.tenantId, { from, to });
   const { tenantId } = caller;
   async function* records(): AsyncGenerator<Cell[]> {

@@ -437,11 +437,65 @@ describe('GET /api/v1/me/assignments?from=&to=', () => {
     expect(await shifts('from=2031-01-01T00:00:00Z')).toEqual([]);
   });
 
+  /** The tenant's time zone, and the caller's seats on shifts at these UTC times, by shift id. */
+  async function seatsIn(zone: string, times: [string, string][]): Promise<string[]> {
+    const settings = await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: zone,
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const roleId = await newRole(t.admin);
+    await qualify(t.admin, t.employee, roleId);
+    const eventId = await newEvent(t.admin);
+    const ids: string[] = [];
+    for (const [starts_at, ends_at] of times) {
+      const shift = await newShift(t.admin, eventId, { roleId, starts_at, ends_at });
+      await created(t.employee, claimUrl(shift), {});
+      ids.push(shift.id);
+    }
+    return ids;
+  }
+  const mine = async (query: string) => {
+    const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().map((a: { shift_id: string }) => a.shift_id);
+  };
+
+  it('reads a date as that day’s 00:00 in the tenant’s time zone, far from UTC', async () => {
+    // Kiritimati is UTC+14: 2 July there is 1 July 10:00 to 2 July 10:00 in UTC.
+    const [lateFirst, earlySecond, third] = await seatsIn('Pacific/Kiritimati', [
+      ['2030-07-01T09:00:00Z', '2030-07-01T11:00:00Z'], // 1 July 23:00 to 2 July 01:00 there
+      ['2030-07-01T11:00:00Z', '2030-07-01T12:00:00Z'], // 2 July 01:00 to 02:00
+      ['2030-07-02T10:00:00Z', '2030-07-02T11:00:00Z'], // 3 July 00:00 to 01:00
+    ]);
+    expect(await mine('from=2030-07-02&to=2030-07-03')).toEqual([lateFirst, earlySecond]);
+    expect(await mine('from=2030-07-03')).toEqual([third]);
+    expect(await mine('to=2030-07-02')).toEqual([lateFirst]);
+    // A date and an instant together.
+    expect(await mine('from=2030-07-02&to=2030-07-01T10:30:00Z')).toEqual([lateFirst]);
+    expect(await mine('from=2030-07-01T11:30:00Z&to=2030-07-04')).toEqual([earlySecond, third]);
+  });
+
+  it('makes a day of 25 hours of the day the clocks go back', async () => {
+    // Berlin falls back on 27 October 2030: that day is 26 October 22:00 to 27 October 23:00 in UTC.
+    const [before, first, last] = await seatsIn('Europe/Berlin', [
+      ['2030-10-26T21:30:00Z', '2030-10-26T22:00:00Z'], // 26 October 23:30 to 00:00 CEST
+      ['2030-10-26T22:00:00Z', '2030-10-26T22:30:00Z'], // 27 October 00:00 CEST
+      ['2030-10-27T22:30:00Z', '2030-10-27T23:00:00Z'], // 27 October 23:30 CET, its 25th hour
+    ]);
+    expect(await mine('from=2030-10-27&to=2030-10-28')).toEqual([first, last]);
+    expect(await mine('from=2030-10-26&to=2030-10-27')).toEqual([before]);
+  });
+
   it.each([
     ['to equal to from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T10:00:00.000Z', 'to: must be after from'],
     ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T09:00:00Z', 'to: must be after from'],
-    ['a malformed time', 'from=yesterday', 'from: must match format "date-time"'],
-    ['an offset of +16:00', 'to=2030-01-01T00:00:00%2B16:00', 'to: must match format "date-time"'],
+    ['a malformed time', 'from=yesterday', 'from: must match format "date-time" or "date"'],
+    ['an impossible date', 'from=2026-02-30', 'from: must match format "date-time" or "date"'],
+    ['a date without its day', 'to=2026-02', 'to: must match format "date-time" or "date"'],
+    ['a day not after from', 'from=2026-12-02&to=2026-12-01', 'to: must be after from'],
+    ['the same day as from', 'from=2026-12-01&to=2026-12-01', 'to: must be after from'],
+    ['an offset of +16:00', 'to=2030-01-01T00:00:00%2B16:00', 'to: must match format "date-time" or "date"'],
     ['an unknown parameter', 'since=2030-07-02T10:00:00Z', 'since: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
