@@ -28,6 +28,7 @@ export interface TenantSettingsTable {
   remind_minutes_before_shift: ColumnType<number | null, number | null | undefined, number | null>;
   offers_need_approval: Generated<boolean>;
   time_off_needs_approval: Generated<boolean>;
+  time_entries_before_end: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

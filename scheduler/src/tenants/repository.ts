@@ -11,6 +11,7 @@ const settingsColumns = [
   'remind_minutes_before_shift',
   'offers_need_approval',
   'time_off_needs_approval',
+  'time_entries_before_end',
   'created_at',
   'updated_at',
 ] as const;
@@ -72,6 +73,7 @@ export function updateSettings(
     remind_minutes_before_shift: number | null;
     offers_need_approval: boolean;
     time_off_needs_approval: boolean;
+    time_entries_before_end: boolean;
   },
 ) {
   return db
@@ -138,4 +140,14 @@ export async function offersNeedApproval(db: Db, tenantId: string): Promise<bool
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   return row?.offers_need_approval === true;
+}
+
+/** Whether time may be recorded for a shift that has not ended yet (off for a tenant without settings). */
+export async function timeEntriesBeforeEnd(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('time_entries_before_end')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.time_entries_before_end === true;
 }

@@ -26,6 +26,10 @@ export const TenantSettings = Type.Object(
       description:
         'When true, time off is requested and an admin approves it; when false, it is approved as it is entered',
     }),
+    time_entries_before_end: Type.Boolean({
+      description:
+        'When true, time may be recorded for a shift that has not ended yet; when false, recording it is 409 SHIFT_NOT_ENDED until the shift ends (corrections of recorded time always pass)',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -43,6 +47,7 @@ export const exampleSettings: TenantSettings = {
   remind_minutes_before_shift: 720,
   offers_need_approval: false,
   time_off_needs_approval: true,
+  time_entries_before_end: false,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -96,6 +101,12 @@ export const ReplaceTenantSettings = Type.Object(
     ),
     time_off_needs_approval: Type.Optional(
       Type.Boolean({ default: true, description: 'An admin approves each time off request; omitted: true' }),
+    ),
+    time_entries_before_end: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Time may be recorded for a shift before it ends; omitted: false',
+      }),
     ),
     id: ignored(),
     tenant_id: ignored(),

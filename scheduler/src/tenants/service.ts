@@ -46,6 +46,7 @@ export async function replaceSettings(
     remind_minutes_before_shift: input.remind_minutes_before_shift ?? null,
     offers_need_approval: input.offers_need_approval ?? false,
     time_off_needs_approval: input.time_off_needs_approval ?? true,
+    time_entries_before_end: input.time_entries_before_end ?? false,
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);

@@ -7,7 +7,7 @@ import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
-import { tenantTimeZone } from '../tenants/repository.ts';
+import { tenantTimeZone, timeEntriesBeforeEnd } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
 import { checkBoundedWindow, windowInZone } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
@@ -54,6 +54,9 @@ import {
   type TimeEntry,
 } from './schemas.ts';
 
+const shiftNotEnded = () =>
+  new AppError('SHIFT_NOT_ENDED', 'the shift has not ended; time is recorded once it has');
+
 export interface Recorded {
   entry: TimeEntry;
   /** True when this call created the entry (201); a re-post answers 200. */
@@ -69,6 +72,15 @@ export interface Recorded {
 export async function recordTime(deps: Deps, caller: Identity, input: RecordTimeRequest): Promise<Recorded> {
   const assignment = await findAssignmentTimes(deps.db, caller.tenantId, input.shift_assignment_id);
   if (!assignment) throw notFound('shift assignment');
+  // A first recording waits for the shift's end, unless the tenant allows it before; a
+  // correction of recorded time is always taken. The database holds the same rule.
+  if (
+    Date.parse(assignment.ends_at) > deps.clock.now().getTime() &&
+    !(await timeEntriesBeforeEnd(deps.db, caller.tenantId)) &&
+    !(await findEntry(deps.db, caller.tenantId, input.shift_assignment_id))
+  ) {
+    throw shiftNotEnded();
+  }
   const startedAt = new Date(input.started_at);
   const endedAt = new Date(input.ended_at);
   const breakMinutes = input.break_minutes ?? 0;
@@ -105,6 +117,8 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
   } catch (error) {
     // The assignment was removed between the read and the insert.
     if (isForeignKeyViolation(error)) throw notFound('shift assignment');
+    // The database's clock or the setting disagreed (migration 0023's trigger).
+    if (isCheckViolation(error, 'time_entries_shift_ended')) throw shiftNotEnded();
     throw error;
   }
 }

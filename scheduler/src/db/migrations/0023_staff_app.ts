@@ -1,0 +1,40 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * What the staff app needs of the schema:
+ *
+ * - `tenant_settings.time_entries_before_end` (off by default): time is recorded for a
+ *   shift once it has ended. A first entry of an assignment whose shift ends after the
+ *   transaction's `now()` is refused (`time_entries_shift_ended`) unless the tenant's
+ *   setting is on; a tenant without settings is refused too. Only the first recording is
+ *   judged: a re-post of an assignment that has an entry (an admin's correction, through
+ *   `INSERT ... ON CONFLICT` and then an update) passes, whatever the setting says now,
+ *   since a BEFORE INSERT trigger fires before the conflict is found.
+ */
+const statements = [
+  'ALTER TABLE tenant_settings ADD COLUMN time_entries_before_end boolean NOT NULL DEFAULT false',
+
+  `CREATE FUNCTION time_entries_refuse_before_end() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF EXISTS (
+          SELECT 1 FROM shift_assignments a
+           WHERE a.tenant_id = NEW.tenant_id AND a.id = NEW.shift_assignment_id AND a.ends_at > now())
+        AND NOT EXISTS (
+          SELECT 1 FROM tenant_settings s
+           WHERE s.tenant_id = NEW.tenant_id AND s.time_entries_before_end)
+        AND NOT EXISTS (
+          SELECT 1 FROM time_entries e
+           WHERE e.tenant_id = NEW.tenant_id AND e.shift_assignment_id = NEW.shift_assignment_id) THEN
+       RAISE EXCEPTION 'the shift has not ended'
+         USING ERRCODE = 'check_violation', CONSTRAINT = 'time_entries_shift_ended',
+               TABLE = 'time_entries';
+     END IF;
+     RETURN NEW;
+   END $$`,
+  `CREATE TRIGGER time_entries_shift_ended BEFORE INSERT
+     ON time_entries FOR EACH ROW EXECUTE FUNCTION time_entries_refuse_before_end()`,
+];
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  for (const statement of statements) await sql.raw(statement).execute(db);
+}
