@@ -43,6 +43,8 @@ export interface UsersTable {
   updated_at: UpdatedAt;
   active: Generated<boolean>;
   profile_set_by_admin: Generated<boolean>;
+  /** The language the user chose for the app (BCP 47), or null. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RolesTable {

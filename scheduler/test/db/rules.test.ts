@@ -720,6 +720,37 @@ describe('a time entry before its shift ends (migration 0023)', () => {
   });
 });
 
+describe('a user’s language (migration 0023)', () => {
+  const setLocale = (locale: string | null) =>
+    run('UPDATE users SET locale = ? WHERE tenant_id = ? AND id = ?', locale, w.tenant, w.alice);
+
+  it('holds a BCP 47 shape of 2 to 35 characters, or null', async () => {
+    for (const locale of ['de', 'de-DE', 'pt-BR', 'en-US-u-ca-buddhist', 'x'.repeat(2), null])
+      await setLocale(locale);
+    const shape = { code: '23514', constraint: 'users_locale_shape' };
+    for (const locale of [
+      'd',
+      'en_US',
+      'de-',
+      '-de',
+      'de DE',
+      '1a-DE',
+      `de-${'abcdefgh-'.repeat(4)}`,
+      'de-abcdefghi',
+      '',
+    ]) {
+      expect(await refusal(setLocale(locale)), locale).toEqual(shape);
+    }
+    // As the application's role, in the tenant's scope, too.
+    const asApp = asTenant(w.tenant, () =>
+      sql`UPDATE users SET locale = 'en_US' WHERE tenant_id = ${w.tenant} AND id = ${w.alice}`.execute(
+        handle.db,
+      ),
+    );
+    expect(await refusal(asApp)).toEqual(shape);
+  });
+});
+
 describe('push subscriptions', () => {
   it('keeps at most 10 per user, the newest, whatever writes them', async () => {
     for (let i = 0; i < 12; i++) {

@@ -10,6 +10,10 @@ import { type Kysely, sql } from 'kysely';
  *   judged: a re-post of an assignment that has an entry (an admin's correction, through
  *   `INSERT ... ON CONFLICT` and then an update) passes, whatever the setting says now,
  *   since a BEFORE INSERT trigger fires before the conflict is found.
+ * - `users.locale`: the language a person chose for the app, a BCP 47 tag or null (the
+ *   app's own choice). The service stores the canonical form of a tag the runtime knows
+ *   (`users/service.ts`); the database holds the shape: 2 to 35 characters, subtags of
+ *   letters and digits joined by hyphens, the first of 2 to 8 letters.
  */
 const statements = [
   'ALTER TABLE tenant_settings ADD COLUMN time_entries_before_end boolean NOT NULL DEFAULT false',
@@ -33,6 +37,10 @@ const statements = [
    END $$`,
   `CREATE TRIGGER time_entries_shift_ended BEFORE INSERT
      ON time_entries FOR EACH ROW EXECUTE FUNCTION time_entries_refuse_before_end()`,
+
+  'ALTER TABLE users ADD COLUMN locale text',
+  `ALTER TABLE users ADD CONSTRAINT users_locale_shape
+     CHECK (char_length(locale) BETWEEN 2 AND 35 AND locale ~ '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$')`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
