@@ -236,6 +236,10 @@ export interface PushSubscriptionsTable {
   auth: string;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** A name given at registration, or null. */
+  label: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The browser's User-Agent as it registered (cut to 512 characters), or null. */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CalendarTokensTable {

@@ -775,6 +775,37 @@ describe('push subscriptions', () => {
   });
 });
 
+describe('a browser’s label and User-Agent (migration 0023)', () => {
+  it('keeps each one line, the label 1 to 100 characters and the User-Agent at most 512, or null', async () => {
+    const id = randomUUID();
+    await run(
+      `INSERT INTO push_subscriptions (tenant_id, id, user_id, endpoint, p256dh, auth, label, user_agent)
+       VALUES (?, ?, ?, 'https://push.example/label', 'k', 'a', 'Work phone', 'Mozilla/5.0')`,
+      w.tenant,
+      id,
+      w.alice,
+    );
+    const set = (column: 'label' | 'user_agent', value: string | null) =>
+      run(`UPDATE push_subscriptions SET ${column} = ? WHERE tenant_id = ? AND id = ?`, value, w.tenant, id);
+    await set('label', null);
+    await set('user_agent', null);
+    await set('label', 'x'.repeat(100));
+    await set('user_agent', 'x'.repeat(512));
+    for (const label of ['', 'x'.repeat(101), 'Work\nphone', 'Tab\there']) {
+      expect(await refusal(set('label', label)), label).toEqual({
+        code: '23514',
+        constraint: 'push_subscriptions_label_shape',
+      });
+    }
+    for (const agent of ['', 'x'.repeat(513), 'Mozilla\r\nX-Injected: 1']) {
+      expect(await refusal(set('user_agent', agent)), agent).toEqual({
+        code: '23514',
+        constraint: 'push_subscriptions_user_agent_shape',
+      });
+    }
+  });
+});
+
 describe('webhooks (migration 0018)', () => {
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   const hook = (events: string, key = secret, tenant = w.tenant) =>

@@ -14,6 +14,10 @@ import { type Kysely, sql } from 'kysely';
  *   app's own choice). The service stores the canonical form of a tag the runtime knows
  *   (`users/service.ts`); the database holds the shape: 2 to 35 characters, subtags of
  *   letters and digits joined by hyphens, the first of 2 to 8 letters.
+ * - `push_subscriptions.label` and `user_agent`: what tells a person's browsers apart in
+ *   the app's list: a name given at registration (one line, 1 to 100 characters) and the
+ *   browser's User-Agent as it registered (at most 512 characters, no control
+ *   characters); either may be null.
  */
 const statements = [
   'ALTER TABLE tenant_settings ADD COLUMN time_entries_before_end boolean NOT NULL DEFAULT false',
@@ -41,6 +45,12 @@ const statements = [
   'ALTER TABLE users ADD COLUMN locale text',
   `ALTER TABLE users ADD CONSTRAINT users_locale_shape
      CHECK (char_length(locale) BETWEEN 2 AND 35 AND locale ~ '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$')`,
+
+  'ALTER TABLE push_subscriptions ADD COLUMN label text, ADD COLUMN user_agent text',
+  `ALTER TABLE push_subscriptions ADD CONSTRAINT push_subscriptions_label_shape
+     CHECK (char_length(label) BETWEEN 1 AND 100 AND label !~ '[[:cntrl:]]')`,
+  `ALTER TABLE push_subscriptions ADD CONSTRAINT push_subscriptions_user_agent_shape
+     CHECK (char_length(user_agent) BETWEEN 1 AND 512 AND user_agent !~ '[[:cntrl:]]')`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
