@@ -61,9 +61,11 @@ try {
   // The tenant: 200 employees with the role, 60 days of claimable shifts (5 seats each),
   // 20 shifts of 10 seats each that the admin fills for time entries, a form.
   const admin = await token('soak-admin', 'admin');
+  // Time is recorded on the admin's shifts of 2031, before they end (migration 0023).
   await must('PATCH', '/api/v1/tenant/settings', admin, {
     time_tracking_enabled: true,
     notify_on_assignment: true,
+    time_entries_before_end: true,
   });
   const role = (await must('POST', '/api/v1/roles', admin, { name: 'Crew' })).id;
   const event = (

@@ -95,16 +95,17 @@ async function seedTenant(
       tenant_id: tenant.id,
       id: event,
       name: 'Season',
-      starts_at: '2031-01-01T00:00:00Z',
-      ends_at: '2031-02-01T00:00:00Z',
+      // Past shifts: time is recorded once a shift has ended (migration 0023), as in use.
+      starts_at: '2021-01-01T00:00:00Z',
+      ends_at: '2021-02-01T00:00:00Z',
       published_at: new Date().toISOString(),
     })
     .execute();
   await sql`
     INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at, published_at)
     SELECT ${tenant.id}::uuid, gen_random_uuid(), ${event}::uuid, 'Day ' || (d + 1),
-           timestamptz '2031-01-01 08:00Z' + d * interval '1 day',
-           timestamptz '2031-01-01 16:00Z' + d * interval '1 day', now()
+           timestamptz '2021-01-01 08:00Z' + d * interval '1 day',
+           timestamptz '2021-01-01 16:00Z' + d * interval '1 day', now()
       FROM generate_series(0, ${assignmentsPerEmployee - 1}::int) AS d`.execute(db);
   await sql`
     INSERT INTO shift_slots (tenant_id, id, shift_id, role_id, capacity)

@@ -31,6 +31,10 @@ export const errorCatalogue = {
   INVALID_STATE: { status: 409, summary: 'The record is not in a state that allows this operation.' },
   DUPLICATE: { status: 409, summary: 'A record with this unique value already exists.' },
   INSUFFICIENT_BALANCE: { status: 409, summary: 'The payout exceeds the overtime balance.' },
+  SHIFT_NOT_ENDED: {
+    status: 409,
+    summary: 'Time is recorded for a shift once it has ended, unless the tenant allows it before.',
+  },
   RATE_LIMITED: { status: 429, summary: 'Too many requests; see the Retry-After header.' },
   HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers exceed the server limit (16 KiB).' },
   INTERNAL: {

@@ -185,7 +185,7 @@ export interface UserAssignmentFilter {
 }
 
 /**
- * The user's assignments with shift and event, as a query: upcoming first (soonest
+ * The user's assignments with shift, event, role and location, as a query: upcoming first (soonest
  * first), then past (latest first); with a window, those overlapping it. An assignment
  * holds its shift's times (a foreign key keeps them equal), so the window is asked of the
  * assignment's own columns, bounded by the tenant's longest shift, a range of the
@@ -200,6 +200,15 @@ export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
     )
     .innerJoin('events as e', (join) =>
       join.onRef('e.tenant_id', '=', 's.tenant_id').onRef('e.id', '=', 's.event_id'),
+    )
+    .innerJoin('shift_slots as sl', (join) =>
+      join.onRef('sl.tenant_id', '=', 'a.tenant_id').onRef('sl.id', '=', 'a.slot_id'),
+    )
+    .innerJoin('roles as r', (join) =>
+      join.onRef('r.tenant_id', '=', 'sl.tenant_id').onRef('r.id', '=', 'sl.role_id'),
+    )
+    .leftJoin('locations as l', (join) =>
+      join.onRef('l.tenant_id', '=', 's.tenant_id').onRef('l.id', '=', 's.location_id'),
     )
     .select([
       'a.id',
@@ -218,6 +227,16 @@ export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
       'e.name as event_name',
       'e.starts_at as event_starts_at',
       'e.ends_at as event_ends_at',
+      'r.id as role_id',
+      'r.name as role_name',
+      'l.id as location_id',
+      'l.name as location_name',
+      'l.street as location_street',
+      'l.city as location_city',
+      'l.postal_code as location_postal_code',
+      'l.country as location_country',
+      'l.lat as location_lat',
+      'l.lng as location_lng',
     ])
     .where('a.tenant_id', '=', filter.tenantId)
     .where('a.user_id', '=', filter.userId);
@@ -232,7 +251,25 @@ export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
     .orderBy('a.id');
 }
 
-/** The user's assignments with shift and event, in the order of selectUserAssignments. */
+/**
+ * The one line a person reads to find a place: street, then postal code and city, then
+ * country, the parts present joined by commas; null when the location has none.
+ */
+export function addressLine(parts: {
+  street: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string | null;
+}): string | null {
+  const town = [parts.postal_code, parts.city].filter((part) => part !== null && part !== '').join(' ');
+  const line = [parts.street, town, parts.country].filter((part) => part !== null && part !== '').join(', ');
+  return line === '' ? null : line;
+}
+
+/**
+ * The user's assignments with shift, event, the slot's role and the shift's location, in
+ * the order of selectUserAssignments: one statement, whatever the number of assignments.
+ */
 export async function listUserAssignments(db: Db, filter: UserAssignmentFilter): Promise<MyAssignment[]> {
   const rows = await selectUserAssignments(db, filter).execute();
   return rows.map((row) => ({
@@ -257,6 +294,22 @@ export async function listUserAssignments(db: Db, filter: UserAssignmentFilter):
       starts_at: row.event_starts_at,
       ends_at: row.event_ends_at,
     },
+    role: { id: row.role_id, name: row.role_name },
+    location:
+      row.location_id === null || row.location_name === null
+        ? null
+        : {
+            id: row.location_id,
+            name: row.location_name,
+            address: addressLine({
+              street: row.location_street,
+              city: row.location_city,
+              postal_code: row.location_postal_code,
+              country: row.location_country,
+            }),
+            lat: row.location_lat,
+            lng: row.location_lng,
+          },
   }));
 }
 

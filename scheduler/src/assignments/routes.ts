@@ -206,9 +206,9 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['assignments'],
         operationId: 'listMyAssignments',
-        summary: 'Your own assignments, upcoming first, with shift and event; filter by time',
+        summary: 'Your own assignments, upcoming first, with shift, event, role and place; filter by time',
         description:
-          'Every assignment of the caller with its shift (times, name, status) and event (name and window): shifts not yet ended first, soonest first, then past ones, latest first. from and to keep the assignments whose shift overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.',
+          'Every assignment of the caller with its shift (times, name, status), event (name and window), the slot’s role and the shift’s location (name, one-line address, coordinates; null when the shift names none), in one read: shifts not yet ended first, soonest first, then past ones, latest first. from and to keep the assignments whose shift overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.',
         security: bearerSecurity,
         querystring: MyAssignmentsQuery,
         response: {

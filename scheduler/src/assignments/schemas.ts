@@ -55,8 +55,36 @@ export const MyAssignment = Type.Object(
       starts_at: Timestamp,
       ends_at: Timestamp,
     }),
+    role: Type.Object(
+      { id: ReadOnlyId, name: Type.String() },
+      { description: 'The role of the slot the seat is in: what the person does there' },
+    ),
+    location: Nullable(
+      Type.Object(
+        {
+          id: ReadOnlyId,
+          name: Type.String({ description: 'What people call the place' }),
+          address: Nullable(
+            Type.String({
+              description:
+                'Street, postal code and city, country: the parts the location has, joined by commas; null when it has none',
+            }),
+          ),
+          lat: Nullable(
+            Type.Number({ description: 'Latitude; null when the address could not be geocoded' }),
+          ),
+          lng: Nullable(
+            Type.Number({ description: 'Longitude; null when the address could not be geocoded' }),
+          ),
+        },
+        { description: 'Where the shift takes place; null when the shift names no location' },
+      ),
+    ),
   },
-  { title: 'MyAssignment', description: 'An assignment of the caller with its shift and event' },
+  {
+    title: 'MyAssignment',
+    description: 'An assignment of the caller with its shift, event, role and location',
+  },
 );
 export type MyAssignment = Static<typeof MyAssignment>;
 
@@ -74,6 +102,14 @@ export const exampleMyAssignment: MyAssignment = {
     name: 'Summer festival',
     starts_at: '2027-07-02T08:00:00.000Z',
     ends_at: '2027-07-05T00:00:00.000Z',
+  },
+  role: { id: examples.roleId, name: 'Bartender' },
+  location: {
+    id: examples.locationId,
+    name: 'Main hall',
+    address: 'Pariser Platz 1, 10117 Berlin, DE',
+    lat: 52.52437,
+    lng: 13.41053,
   },
 };
 

@@ -12,7 +12,7 @@ import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { shiftColleaguesVisible } from '../tenants/repository.ts';
-import { checkFilterWindow } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
@@ -171,13 +171,13 @@ export async function getMyAssignments(
   caller: Identity,
   query: MyAssignmentsQuery = {},
 ): Promise<MyAssignment[]> {
-  checkFilterWindow(query.from, query.to);
+  const window = await filterWindow(deps, caller, query);
   return listUserAssignments(deps.db, {
     tenantId: caller.tenantId,
     userId: caller.userId,
     now: deps.clock.now(),
     onlyVisible: !seesUnpublishedShifts(caller),
-    window: { from: query.from, to: query.to },
+    window,
   });
 }
 

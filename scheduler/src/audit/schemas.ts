@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { examples, IdQuery, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { examples, IdQuery, Nullable, ReadOnlyId, ReadOnlyTimestamp, WindowBound } from '../http/schemas.ts';
 import { auditLimitPattern } from '../input/text.ts';
 
 export const AUDIT_LIST_DEFAULT_LIMIT = 50;
@@ -55,19 +55,9 @@ export const exampleAuditEntry: AuditEntry = {
 
 export const AuditListQuery = Type.Object(
   {
-    from: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'Only changes made at or after this instant; RFC 3339 (write + as %2B)',
-        examples: ['2026-11-01T00:00:00Z'],
-      }),
-    ),
+    from: Type.Optional(WindowBound('Only changes made at or after this instant', '2026-11-01')),
     to: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'Only changes made before this instant; after from; RFC 3339 (write + as %2B)',
-        examples: ['2026-12-01T00:00:00Z'],
-      }),
+      WindowBound('Only changes made before this instant; after from', '2026-12-01T00:00:00Z'),
     ),
     actor_id: Type.Optional(IdQuery('Only changes this user made', examples.userId)),
     target_id: Type.Optional(IdQuery('Only changes of this record', exampleAuditEntry.target_id)),

@@ -2,7 +2,7 @@ import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { validationFailed } from '../errors.ts';
 import { queryId } from '../ids.ts';
-import { checkFilterWindow } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
 import { findAuditSeq, listAuditEntries } from './repository.ts';
 import { AUDIT_LIST_DEFAULT_LIMIT, type AuditEntry, type AuditListQuery } from './schemas.ts';
 
@@ -16,7 +16,7 @@ export async function getAuditLog(
   caller: Identity,
   query: AuditListQuery,
 ): Promise<AuditEntry[]> {
-  checkFilterWindow(query.from, query.to);
+  const window = await filterWindow(deps, caller, query);
   const actorId = query.actor_id === undefined ? undefined : queryId('actor_id', query.actor_id);
   const targetId = query.target_id === undefined ? undefined : queryId('target_id', query.target_id);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
@@ -25,8 +25,8 @@ export async function getAuditLog(
     throw validationFailed('after', 'no such audit entry');
   return listAuditEntries(deps.db, {
     tenantId: caller.tenantId,
-    from: query.from,
-    to: query.to,
+    from: window.from,
+    to: window.to,
     actorId,
     targetId,
     beforeSeq,

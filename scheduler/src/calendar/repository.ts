@@ -14,6 +14,21 @@ export async function saveToken(db: Db, tenantId: string, userId: string, tokenH
     .execute();
 }
 
+/** When the user's current feed token was made; undefined when they have none. */
+export async function findTokenCreatedAt(
+  db: Db,
+  tenantId: string,
+  userId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('calendar_tokens')
+    .select('created_at')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.created_at;
+}
+
 export async function deleteToken(db: Db, tenantId: string, userId: string): Promise<void> {
   await db
     .deleteFrom('calendar_tokens')

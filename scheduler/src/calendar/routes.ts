@@ -3,8 +3,13 @@ import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { bearerSecurity, errorResponses, NoBody, noContent, ok } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
-import { CalendarToken, exampleCalendarToken } from './schemas.ts';
-import { calendarFeed, createCalendarToken, revokeCalendarToken } from './service.ts';
+import {
+  CalendarToken,
+  CalendarTokenStatus,
+  exampleCalendarToken,
+  exampleCalendarTokenStatus,
+} from './schemas.ts';
+import { calendarFeed, createCalendarToken, getCalendarTokenStatus, revokeCalendarToken } from './service.ts';
 
 /** What a feed with one shift looks like (shortened: the VTIMEZONE block is left out). */
 const exampleFeed = [
@@ -47,6 +52,26 @@ export async function calendarRoutes(app: App, deps: Deps): Promise<void> {
       const base = deps.publicBaseUrl ?? `${request.protocol}://${request.host}`;
       return reply.code(201).send(await createCalendarToken(deps, identityOf(request), base));
     },
+  );
+
+  app.get(
+    '/api/v1/me/calendar-token',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['calendar'],
+        operationId: 'getCalendarTokenStatus',
+        summary: 'Whether you have a calendar address, and since when',
+        description:
+          'The address itself is shown only when it is made (POST), since only its hash is kept; this says whether one works (200 with when it was made) or none does (404), so an app offers to make one or to replace it.',
+        security: bearerSecurity,
+        response: {
+          200: ok(CalendarTokenStatus, 'The caller’s address works', exampleCalendarTokenStatus),
+          ...errorResponses(['NOT_FOUND'], { messages: { NOT_FOUND: 'calendar token not found' } }),
+        },
+      },
+    },
+    async (request) => getCalendarTokenStatus(deps, identityOf(request)),
   );
 
   app.delete(

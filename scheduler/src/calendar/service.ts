@@ -4,8 +4,15 @@ import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import { shiftsCalendar } from './ics.ts';
-import { deleteToken, feedEntries, findFeedOwner, saveToken, tokenTenant } from './repository.ts';
-import type { CalendarToken } from './schemas.ts';
+import {
+  deleteToken,
+  feedEntries,
+  findFeedOwner,
+  findTokenCreatedAt,
+  saveToken,
+  tokenTenant,
+} from './repository.ts';
+import type { CalendarToken, CalendarTokenStatus } from './schemas.ts';
 
 /** How far back a feed reaches; older shifts stay in the calendars that fetched them. */
 const FEED_HISTORY_DAYS = 90;
@@ -23,6 +30,13 @@ export async function createCalendarToken(
   const token = randomBytes(32).toString('base64url');
   await saveToken(deps.db, caller.tenantId, caller.userId, hashOf(token));
   return { token, url: `${baseUrl}/cal/${token}.ics` };
+}
+
+/** Whether the caller has a working address, and since when (404 when none). */
+export async function getCalendarTokenStatus(deps: Deps, caller: Identity): Promise<CalendarTokenStatus> {
+  const createdAt = await findTokenCreatedAt(deps.db, caller.tenantId, caller.userId);
+  if (createdAt === undefined) throw notFound('calendar token');
+  return { created_at: createdAt };
 }
 
 export function revokeCalendarToken(deps: Deps, caller: Identity): Promise<void> {

@@ -29,6 +29,7 @@ export interface TenantSettingsTable {
   offers_need_approval: Generated<boolean>;
   time_off_needs_approval: Generated<boolean>;
   shift_colleagues_visible: Generated<boolean>;
+  time_entries_before_end: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -43,6 +44,8 @@ export interface UsersTable {
   updated_at: UpdatedAt;
   active: Generated<boolean>;
   profile_set_by_admin: Generated<boolean>;
+  /** The language the user chose for the app (BCP 47), or null. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RolesTable {
@@ -234,6 +237,10 @@ export interface PushSubscriptionsTable {
   auth: string;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** A name given at registration, or null. */
+  label: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The browser's User-Agent as it registered (cut to 512 characters), or null. */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CalendarTokensTable {

@@ -5,7 +5,8 @@ import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { optionalText, requiredText } from '../input/text.ts';
 import { checkLocationReference } from '../locations/service.ts';
-import { checkFilterWindow, checkWindow } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { checkWindow } from '../time/window.ts';
 import {
   deleteEvent,
   deleteShifts,
@@ -23,8 +24,8 @@ import type { CreateEventRequest, Event, EventListQuery, UpdateEventRequest } fr
 import { seesDraftEvents } from './visibility.ts';
 
 export async function getEvents(deps: Deps, caller: Identity, query: EventListQuery = {}): Promise<Event[]> {
-  checkFilterWindow(query.from, query.to);
-  return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller), { from: query.from, to: query.to });
+  const window = await filterWindow(deps, caller, query);
+  return listEvents(deps.db, caller.tenantId, !seesDraftEvents(caller), window);
 }
 
 /** An event the caller may see, or 404 (another tenant's and, for employees, a draft). */

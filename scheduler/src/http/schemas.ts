@@ -42,26 +42,27 @@ export const Instant = (description: string) =>
   });
 
 /**
+ * One end of a time filter in a query string: an instant (RFC 3339, offset up to ±15:59,
+ * a `+` sent as `%2B`) or a calendar date `YYYY-MM-DD`, which means the first instant of
+ * that day in the tenant's time zone (time/window.ts `windowInZone`).
+ */
+export const WindowBound = (description: string, example: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], {
+    description: `${description}; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone`,
+    examples: [example],
+  });
+
+/**
  * The `from` and `to` query parameters of the lists filtered by time: records whose
  * window overlaps `[from, to)`, either end left open when absent; `to` at or before
- * `from`, to the microsecond, is 422 (time/window.ts). A `+` offset must be sent as
- * `%2B` in a query string.
+ * `from`, to the microsecond, is 422 (time/window.ts). Either end may be a calendar date,
+ * the start of that day in the tenant's time zone: `from=2026-12-01&to=2026-12-02` is 1
+ * December there.
  */
 export const WindowQuery = {
-  from: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description: 'Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)',
-      examples: ['2027-07-01T00:00:00Z'],
-    }),
-  ),
+  from: Type.Optional(WindowBound('Only records that end after this instant', '2027-07-01')),
   to: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description:
-        'Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)',
-      examples: ['2027-07-08T00:00:00Z'],
-    }),
+    WindowBound('Only records that start before this instant; after from', '2027-07-08T00:00:00Z'),
   ),
 };
 

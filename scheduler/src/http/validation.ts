@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import { patternMeanings } from '../input/text.ts';
 import { isInstant } from '../time/instant.ts';
+import { isCalendarDate } from '../time/window.ts';
 
 /**
  * Validator settings. Bodies are checked exactly: no type coercion (a number sent as a
@@ -10,9 +11,11 @@ import { isInstant } from '../time/instant.ts';
 export const ajvOptions = {
   customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
   // Every `date-time` field takes the one strict reading of time/instant.ts, which replaces
-  // ajv-formats' lenient one (it accepts leap seconds and years the database refuses).
+  // ajv-formats' lenient one (it accepts leap seconds and years the database refuses);
+  // every `date` field a real calendar date of the years 1 to 9999.
   onCreate: (ajv: { addFormat(name: string, test: (text: string) => boolean): unknown }) => {
     ajv.addFormat('date-time', isInstant);
+    ajv.addFormat('date', isCalendarDate);
   },
 };
 
@@ -51,6 +54,20 @@ export function describeValidationError(error: FastifyError): string {
     case 'pattern': {
       const meaning = patternMeanings[String(issue.params?.pattern)];
       return `${base || context}: ${meaning ?? issue.message ?? 'is invalid'}`;
+    }
+    case 'format': {
+      // A value of either format (a time filter's instant or date): name every format the
+      // field takes, not only the first branch's.
+      const formats = new Set(
+        (error.validation ?? [])
+          .map((other) => other as AjvIssue)
+          .filter((other) => other.keyword === 'format' && other.instancePath === issue.instancePath)
+          .map((other) => other.params?.format)
+          .filter((format) => typeof format === 'string'),
+      );
+      if (formats.size > 1)
+        return `${base || context}: must match format ${[...formats].map((f) => `"${f}"`).join(' or ')}`;
+      return `${base || context}: ${issue.message ?? 'is invalid'}`;
     }
     default: {
       const field = base || context;

@@ -2,7 +2,16 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PushSubscription } from './schemas.ts';
 
-const columns = ['id', 'tenant_id', 'user_id', 'endpoint', 'created_at', 'updated_at'] as const;
+const columns = [
+  'id',
+  'tenant_id',
+  'user_id',
+  'endpoint',
+  'label',
+  'user_agent',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface SubscriptionValues {
   tenant_id: string;
@@ -11,6 +20,9 @@ export interface SubscriptionValues {
   endpoint: string;
   p256dh: string;
   auth: string;
+  /** A name given at registration; undefined: keep the one a re-registration by its owner had. */
+  label: string | null | undefined;
+  user_agent: string | null;
 }
 
 /**
@@ -24,12 +36,19 @@ export async function upsertSubscription(
 ): Promise<{ subscription: PushSubscription; created: boolean }> {
   const row = await db
     .insertInto('push_subscriptions')
-    .values(values)
+    .values({ ...values, label: values.label ?? null })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'endpoint']).doUpdateSet({
         user_id: values.user_id,
         p256dh: values.p256dh,
         auth: values.auth,
+        // Omitted: the name stays with its owner; a browser moving to someone else loses it.
+        label:
+          values.label === undefined
+            ? sql<string | null>`CASE WHEN push_subscriptions.user_id = excluded.user_id
+                                      THEN push_subscriptions.label END`
+            : values.label,
+        user_agent: values.user_agent,
         updated_at: sql<string>`now()`,
       }),
     )

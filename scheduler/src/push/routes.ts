@@ -41,7 +41,12 @@ export async function pushRoutes(app: App, deps: Deps): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { subscription, created } = await registerSubscription(deps, identityOf(request), request.body);
+      const { subscription, created } = await registerSubscription(
+        deps,
+        identityOf(request),
+        request.body,
+        request.headers['user-agent'],
+      );
       return reply.code(created ? 201 : 200).send(subscription);
     },
   );

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
+import { examples, Nullable, OneLine, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
 const base64url = (description: string, length: number) =>
   Type.String({ pattern: '^[A-Za-z0-9_-]+={0,2}$', minLength: length, maxLength: length + 4, description });
@@ -13,6 +13,16 @@ export const RegisterPushRequest = Type.Object(
       description: 'The push service URL the browser was given; https',
     }),
     expirationTime: Type.Optional(Nullable(Type.Number({ description: 'Ignored; browsers send null' }))),
+    label: Type.Optional(
+      Nullable(
+        OneLine({
+          minLength: 1,
+          maxLength: 100,
+          description:
+            'A name for this browser the person recognises (Anna’s phone); trimmed; omitted on a re-registration: the name it had; null clears it',
+        }),
+      ),
+    ),
     keys: Type.Object(
       {
         p256dh: base64url('The browser’s P-256 public key (65 bytes, base64url)', 87),
@@ -44,8 +54,18 @@ export const PushSubscription = Type.Object(
     tenant_id: ReadOnlyId,
     user_id: ReadOnlyId,
     endpoint: Type.String(),
-    created_at: ReadOnlyTimestamp,
-    updated_at: ReadOnlyTimestamp,
+    label: Nullable(Type.String({ description: 'The name given at registration, or null' })),
+    user_agent: Nullable(
+      Type.String({
+        description:
+          'The User-Agent the browser registered with (cut to 512 characters), to tell browsers apart where no label was given; null when it sent none',
+      }),
+    ),
+    created_at: Type.String({ ...ReadOnlyTimestamp, description: 'When this browser was first registered' }),
+    updated_at: Type.String({
+      ...ReadOnlyTimestamp,
+      description: 'When it was registered or refreshed last',
+    }),
   },
   { title: 'PushSubscription', description: 'A browser of the caller that receives Web Push messages' },
 );
@@ -56,6 +76,8 @@ export const examplePushSubscription: PushSubscription = {
   tenant_id: examples.tenantId,
   user_id: examples.userId,
   endpoint: 'https://push.example.net/wpush/v2/gAAAAABm',
+  label: 'Work phone',
+  user_agent: 'Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0',
   created_at: examples.createdAt,
   updated_at: examples.createdAt,
 };

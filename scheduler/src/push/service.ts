@@ -3,6 +3,7 @@ import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { requiredText } from '../input/text.ts';
 import { vapidKeys } from '../tenants/repository.ts';
 import { deleteOwnSubscription, listOwnSubscriptions, upsertSubscription } from './repository.ts';
 import type { PushSubscription, RegisterPushRequest, VapidPublicKey } from './schemas.ts';
@@ -34,13 +35,33 @@ function checkKeys(keys: RegisterPushRequest['keys']): void {
   }
 }
 
+/** The longest User-Agent kept: enough for any browser's, bounded for the row. */
+const MAX_USER_AGENT = 512;
+
+/**
+ * A User-Agent header as kept: control characters as spaces, trimmed, cut to 512
+ * characters (by code point); null when none or blank.
+ */
+export function keptUserAgent(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  const text = [...header.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim()]
+    .slice(0, MAX_USER_AGENT)
+    .join('')
+    .trim();
+  return text === '' ? null : text;
+}
+
 export async function registerSubscription(
   deps: Deps,
   caller: Identity,
   input: RegisterPushRequest,
+  userAgent: string | undefined,
 ): Promise<{ subscription: PushSubscription; created: boolean }> {
   const endpoint = checkedEndpoint(deps, input.endpoint);
   checkKeys(input.keys);
+  // Omitted: a re-registration keeps its name; null clears it; blank is 422.
+  const label = typeof input.label === 'string' ? requiredText('label', input.label) : input.label;
   return upsertSubscription(deps.db, {
     tenant_id: caller.tenantId,
     id: newId(),
@@ -48,6 +69,8 @@ export async function registerSubscription(
     endpoint,
     p256dh: input.keys.p256dh,
     auth: input.keys.auth,
+    label,
+    user_agent: keptUserAgent(userAgent),
   });
 }
 

@@ -11,7 +11,8 @@ import { checkLocationReference } from '../locations/service.ts';
 import { notifyAssignmentChange } from '../notifications/service.ts';
 import { shiftWindow } from '../notifications/wording.ts';
 import { existingRoleIds } from '../roles/repository.ts';
-import { checkFilterWindow, checkShiftWindow } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { checkShiftWindow } from '../time/window.ts';
 import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
   assigneesOf,
@@ -54,12 +55,12 @@ const shiftFilter = (deps: Deps, caller: Identity) => ({
 
 export async function getShifts(deps: Deps, caller: Identity, query: ShiftListQuery): Promise<Shift[]> {
   const eventId = query.event_id === undefined ? undefined : queryId('event_id', query.event_id);
-  checkFilterWindow(query.from, query.to);
+  const window = await filterWindow(deps, caller, query);
   return listShifts(deps.db, {
     ...shiftFilter(deps, caller),
     status: query.status,
     eventId,
-    window: { from: query.from, to: query.to },
+    window,
   });
 }
 
@@ -70,13 +71,13 @@ export async function getEventShifts(
   eventId: string,
   query: EventShiftsQuery = {},
 ): Promise<Shift[]> {
-  checkFilterWindow(query.from, query.to);
+  const window = await filterWindow(deps, caller, query);
   const event = await findEvent(deps.db, caller.tenantId, eventId, !seesUnpublishedShifts(caller));
   if (!event) throw notFound('event');
   return listShifts(deps.db, {
     ...shiftFilter(deps, caller),
     eventId,
-    window: { from: query.from, to: query.to },
+    window,
   });
 }
 

@@ -12,6 +12,7 @@ const settingsColumns = [
   'offers_need_approval',
   'time_off_needs_approval',
   'shift_colleagues_visible',
+  'time_entries_before_end',
   'created_at',
   'updated_at',
 ] as const;
@@ -74,6 +75,7 @@ export function updateSettings(
     offers_need_approval: boolean;
     time_off_needs_approval: boolean;
     shift_colleagues_visible: boolean;
+    time_entries_before_end: boolean;
   },
 ) {
   return db
@@ -150,4 +152,14 @@ export async function shiftColleaguesVisible(db: Db, tenantId: string): Promise<
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   return row?.shift_colleagues_visible === true;
+}
+
+/** Whether time may be recorded for a shift that has not ended yet (off for a tenant without settings). */
+export async function timeEntriesBeforeEnd(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tenant_settings')
+    .select('time_entries_before_end')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.time_entries_before_end === true;
 }

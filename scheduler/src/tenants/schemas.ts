@@ -30,6 +30,10 @@ export const TenantSettings = Type.Object(
       description:
         'When true, an employee on a shift sees who else is on it, by name and role (GET /shifts/{shift_id}/colleagues); when false, only admins do',
     }),
+    time_entries_before_end: Type.Boolean({
+      description:
+        'When true, time may be recorded for a shift that has not ended yet; when false, recording it is 409 SHIFT_NOT_ENDED until the shift ends (corrections of recorded time always pass)',
+    }),
     created_at: ReadOnlyTimestamp,
     updated_at: ReadOnlyTimestamp,
   },
@@ -48,6 +52,7 @@ export const exampleSettings: TenantSettings = {
   offers_need_approval: false,
   time_off_needs_approval: true,
   shift_colleagues_visible: false,
+  time_entries_before_end: false,
   created_at: examples.createdAt,
   updated_at: '2026-11-20T16:05:00.000Z',
 };
@@ -106,6 +111,12 @@ export const ReplaceTenantSettings = Type.Object(
       Type.Boolean({
         default: false,
         description: 'Employees on a shift see who else is on it, by name and role; omitted: false',
+      }),
+    ),
+    time_entries_before_end: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Time may be recorded for a shift before it ends; omitted: false',
       }),
     ),
     id: ignored(),

@@ -1,10 +1,12 @@
 import type { Identity } from '../auth/identity.ts';
 import { asTenant } from '../db/tenant-scope.ts';
+import type { TimeWindow } from '../db/time-window.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import type { FeatureGate } from '../http/types.ts';
 import { supportedLocale } from '../notifications/wording.ts';
-import { findSettings, timeTrackingEnabled, updateSettings } from './repository.ts';
+import { namesDay, type WindowBounds, windowInZone } from '../time/window.ts';
+import { findSettings, tenantTimeZone, timeTrackingEnabled, updateSettings } from './repository.ts';
 import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';
 import { canonicalTimeZone } from './timezone.ts';
 
@@ -45,6 +47,7 @@ export async function replaceSettings(
     offers_need_approval: input.offers_need_approval ?? false,
     time_off_needs_approval: input.time_off_needs_approval ?? true,
     shift_colleagues_visible: input.shift_colleagues_visible ?? false,
+    time_entries_before_end: input.time_entries_before_end ?? false,
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);
@@ -56,4 +59,14 @@ export async function featureEnabled(deps: Deps, tenantId: string, feature: Feat
     case 'time_tracking':
       return asTenant(tenantId, () => timeTrackingEnabled(deps.db, tenantId));
   }
+}
+
+/**
+ * A list's `from`/`to` filter as instants: a calendar date is the start of that day in the
+ * tenant's time zone (read only when a date was sent), then the rule of every time filter
+ * (`to` after `from`, 422 naming `to`).
+ */
+export async function filterWindow(deps: Deps, caller: Identity, window: WindowBounds): Promise<TimeWindow> {
+  const zone = namesDay(window) ? await tenantTimeZone(deps.db, caller.tenantId) : 'UTC';
+  return windowInZone(window, zone);
 }

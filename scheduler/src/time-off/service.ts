@@ -8,7 +8,8 @@ import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { timeOffNeedsApproval } from '../tenants/repository.ts';
-import { checkFilterWindow, checkWindow, lastsLonger } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { checkWindow, lastsLonger } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
@@ -156,7 +157,7 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
 export async function getTimeOff(deps: Deps, caller: Identity, query: TimeOffListQuery): Promise<TimeOff[]> {
   const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
   if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
-  checkFilterWindow(query.from, query.to);
+  const window = await filterWindow(deps, caller, query);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
   if (seesEveryone(caller) && named !== undefined && !(await findStaff(deps.db, caller.tenantId, named))) {
     throw notFound('user');
@@ -171,8 +172,8 @@ export async function getTimeOff(deps: Deps, caller: Identity, query: TimeOffLis
     tenantId: caller.tenantId,
     userId: seesEveryone(caller) ? named : caller.userId,
     status: query.status,
-    from: query.from,
-    to: query.to,
+    from: window.from,
+    to: window.to,
     after,
     limit: query.limit === undefined ? TIME_OFF_LIST_DEFAULT_LIMIT : Number(query.limit),
   });

@@ -150,15 +150,16 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'recordTime',
         summary: 'Record the time worked on an assignment (idempotent per assignment)',
-        description: `Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. ${gated}`,
+        description: `Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. ${gated}`,
         security: bearerSecurity,
         body: RecordTimeRequest,
         response: {
           201: ok(TimeEntry, 'The entry, created', exampleTimeEntry),
           200: ok(TimeEntry, 'The entry as it stands after a re-post', exampleTimeEntry),
-          ...errorResponses([...bodyCodes, 'NOT_FOUND'], {
+          ...errorResponses([...bodyCodes, 'NOT_FOUND', 'SHIFT_NOT_ENDED'], {
             messages: {
               NOT_FOUND: 'shift assignment not found',
+              SHIFT_NOT_ENDED: 'the shift has not ended; time is recorded once it has',
               VALIDATION_FAILED: 'break_minutes: must not be longer than the 300 minutes worked',
             },
           }),

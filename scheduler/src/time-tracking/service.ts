@@ -7,8 +7,9 @@ import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { inTransaction } from '../jobs/transaction.ts';
-import { tenantTimeZone } from '../tenants/repository.ts';
-import { checkBoundedWindow, checkFilterWindow } from '../time/window.ts';
+import { tenantTimeZone, timeEntriesBeforeEnd } from '../tenants/repository.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { checkBoundedWindow, windowInZone } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
 import { queueWebhookEvent } from '../webhooks/events.ts';
 import { type Cell, csvStream } from './csv.ts';
@@ -53,6 +54,9 @@ import {
   type TimeEntry,
 } from './schemas.ts';
 
+const shiftNotEnded = () =>
+  new AppError('SHIFT_NOT_ENDED', 'the shift has not ended; time is recorded once it has');
+
 export interface Recorded {
   entry: TimeEntry;
   /** True when this call created the entry (201); a re-post answers 200. */
@@ -68,6 +72,15 @@ export interface Recorded {
 export async function recordTime(deps: Deps, caller: Identity, input: RecordTimeRequest): Promise<Recorded> {
   const assignment = await findAssignmentTimes(deps.db, caller.tenantId, input.shift_assignment_id);
   if (!assignment) throw notFound('shift assignment');
+  // A first recording waits for the shift's end, unless the tenant allows it before; a
+  // correction of recorded time is always taken. The database holds the same rule.
+  if (
+    Date.parse(assignment.ends_at) > deps.clock.now().getTime() &&
+    !(await timeEntriesBeforeEnd(deps.db, caller.tenantId)) &&
+    !(await findEntry(deps.db, caller.tenantId, input.shift_assignment_id))
+  ) {
+    throw shiftNotEnded();
+  }
   const startedAt = new Date(input.started_at);
   const endedAt = new Date(input.ended_at);
   const breakMinutes = input.break_minutes ?? 0;
@@ -104,6 +117,8 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
   } catch (error) {
     // The assignment was removed between the read and the insert.
     if (isForeignKeyViolation(error)) throw notFound('shift assignment');
+    // The database's clock or the setting disagreed (migration 0023's trigger).
+    if (isCheckViolation(error, 'time_entries_shift_ended')) throw shiftNotEnded();
     throw error;
   }
 }
@@ -188,8 +203,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   const named = query.user_id === undefined ? undefined : queryId('user_id', query.user_id);
   // Like a role check, before the input is judged: it depends on nothing but the caller.
   if (!seesEveryone(caller) && named !== undefined && named !== caller.userId) throw forbidden();
-  // The rule of every time filter: `to` at or before `from` is 422.
-  checkFilterWindow(query.from, query.to);
+  // The rule of every time filter: `to` at or before `from` is 422; a date is a day's start.
+  const window = await filterWindow(deps, caller, query);
   const afterId = query.after === undefined ? undefined : queryId('after', query.after);
   const userId = seesEveryone(caller) ? named : caller.userId;
   if (seesEveryone(caller) && named !== undefined) await staffMember(deps, caller, named);
@@ -199,8 +214,8 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   return listEntries(deps.db, {
     tenantId: caller.tenantId,
     userId,
-    from: query.from,
-    to: query.to,
+    from: window.from,
+    to: window.to,
     after,
     limit: query.limit === undefined ? ENTRY_LIST_DEFAULT_LIMIT : Number(query.limit),
   });
@@ -240,9 +255,12 @@ export interface CsvFile {
  * miss or repeat an entry whose person is renamed during the download.
  */
 export async function exportEntries(deps: Deps, caller: Identity, query: EntryExportQuery): Promise<CsvFile> {
-  const { from, to } = query;
-  checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
   const zone = await tenantTimeZone(deps.db, caller.tenantId);
+  // A date is the start of that day in the tenant's zone; both ends are required.
+  const window = windowInZone(query, zone);
+  const from = window.from ?? query.from;
+  const to = window.to ?? query.to;
+  checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
   const ids = await listExportEntryIds(deps.db, caller.tenantId, { from, to });
   const { tenantId } = caller;
   async function* records(): AsyncGenerator<Cell[]> {

@@ -252,3 +252,30 @@ export async function releaseUpcomingSeats(db: Db, tenantId: string, userId: str
     ])
     .execute();
 }
+
+/** The language the user chose for the app, or null (also for no such user). */
+export async function findLocale(db: Db, tenantId: string, userId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('users')
+    .select('locale')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row?.locale ?? null;
+}
+
+/** Sets or clears the user's language; false when there is no such user. */
+export async function updateLocale(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  locale: string | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ locale, updated_at: sql`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

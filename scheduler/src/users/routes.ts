@@ -15,9 +15,12 @@ import { pathId } from '../ids.ts';
 import { exampleRole, RoleDefinition } from '../roles/schemas.ts';
 import {
   CreateUserRequest,
+  exampleMe,
   exampleUser,
   exampleUserDetail,
+  Me,
   QualificationParams,
+  UpdateMeRequest,
   UpdateUserRequest,
   UserDetail,
   UserRecord,
@@ -31,6 +34,7 @@ import {
   grantQualification,
   revokeQualification,
   type SignInMemo,
+  updateMe,
   updateUser,
 } from './service.ts';
 
@@ -120,16 +124,39 @@ export async function usersRoutes(app: App, deps: Deps, signIns: SignInMemo): Pr
         tags: ['users'],
         operationId: 'getMe',
         description:
-          'The caller’s own record with their qualifications and role. Admins and employees; customers are not users of the schedule (403).',
-        summary: 'Who am I: the caller’s user record, role and qualifications',
+          'The caller’s own record with their qualifications, role and chosen language (locale, null when none). Admins and employees; customers are not users of the schedule (403).',
+        summary: 'Who am I: the caller’s user record, role, qualifications and language',
         security: bearerSecurity,
         response: {
-          200: ok(UserDetail, 'The caller and the roles granted to them', exampleUserDetail),
+          200: ok(Me, 'The caller, the roles granted to them and their language', exampleMe),
           ...errorResponses(['NOT_FOUND']),
         },
       },
     },
     async (request) => getMe(deps, identityOf(request)),
+  );
+
+  app.patch(
+    '/api/v1/me',
+    {
+      config: { access: 'member' },
+      schema: {
+        tags: ['users'],
+        operationId: 'updateMe',
+        description:
+          'The caller sets what is theirs to choose: locale, the language of their app, a BCP 47 tag the server knows (stored in canonical form, de-de becomes de-DE), or null to clear it. A malformed or unknown tag is 422 naming locale.',
+        summary: 'Change your own settings: your language',
+        security: bearerSecurity,
+        body: UpdateMeRequest,
+        response: {
+          200: ok(Me, 'The caller as stored now', exampleMe),
+          ...errorResponses([...bodyCodes, 'NOT_FOUND'], {
+            messages: { VALIDATION_FAILED: 'locale: "en_US" is not a BCP 47 language tag' },
+          }),
+        },
+      },
+    },
+    async (request) => updateMe(deps, identityOf(request), request.body),
   );
 
   app.get(

@@ -65,6 +65,36 @@ export type UserDetail = Static<typeof UserDetail>;
 
 export const exampleUserDetail: UserDetail = { ...exampleUser, qualifications: [exampleRole] };
 
+const localeDescription =
+  'The language the person chose for the app: a BCP 47 tag the server knows, in canonical form (de-DE); null: none chosen, the app decides';
+
+export const Me = Type.Object(
+  {
+    ...UserDetail.properties,
+    locale: Nullable(Type.String({ description: localeDescription })),
+  },
+  { title: 'Me', description: 'The caller: their user record, the roles granted to them, their language' },
+);
+export type Me = Static<typeof Me>;
+
+export const exampleMe: Me = { ...exampleUserDetail, locale: 'de-DE' };
+
+export const UpdateMeRequest = PartialUpdate(
+  {
+    locale: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 2,
+          maxLength: 35,
+          description: 'A BCP 47 language tag (de-DE, fr, pt-BR), stored in canonical form; null clears it',
+        }),
+      ),
+    ),
+  },
+  { title: 'UpdateMeRequest', examples: [{ locale: 'de-DE' }] },
+);
+export type UpdateMeRequest = Static<typeof UpdateMeRequest>;
+
 export const QualificationParams = Type.Object({
   id: Type.String({ description: 'User id', maxLength: 100, examples: [examples.userId] }),
   role_id: Type.String({ description: 'Role definition id', maxLength: 100, examples: [examples.roleId] }),

@@ -10,6 +10,7 @@ import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
 import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
+  findLocale,
   findStaff,
   grant,
   grantAll,
@@ -19,10 +20,18 @@ import {
   qualificationsOf,
   releaseUpcomingSeats,
   revoke,
+  updateLocale,
   updateStaff,
   upsertUser,
 } from './repository.ts';
-import type { CreateUserRequest, UpdateUserRequest, UserDetail, UserRecord } from './schemas.ts';
+import type {
+  CreateUserRequest,
+  Me,
+  UpdateMeRequest,
+  UpdateUserRequest,
+  UserDetail,
+  UserRecord,
+} from './schemas.ts';
 import { canSeeUser } from './visibility.ts';
 
 type Row = Awaited<ReturnType<typeof listStaff>>[number];
@@ -44,9 +53,41 @@ export async function getUserDetail(deps: Deps, caller: Identity, userId: string
   return { ...toWire(user), qualifications };
 }
 
-/** The caller's own record; the access hook lets only admins and employees here. */
-export function getMe(deps: Deps, caller: Identity): Promise<UserDetail> {
-  return getUserDetail(deps, caller, caller.userId);
+/** The caller's own record with their language; the access hook lets only admins and employees here. */
+export async function getMe(deps: Deps, caller: Identity): Promise<Me> {
+  const detail = await getUserDetail(deps, caller, caller.userId);
+  return { ...detail, locale: await findLocale(deps.db, caller.tenantId, caller.userId) };
+}
+
+/**
+ * A language tag as stored: the canonical form of a well-formed BCP 47 tag
+ * (`Intl.getCanonicalLocales`: `de-de` -> `de-DE`) that the runtime has dates and
+ * numbers for; 422 naming `locale` otherwise.
+ */
+export function canonicalLocale(tag: string): string {
+  let canonical: string | undefined;
+  try {
+    [canonical] = Intl.getCanonicalLocales(tag);
+  } catch {
+    throw validationFailed('locale', `"${tag}" is not a BCP 47 language tag`);
+  }
+  // The canonical form may differ in length from what was sent; the column holds 35 at most.
+  if (canonical !== undefined && canonical.length > 35) {
+    throw validationFailed('locale', 'must NOT have more than 35 characters');
+  }
+  if (canonical === undefined || Intl.DateTimeFormat.supportedLocalesOf([canonical]).length === 0) {
+    throw validationFailed('locale', `no language is known for "${tag}"; use a tag such as de-DE`);
+  }
+  return canonical;
+}
+
+/** The caller changes what is theirs to choose: today their language (null clears it). */
+export async function updateMe(deps: Deps, caller: Identity, input: UpdateMeRequest): Promise<Me> {
+  if (input.locale !== undefined) {
+    const locale = input.locale === null ? null : canonicalLocale(input.locale);
+    if (!(await updateLocale(deps.db, caller.tenantId, caller.userId, locale))) throw notFound('user');
+  }
+  return getMe(deps, caller);
 }
 
 export async function getMyQualifications(deps: Deps, caller: Identity): Promise<RoleDefinition[]> {

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
+import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
-const t = useRouteTests();
+let hooks: DbHooks;
+const t = useRouteTests({
+  // Every address with a street and a city is at the Brandenburg Gate.
+  geocoder: { name: 'fixed', geocode: async () => ({ lat: 52.5162699, lng: 13.3777034 }) },
+  viewDb: (db) => {
+    hooks = withDbHooks(db);
+    return hooks.db;
+  },
+});
 
 const conflict = (code: string, message: string) => ({ error: { code, message } });
 const claimUrl = (shift: { id: string; slots: string[] }, slot = 0) =>
@@ -248,9 +257,113 @@ describe('who is where', () => {
         starts_at: '2030-07-01T00:00:00.000Z',
         ends_at: '2030-07-08T00:00:00.000Z',
       },
+      role: { id: roleId, name: 'Cook' },
+      location: null,
     });
     expect(mine[2].shift.status).toBe('completed');
     expect((await t.admin.request('GET', '/api/v1/me/assignments')).json()).toEqual([]);
+  });
+});
+
+describe('GET /api/v1/me/assignments: role and location', () => {
+  /** The statements one GET of the caller's assignments runs, and its answer. */
+  async function myAssignmentsCounted() {
+    const before = hooks.statements.length;
+    const response = await t.employee.request('GET', '/api/v1/me/assignments');
+    expect(response.statusCode, response.body).toBe(200);
+    return { mine: response.json(), statements: hooks.statements.slice(before) };
+  }
+
+  it('carries the slot’s role and the shift’s location (address, coordinates when known), or null', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const medic = await newRole(t.admin, 'Medic');
+    await qualify(t.admin, t.employee, medic);
+    const hall = await created(t.admin, '/api/v1/locations', {
+      name: 'Main hall',
+      street: 'Pariser Platz 1',
+      city: 'Berlin',
+      postal_code: '10117',
+      country: 'DE',
+    });
+    const tent = await created(t.admin, '/api/v1/locations', { name: 'Tent', city: 'Potsdam' });
+    const yard = await created(t.admin, '/api/v1/locations', { name: 'Yard' });
+    const at = (starts_at: string, role: string) =>
+      newShift(t.admin, eventId, { roleId: role, starts_at, ends_at: starts_at.replace('T10', 'T12') });
+    const medicShift = await at('2030-07-03T10:00:00Z', medic);
+    const tentShift = await at('2030-07-04T10:00:00Z', roleId);
+    const yardShift = await at('2030-07-05T10:00:00Z', roleId);
+    const bare = await at('2030-07-06T10:00:00Z', roleId);
+    for (const [staffed, location] of [
+      [shift, hall],
+      [medicShift, hall],
+      [tentShift, tent],
+      [yardShift, yard],
+    ] as const) {
+      const patched = await t.admin.request('PATCH', `/api/v1/shifts/${staffed.id}`, {
+        location_id: location.id,
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+    }
+    for (const staffed of [shift, medicShift, tentShift, yardShift, bare]) {
+      await created(t.employee, claimUrl(staffed), {});
+    }
+    const { mine } = await myAssignmentsCounted();
+    expect(mine.map((a: { shift_id: string }) => a.shift_id)).toEqual([
+      shift.id,
+      medicShift.id,
+      tentShift.id,
+      yardShift.id,
+      bare.id,
+    ]);
+    const hallOnWire = {
+      id: hall.id,
+      name: 'Main hall',
+      address: 'Pariser Platz 1, 10117 Berlin, DE',
+      lat: 52.5162699,
+      lng: 13.3777034,
+    };
+    expect(mine.map((a: { role: unknown; location: unknown }) => [a.role, a.location])).toEqual([
+      [{ id: roleId, name: 'Cook' }, hallOnWire],
+      [{ id: medic, name: 'Medic' }, hallOnWire],
+      [
+        { id: roleId, name: 'Cook' },
+        { id: tent.id, name: 'Tent', address: 'Potsdam', lat: null, lng: null },
+      ],
+      [
+        { id: roleId, name: 'Cook' },
+        { id: yard.id, name: 'Yard', address: null, lat: null, lng: null },
+      ],
+      [{ id: roleId, name: 'Cook' }, null],
+    ]);
+  });
+
+  it('reads them in one statement, however many assignments there are (no query per shift)', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const hall = await created(t.admin, '/api/v1/locations', { name: 'Main hall' });
+    await t.admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { location_id: hall.id });
+    await created(t.employee, claimUrl(shift), {});
+    const one = await myAssignmentsCounted();
+    expect(one.mine).toHaveLength(1);
+    for (const day of ['03', '04', '05', '06']) {
+      const more = await newShift(t.admin, eventId, {
+        roleId,
+        starts_at: `2030-07-${day}T10:00:00Z`,
+        ends_at: `2030-07-${day}T12:00:00Z`,
+      });
+      await t.admin.request('PATCH', `/api/v1/shifts/${more.id}`, { location_id: hall.id });
+      await created(t.employee, claimUrl(more), {});
+    }
+    const five = await myAssignmentsCounted();
+    expect(five.mine).toHaveLength(5);
+    expect(five.statements).toEqual(one.statements);
+    const reads = five.statements.filter((statement) => statement.tables.includes('shift_assignments'));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]?.tables).toEqual(
+      expect.arrayContaining(['shift_assignments', 'shifts', 'events', 'shift_slots', 'roles', 'locations']),
+    );
+    for (const table of ['roles', 'locations', 'shift_slots']) {
+      expect(five.statements.filter((statement) => statement.tables.includes(table))).toHaveLength(1);
+    }
   });
 });
 
@@ -324,11 +437,65 @@ describe('GET /api/v1/me/assignments?from=&to=', () => {
     expect(await shifts('from=2031-01-01T00:00:00Z')).toEqual([]);
   });
 
+  /** The tenant's time zone, and the caller's seats on shifts at these UTC times, by shift id. */
+  async function seatsIn(zone: string, times: [string, string][]): Promise<string[]> {
+    const settings = await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      timezone: zone,
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const roleId = await newRole(t.admin);
+    await qualify(t.admin, t.employee, roleId);
+    const eventId = await newEvent(t.admin);
+    const ids: string[] = [];
+    for (const [starts_at, ends_at] of times) {
+      const shift = await newShift(t.admin, eventId, { roleId, starts_at, ends_at });
+      await created(t.employee, claimUrl(shift), {});
+      ids.push(shift.id);
+    }
+    return ids;
+  }
+  const mine = async (query: string) => {
+    const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().map((a: { shift_id: string }) => a.shift_id);
+  };
+
+  it('reads a date as that day’s 00:00 in the tenant’s time zone, far from UTC', async () => {
+    // Kiritimati is UTC+14: 2 July there is 1 July 10:00 to 2 July 10:00 in UTC.
+    const [lateFirst, earlySecond, third] = await seatsIn('Pacific/Kiritimati', [
+      ['2030-07-01T09:00:00Z', '2030-07-01T11:00:00Z'], // 1 July 23:00 to 2 July 01:00 there
+      ['2030-07-01T11:00:00Z', '2030-07-01T12:00:00Z'], // 2 July 01:00 to 02:00
+      ['2030-07-02T10:00:00Z', '2030-07-02T11:00:00Z'], // 3 July 00:00 to 01:00
+    ]);
+    expect(await mine('from=2030-07-02&to=2030-07-03')).toEqual([lateFirst, earlySecond]);
+    expect(await mine('from=2030-07-03')).toEqual([third]);
+    expect(await mine('to=2030-07-02')).toEqual([lateFirst]);
+    // A date and an instant together.
+    expect(await mine('from=2030-07-02&to=2030-07-01T10:30:00Z')).toEqual([lateFirst]);
+    expect(await mine('from=2030-07-01T11:30:00Z&to=2030-07-04')).toEqual([earlySecond, third]);
+  });
+
+  it('makes a day of 25 hours of the day the clocks go back', async () => {
+    // Berlin falls back on 27 October 2030: that day is 26 October 22:00 to 27 October 23:00 in UTC.
+    const [before, first, last] = await seatsIn('Europe/Berlin', [
+      ['2030-10-26T21:30:00Z', '2030-10-26T22:00:00Z'], // 26 October 23:30 to 00:00 CEST
+      ['2030-10-26T22:00:00Z', '2030-10-26T22:30:00Z'], // 27 October 00:00 CEST
+      ['2030-10-27T22:30:00Z', '2030-10-27T23:00:00Z'], // 27 October 23:30 CET, its 25th hour
+    ]);
+    expect(await mine('from=2030-10-27&to=2030-10-28')).toEqual([first, last]);
+    expect(await mine('from=2030-10-26&to=2030-10-27')).toEqual([before]);
+  });
+
   it.each([
     ['to equal to from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T10:00:00.000Z', 'to: must be after from'],
     ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-02T09:00:00Z', 'to: must be after from'],
-    ['a malformed time', 'from=yesterday', 'from: must match format "date-time"'],
-    ['an offset of +16:00', 'to=2030-01-01T00:00:00%2B16:00', 'to: must match format "date-time"'],
+    ['a malformed time', 'from=yesterday', 'from: must match format "date-time" or "date"'],
+    ['an impossible date', 'from=2026-02-30', 'from: must match format "date-time" or "date"'],
+    ['a date without its day', 'to=2026-02', 'to: must match format "date-time" or "date"'],
+    ['a day not after from', 'from=2026-12-02&to=2026-12-01', 'to: must be after from'],
+    ['the same day as from', 'from=2026-12-01&to=2026-12-01', 'to: must be after from'],
+    ['an offset of +16:00', 'to=2030-01-01T00:00:00%2B16:00', 'to: must match format "date-time" or "date"'],
     ['an unknown parameter', 'since=2030-07-02T10:00:00Z', 'since: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);

@@ -403,5 +403,46 @@ describe('calendar feed', () => {
     const response = await customer.request('POST', '/api/v1/me/calendar-token');
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
+    expect((await customer.request('GET', '/api/v1/me/calendar-token')).json()).toEqual(FORBIDDEN_BODY);
+  });
+});
+
+describe('GET /api/v1/me/calendar-token', () => {
+  const status = (caller: Caller) => caller.request('GET', '/api/v1/me/calendar-token');
+  const none = { error: { code: 'NOT_FOUND', message: 'calendar token not found' } };
+
+  it('says whether the caller’s address works and since when, never the address', async () => {
+    const missing = await status(t.employee);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual(none);
+    const { token } = await feedUrl();
+    const first = await status(t.employee);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/) });
+    expect(first.body).not.toContain(token);
+    // Another person's address is theirs alone: the admin has none.
+    expect((await status(t.admin)).json()).toEqual(none);
+    const second = await feedUrl();
+    expect(Date.parse((await status(t.employee)).json().created_at)).toBeGreaterThanOrEqual(
+      Date.parse(first.json().created_at),
+    );
+    expect(second.token).not.toBe(token);
+    expect((await t.employee.request('DELETE', '/api/v1/me/calendar-token')).statusCode).toBe(204);
+    expect((await status(t.employee)).json()).toEqual(none);
+  });
+});
+
+describe('the feed address behind a public base URL', () => {
+  const behindProxy = useRouteTests({ publicBaseUrl: 'https://shifts.example.org/scheduler' });
+
+  it('is absolute, on the public address an employee’s calendar app can reach, and opens the feed there', async () => {
+    const response = await behindProxy.employee.request('POST', '/api/v1/me/calendar-token');
+    expect(response.statusCode).toBe(201);
+    const { token, url } = response.json();
+    expect(url).toBe(`https://shifts.example.org/scheduler/cal/${token}.ics`);
+    // The proxy strips its prefix: the app serves the feed at /cal/.
+    const feed = await behindProxy.ctx.request('GET', `/cal/${token}.ics`);
+    expect(feed.statusCode).toBe(200);
+    expect(feed.headers['content-type']).toBe('text/calendar; charset=utf-8');
   });
 });

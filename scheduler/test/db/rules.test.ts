@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
+import { asTenant } from '../../src/db/tenant-scope.ts';
 import { MAX_SHIFT_MINUTES } from '../../src/time/window.ts';
 import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { MAX_ENTRY_MINUTES } from '../../src/time-tracking/overtime.ts';
@@ -139,6 +140,9 @@ beforeEach(async () => {
     event: randomUUID(),
   };
   await run("INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (?, 'p', 'k')", w.tenant);
+  // The entries below are recorded on shifts of 2030, before they end: the tenant allows
+  // it (migration 0023), except where the rule that waits for the end is under test.
+  await run('INSERT INTO tenant_settings (tenant_id, time_entries_before_end) VALUES (?, true)', w.tenant);
   for (const user of [w.alice, w.bob]) {
     await run("INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, user);
   }
@@ -651,6 +655,102 @@ describe('the overtime ledger', () => {
   });
 });
 
+describe('a time entry before its shift ends (migration 0023)', () => {
+  const beforeEnd = (allowed: boolean) =>
+    run('UPDATE tenant_settings SET time_entries_before_end = ? WHERE tenant_id = ?', allowed, w.tenant);
+  const ended = { code: '23514', constraint: 'time_entries_shift_ended' };
+
+  it('refuses the first entry of a shift that ends after now(), whatever writes it, unless the tenant allows it', async () => {
+    await beforeEnd(false);
+    const future = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await assign(future, await slot(future, 2), w.alice);
+    expect(await refusal(timeEntry(seat, w.alice))).toEqual(ended);
+    // As the application's role, in the tenant's scope, too.
+    const asApp = asTenant(w.tenant, () =>
+      sql`INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+            worked_minutes, scheduled_minutes, overtime_minutes)
+          VALUES (${w.tenant}, ${randomUUID()}, ${seat}, ${w.alice}, '2030-01-01T10:00:00Z',
+            '2030-01-01T12:00:00Z', 120, 120, 0)`.execute(handle.db),
+    );
+    expect(await refusal(asApp)).toEqual(ended);
+    // A shift that has ended takes its entry.
+    const past = await shift('2020-01-01T10:00:00Z', '2020-01-01T12:00:00Z');
+    await timeEntry(await assign(past, await slot(past, 1), w.alice), w.alice);
+    await beforeEnd(true);
+    await timeEntry(seat, w.alice);
+  });
+
+  it('refuses it for a tenant without settings', async () => {
+    await run('DELETE FROM tenant_settings WHERE tenant_id = ?', w.tenant);
+    const future = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    expect(await refusal(timeEntry(await assign(future, await slot(future, 1), w.alice), w.alice))).toEqual(
+      ended,
+    );
+  });
+
+  it('lets an entry recorded early be corrected once the tenant no longer allows early ones', async () => {
+    const future = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await assign(future, await slot(future, 1), w.alice);
+    const id = await timeEntry(seat, w.alice);
+    await beforeEnd(false);
+    // The service's re-post: an insert that meets the entry and does nothing, then an update.
+    const again = await run(
+      `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+         worked_minutes, scheduled_minutes, overtime_minutes)
+       VALUES (?, ?, ?, ?, '2030-01-01T10:00:00Z', '2030-01-01T13:00:00Z', 180, 120, 60)
+       ON CONFLICT (tenant_id, shift_assignment_id) DO NOTHING`,
+      w.tenant,
+      randomUUID(),
+      seat,
+      w.alice,
+    );
+    expect(again.rows).toEqual([]);
+    await run(
+      `UPDATE time_entries SET ended_at = timestamptz '2030-01-01T13:00:00Z', worked_minutes = 180,
+         overtime_minutes = 60 WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+    const { rows } = await run(
+      'SELECT worked_minutes FROM time_entries WHERE tenant_id = ? AND id = ?',
+      w.tenant,
+      id,
+    );
+    expect(rows).toEqual([{ worked_minutes: 180 }]);
+  });
+});
+
+describe('a user’s language (migration 0023)', () => {
+  const setLocale = (locale: string | null) =>
+    run('UPDATE users SET locale = ? WHERE tenant_id = ? AND id = ?', locale, w.tenant, w.alice);
+
+  it('holds a BCP 47 shape of 2 to 35 characters, or null', async () => {
+    for (const locale of ['de', 'de-DE', 'pt-BR', 'en-US-u-ca-buddhist', 'x'.repeat(2), null])
+      await setLocale(locale);
+    const shape = { code: '23514', constraint: 'users_locale_shape' };
+    for (const locale of [
+      'd',
+      'en_US',
+      'de-',
+      '-de',
+      'de DE',
+      '1a-DE',
+      `de-${'abcdefgh-'.repeat(4)}`,
+      'de-abcdefghi',
+      '',
+    ]) {
+      expect(await refusal(setLocale(locale)), locale).toEqual(shape);
+    }
+    // As the application's role, in the tenant's scope, too.
+    const asApp = asTenant(w.tenant, () =>
+      sql`UPDATE users SET locale = 'en_US' WHERE tenant_id = ${w.tenant} AND id = ${w.alice}`.execute(
+        handle.db,
+      ),
+    );
+    expect(await refusal(asApp)).toEqual(shape);
+  });
+});
+
 describe('push subscriptions', () => {
   it('keeps at most 10 per user, the newest, whatever writes them', async () => {
     for (let i = 0; i < 12; i++) {
@@ -672,6 +772,37 @@ describe('push subscriptions', () => {
     expect((rows as { endpoint: string }[]).map((r) => r.endpoint)).toEqual(
       Array.from({ length: 10 }, (_, i) => `https://push.example/${i + 2}`),
     );
+  });
+});
+
+describe('a browser’s label and User-Agent (migration 0023)', () => {
+  it('keeps each one line, the label 1 to 100 characters and the User-Agent at most 512, or null', async () => {
+    const id = randomUUID();
+    await run(
+      `INSERT INTO push_subscriptions (tenant_id, id, user_id, endpoint, p256dh, auth, label, user_agent)
+       VALUES (?, ?, ?, 'https://push.example/label', 'k', 'a', 'Work phone', 'Mozilla/5.0')`,
+      w.tenant,
+      id,
+      w.alice,
+    );
+    const set = (column: 'label' | 'user_agent', value: string | null) =>
+      run(`UPDATE push_subscriptions SET ${column} = ? WHERE tenant_id = ? AND id = ?`, value, w.tenant, id);
+    await set('label', null);
+    await set('user_agent', null);
+    await set('label', 'x'.repeat(100));
+    await set('user_agent', 'x'.repeat(512));
+    for (const label of ['', 'x'.repeat(101), 'Work\nphone', 'Tab\there']) {
+      expect(await refusal(set('label', label)), label).toEqual({
+        code: '23514',
+        constraint: 'push_subscriptions_label_shape',
+      });
+    }
+    for (const agent of ['', 'x'.repeat(513), 'Mozilla\r\nX-Injected: 1']) {
+      expect(await refusal(set('user_agent', agent)), agent).toEqual({
+        code: '23514',
+        constraint: 'push_subscriptions_user_agent_shape',
+      });
+    }
   });
 });
 

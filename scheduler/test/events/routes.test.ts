@@ -405,8 +405,13 @@ describe('GET /api/v1/events?from=&to=', () => {
       'to: must be after from',
     ],
     ['to before from', 'from=2030-07-01T00:00:00Z&to=2030-06-01T00:00:00Z', 'to: must be after from'],
-    ['a malformed time', 'to=2030-13-01T00:00:00Z', 'to: must match format "date-time"'],
-    ['an offset of +16:00', 'from=2030-07-01T00:00:00%2B16:00', 'from: must match format "date-time"'],
+    ['a malformed time', 'to=2030-13-01T00:00:00Z', 'to: must match format "date-time" or "date"'],
+    ['a month 13', 'to=2030-13-01', 'to: must match format "date-time" or "date"'],
+    [
+      'an offset of +16:00',
+      'from=2030-07-01T00:00:00%2B16:00',
+      'from: must match format "date-time" or "date"',
+    ],
     ['an unknown parameter', 'status=draft', 'status: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.admin.request('GET', `/api/v1/events?${query}`);

@@ -104,6 +104,7 @@ describe('access matrix over every /api/v1 route', () => {
       'GET /api/v1/time-tracking/payouts/:user_id',
       'GET /api/v1/time-tracking/ledger/:user_id',
       'GET /api/v1/me',
+      'PATCH /api/v1/me',
       'POST /api/v1/users',
       'PATCH /api/v1/users/:id',
       'GET /api/v1/push-subscriptions',

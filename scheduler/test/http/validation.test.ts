@@ -83,6 +83,36 @@ describe('describeValidationError', () => {
     ).toBe('id: too long');
   });
 
+  it('names every format a field of either takes (a time filter: an instant or a date)', () => {
+    const error = failure(null);
+    error.validation = [
+      {
+        instancePath: '/from',
+        keyword: 'format',
+        message: 'must match format "date-time"',
+        params: { format: 'date-time' },
+      },
+      {
+        instancePath: '/from',
+        keyword: 'format',
+        message: 'must match format "date"',
+        params: { format: 'date' },
+      },
+      { instancePath: '/from', keyword: 'anyOf', message: 'must match a schema in anyOf', params: {} },
+    ] as NonNullable<FastifyError['validation']>;
+    expect(describeValidationError(error)).toBe('from: must match format "date-time" or "date"');
+    expect(
+      describeValidationError(
+        failure({
+          instancePath: '/at',
+          keyword: 'format',
+          message: 'must match format "date-time"',
+          params: { format: 'date-time' },
+        }),
+      ),
+    ).toBe('at: must match format "date-time"');
+  });
+
   it('falls back to "is invalid" without a message, and to the body without any issue', () => {
     expect(describeValidationError(failure({ instancePath: '/when', keyword: 'format' }))).toBe(
       'when: is invalid',
@@ -93,14 +123,70 @@ describe('describeValidationError', () => {
 });
 
 interface SchemaNode {
-  properties?: Record<string, { format?: string }>;
+  properties?: Record<string, { format?: string; anyOf?: { format?: string }[] }>;
 }
 
-/** The names of a schema's top-level `date-time` properties. */
+/** The fields that take an instant: `date-time` alone, or either branch of a time filter's instant or date. */
 const instantFields = (schema: unknown): string[] =>
   Object.entries((schema as SchemaNode | undefined)?.properties ?? {})
-    .filter(([, node]) => node.format === 'date-time')
+    .filter(([, node]) => [node, ...(node.anyOf ?? [])].some((branch) => branch.format === 'date-time'))
     .map(([name]) => name);
+
+/**
+ * Every time filter (`from`, `to` of every list) also takes a calendar date, the start of
+ * that day in the tenant's time zone: each refuses a day that does not exist (422 naming
+ * it, before anything is read), and reads a date as an instant (two equal days are an
+ * empty window, 422 naming `to`; the next day answers).
+ */
+describe('calendar dates in every time filter', () => {
+  const t = useRouteTests();
+  const timeFilters = () =>
+    t.ctx.routes.filter((route) => {
+      const fields = instantFields(route.schema.querystring);
+      return fields.includes('from') && fields.includes('to');
+    });
+
+  it('refuses a date that does not exist, and one not after from, in every list', async () => {
+    await setTimeTracking(t.admin, true);
+    const routes = timeFilters();
+    expect(routes.map((route) => `${route.method} ${route.url}`).sort()).toEqual([
+      'GET /api/v1/audit-log',
+      'GET /api/v1/events',
+      'GET /api/v1/events/:event_id/shifts',
+      'GET /api/v1/me/assignments',
+      'GET /api/v1/shifts',
+      'GET /api/v1/time-off',
+      'GET /api/v1/time-tracking/entries',
+      'GET /api/v1/time-tracking/export.csv',
+    ]);
+    const eventId = (
+      await t.admin.request('POST', '/api/v1/events', {
+        name: 'Festival',
+        starts_at: '2030-07-01T00:00:00Z',
+        ends_at: '2030-07-08T00:00:00Z',
+      })
+    ).json().id;
+    for (const route of routes) {
+      const path = route.url.replace(/:[a-z_]+/g, eventId);
+      for (const [query, message] of [
+        ['from=2026-02-30&to=2026-03-01', 'from: must match format "date-time" or "date"'],
+        ['from=2026-02-01&to=2026-13-01', 'to: must match format "date-time" or "date"'],
+        ['from=2026-12-01&to=2026-12-01', 'to: must be after from'],
+        ['from=2026-12-01T00:00:00Z&to=2026-12-01', 'to: must be after from'],
+      ]) {
+        const response = await t.admin.request(route.method, `${path}?${query}`);
+        expect(response.statusCode, `${path}?${query}: ${response.body}`).toBe(422);
+        expect(response.json(), `${path}?${query}`).toEqual({
+          error: { code: 'VALIDATION_FAILED', message },
+        });
+      }
+      for (const query of ['from=2026-12-01&to=2026-12-02', 'from=2026-11-30T12:00:00Z&to=2026-12-02']) {
+        const response = await t.admin.request(route.method, `${path}?${query}`);
+        expect(response.statusCode, `${path}?${query}: ${response.body}`).toBe(200);
+      }
+    }
+  });
+});
 
 /**
  * Every instant any route takes, in a query string or a body, gets the one reading of
@@ -109,7 +195,7 @@ const instantFields = (schema: unknown): string[] =>
  */
 describe('instants with offsets past ±15:59, on every route that takes one', () => {
   const t = useRouteTests();
-  const format = /^[a-z_]+: must match format "date-time"$/;
+  const format = /^[a-z_]+: must match format "date-time"( or "date")?$/;
 
   it.each(['%2B16:00', '-16:00', '%2B23:59'])('refuses %s in every time query parameter', async (offset) => {
     await setTimeTracking(t.admin, true);

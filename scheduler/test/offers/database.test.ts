@@ -98,7 +98,11 @@ describe('moving a seat (UPDATE of user_id)', () => {
   it('is refused once time was recorded on the seat', async () => {
     const s = await scene();
     const bob = await s.person();
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+    // A seat on offer lies ahead: its time is recorded before the shift ends.
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: true,
+      time_entries_before_end: true,
+    });
     await created(t.admin, '/api/v1/time-tracking/entries', {
       shift_assignment_id: s.seat,
       started_at: '2030-07-02T10:00:00Z',

@@ -162,7 +162,11 @@ describe('POST /api/v1/assignments/{id}/offer', () => {
 
   it('refuses a seat with recorded time: 409 INVALID_STATE', async () => {
     const w = await world();
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', { time_tracking_enabled: true });
+    // A seat on offer lies ahead: its time is recorded before the shift ends.
+    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: true,
+      time_entries_before_end: true,
+    });
     await created(t.admin, '/api/v1/time-tracking/entries', {
       shift_assignment_id: w.seat,
       started_at: '2030-07-02T10:00:00Z',
@@ -503,7 +507,7 @@ describe('with offers_need_approval on', () => {
 
   it('maps time recorded meanwhile to INVALID_STATE at approval', async () => {
     const { w, id } = await accepted();
-    const on = { time_tracking_enabled: true, offers_need_approval: true };
+    const on = { time_tracking_enabled: true, offers_need_approval: true, time_entries_before_end: true };
     expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', on)).statusCode).toBe(200);
     await created(t.admin, '/api/v1/time-tracking/entries', {
       shift_assignment_id: w.seat,

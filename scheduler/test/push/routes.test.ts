@@ -53,6 +53,86 @@ const browsersOf = async (caller: Caller) =>
       .execute()
   ).map((row) => row.id);
 
+describe('telling browsers apart: label and user_agent', () => {
+  const register = (caller: Caller, body: unknown, userAgent?: string) =>
+    ctx.request('POST', '/api/v1/push-subscriptions', {
+      token: caller.token,
+      body,
+      headers: userAgent === undefined ? {} : { 'user-agent': userAgent },
+    });
+  const firefox = 'Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0';
+  const safari =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+  const mine = async () => (await employee.request('GET', '/api/v1/push-subscriptions')).json();
+
+  it('keeps the name given at registration and the browser’s User-Agent; a re-registration refreshes them', async () => {
+    const phone = push.subscribe();
+    const laptop = push.subscribe();
+    const named = await register(employee, { ...phone.body, label: '  Work phone ' }, firefox);
+    expect(named.statusCode, named.body).toBe(201);
+    expect(named.json()).toMatchObject({ label: 'Work phone', user_agent: firefox });
+    expect((await register(employee, laptop.body, safari)).json()).toMatchObject({
+      label: null,
+      user_agent: safari,
+    });
+    const listed = await mine();
+    expect(listed.map((s: { label: string | null; user_agent: string }) => [s.label, s.user_agent])).toEqual([
+      [null, safari],
+      ['Work phone', firefox],
+    ]);
+    expect(listed[1].created_at).toBe(named.json().created_at);
+    // Again without a label: the name stays, the User-Agent is the one it sends now.
+    const again = await register(employee, phone.body, `${firefox} Updated`);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({
+      id: named.json().id,
+      label: 'Work phone',
+      user_agent: `${firefox} Updated`,
+    });
+    // A new name replaces it; null clears it.
+    expect((await register(employee, { ...phone.body, label: 'Old phone' }, firefox)).json().label).toBe(
+      'Old phone',
+    );
+    expect((await register(employee, { ...phone.body, label: null }, firefox)).json().label).toBeNull();
+    // A browser moving to someone else (signed in as them) leaves its name behind.
+    await register(employee, { ...laptop.body, label: 'Anna’s laptop' }, safari);
+    const moved = await register(admin, laptop.body, safari);
+    expect(moved.json()).toMatchObject({ user_id: admin.userId, label: null });
+  });
+
+  it('keeps a User-Agent one line and at most 512 characters, and none as null', async () => {
+    const tabbed = await register(employee, push.subscribe().body, 'Mozilla/5.0\t(X11)  ');
+    expect(tabbed.json().user_agent).toBe('Mozilla/5.0 (X11)');
+    const long = await register(employee, push.subscribe().body, `Mozilla/5.0 ${'x'.repeat(600)}`);
+    expect(long.json().user_agent).toBe(`Mozilla/5.0 ${'x'.repeat(500)}`);
+    const none = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/push-subscriptions',
+      headers: {
+        authorization: `Bearer ${employee.token}`,
+        'content-type': 'application/json',
+        'user-agent': '',
+      },
+      payload: JSON.stringify(push.subscribe().body),
+    });
+    expect(none.statusCode, none.body).toBe(201);
+    expect(none.json().user_agent).toBeNull();
+  });
+
+  it.each([
+    ['blank', ' ', 'label: must not be blank'],
+    ['empty', '', 'label: must NOT have fewer than 1 characters'],
+    ['101 characters', 'x'.repeat(101), 'label: must NOT have more than 100 characters'],
+    ['a line break', 'Work\nphone', 'label: must be one line of text, without control characters'],
+    ['a number', 7, 'label: must be string,null'],
+  ])('refuses a label that is %s with 422, storing nothing', async (_label, label, message) => {
+    const response = await register(employee, { ...push.subscribe().body, label }, firefox);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect(await browsersOf(employee)).toEqual([]);
+  });
+});
+
 describe('GET /api/v1/push-subscriptions', () => {
   it('lists the caller’s own browsers, the one registered last first, never the keys; each removable', async () => {
     const older = push.subscribe();
@@ -69,6 +149,9 @@ describe('GET /api/v1/push-subscriptions', () => {
       tenant_id: employee.tenantId,
       user_id: employee.userId,
       endpoint: older.body.endpoint,
+      label: null,
+      // light-my-request's own User-Agent, as the test's requests send it.
+      user_agent: 'lightMyRequest',
       created_at: first.created_at,
       updated_at: first.updated_at,
     });
@@ -107,6 +190,8 @@ describe('push subscriptions', () => {
       tenant_id: employee.tenantId,
       user_id: employee.userId,
       endpoint: subscription.body.endpoint,
+      label: null,
+      user_agent: 'lightMyRequest',
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -678,12 +678,22 @@ describe('the time filter on GET /api/v1/shifts and GET /api/v1/events/{id}/shif
       'to: must be after from',
     ],
     ['to before from', 'from=2030-07-02T10:00:00Z&to=2030-07-01T10:00:00Z', 'to: must be after from'],
-    ['a date without a time', 'from=2030-07-02', 'from: must match format "date-time"'],
-    ['an offset of -23:59', 'from=2030-07-02T10:00:00-23:59', 'from: must match format "date-time"'],
+    ['an impossible date', 'from=2030-02-30', 'from: must match format "date-time" or "date"'],
+    [
+      'a date and a time without an offset',
+      'from=2030-07-02T10:00',
+      'from: must match format "date-time" or "date"',
+    ],
+    ['to a day not after from', 'from=2030-07-02&to=2030-07-01', 'to: must be after from'],
+    [
+      'an offset of -23:59',
+      'from=2030-07-02T10:00:00-23:59',
+      'from: must match format "date-time" or "date"',
+    ],
     [
       'an offset whose + was not encoded',
       'to=2030-07-02T10:00:00+02:00',
-      'to: must match format "date-time"',
+      'to: must match format "date-time" or "date"',
     ],
   ])('refuses %s with 422 on both lists', async (_label, query, message) => {
     const eventId = await newEvent(t.admin);

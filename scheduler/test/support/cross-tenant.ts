@@ -125,11 +125,13 @@ export async function anotherTenantGetsNothing(t: RouteTestState): Promise<World
     })
   ).id;
   const assignment = (await created(worker, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
-  // Time tracking on in both tenants, so its 404s come from the data, not the gate.
+  // Time tracking on in both tenants, so its 404s come from the data, not the gate; time
+  // is recorded below on a shift of 2030, before it ends.
   for (const admin of [t.admin, t.otherAdmin]) {
     await admin.request('PATCH', '/api/v1/tenant/settings', {
       time_tracking_enabled: true,
       notify_on_assignment: true,
+      time_entries_before_end: true,
     });
   }
   // The worker is told of a change to their shift: a notification only they own.

@@ -104,6 +104,27 @@ const instants = fc.oneof(
   ),
 );
 
+/**
+ * Calendar dates, as a time filter takes them: days at both ends of the calendar (which
+ * begin outside the years 1 to 9999 in a zone far from UTC), and days that do not exist.
+ */
+const dates = fc.oneof(
+  fc
+    .date({
+      min: new Date('2020-01-01T00:00:00Z'),
+      max: new Date('2032-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    })
+    .map((d) => d.toISOString().slice(0, 10)),
+  fc.constantFrom('0001-01-01', '9999-12-31', '0000-01-01', '2026-02-30', '2026-13-01', '2028-02-29'),
+);
+
+/** A time filter's end: an instant, or a calendar date. */
+const takesTime = (node: SchemaNode): boolean =>
+  [node, ...(node.anyOf ?? [])].some((branch) => branch.format === 'date-time');
+const takesDate = (node: SchemaNode): boolean =>
+  (node.anyOf ?? []).some((branch) => branch.format === 'date');
+
 /** A value the schema accepts (mostly): within its bounds, enums and patterns it can tell. */
 function valid(node: SchemaNode, ids: readonly string[], depth: number): fc.Arbitrary<unknown> {
   if (node.const !== undefined) return fc.constant(node.const);
@@ -143,6 +164,7 @@ function validOfType(node: SchemaNode, ids: readonly string[], depth: number): f
       return fc.boolean();
     case 'string':
       if (node.format === 'date-time') return instants;
+      if (node.format === 'date') return dates;
       if (node.pattern === '^[0-9a-f]{32}$') return fc.constantFrom(...ids);
       if (node.pattern?.includes('[01][0-9]|2[0-3]')) {
         return fc
@@ -198,12 +220,16 @@ export function queryFor(schema: unknown, ids: readonly string[]): fc.Arbitrary<
               fc.constantFrom(...properties),
               fc.oneof(fc.constantFrom(...ids), hostileText, fc.string({ maxLength: 20 })),
               instants,
-              fc.boolean(),
+              dates,
+              fc.nat(3),
             )
-            .map(([[key, node], random, instant, timeDrawn]) => {
+            .map(([[key, node], random, instant, date, draw]) => {
               if (node.enum) return [key, String(node.enum[0])] as const;
-              // A time parameter gets a time (offsets the database cannot read included) as often as not.
-              if (node.format === 'date-time' && timeDrawn) return [key, instant] as const;
+              // A time parameter gets a time (offsets the database cannot read included) as
+              // often as not; one that also takes a date, a date (days that do not exist
+              // included) a quarter of the time.
+              if (takesDate(node) && draw === 0) return [key, date] as const;
+              if (takesTime(node) && draw < 2) return [key, instant] as const;
               return [key, String(random)] as const;
             }),
         ]

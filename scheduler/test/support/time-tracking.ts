@@ -4,11 +4,23 @@ import type { Db } from '../../src/db/database.ts';
 import { type Caller, uniqueName } from './context.ts';
 import { created, newEvent, newRole, newShift, qualify } from './scheduling.ts';
 
-/** Switches time tracking on (or off) for the admin's tenant; the time zone goes with it. */
-export async function setTimeTracking(admin: Caller, enabled: boolean, timezone = 'UTC'): Promise<void> {
+/**
+ * Switches time tracking on (or off) for the admin's tenant; the time zone goes with it.
+ * Time may be recorded before a shift ends (`time_entries_before_end`) unless told
+ * otherwise: the shifts these tests record lie in 2030, and what they check is the
+ * recording itself. The rule that waits for the end has tests of its own
+ * (time-tracking/routes, db/rules), with `beforeEnd` false.
+ */
+export async function setTimeTracking(
+  admin: Caller,
+  enabled: boolean,
+  timezone = 'UTC',
+  beforeEnd = true,
+): Promise<void> {
   const response = await admin.request('PATCH', '/api/v1/tenant/settings', {
     time_tracking_enabled: enabled,
     timezone,
+    time_entries_before_end: beforeEnd,
   });
   expect(response.statusCode, response.body).toBe(200);
 }

@@ -22,6 +22,7 @@ describe('GET /api/v1/tenant/settings', () => {
       offers_need_approval: false,
       time_off_needs_approval: true,
       shift_colleagues_visible: false,
+      time_entries_before_end: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

@@ -237,6 +237,31 @@ describe('GET /time-tracking/export.csv', () => {
     expect(records(theirs.body)).toEqual([ENTRY_HEADER.map((c) => c.replace('Europe/Berlin', 'UTC'))]);
   });
 
+  it('takes the period as calendar dates in the tenant’s time zone, either end or both', async () => {
+    const w = await world();
+    const ids = (response: { body: string }) =>
+      records(response.body)
+        .slice(1)
+        .map((row) => row.at(-1));
+    // 2 July in Berlin is 1 July 22:00 to 2 July 22:00 in UTC.
+    const day = await exportOf(t.admin, 'from=2030-07-02&to=2030-07-03');
+    expect(day.statusCode, day.body).toBe(200);
+    expect(day.headers['content-disposition']).toBe(
+      'attachment; filename="time-entries_2030-07-02_2030-07-02.csv"',
+    );
+    expect(ids(day)).toEqual([w.adaEntry.id]);
+    const mixed = await exportOf(t.admin, 'from=2030-07-02T14:40:00Z&to=2030-07-04');
+    expect(mixed.headers['content-disposition']).toBe(
+      'attachment; filename="time-entries_2030-07-02_2030-07-03.csv"',
+    );
+    expect(ids(mixed)).toEqual([w.zoeEntry.id]);
+    // A year of days is 366 days of 24 hours when the clocks have changed back and forth.
+    expect((await exportOf(t.admin, 'from=2028-01-01&to=2029-01-01')).statusCode).toBe(200);
+    expect((await exportOf(t.admin, 'from=2028-01-01&to=2029-01-02')).json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'to: an export covers at most 366 days' },
+    });
+  });
+
   it('refuses (422) a missing, empty, reversed or over-long period', async () => {
     await setTimeTracking(t.admin, true);
     for (const [query, message] of [
@@ -247,7 +272,9 @@ describe('GET /time-tracking/export.csv', () => {
       ['from=2030-01-01T00:00:00Z&to=2031-01-02T00:00:01Z', 'to: an export covers at most 366 days'],
       // One microsecond too long: the length is judged to the digit the database keeps.
       ['from=2030-01-01T00:00:00Z&to=2031-01-02T00:00:00.000001Z', 'to: an export covers at most 366 days'],
-      ['from=2030-07-01&to=2030-08-01', 'from: must match format "date-time"'],
+      ['from=2030-07-01&to=2030-02-30', 'to: must match format "date-time" or "date"'],
+      ['from=2030-07-01&to=2030-07-01', 'to: must be after from'],
+      ['from=2030-07-01T00:00:00Z&to=2030-07-01', 'to: must be after from'],
       ['from=2030-07-01T00:00:00Z&to=2030-08-01T00:00:00Z&user_id=x', 'user_id: is not an allowed field'],
     ]) {
       const response = await exportOf(t.admin, query);

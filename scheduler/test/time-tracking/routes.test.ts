@@ -9,8 +9,11 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  * Time tracking: entries, overtime, payouts and the ledger, through the API, with the
  * books checked after every test (each stored balance equals its ledger's sum).
  */
-const t = useRouteTests();
+/** The API's clock: the real one, unless a test sets it elsewhere (the database's stays real). */
+let apiNow: Date | null = null;
+const t = useRouteTests({ clock: { now: () => apiNow ?? new Date() } });
 afterEach(async () => {
+  apiNow = null;
   expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });
 
@@ -35,6 +38,97 @@ async function world() {
     ).map((row) => [row.kind, row.delta_minutes]);
   return { assignment, record, balance, ledger };
 }
+
+describe('POST /time-tracking/entries before the shift ends', () => {
+  const notEnded = {
+    error: { code: 'SHIFT_NOT_ENDED', message: 'the shift has not ended; time is recorded once it has' },
+  };
+  const record = (assignment: string, ended_at = at('14:00')) =>
+    t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: assignment,
+      started_at: at('10:00'),
+      ended_at,
+    });
+  const entries = async () => (await t.admin.request('GET', '/api/v1/time-tracking/entries')).json();
+
+  it('refuses (409 SHIFT_NOT_ENDED) a shift that has not ended, storing nothing, while the tenant does not allow it', async () => {
+    await setTimeTracking(t.admin, true, 'UTC', false);
+    const upcoming = await assignedShift(t.admin, t.employee);
+    const response = await record(upcoming);
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(notEnded);
+    expect(await entries()).toEqual([]);
+    // A shift that has started but not ended is refused too.
+    const now = Date.now();
+    const running = await assignedShift(t.admin, t.employee, {
+      starts_at: new Date(now - 3_600_000).toISOString(),
+      ends_at: new Date(now + 3_600_000).toISOString(),
+    });
+    const early = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: running,
+      started_at: new Date(now - 3_600_000).toISOString(),
+      ended_at: new Date(now).toISOString(),
+    });
+    expect(early.json()).toEqual(notEnded);
+    // One that has ended is recorded.
+    const past = await assignedShift(t.admin, t.employee, {
+      starts_at: '2020-07-02T10:00:00Z',
+      ends_at: '2020-07-02T14:00:00Z',
+    });
+    const recorded = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: past,
+      started_at: '2020-07-02T10:00:00Z',
+      ended_at: '2020-07-02T14:30:00Z',
+    });
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    expect(recorded.json().overtime_minutes).toBe(30);
+  });
+
+  it('records it when the tenant allows it, and corrects it once the setting is off again', async () => {
+    await setTimeTracking(t.admin, true, 'UTC', true);
+    const upcoming = await assignedShift(t.admin, t.employee);
+    const first = await record(upcoming);
+    expect(first.statusCode, first.body).toBe(201);
+    await setTimeTracking(t.admin, true, 'UTC', false);
+    // An admin's correction of a recorded seat is always taken; a re-post changes nothing.
+    const corrected = await record(upcoming, at('14:45'));
+    expect(corrected.statusCode, corrected.body).toBe(200);
+    expect(corrected.json()).toMatchObject({
+      id: first.json().id,
+      worked_minutes: 285,
+      overtime_minutes: 45,
+    });
+    expect((await record(upcoming, at('14:45'))).statusCode).toBe(200);
+    // Another seat on an upcoming shift is still refused.
+    expect((await record(await assignedShift(t.admin, t.admin))).json()).toEqual(notEnded);
+  });
+
+  it('answers SHIFT_NOT_ENDED when only the database’s clock says the shift has not ended', async () => {
+    await setTimeTracking(t.admin, true, 'UTC', false);
+    const upcoming = await assignedShift(t.admin, t.employee);
+    // The API's clock runs ahead: it believes the shift of 2030 is over; the database's now() does not.
+    apiNow = new Date('2031-01-01T00:00:00Z');
+    const response = await t.admin.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: upcoming,
+      started_at: at('10:00'),
+      ended_at: at('14:00'),
+    });
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toEqual(notEnded);
+  });
+
+  it('refuses employees (403), before anything is read', async () => {
+    await setTimeTracking(t.admin, true, 'UTC', false);
+    const upcoming = await assignedShift(t.admin, t.employee);
+    const response = await t.employee.request('POST', '/api/v1/time-tracking/entries', {
+      shift_assignment_id: upcoming,
+      started_at: at('10:00'),
+      ended_at: at('14:00'),
+    });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual(FORBIDDEN_BODY);
+  });
+});
 
 describe('POST /time-tracking/entries', () => {
   it('refuses (422) an entry on a shift too long to schedule, one that outlived the rule, instead of overflowing', async () => {

@@ -305,6 +305,7 @@ describe('GET /api/v1/me', () => {
       active: true,
       created_at: expect.stringMatching(/Z$/),
       qualifications: [medic],
+      locale: null,
     });
   });
 
@@ -331,6 +332,65 @@ describe('GET /api/v1/me', () => {
     const response = await customer.request('GET', '/api/v1/me');
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(FORBIDDEN_BODY);
+  });
+});
+
+describe('PATCH /api/v1/me', () => {
+  const setLocale = (caller: Caller, locale: unknown) => caller.request('PATCH', '/api/v1/me', { locale });
+  const localeOf = async (caller: Caller) => (await caller.request('GET', '/api/v1/me')).json().locale;
+
+  it('sets the caller’s language in canonical form, and clears it with null', async () => {
+    const response = await setLocale(employee, 'de-de');
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({
+      id: employee.userId,
+      tenant_id: admin.tenantId,
+      role: 'employee',
+      display_name: 'Eve Employee',
+      email: null,
+      active: true,
+      created_at: expect.stringMatching(/Z$/),
+      qualifications: [],
+      locale: 'de-DE',
+    });
+    expect(await localeOf(employee)).toBe('de-DE');
+    // Only the caller's own: the admin's and a colleague's stay as they were.
+    expect(await localeOf(admin)).toBeNull();
+    expect(await localeOf(otherEmployee)).toBeNull();
+    expect((await setLocale(admin, 'pt-BR')).json().locale).toBe('pt-BR');
+    expect((await setLocale(employee, null)).json().locale).toBeNull();
+    expect(await localeOf(employee)).toBeNull();
+    expect(await localeOf(admin)).toBe('pt-BR');
+  });
+
+  it.each([
+    ['an underscore', 'en_US', 'locale: "en_US" is not a BCP 47 language tag'],
+    ['a grandfathered tag', 'i-klingon', 'locale: "i-klingon" is not a BCP 47 language tag'],
+    ['a subtag of 9 characters', 'de-abcdefghi', 'locale: "de-abcdefghi" is not a BCP 47 language tag'],
+    ['a language nobody knows', 'zz-ZZ', 'locale: no language is known for "zz-ZZ"; use a tag such as de-DE'],
+    ['one letter', 'd', 'locale: must NOT have fewer than 2 characters'],
+    ['36 characters', `de-DE-${'x'.repeat(30)}`, 'locale: must NOT have more than 35 characters'],
+    ['a number', 42, 'locale: must be string,null'],
+  ])('refuses %s with 422 and changes nothing', async (_label, locale, message) => {
+    await setLocale(employee, 'fr');
+    const response = await setLocale(employee, locale);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    expect(await localeOf(employee)).toBe('fr');
+  });
+
+  it('refuses an empty body, another field, and a customer', async () => {
+    const empty = await employee.request('PATCH', '/api/v1/me', {});
+    expect(empty.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'body: must NOT have fewer than 1 properties' },
+    });
+    const other = await employee.request('PATCH', '/api/v1/me', { display_name: 'Me' });
+    expect(other.json()).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'display_name: is not an allowed field' },
+    });
+    const refused = await customer.request('PATCH', '/api/v1/me', { locale: 'de' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual(FORBIDDEN_BODY);
   });
 });
 

@@ -21,6 +21,7 @@ import * as jobWakeups from './0019_job_wakeups.ts';
 import * as timeOffBounds from './0020_time_off_bounds.ts';
 import * as offersOutliveSeats from './0021_offers_outlive_seats.ts';
 import * as webhookBatches from './0022_webhook_batches.ts';
+import * as staffApp from './0023_staff_app.ts';
 import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0020_time_off_bounds': timeOffBounds,
   '0021_offers_outlive_seats': offersOutliveSeats,
   '0022_webhook_batches': webhookBatches,
+  '0023_staff_app': staffApp,
   '0024_shift_colleagues_setting': shiftColleaguesSetting,
 };
