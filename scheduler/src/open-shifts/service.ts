@@ -1,7 +1,8 @@
 import { Temporal } from 'temporal-polyfill';
 import type { Identity } from '../auth/identity.ts';
 import type { Deps } from '../deps.ts';
-import { checkFilterWindow, storedInstant } from '../time/window.ts';
+import { filterWindow } from '../tenants/service.ts';
+import { storedInstant } from '../time/window.ts';
 import { listOpenShifts } from './repository.ts';
 import { OPEN_SHIFTS_DEFAULT_LIMIT, type OpenShift, type OpenShiftsQuery } from './schemas.ts';
 
@@ -15,19 +16,20 @@ export async function getOpenShifts(
   caller: Identity,
   query: OpenShiftsQuery,
 ): Promise<OpenShift[]> {
-  checkFilterWindow(query.from, query.to);
+  // Dates are days of the tenant's zone, as everywhere a window is filtered.
+  const window = await filterWindow(deps, caller, query);
   const now = deps.clock.now();
   const nowText = now.toISOString();
   const from =
-    query.from !== undefined &&
-    Temporal.Instant.compare(storedInstant(query.from), Temporal.Instant.from(nowText)) > 0
-      ? query.from
+    window.from !== undefined &&
+    Temporal.Instant.compare(storedInstant(window.from), Temporal.Instant.from(nowText)) > 0
+      ? window.from
       : nowText;
   return listOpenShifts(deps.db, {
     tenantId: caller.tenantId,
     userId: caller.userId,
     now,
-    window: { from, to: query.to },
+    window: { from, to: window.to },
     limit: query.limit === undefined ? OPEN_SHIFTS_DEFAULT_LIMIT : Number(query.limit),
   });
 }

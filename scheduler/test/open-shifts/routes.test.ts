@@ -307,6 +307,10 @@ describe('GET /api/v1/me/open-shifts', () => {
     expect(await names('?from=2030-06-01T00:00:00Z&limit=2')).toEqual(['Started', 'Mixed']);
     expect(await names('?limit=1')).toEqual(['Started']);
     expect(await names('?limit=100')).toHaveLength(4);
+    // A date is that day's start in the tenant's zone (UTC here), as in every window.
+    expect(await names('?from=2030-07-03&to=2030-07-05')).toEqual(
+      await names('?from=2030-07-03T00:00:00Z&to=2030-07-05T00:00:00Z'),
+    );
     // The clock moves: what started is over, what was later is under way.
     now = new Date('2030-07-03T12:00:00Z');
     expect(await names('')).toEqual(['Mixed', 'Touching', 'Pending time off']);
@@ -318,7 +322,7 @@ describe('GET /api/v1/me/open-shifts', () => {
       'from=2030-07-02T10:00:00Z&to=2030-07-02T12:00:00%2B02:00',
       'to: must be after from',
     ],
-    ['a date without a time', 'from=2030-07-02', 'from: must match format "date-time"'],
+    ['an impossible date', 'from=2030-02-30', 'from: must match format "date-time" or "date"'],
     ['a limit of 0', 'limit=0', 'limit: must match pattern "^([1-9][0-9]?|100)$"'],
     ['a limit above 100', 'limit=101', 'limit: must match pattern "^([1-9][0-9]?|100)$"'],
     ['a limit that is no number', 'limit=ten', 'limit: must match pattern "^([1-9][0-9]?|100)$"'],
