@@ -207,8 +207,11 @@ export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
     .innerJoin('roles as r', (join) =>
       join.onRef('r.tenant_id', '=', 'sl.tenant_id').onRef('r.id', '=', 'sl.role_id'),
     )
+    // The shift's place, else its event's (as GET /me/open-shifts and the calendar feed).
     .leftJoin('locations as l', (join) =>
-      join.onRef('l.tenant_id', '=', 's.tenant_id').onRef('l.id', '=', 's.location_id'),
+      join
+        .onRef('l.tenant_id', '=', 's.tenant_id')
+        .on((eb) => eb('l.id', '=', eb.fn.coalesce('s.location_id', 'e.location_id'))),
     )
     .select([
       'a.id',
@@ -252,22 +255,7 @@ export function selectUserAssignments(db: Db, filter: UserAssignmentFilter) {
 }
 
 /**
- * The one line a person reads to find a place: street, then postal code and city, then
- * country, the parts present joined by commas; null when the location has none.
- */
-export function addressLine(parts: {
-  street: string | null;
-  city: string | null;
-  postal_code: string | null;
-  country: string | null;
-}): string | null {
-  const town = [parts.postal_code, parts.city].filter((part) => part !== null && part !== '').join(' ');
-  const line = [parts.street, town, parts.country].filter((part) => part !== null && part !== '').join(', ');
-  return line === '' ? null : line;
-}
-
-/**
- * The user's assignments with shift, event, the slot's role and the shift's location, in
+ * The user's assignments with shift, event, the slot's role and the shift's place, in
  * the order of selectUserAssignments: one statement, whatever the number of assignments.
  */
 export async function listUserAssignments(db: Db, filter: UserAssignmentFilter): Promise<MyAssignment[]> {
@@ -301,12 +289,10 @@ export async function listUserAssignments(db: Db, filter: UserAssignmentFilter):
         : {
             id: row.location_id,
             name: row.location_name,
-            address: addressLine({
-              street: row.location_street,
-              city: row.location_city,
-              postal_code: row.location_postal_code,
-              country: row.location_country,
-            }),
+            street: row.location_street,
+            postal_code: row.location_postal_code,
+            city: row.location_city,
+            country: row.location_country,
             lat: row.location_lat,
             lng: row.location_lng,
           },

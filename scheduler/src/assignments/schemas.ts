@@ -8,6 +8,7 @@ import {
   Timestamp,
   WindowQuery,
 } from '../http/schemas.ts';
+import { exampleLocation, PlaceOfShift } from '../locations/schemas.ts';
 import { ShiftStatus } from '../shifts/schemas.ts';
 
 export const ShiftAssignment = Type.Object(
@@ -59,27 +60,7 @@ export const MyAssignment = Type.Object(
       { id: ReadOnlyId, name: Type.String() },
       { description: 'The role of the slot the seat is in: what the person does there' },
     ),
-    location: Nullable(
-      Type.Object(
-        {
-          id: ReadOnlyId,
-          name: Type.String({ description: 'What people call the place' }),
-          address: Nullable(
-            Type.String({
-              description:
-                'Street, postal code and city, country: the parts the location has, joined by commas; null when it has none',
-            }),
-          ),
-          lat: Nullable(
-            Type.Number({ description: 'Latitude; null when the address could not be geocoded' }),
-          ),
-          lng: Nullable(
-            Type.Number({ description: 'Longitude; null when the address could not be geocoded' }),
-          ),
-        },
-        { description: 'Where the shift takes place; null when the shift names no location' },
-      ),
-    ),
+    location: Nullable(PlaceOfShift),
   },
   {
     title: 'MyAssignment',
@@ -105,11 +86,14 @@ export const exampleMyAssignment: MyAssignment = {
   },
   role: { id: examples.roleId, name: 'Bartender' },
   location: {
-    id: examples.locationId,
-    name: 'Main hall',
-    address: 'Pariser Platz 1, 10117 Berlin, DE',
-    lat: 52.52437,
-    lng: 13.41053,
+    id: exampleLocation.id,
+    name: exampleLocation.name,
+    street: exampleLocation.street,
+    postal_code: exampleLocation.postal_code,
+    city: exampleLocation.city,
+    country: exampleLocation.country,
+    lat: exampleLocation.lat,
+    lng: exampleLocation.lng,
   },
 };
 

@@ -54,3 +54,23 @@ export const CreateLocationRequest = Type.Object(
   },
 );
 export type CreateLocationRequest = Static<typeof CreateLocationRequest>;
+
+/** Where a shift happens: the shift's location, else its event's; what a person needs to get there. */
+export const PlaceOfShift = Type.Object(
+  {
+    id: ReadOnlyId,
+    name: Type.String({ description: 'What people call the place' }),
+    street: Nullable(Type.String({ description: 'Street and number' })),
+    postal_code: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    lat: Nullable(Type.Number()),
+    lng: Nullable(Type.Number()),
+  },
+  {
+    title: 'PlaceOfShift',
+    description:
+      'Where a shift takes place: its own location, else its event’s; the address parts and coordinates the location holds (GET /me/assignments, GET /me/open-shifts)',
+  },
+);
+export type PlaceOfShift = Static<typeof PlaceOfShift>;

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { examples, Nullable, ReadOnlyId, Timestamp, WindowQuery } from '../http/schemas.ts';
-import { exampleLocation } from '../locations/schemas.ts';
+import { exampleLocation, PlaceOfShift } from '../locations/schemas.ts';
 import { ShiftStatus } from '../shifts/schemas.ts';
 
 /** Shifts one page of open shifts holds by default, and at most (each with up to 50 slots). */
@@ -35,22 +35,6 @@ export const OpenSlot = Type.Object(
   { title: 'OpenSlot', description: 'A slot of the shift the caller could claim now' },
 );
 export type OpenSlot = Static<typeof OpenSlot>;
-
-/** Where a shift happens: the shift's location, else its event's; what a person needs to get there. */
-export const PlaceOfShift = Type.Object(
-  {
-    id: ReadOnlyId,
-    name: Type.String({ description: 'What people call the place' }),
-    street: Nullable(Type.String({ description: 'Street and number' })),
-    postal_code: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    lat: Nullable(Type.Number()),
-    lng: Nullable(Type.Number()),
-  },
-  { title: 'PlaceOfShift' },
-);
-export type PlaceOfShift = Static<typeof PlaceOfShift>;
 
 export const OpenShift = Type.Object(
   {

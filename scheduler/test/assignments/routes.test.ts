@@ -274,7 +274,7 @@ describe('GET /api/v1/me/assignments: role and location', () => {
     return { mine: response.json(), statements: hooks.statements.slice(before) };
   }
 
-  it('carries the slot’s role and the shift’s location (address, coordinates when known), or null', async () => {
+  it('carries the slot’s role and the shift’s place (address parts, coordinates when known), else the event’s, or null', async () => {
     const { roleId, eventId, shift } = await qualifiedSetup();
     const medic = await newRole(t.admin, 'Medic');
     await qualify(t.admin, t.employee, medic);
@@ -318,23 +318,31 @@ describe('GET /api/v1/me/assignments: role and location', () => {
     const hallOnWire = {
       id: hall.id,
       name: 'Main hall',
-      address: 'Pariser Platz 1, 10117 Berlin, DE',
+      street: 'Pariser Platz 1',
+      postal_code: '10117',
+      city: 'Berlin',
+      country: 'DE',
       lat: 52.5162699,
       lng: 13.3777034,
     };
+    const none = { street: null, postal_code: null, city: null, country: null, lat: null, lng: null };
+    const tentOnWire = { ...none, id: tent.id, name: 'Tent', city: 'Potsdam' };
     expect(mine.map((a: { role: unknown; location: unknown }) => [a.role, a.location])).toEqual([
       [{ id: roleId, name: 'Cook' }, hallOnWire],
       [{ id: medic, name: 'Medic' }, hallOnWire],
+      [{ id: roleId, name: 'Cook' }, tentOnWire],
       [
         { id: roleId, name: 'Cook' },
-        { id: tent.id, name: 'Tent', address: 'Potsdam', lat: null, lng: null },
-      ],
-      [
-        { id: roleId, name: 'Cook' },
-        { id: yard.id, name: 'Yard', address: null, lat: null, lng: null },
+        { ...none, id: yard.id, name: 'Yard' },
       ],
       [{ id: roleId, name: 'Cook' }, null],
     ]);
+    // A shift that names no place is at its event's.
+    const moved = await t.admin.request('PATCH', `/api/v1/events/${eventId}`, { location_id: tent.id });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const after = (await myAssignmentsCounted()).mine as { shift_id: string; location: unknown }[];
+    expect(after.find((a) => a.shift_id === bare.id)?.location).toEqual(tentOnWire);
+    expect(after.find((a) => a.shift_id === shift.id)?.location).toEqual(hallOnWire);
   });
 
   it('reads them in one statement, however many assignments there are (no query per shift)', async () => {
