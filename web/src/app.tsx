@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useApp } from './app-context.ts';
+import { appBase } from './config.ts';
 import { paths } from './routes.ts';
 import { Me } from './screens/me.tsx';
 import { MyShifts } from './screens/my-shifts.tsx';
@@ -55,6 +56,23 @@ function FocusOnNavigation({ children }: { children: ComponentChildren }) {
   return <>{children}</>;
 }
 
+/** A tapped notification (src/sw/worker.ts) opens its shift in this window. */
+function FollowNotifications() {
+  const { route } = useLocation();
+  useEffect(() => {
+    if (!('serviceWorker' in navigator)) return;
+    const open = (event: MessageEvent) => {
+      const message = event.data as { type?: string; url?: unknown } | null;
+      if (message?.type !== 'open' || typeof message.url !== 'string' || !message.url.startsWith(appBase))
+        return;
+      route(new URL(message.url).pathname);
+    };
+    navigator.serviceWorker.addEventListener('message', open);
+    return () => navigator.serviceWorker.removeEventListener('message', open);
+  }, [route]);
+  return null;
+}
+
 export function SignedInApp() {
   const { t } = useApp();
   return (
@@ -76,6 +94,7 @@ export function SignedInApp() {
         </FocusOnNavigation>
       </main>
       <Navigation />
+      <FollowNotifications />
     </LocationProvider>
   );
 }

@@ -138,7 +138,13 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
     await signIn(page, scheduler.base, demo.sam);
     await page.getByRole('link', { name: 'Me', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
+    // The provider asks once more, then sends the browser back to the app, signed out.
+    await page.getByRole('heading', { name: 'Sign out?' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // The next sign-in asks who you are again: the provider's session ended too.
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: demo.maria }).waitFor();
     await context.close();
   });
 });

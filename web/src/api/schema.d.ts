@@ -188,8 +188,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who am I: the caller’s user record, role and qualifications
-         * @description The caller’s own record with their qualifications and role. Admins and employees; customers are not users of the schedule (403).
+         * Who am I: the caller’s user record, role, qualifications and language
+         * @description The caller’s own record with their qualifications, role and chosen language (locale, null when none). Admins and employees; customers are not users of the schedule (403).
          */
         get: operations["getMe"];
         put?: never;
@@ -197,7 +197,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your own settings: your language
+         * @description The caller sets what is theirs to choose: locale, the language of their app, a BCP 47 tag the server knows (stored in canonical form, de-de becomes de-DE), or null to clear it. A malformed or unknown tag is 422 naming locale.
+         */
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/api/v1/users/{id}/qualifications/{role_id}": {
@@ -664,8 +668,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your own assignments, upcoming first, with shift and event; filter by time
-         * @description Every assignment of the caller with its shift (times, name, status) and event (name and window): shifts not yet ended first, soonest first, then past ones, latest first. from and to keep the assignments whose shift overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.
+         * Your own assignments, upcoming first, with shift, event, role and place; filter by time
+         * @description Every assignment of the caller with its shift (times, name, status), event (name and window), the slot’s role and the shift’s location (name, one-line address, coordinates; null when the shift names none), in one read: shifts not yet ended first, soonest first, then past ones, latest first. from and to keep the assignments whose shift overlaps [from, to), either end open when absent; to at or before from, a malformed time or an unknown query parameter is 422.
          */
         get: operations["listMyAssignments"];
         put?: never;
@@ -911,7 +915,7 @@ export interface paths {
         put?: never;
         /**
          * Record the time worked on an assignment (idempotent per assignment)
-         * @description Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         * @description Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
          */
         post: operations["recordTime"];
         delete?: never;
@@ -1443,7 +1447,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you have a calendar address, and since when
+         * @description The address itself is shown only when it is made (POST), since only its hash is kept; this says whether one works (200 with when it was made) or none does (404), so an app offers to make one or to replace it.
+         */
+        get: operations["getCalendarTokenStatus"];
         put?: never;
         /**
          * A secret calendar address for your shifts
@@ -1648,6 +1656,17 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * CalendarTokenStatus
+         * @description The caller has a calendar address that works
+         */
+        CalendarTokenStatus: {
+            /**
+             * Format: date-time
+             * @description When the current address was made; the address itself is shown only then
+             */
+            readonly created_at: string;
+        };
         /** ConvertSubmissionRequest */
         ConvertSubmissionRequest: {
             /** @description The event name; trimmed */
@@ -1827,7 +1846,7 @@ export interface components {
                  * @description Stable; see the error catalogue
                  * @enum {string}
                  */
-                code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "SLOT_FULL" | "ALREADY_ASSIGNED" | "NOT_QUALIFIED" | "OVERLAPPING_ASSIGNMENT" | "UNAVAILABLE" | "INVALID_STATE" | "DUPLICATE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "SLOT_FULL" | "ALREADY_ASSIGNED" | "NOT_QUALIFIED" | "OVERLAPPING_ASSIGNMENT" | "UNAVAILABLE" | "INVALID_STATE" | "DUPLICATE" | "INSUFFICIENT_BALANCE" | "SHIFT_NOT_ENDED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description For people; may be reworded */
                 message: string;
             };
@@ -2013,8 +2032,35 @@ export interface components {
             marked: number;
         };
         /**
+         * Me
+         * @description The caller: their user record, the roles granted to them, their language
+         */
+        Me: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            readonly tenant_id: string;
+            /** @description Role from the most recent token the user presented while active (as pre-provisioned before that); a deactivated user’s sign-ins change nothing */
+            readonly role: "admin" | "employee";
+            /** @description As an admin set it, else from the token (name claim); a sign-in fills it when empty */
+            readonly display_name: string | null;
+            /** @description As an admin set it, else from the token (email claim); a sign-in fills it when empty */
+            readonly email: string | null;
+            /** @description False once deactivated: their tokens are refused (403) and they take no new seat */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            readonly created_at: string;
+            /** @description Roles granted to the user, by name */
+            qualifications: components["schemas"]["RoleDefinition"][];
+            /** @description The language the person chose for the app: a BCP 47 tag the server knows, in canonical form (de-DE); null: none chosen, the app decides */
+            locale: string | null;
+        };
+        /**
          * MyAssignment
-         * @description An assignment of the caller with its shift and event
+         * @description An assignment of the caller with its shift, event, role and location
          */
         MyAssignment: {
             /** @description UUID as 32 lowercase hex digits */
@@ -2071,6 +2117,13 @@ export interface components {
                  */
                 ends_at: string;
             };
+            /** @description The role of the slot the seat is in: what the person does there */
+            role: {
+                /** @description UUID as 32 lowercase hex digits */
+                readonly id: string;
+                name: string;
+            };
+            location: components["schemas"]["PlaceOfShift"] | null;
         };
         /** Notification */
         Notification: {
@@ -2271,7 +2324,10 @@ export interface components {
             /** @description Trimmed; blank is stored as null */
             note?: string | null;
         };
-        /** PlaceOfShift */
+        /**
+         * PlaceOfShift
+         * @description Where a shift takes place: its own location, else its event’s; the address parts and coordinates the location holds (GET /me/assignments, GET /me/open-shifts)
+         */
         PlaceOfShift: {
             /** @description UUID as 32 lowercase hex digits */
             readonly id: string;
@@ -2312,14 +2368,18 @@ export interface components {
             /** @description UUID as 32 lowercase hex digits */
             readonly user_id: string;
             endpoint: string;
+            /** @description The name given at registration, or null */
+            label: string | null;
+            /** @description The User-Agent the browser registered with (cut to 512 characters), to tell browsers apart where no label was given; null when it sent none */
+            user_agent: string | null;
             /**
              * Format: date-time
-             * @description RFC 3339, UTC
+             * @description When this browser was first registered
              */
             readonly created_at: string;
             /**
              * Format: date-time
-             * @description RFC 3339, UTC
+             * @description When it was registered or refreshed last
              */
             readonly updated_at: string;
         };
@@ -2352,6 +2412,8 @@ export interface components {
             endpoint: string;
             /** @description Ignored; browsers send null */
             expirationTime?: number | null;
+            /** @description A name for this browser the person recognises (Anna’s phone); trimmed; omitted on a re-registration: the name it had; null clears it */
+            label?: string | null;
             keys: {
                 /** @description The browser’s P-256 public key (65 bytes, base64url) */
                 p256dh: string;
@@ -2398,6 +2460,11 @@ export interface components {
              * @default false
              */
             shift_colleagues_visible: boolean;
+            /**
+             * @description Time may be recorded for a shift before it ends; omitted: false
+             * @default false
+             */
+            time_entries_before_end: boolean;
             /** @description Read-only: may be sent back unchanged; ignored */
             readonly id?: string;
             /** @description Read-only: may be sent back unchanged; ignored */
@@ -2571,6 +2638,8 @@ export interface components {
             time_off_needs_approval: boolean;
             /** @description When true, an employee on a shift sees who else is on it, by name and role (GET /shifts/{shift_id}/colleagues); when false, only admins do */
             shift_colleagues_visible: boolean;
+            /** @description When true, time may be recorded for a shift that has not ended yet; when false, recording it is 409 SHIFT_NOT_ENDED until the shift ends (corrections of recorded time always pass) */
+            time_entries_before_end: boolean;
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -2715,6 +2784,11 @@ export interface components {
             fields?: components["schemas"]["FormField"][];
             /** @description Pins the form to one customer: the value of the customer claim exactly as the identity provider puts it in their token */
             customer_id?: string | null;
+        };
+        /** UpdateMeRequest */
+        UpdateMeRequest: {
+            /** @description A BCP 47 language tag (de-DE, fr, pt-BR), stored in canonical form; null clears it */
+            locale?: string | null;
         };
         /**
          * UpdateShiftRequest
@@ -2982,6 +3056,7 @@ export interface operations {
                      *       "offers_need_approval": false,
                      *       "time_off_needs_approval": true,
                      *       "shift_colleagues_visible": false,
+                     *       "time_entries_before_end": false,
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-20T16:05:00.000Z"
                      *     }
@@ -3071,6 +3146,7 @@ export interface operations {
                      *       "offers_need_approval": false,
                      *       "time_off_needs_approval": true,
                      *       "shift_colleagues_visible": false,
+                     *       "time_entries_before_end": false,
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-20T16:05:00.000Z"
                      *     }
@@ -4352,7 +4428,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller and the roles granted to them */
+            /** @description The caller, the roles granted to them and their language */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4376,10 +4452,11 @@ export interface operations {
                      *           "description": "First aid on site",
                      *           "created_at": "2026-11-02T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "locale": "de-DE"
                      *     }
                      */
-                    "application/json": components["schemas"]["UserDetail"];
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             /** @description UNAUTHORIZED: Bearer token missing or invalid. */
@@ -4404,6 +4481,157 @@ export interface operations {
             };
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "de-DE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMeRequest"];
+            };
+        };
+        responses: {
+            /** @description The caller as stored now */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *       "role": "employee",
+                     *       "display_name": "Eve Employee",
+                     *       "email": "eve@example.com",
+                     *       "active": true,
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "qualifications": [
+                     *         {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *           "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *           "name": "Medic",
+                     *           "description": "First aid on site",
+                     *           "created_at": "2026-11-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "locale": "de-DE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE: The record is not in a state that allows this operation. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body above BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Request body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -4790,12 +5018,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -5872,12 +6100,12 @@ export interface operations {
                  */
                 event_id?: string;
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -6113,12 +6341,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -8507,12 +8735,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -8553,6 +8781,20 @@ export interface operations {
                      *           "name": "Summer festival",
                      *           "starts_at": "2027-07-02T08:00:00.000Z",
                      *           "ends_at": "2027-07-05T00:00:00.000Z"
+                     *         },
+                     *         "role": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *           "name": "Bartender"
+                     *         },
+                     *         "location": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6c",
+                     *           "name": "Main hall",
+                     *           "street": "Pariser Platz 1",
+                     *           "postal_code": "10117",
+                     *           "city": "Berlin",
+                     *           "country": "DE",
+                     *           "lat": 52.52437,
+                     *           "lng": 13.41053
                      *         }
                      *       }
                      *     ]
@@ -9587,12 +9829,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -9983,12 +10225,12 @@ export interface operations {
                  */
                 user_id?: string;
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -10215,7 +10457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_STATE: The record is not in a state that allows this operation. */
+            /** @description SHIFT_NOT_ENDED: Time is recorded for a shift once it has ended, unless the tenant allows it before. INVALID_STATE: The record is not in a state that allows this operation. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10395,12 +10637,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to: string;
@@ -11290,12 +11532,12 @@ export interface operations {
                  */
                 status?: "requested" | "approved" | "rejected";
                 /**
-                 * @description Only records that end after this instant; RFC 3339, offset up to ±15:59 (write + as %2B)
-                 * @example 2027-07-01T00:00:00Z
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
                  */
                 from?: string;
                 /**
-                 * @description Only records that start before this instant; after from; RFC 3339, offset up to ±15:59 (write + as %2B)
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-08T00:00:00Z
                  */
                 to?: string;
@@ -13587,6 +13829,8 @@ export interface operations {
                      *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *         "user_id": "3f2504e04f8941d39a0c0305e82c3301",
                      *         "endpoint": "https://push.example.net/wpush/v2/gAAAAABm",
+                     *         "label": "Work phone",
+                     *         "user_agent": "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0",
                      *         "created_at": "2026-11-02T09:30:00.000Z",
                      *         "updated_at": "2026-11-02T09:30:00.000Z"
                      *       }
@@ -13673,6 +13917,8 @@ export interface operations {
                      *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
                      *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABm",
+                     *       "label": "Work phone",
+                     *       "user_agent": "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0",
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
@@ -13693,6 +13939,8 @@ export interface operations {
                      *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
                      *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABm",
+                     *       "label": "Work phone",
+                     *       "user_agent": "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0",
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
@@ -13963,6 +14211,82 @@ export interface operations {
             };
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCalendarTokenStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller’s address works */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-20T16:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarTokenStatus"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14419,12 +14743,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only changes made at or after this instant; RFC 3339 (write + as %2B)
-                 * @example 2026-11-01T00:00:00Z
+                 * @description Only changes made at or after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2026-11-01
                  */
                 from?: string;
                 /**
-                 * @description Only changes made before this instant; after from; RFC 3339 (write + as %2B)
+                 * @description Only changes made before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2026-12-01T00:00:00Z
                  */
                 to?: string;

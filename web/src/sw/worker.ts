@@ -6,7 +6,7 @@
  *   as they are fetched; pages are read from the network first, the kept copy when it is
  *   unreachable. API answers are not kept here: the app keeps its own last reads, per user.
  * - Notifications: each push is shown with the text the API composed; a tap opens the
- *   shift it is about (or the app).
+ *   shift it is about (or the app): in the app's open window, else a new one.
  */
 declare const self: ServiceWorkerGlobalScope;
 
@@ -107,8 +107,10 @@ self.addEventListener('notificationclick', (event) => {
       const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
       const open = windows.find((client) => client.url.startsWith(page));
       if (open) {
-        await open.focus();
-        await open.navigate(url);
+        // The app routes itself (src/app.tsx), so a window it has not reloaded keeps its
+        // state; focusing needs the tap's permission, and the route is taken either way.
+        open.postMessage({ type: 'open', url });
+        await open.focus().catch(() => undefined);
         return;
       }
       await self.clients.openWindow(url);
