@@ -259,7 +259,9 @@ async function checkSchedulerImage() {
   const code = await exited;
   if (code !== 0) fail(`scheduler image: SIGTERM ended the server with ${code}`);
   rmSync(app, { recursive: true, force: true });
-  ok('scheduler image: production-only install, CMD healthy, HEALTHCHECK passes, /app/ served, SIGTERM exits 0');
+  ok(
+    'scheduler image: production-only install, CMD healthy, HEALTHCHECK passes, /app/ served, SIGTERM exits 0',
+  );
 }
 await checkSchedulerImage();
 

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
-import { demo, expectAccessible, signIn } from './support/app.ts';
+import { demo, expectAccessible } from './support/app.ts';
 import { chromiumAvailable, launchChromium, NEEDS_CHROMIUM, phone } from './support/browser.ts';
 import { type Scheduler, startScheduler } from './support/scheduler.ts';
 
