@@ -22,11 +22,32 @@ import { openTestDatabase, type TestDatabase } from '../support/database.ts';
  * The demo week, read back through the API as the demo people see it: what the staff app
  * is shown with (DEMO_DATA=true).
  */
-let db: TestDatabase;
+const now = new Date();
+
+/** A database seeded with the demo week; a test that changes the week takes one of its own. */
+interface Demo {
+  db: TestDatabase;
+  app: App;
+  issuer: DevIssuer;
+  first: DemoSeedResult;
+}
+const opened: Demo[] = [];
+
+async function freshDemo(): Promise<Demo> {
+  const issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'demo-seed-')), { create: true });
+  const db = await openTestDatabase();
+  const app = await buildApp({ db: db.db, verifier: issuer.verifier, geocoder: noGeocoder });
+  const demo = { db, app, issuer, first: await seedDemo(app, issuer, { now }) };
+  opened.push(demo);
+  return demo;
+}
+
+// The week the reading tests share: none of them changes it.
+let shared: Demo;
 let app: App;
 let issuer: DevIssuer;
 let first: DemoSeedResult;
-const now = new Date();
+let as: ReturnType<typeof caller>;
 
 interface Shift {
   id: string;
@@ -43,42 +64,46 @@ interface Slot {
 }
 
 beforeAll(async () => {
-  issuer = await openDevIssuer(mkdtempSync(path.join(tmpdir(), 'demo-seed-')), { create: true });
-  db = await openTestDatabase();
-  app = await buildApp({ db: db.db, verifier: issuer.verifier, geocoder: noGeocoder });
-  first = await seedDemo(app, issuer, { now });
+  shared = await freshDemo();
+  ({ app, issuer, first } = shared);
+  as = caller(shared);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await db?.dispose();
+  for (const demo of opened) {
+    await demo.app.close();
+    await demo.db.dispose();
+  }
 });
 
-async function as<T>(subject: string, method: 'GET' | 'POST', url: string, body?: unknown) {
-  const person = demoPeople.find((p) => p.subject === subject);
-  if (!person) throw new Error(subject);
-  const token = await issuer.sign({
-    tenant: DEMO_TENANT,
-    role: person.role,
-    subject,
-    name: person.name,
-    email: person.email,
-    ttlSeconds: 600,
-  });
-  const response = await app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: response.statusCode, body: response.json() as T };
-}
+/** Requests to a demo's API as one of the demo people. */
+const caller = (demo: Demo) =>
+  async function as<T>(subject: string, method: 'GET' | 'POST', url: string, body?: unknown) {
+    const { app, issuer } = demo;
+    const person = demoPeople.find((p) => p.subject === subject);
+    if (!person) throw new Error(subject);
+    const token = await issuer.sign({
+      tenant: DEMO_TENANT,
+      role: person.role,
+      subject,
+      name: person.name,
+      email: person.email,
+      ttlSeconds: 600,
+    });
+    const response = await app.inject({
+      method,
+      url,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return { status: response.statusCode, body: response.json() as T };
+  };
 
 const MARIA = 'demo-employee-1';
-const mariaId = () => userIdForSubject(issuer.issuer, MARIA);
+const mariaId = (demo: Demo = shared) => userIdForSubject(demo.issuer.issuer, MARIA);
 const overlaps = (a: { starts_at: string; ends_at: string }, b: { starts_at: string; ends_at: string }) =>
   Date.parse(a.starts_at) < Date.parse(b.ends_at) && Date.parse(b.starts_at) < Date.parse(a.ends_at);
 const local = (instant: string) => Temporal.Instant.from(instant).toZonedDateTimeISO(DEMO_TIME_ZONE);
@@ -206,6 +231,9 @@ describe('demo seed', () => {
   });
 
   it('lets Maria claim an open seat and accept both offers, but not a Security seat', async () => {
+    const demo = await freshDemo();
+    const as = caller(demo);
+    const mariaId = () => userIdForSubject(demo.issuer.issuer, MARIA);
     const shifts = await as<Shift[]>(
       MARIA,
       'GET',
@@ -253,6 +281,9 @@ describe('demo seed', () => {
   });
 
   it('seeds a fresh week once the last one is over, keeping people, roles and locations', async () => {
+    const demo = await freshDemo();
+    const as = caller(demo);
+    const { app, issuer } = demo;
     const later = new Date(now.getTime() + 8 * 24 * 60 * 60 * 1000);
     const next = await seedDemo(app, issuer, { now: later });
     expect(next).toMatchObject({ seeded: true, people: 4, offers: 2 });

@@ -154,6 +154,7 @@ describe('calendar dates in every time filter', () => {
       'GET /api/v1/events',
       'GET /api/v1/events/:event_id/shifts',
       'GET /api/v1/me/assignments',
+      'GET /api/v1/me/open-shifts',
       'GET /api/v1/shifts',
       'GET /api/v1/time-off',
       'GET /api/v1/time-tracking/entries',

@@ -18,6 +18,12 @@ export function Me() {
   );
   const [thisEndpoint, setThisEndpoint] = useState<string | null>(null);
   const [calendarUrl, setCalendarUrl] = useState<string | null>(null);
+  // Whether a link exists (its address is shown only when it is made: only a hash is kept).
+  const [calendar, reloadCalendar] = useResource(async () => {
+    const existing = await api.GET('/api/v1/me/calendar-token');
+    if (existing.response.status === 404) return null;
+    return expectData(Promise.resolve(existing));
+  }, []);
 
   useEffect(() => {
     void currentSubscription().then((subscription) => setThisEndpoint(subscription?.endpoint ?? null));
@@ -63,7 +69,7 @@ export function Me() {
                 {list.map((browser) => (
                   <li key={browser.id} class="card row">
                     <span>
-                      {new URL(browser.endpoint).host}
+                      {browser.label ?? new URL(browser.endpoint).host}
                       {browser.endpoint === thisEndpoint ? ` (${t('me.thisBrowser')})` : ''}
                       <br />
                       <span class="muted">{t('me.since', { date: format.day(browser.created_at) })}</span>
@@ -98,6 +104,9 @@ export function Me() {
       <section id="calendar" aria-labelledby="calendar-heading">
         <h2 id="calendar-heading">{t('me.calendar')}</h2>
         <p class="muted">{t('me.calendarLead')}</p>
+        {!calendarUrl && calendar.state === 'ready' && calendar.data && (
+          <p>{t('me.calendarSince', { date: format.day(calendar.data.created_at) })}</p>
+        )}
         {calendarUrl && (
           <label class="field">
             <span>{t('me.calendarLink')}</span>
@@ -117,11 +126,12 @@ export function Me() {
             void action.run(async () => {
               const token = await expectData(api.POST('/api/v1/me/calendar-token'));
               setCalendarUrl(token.url);
+              await reloadCalendar();
               return undefined;
             })
           }
         >
-          {calendarUrl ? t('me.calendarNew') : t('me.calendarCreate')}
+          {calendarUrl || (calendar.state === 'ready' && calendar.data) ? t('me.calendarNew') : t('me.calendarCreate')}
         </button>
       </section>
 
