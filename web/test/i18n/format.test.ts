@@ -47,7 +47,16 @@ describe('formatter', () => {
     expect(de.range('2026-12-04T07:00:00Z', '2026-12-04T13:00:00Z')).toMatch(/Fr.*4.*Dez.*08:00.*14:00/);
   });
 
+  it('writes a day and a moment in the tenant’s zone', () => {
+    const en = formatter('en-GB', 'Europe/Berlin');
+    // 23:30 UTC is already Saturday in Berlin.
+    expect(en.day('2026-12-04T23:30:00Z')).toBe('Sat 5 Dec');
+    expect(en.dateTime('2026-12-04T07:00:00Z')).toBe('Fri 4 Dec, 08:00');
+    expect(en.dateTime(new Date('2026-12-04T07:00:00Z'))).toBe('Fri 4 Dec, 08:00');
+  });
+
   it('writes durations in hours and minutes, negative with a sign', () => {
+    expect(formatter('en', 'UTC').minutes(0)).toBe('0 min');
     const en = formatter('en', 'UTC');
     expect(en.minutes(150)).toBe('2 hr 30 min');
     expect(en.minutes(45)).toBe('45 min');
