@@ -1,13 +1,13 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, NEEDS_CHROMIUM } from '../../scripts/test-chromium.ts';
 import { runsIf } from '../../scripts/test-skip.ts';
 import {
-  chromiumPath,
   type Demo,
   demoAppliance,
   demoSource,
@@ -24,10 +24,7 @@ import {
  * text stays text; a phone never scrolls sideways; axe-core finds nothing serious.
  * Screenshots go to docs/screenshots/ with UPDATE_SCREENSHOTS=1 (else to a scratch folder).
  */
-const available = existsSync(chromiumPath);
-if (process.env.REQUIRE_CHROMIUM && !available)
-  throw new Error(`Chromium is required (REQUIRE_CHROMIUM) but ${chromiumPath} is missing`);
-const NEEDS_CHROMIUM = `needs Chromium at ${chromiumPath} (Debian package chromium; scripts/install-system-packages.sh)`;
+const available = chromiumAvailable;
 
 const pages = [
   { path: '/', name: 'assets', heading: 'Assets' },

@@ -1,24 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
 import { demo, expectAccessible } from './support/app.ts';
-import { chromiumAvailable, launchChromium, NEEDS_CHROMIUM, phone } from './support/browser.ts';
-import { type Scheduler, startScheduler } from './support/scheduler.ts';
+import { chromiumAvailable, NEEDS_CHROMIUM, phone } from './support/browser.ts';
+import { useStage } from './support/stage.ts';
 
 /**
  * Every screen, light and dark, on a phone: axe-core finds nothing serious or critical, the
  * page never scrolls sideways, and everything works with the keyboard alone.
  */
-let browser: Browser;
-let scheduler: Scheduler;
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  [browser, scheduler] = await Promise.all([launchChromium(), startScheduler()]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const stage = useStage();
 
 const screens = [
   { link: 'My shifts', heading: 'My shifts' },
@@ -35,8 +26,8 @@ async function noSidewaysScroll(page: Page): Promise<void> {
 describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`has no serious accessibility problem on any screen (${colorScheme})`, async () => {
-      const { context, page } = await phone(browser, { base: scheduler.base, colorScheme });
-      await page.goto(`${scheduler.base}/app/`);
+      const { context, page } = await phone(stage.browser, { base: stage.scheduler.base, colorScheme });
+      await page.goto(`${stage.scheduler.base}/app/`);
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       await expectAccessible(page);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -65,8 +56,8 @@ describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM)
   }
 
   it('claims a shift and requests time off with the keyboard alone', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await page.goto(`${scheduler.base}/app/`);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await page.goto(`${stage.scheduler.base}/app/`);
     const focusedName = () =>
       page.evaluate(() => {
         const element = document.activeElement as HTMLElement | null;
@@ -104,8 +95,8 @@ describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM)
   });
 
   it('speaks German to a German browser, and English again when chosen on Me', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base, locale: 'de-DE' });
-    await page.goto(`${scheduler.base}/app/`);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base, locale: 'de-DE' });
+    await page.goto(`${stage.scheduler.base}/app/`);
     await page.getByRole('button', { name: 'Anmelden' }).click();
     await page.getByRole('button', { name: demo.lena }).click();
     await page.getByRole('heading', { level: 1, name: 'Meine Schichten' }).waitFor();

@@ -1,30 +1,20 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
 import { demo, signIn, Taps } from './support/app.ts';
-import { chromiumAvailable, launchChromium, NEEDS_CHROMIUM, phone } from './support/browser.ts';
-import { type Scheduler, startScheduler } from './support/scheduler.ts';
+import { chromiumAvailable, NEEDS_CHROMIUM, phone } from './support/browser.ts';
+import { useStage } from './support/stage.ts';
 import { apiAs } from './support/tokens.ts';
 
 /**
  * What an employee does every day, on a 360×640 phone, counted in taps from Home (My
  * shifts, where the app opens): each at most three. The demo tenant's week is the data.
  */
-let browser: Browser;
-let scheduler: Scheduler;
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  [browser, scheduler] = await Promise.all([launchChromium(), startScheduler()]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const stage = useStage();
 
 describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   it('shows my next shift on Home without a tap: event, role, place and time', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.maria);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.maria);
     const next = page.getByRole('region', { name: 'Next shift' });
     await expect.poll(() => next.getByRole('link').count()).toBe(1);
     const text = await next.innerText();
@@ -35,8 +25,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   });
 
   it('claims an open shift in two taps, and it is on My shifts after', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.maria);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.maria);
     const taps = new Taps();
     await taps.tap(page.getByRole('link', { name: 'Open shifts' }));
     const first = page
@@ -54,8 +44,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   });
 
   it('says in words why a claim was refused when someone was quicker', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.sam);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.sam);
     await page.getByRole('link', { name: 'Open shifts' }).click();
     const card = page
       .getByRole('main')
@@ -64,8 +54,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
       .first();
     await card.waitFor();
     // Meanwhile an admin fills every seat of that shift.
-    const admin = await apiAs(scheduler, 'demo-admin', 'admin');
-    const open = await apiAs(scheduler, 'demo-employee-2', 'employee');
+    const admin = await apiAs(stage.scheduler, 'demo-admin', 'admin');
+    const open = await apiAs(stage.scheduler, 'demo-employee-2', 'employee');
     const shifts = await open<
       {
         shift: { id: string; name: string };
@@ -79,7 +69,7 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
       capacity: Math.max(slot.filled_count, 1),
     });
     if (slot.filled_count === 0) {
-      const me = await apiAs(scheduler, 'demo-employee-3', 'employee');
+      const me = await apiAs(stage.scheduler, 'demo-employee-3', 'employee');
       await me('POST', `/shifts/${target.shift.id}/slots/${slot.id}/claim`);
     }
     await card.getByRole('button', { name: 'Claim' }).first().click();
@@ -95,8 +85,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   });
 
   it('requests time off in three taps and lists it as requested', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.lena);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.lena);
     const taps = new Taps();
     await taps.tap(page.getByRole('link', { name: 'Requests' }));
     await taps.tap(page.getByRole('button', { name: 'Request time off' }));
@@ -112,8 +102,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   });
 
   it('accepts a shift offered to me in two taps', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.maria);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.maria);
     const taps = new Taps();
     await taps.tap(page.getByRole('link', { name: 'Requests' }));
     const offered = page
@@ -134,8 +124,8 @@ describe('an employee’s day in three taps', runsIf(chromiumAvailable, NEEDS_CH
   });
 
   it('signs out and back to the sign-in page', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.sam);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.sam);
     await page.getByRole('link', { name: 'Me', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     // The provider asks once more, then sends the browser back to the app, signed out.

@@ -1,29 +1,19 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
 import { demo, signIn } from './support/app.ts';
-import { chromiumAvailable, launchChromium, NEEDS_CHROMIUM, phone } from './support/browser.ts';
-import { type Scheduler, startScheduler } from './support/scheduler.ts';
+import { chromiumAvailable, NEEDS_CHROMIUM, phone } from './support/browser.ts';
+import { useStage } from './support/stage.ts';
 
 /**
  * After one visit, My shifts and the last Open shifts read with the network off, marked
  * with when they were synced; a change made offline is refused in words and never sent.
  */
-let browser: Browser;
-let scheduler: Scheduler;
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
-  [browser, scheduler] = await Promise.all([launchChromium(), startScheduler()]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const stage = useStage();
 
 describe('the staff app offline', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   it('opens with the network off and shows what was last synced', async () => {
-    const { context, page } = await phone(browser, { base: scheduler.base });
-    await signIn(page, scheduler.base, demo.maria);
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
+    await signIn(page, stage.scheduler.base, demo.maria);
     const next = page.getByRole('region', { name: 'Next shift' });
     const nextShift = await next.innerText();
     await page.getByRole('link', { name: 'Open shifts' }).click();
@@ -35,7 +25,7 @@ describe('the staff app offline', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () 
       .toBe('activated');
 
     await context.setOffline(true);
-    await page.goto(`${scheduler.base}/app/`);
+    await page.goto(`${stage.scheduler.base}/app/`);
     await expect
       .poll(() =>
         page

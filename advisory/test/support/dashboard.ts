@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium } from 'playwright-core';
 import type { Appliance } from '../../src/appliance/appliance.ts';
 import { dashboardSource } from '../../src/cli/advisory/run.ts';
 import { keyId, parsePublicKey } from '../../src/crypto/signify.ts';
@@ -106,24 +105,7 @@ export async function serve(
 
 export const demoSource = (demo: Demo): DashboardSource => dashboardSource(demo.appliance, demo.trustedKeys);
 
-/** Debian's Chromium, driven by playwright-core: never a browser download. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+export { chromiumPath, launchChromium } from '../../../scripts/test-chromium.ts';
 
 /**
  * References a feed should never carry, and one web link with hostile text in it: only

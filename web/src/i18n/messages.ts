@@ -123,7 +123,8 @@ export const en = {
   'me.calendarCreate': 'Create calendar link',
   'me.calendarNew': 'Make a new link (the old one stops working)',
   'me.calendarLink': 'Calendar link',
-  'me.calendarSince': 'You made a calendar link on {date}. It is shown only once: make a new one to see it again.',
+  'me.calendarSince':
+    'You made a calendar link on {date}. It is shown only once: make a new one to see it again.',
   'me.language': 'Language',
   'me.languageAuto': 'As the browser',
   'me.signOut': 'Sign out',
@@ -269,7 +270,8 @@ export const de: Messages = {
   'me.calendarCreate': 'Kalender-Link erstellen',
   'me.calendarNew': 'Neuen Link erstellen (der alte hört auf zu gehen)',
   'me.calendarLink': 'Kalender-Link',
-  'me.calendarSince': 'Du hast am {date} einen Kalender-Link erstellt. Er wird nur einmal gezeigt: erstell einen neuen, um ihn wieder zu sehen.',
+  'me.calendarSince':
+    'Du hast am {date} einen Kalender-Link erstellt. Er wird nur einmal gezeigt: erstell einen neuen, um ihn wieder zu sehen.',
   'me.language': 'Sprache',
   'me.languageAuto': 'Wie der Browser',
   'me.signOut': 'Abmelden',

@@ -4,7 +4,7 @@ import { useApp } from '../app-context.ts';
 import { type Language, languageNames, languages } from '../i18n/messages.ts';
 import { forgetSnapshots } from '../offline/snapshots.ts';
 import { currentSubscription, enablePush, type PushState, pushSupported } from '../push/subscribe.ts';
-import { Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
+import { ActionButton, Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
 
 /** Notifications and my browsers, the calendar link, language, sign out. */
@@ -74,25 +74,20 @@ export function Me() {
                       <br />
                       <span class="muted">{t('me.since', { date: format.day(browser.created_at) })}</span>
                     </span>
-                    <button
-                      type="button"
-                      class="button"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void action
-                          .run(async () => {
-                            await expectData(
-                              api.DELETE('/api/v1/push-subscriptions/{id}', {
-                                params: { path: { id: browser.id } },
-                              }),
-                            );
-                            return undefined;
-                          })
-                          .then(() => reloadBrowsers())
-                      }
+                    <ActionButton
+                      action={action}
+                      then={reloadBrowsers}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/push-subscriptions/{id}', {
+                            params: { path: { id: browser.id } },
+                          }),
+                        );
+                        return undefined;
+                      }}
                     >
                       {t('me.removeBrowser')}
-                    </button>
+                    </ActionButton>
                   </li>
                 ))}
               </ul>
@@ -131,7 +126,9 @@ export function Me() {
             })
           }
         >
-          {calendarUrl || (calendar.state === 'ready' && calendar.data) ? t('me.calendarNew') : t('me.calendarCreate')}
+          {calendarUrl || (calendar.state === 'ready' && calendar.data)
+            ? t('me.calendarNew')
+            : t('me.calendarCreate')}
         </button>
       </section>
 

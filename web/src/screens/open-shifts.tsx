@@ -1,7 +1,7 @@
 import { expectData } from '../api/client.ts';
 import { useApp } from '../app-context.ts';
 import { addDays, dateIn } from '../i18n/format.ts';
-import { Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
+import { ActionButton, Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
 import { ShiftSummary } from '../ui/shift-summary.tsx';
 
@@ -43,28 +43,24 @@ export function OpenShifts() {
                           <span class="chip">{slot.role.name}</span>{' '}
                           {t('common.filled', { filled: slot.filled_count, needed: slot.capacity })}
                         </span>
-                        <button
-                          type="button"
-                          class="button button-primary"
-                          disabled={claim.busy}
-                          onClick={() =>
-                            void claim
-                              .run(async () => {
-                                await expectData(
-                                  api.POST('/api/v1/shifts/{shift_id}/slots/{slot_id}/claim', {
-                                    params: { path: { shift_id: item.shift.id, slot_id: slot.id } },
-                                  }),
-                                );
-                                return t('open.claimed', {
-                                  shift: item.shift.name,
-                                  when: format.range(item.shift.starts_at, item.shift.ends_at),
-                                });
-                              })
-                              .then(() => reload())
-                          }
+                        <ActionButton
+                          action={claim}
+                          variant="primary"
+                          then={reload}
+                          run={async () => {
+                            await expectData(
+                              api.POST('/api/v1/shifts/{shift_id}/slots/{slot_id}/claim', {
+                                params: { path: { shift_id: item.shift.id, slot_id: slot.id } },
+                              }),
+                            );
+                            return t('open.claimed', {
+                              shift: item.shift.name,
+                              when: format.range(item.shift.starts_at, item.shift.ends_at),
+                            });
+                          }}
                         >
                           {t('open.claim')}
-                        </button>
+                        </ActionButton>
                       </li>
                     ))}
                   </ul>

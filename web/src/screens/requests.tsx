@@ -4,7 +4,7 @@ import { useApp } from '../app-context.ts';
 import { addDays, dateIn, startOfDay } from '../i18n/format.ts';
 import type { MessageKey } from '../i18n/messages.ts';
 import { paths } from '../routes.ts';
-import { Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
+import { type Action, ActionButton, Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
 
 /** Time off (ask, see, withdraw) and offers (accept what is offered to me, follow mine). */
@@ -20,8 +20,6 @@ export function Requests() {
     </>
   );
 }
-
-type Action = ReturnType<typeof useAction>;
 
 function Offers({ action }: { action: Action }) {
   const { api, t, format } = useApp();
@@ -63,25 +61,21 @@ function Offers({ action }: { action: Action }) {
                 {incoming.map(({ offer, shift }) => (
                   <li key={offer.id} class="card">
                     <p class="shift-time">{when(shift)}</p>
-                    <button
-                      type="button"
-                      class="button button-primary"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void action
-                          .run(async () => {
-                            const taken = await expectData(
-                              api.POST('/api/v1/offers/{id}/accept', { params: { path: { id: offer.id } } }),
-                            );
-                            return t(
-                              taken.status === 'accepted' ? 'requests.acceptedWaiting' : 'requests.accepted',
-                            );
-                          })
-                          .then(() => reload())
-                      }
+                    <ActionButton
+                      action={action}
+                      variant="primary"
+                      then={reload}
+                      run={async () => {
+                        const taken = await expectData(
+                          api.POST('/api/v1/offers/{id}/accept', { params: { path: { id: offer.id } } }),
+                        );
+                        return t(
+                          taken.status === 'accepted' ? 'requests.acceptedWaiting' : 'requests.accepted',
+                        );
+                      }}
                     >
                       {t('requests.accept')}
-                    </button>
+                    </ActionButton>
                   </li>
                 ))}
               </ul>
@@ -103,23 +97,18 @@ function Offers({ action }: { action: Action }) {
                       {offer.to_user_id ? t('requests.toColleague') : t('requests.toAnyone')}
                     </p>
                     {offer.status === 'open' && (
-                      <button
-                        type="button"
-                        class="button"
-                        disabled={action.busy}
-                        onClick={() =>
-                          void action
-                            .run(async () => {
-                              await expectData(
-                                api.DELETE('/api/v1/offers/{id}', { params: { path: { id: offer.id } } }),
-                              );
-                              return undefined;
-                            })
-                            .then(() => reload())
-                        }
+                      <ActionButton
+                        action={action}
+                        then={reload}
+                        run={async () => {
+                          await expectData(
+                            api.DELETE('/api/v1/offers/{id}', { params: { path: { id: offer.id } } }),
+                          );
+                          return undefined;
+                        }}
                       >
                         {t('requests.withdrawOffer')}
-                      </button>
+                      </ActionButton>
                     )}
                   </li>
                 ))}
@@ -239,23 +228,18 @@ function TimeOff({ action }: { action: Action }) {
                     {timeOff.reason ? ` ${timeOff.reason}` : ''}
                   </p>
                   {timeOff.status === 'requested' && (
-                    <button
-                      type="button"
-                      class="button"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void action
-                          .run(async () => {
-                            await expectData(
-                              api.DELETE('/api/v1/time-off/{id}', { params: { path: { id: timeOff.id } } }),
-                            );
-                            return undefined;
-                          })
-                          .then(() => reload())
-                      }
+                    <ActionButton
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/time-off/{id}', { params: { path: { id: timeOff.id } } }),
+                        );
+                        return undefined;
+                      }}
                     >
                       {t('requests.withdrawTimeOff')}
-                    </button>
+                    </ActionButton>
                   )}
                 </li>
               ))}

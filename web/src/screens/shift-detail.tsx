@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { expectData } from '../api/client.ts';
 import { useApp } from '../app-context.ts';
 import { paths } from '../routes.ts';
-import { Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
+import { ActionButton, Loaded, OutcomeMessage, useAction } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
 import { addressLine, ShiftSummary } from '../ui/shift-summary.tsx';
 
@@ -84,28 +84,22 @@ export function ShiftDetail({ params }: { params: { id: string } }) {
                 {step === 'withdraw' ? (
                   <fieldset class="confirm">
                     <legend>{t('detail.withdrawAsk')}</legend>
-                    <button
-                      type="button"
-                      class="button button-danger"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void action
-                          .run(async () => {
-                            await expectData(
-                              api.DELETE('/api/v1/shifts/{shift_id}/assignments/{assignment_id}', {
-                                params: { path: { shift_id: shift.id, assignment_id: seat.id } },
-                              }),
-                            );
-                            setStep('none');
-                            return t('detail.withdrawn');
-                          })
-                          .then((done) => {
-                            if (done) void reload();
-                          })
-                      }
+                    <ActionButton
+                      action={action}
+                      variant="danger"
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/shifts/{shift_id}/assignments/{assignment_id}', {
+                            params: { path: { shift_id: shift.id, assignment_id: seat.id } },
+                          }),
+                        );
+                        setStep('none');
+                        return t('detail.withdrawn');
+                      }}
                     >
                       {t('detail.withdrawConfirm')}
-                    </button>
+                    </ActionButton>
                     <button type="button" class="button" onClick={() => setStep('none')}>
                       {t('common.cancel')}
                     </button>

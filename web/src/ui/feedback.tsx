@@ -58,6 +58,38 @@ export function useAction(): {
   };
 }
 
+export type Action = ReturnType<typeof useAction>;
+
+/**
+ * A button that runs one action of a screen (disabled while any runs), then reads the
+ * screen again with `then`, whether it worked or was refused: either way the state may
+ * have changed under it.
+ */
+export function ActionButton({
+  action,
+  run,
+  then,
+  variant,
+  children,
+}: {
+  action: Action;
+  run: () => Promise<string | undefined>;
+  then?: () => unknown;
+  variant?: 'primary' | 'danger';
+  children: ComponentChildren;
+}) {
+  return (
+    <button
+      type="button"
+      class={variant ? `button button-${variant}` : 'button'}
+      disabled={action.busy}
+      onClick={() => void action.run(run).then(() => then?.())}
+    >
+      {children}
+    </button>
+  );
+}
+
 /** A read's states: loading, failed (with a retry), or its data with "last synced" when offline. */
 export function Loaded<T>({
   resource,

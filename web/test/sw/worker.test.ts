@@ -1,10 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type PushService, startPushService } from '../../../scheduler/test/support/push-service.ts';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { demo, signIn } from '../support/app.ts';
-import { chromiumAvailable, launchChromium, NEEDS_CHROMIUM, phone } from '../support/browser.ts';
-import { type Scheduler, startScheduler } from '../support/scheduler.ts';
+import { chromiumAvailable, NEEDS_CHROMIUM, phone } from '../support/browser.ts';
+import { useStage } from '../support/stage.ts';
 import { apiAs } from '../support/tokens.ts';
 
 /**
@@ -15,27 +14,19 @@ import { apiAs } from '../support/tokens.ts';
  * handed to the service worker through Chromium's DevTools protocol
  * (ServiceWorker.deliverPushMessage), as a push service would.
  */
-let browser: Browser;
-let scheduler: Scheduler;
 let push: PushService;
-
-beforeAll(async () => {
-  if (!chromiumAvailable) return;
+const stage = useStage(async () => {
   push = await startPushService({ plain: true });
-  [browser, scheduler] = await Promise.all([
-    launchChromium(),
-    startScheduler({ OUTBOUND_ALLOWED_HOSTS: new URL(push.origin).host }),
-  ]);
+  return { OUTBOUND_ALLOWED_HOSTS: new URL(push.origin).host };
 });
 afterAll(async () => {
-  await browser?.close();
   await push?.close();
 });
 
 describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   it('registers this browser, shows each push as the API wrote it, and a tap opens the shift', async () => {
     const subscription = push.subscribe();
-    const { context, page } = await phone(browser, { base: scheduler.base });
+    const { context, page } = await phone(stage.browser, { base: stage.scheduler.base });
     // The browser's push service, replaced by the local one (see above).
     await context.addInitScript((body: { endpoint: string; keys: { p256dh: string; auth: string } }) => {
       const fake = {
@@ -55,7 +46,7 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
         return (subscribed ? fake : null) as PushSubscription | null;
       };
     }, subscription.body);
-    await signIn(page, scheduler.base, demo.maria);
+    await signIn(page, stage.scheduler.base, demo.maria);
     await page.getByRole('link', { name: 'Me', exact: true }).click();
     await page.getByRole('button', { name: 'Enable notifications' }).click();
     await expect
@@ -66,12 +57,12 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
     await expect.poll(() => page.getByText('(this browser)').count()).toBe(1);
 
     // What the app registered is what the browser handed it.
-    const maria = await apiAs(scheduler, 'demo-employee-1', 'employee');
+    const maria = await apiAs(stage.scheduler, 'demo-employee-1', 'employee');
     const browsers = await maria<{ endpoint: string }[]>('GET', '/push-subscriptions');
     expect(browsers.body.map((b) => b.endpoint)).toEqual([subscription.body.endpoint]);
 
     // An admin places Maria on an open seat: the API notifies her.
-    const admin = await apiAs(scheduler, 'demo-admin', 'admin');
+    const admin = await apiAs(stage.scheduler, 'demo-admin', 'admin');
     const settings = await admin<Record<string, unknown>>('GET', '/tenant/settings');
     await admin('PATCH', '/tenant/settings', { ...settings.body, notify_on_assignment: true });
     const me = await maria<{ id: string }>('GET', '/me');
@@ -89,13 +80,15 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
     const cdp = await context.newCDPSession(page);
     const registration = new Promise<string>((resolve) =>
       cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-        const found = registrations.find((r) => r.scopeURL === `${scheduler.base}/app/` && !r.isDeleted);
+        const found = registrations.find(
+          (r) => r.scopeURL === `${stage.scheduler.base}/app/` && !r.isDeleted,
+        );
         if (found) resolve(found.registrationId);
       }),
     );
     await cdp.send('ServiceWorker.enable');
     await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: scheduler.base,
+      origin: stage.scheduler.base,
       registrationId: await registration,
       data: JSON.stringify(message),
     });
@@ -109,7 +102,11 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
       );
     await expect.poll(shown).toHaveLength(1);
     expect(await shown()).toEqual([
-      { title: message.title, body: message.body, url: `${scheduler.base}/app/shifts/${target.shift.id}` },
+      {
+        title: message.title,
+        body: message.body,
+        url: `${stage.scheduler.base}/app/shifts/${target.shift.id}`,
+      },
     ]);
 
     // A tap: the worker's click handler brings the app to the shift.
@@ -124,7 +121,7 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
       const [notification] = await scope.registration.getNotifications();
       scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
     });
-    await page.waitForURL(`${scheduler.base}/app/shifts/${target.shift.id}`);
+    await page.waitForURL(`${stage.scheduler.base}/app/shifts/${target.shift.id}`);
     await page.getByRole('heading', { level: 1, name: 'Shift' }).waitFor();
     await context.close();
   });
