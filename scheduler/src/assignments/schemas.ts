@@ -8,7 +8,7 @@ import {
   Timestamp,
   WindowQuery,
 } from '../http/schemas.ts';
-import { exampleLocation, PlaceOfShift } from '../locations/schemas.ts';
+import { examplePlace, PlaceOfShift } from '../locations/schemas.ts';
 import { ShiftStatus } from '../shifts/schemas.ts';
 
 export const ShiftAssignment = Type.Object(
@@ -85,16 +85,7 @@ export const exampleMyAssignment: MyAssignment = {
     ends_at: '2027-07-05T00:00:00.000Z',
   },
   role: { id: examples.roleId, name: 'Bartender' },
-  location: {
-    id: exampleLocation.id,
-    name: exampleLocation.name,
-    street: exampleLocation.street,
-    postal_code: exampleLocation.postal_code,
-    city: exampleLocation.city,
-    country: exampleLocation.country,
-    lat: exampleLocation.lat,
-    lng: exampleLocation.lng,
-  },
+  location: examplePlace,
 };
 
 /** `GET /me/assignments`: the time filter; unknown parameters are 422. */

@@ -258,6 +258,22 @@ async function seedThroughRoutes(
     return { status: response.statusCode, body: (response.body === '' ? undefined : response.json()) as T };
   }
   const admin = 'demo-admin';
+
+  /** The ids of named records (roles, locations) by name: the existing ones, the rest created. */
+  async function ensureNamed(
+    collection: string,
+    wanted: readonly { name: string }[],
+  ): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    const existing = await call<{ id: string; name: string }[]>(admin, 'GET', collection, undefined, [200]);
+    for (const record of existing.body) ids.set(record.name, record.id);
+    for (const record of wanted) {
+      if (ids.has(record.name)) continue;
+      const created = await call<{ id: string }>(admin, 'POST', collection, record, [201]);
+      ids.set(record.name, created.body.id);
+    }
+    return ids;
+  }
   const now = Temporal.Instant.fromEpochMilliseconds(options.now.getTime());
 
   // A shift not yet over: the week is running (the request also provisions the tenant).
@@ -288,36 +304,10 @@ async function seedThroughRoutes(
     [200],
   );
 
-  const roleIds = new Map<string, string>();
-  const existingRoles = await call<{ id: string; name: string }[]>(
-    admin,
-    'GET',
-    '/api/v1/roles',
-    undefined,
-    [200],
-  );
-  for (const role of existingRoles.body) roleIds.set(role.name, role.id);
-  for (const role of roles) {
-    if (roleIds.has(role.name)) continue;
-    const created = await call<{ id: string }>(admin, 'POST', '/api/v1/roles', role, [201]);
-    roleIds.set(role.name, created.body.id);
-  }
+  const roleIds = await ensureNamed('/api/v1/roles', roles);
   const roleId = (name: RoleName) => roleIds.get(name) ?? '';
 
-  const locationIds = new Map<string, string>();
-  const existingLocations = await call<{ id: string; name: string }[]>(
-    admin,
-    'GET',
-    '/api/v1/locations',
-    undefined,
-    [200],
-  );
-  for (const location of existingLocations.body) locationIds.set(location.name, location.id);
-  for (const location of locations) {
-    if (locationIds.has(location.name)) continue;
-    const created = await call<{ id: string }>(admin, 'POST', '/api/v1/locations', location, [201]);
-    locationIds.set(location.name, created.body.id);
-  }
+  const locationIds = await ensureNamed('/api/v1/locations', locations);
 
   // The employees, by the subject their sign-in carries; existing ones keep their
   // records and get any qualification they lack.

@@ -74,3 +74,14 @@ export const PlaceOfShift = Type.Object(
   },
 );
 export type PlaceOfShift = Static<typeof PlaceOfShift>;
+
+export const examplePlace: PlaceOfShift = {
+  id: exampleLocation.id,
+  name: exampleLocation.name,
+  street: exampleLocation.street,
+  postal_code: exampleLocation.postal_code,
+  city: exampleLocation.city,
+  country: exampleLocation.country,
+  lat: exampleLocation.lat,
+  lng: exampleLocation.lng,
+};

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { examples, Nullable, ReadOnlyId, Timestamp, WindowQuery } from '../http/schemas.ts';
-import { exampleLocation, PlaceOfShift } from '../locations/schemas.ts';
+import { examplePlace, PlaceOfShift } from '../locations/schemas.ts';
 import { ShiftStatus } from '../shifts/schemas.ts';
 
 /** Shifts one page of open shifts holds by default, and at most (each with up to 50 slots). */
@@ -68,15 +68,6 @@ export const exampleOpenShift: OpenShift = {
     status: 'open',
   },
   event: { id: examples.eventId, name: 'Summer festival', description: 'Three days on the river bank' },
-  location: {
-    id: exampleLocation.id,
-    name: exampleLocation.name,
-    street: exampleLocation.street,
-    postal_code: exampleLocation.postal_code,
-    city: exampleLocation.city,
-    country: exampleLocation.country,
-    lat: exampleLocation.lat,
-    lng: exampleLocation.lng,
-  },
+  location: examplePlace,
   slots: [{ id: examples.slotId, role: { id: examples.roleId, name: 'Cook' }, capacity: 3, filled_count: 1 }],
 };
