@@ -35,7 +35,7 @@ export function OpenShifts() {
             <ul class="cards">
               {open.map((item) => (
                 <li key={item.shift.id} class="card">
-                  <ShiftSummary facts={item} />
+                  <ShiftSummary facts={item} id={`open-${item.shift.id}`} />
                   <ul class="slots">
                     {item.slots.map((slot) => (
                       <li key={slot.id} class="slot">
@@ -45,6 +45,7 @@ export function OpenShifts() {
                         </span>
                         <ActionButton
                           action={claim}
+                          describedBy={`open-${item.shift.id}`}
                           variant="primary"
                           then={reload}
                           run={async () => {

@@ -70,17 +70,21 @@ export function ActionButton({
   run,
   then,
   variant,
+  describedBy,
   children,
 }: {
   action: Action;
   run: () => Promise<string | undefined>;
   then?: () => unknown;
   variant?: 'primary' | 'danger';
+  /** What the button acts on, when its name alone ("Claim") repeats on the screen. */
+  describedBy?: string;
   children: ComponentChildren;
 }) {
   return (
     <button
       type="button"
+      aria-describedby={describedBy}
       class={variant ? `button button-${variant}` : 'button'}
       disabled={action.busy}
       onClick={() => void action.run(run).then(() => then?.())}

@@ -26,14 +26,19 @@ export function addressLine(place: Place): string {
 export function ShiftSummary({
   facts,
   heading: Heading = 'h3',
+  id,
 }: {
   facts: ShiftFacts;
   heading?: 'h2' | 'h3';
+  /** The heading's id, for the buttons it describes. */
+  id?: string;
 }) {
   const { t, format } = useApp();
   return (
     <>
-      <Heading class="shift-time">{format.range(facts.shift.starts_at, facts.shift.ends_at)}</Heading>
+      <Heading class="shift-time" id={id}>
+        {format.range(facts.shift.starts_at, facts.shift.ends_at)}
+      </Heading>
       <p class="shift-name">
         {facts.shift.name} · {facts.event.name}
       </p>
