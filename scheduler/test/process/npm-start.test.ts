@@ -57,6 +57,8 @@ async function npmStart(env: Record<string, string | undefined>): Promise<Starte
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'npm-start-')),
       ADVISORY_DEMO_DIR: demoDir,
       ADVISORY_LISTEN: `127.0.0.1:${await freePort()}`,
+      // The demo week costs every start seconds of seeding; the test of it turns it on.
+      DEMO_DATA: 'false',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,7 +165,8 @@ describe('npm start', () => {
   it('seeds the demo week for the staff app, whose sign-in it names, with the development issuer', async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'npm-start-'));
-    const started = await npmStart({ PORT: String(port), DATA_DIR: dataDir });
+    // As a user runs it: DEMO_DATA unset, so npm start turns the demo week on.
+    const started = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DEMO_DATA: undefined });
     await banner(started);
     const base = `http://127.0.0.1:${port}`;
     expect(started.output()).toContain(`  Staff app       ${base}/app/   (sign in as a demo user)\n`);
