@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../scripts/test-skip.ts';
@@ -12,12 +15,18 @@ import { useStage } from './support/stage.ts';
 const stage = useStage();
 
 const screens = [
-  { link: 'My shifts', heading: 'My shifts' },
-  { link: 'Open shifts', heading: 'Open shifts' },
-  { link: 'Requests', heading: 'Requests' },
-  { link: 'My time', heading: 'My time' },
-  { link: 'Me', heading: 'Me' },
+  { link: 'My shifts', heading: 'My shifts', file: 'my-shifts' },
+  { link: 'Open shifts', heading: 'Open shifts', file: 'open-shifts' },
+  { link: 'Requests', heading: 'Requests', file: 'requests' },
+  { link: 'My time', heading: 'My time', file: 'my-time' },
+  { link: 'Me', heading: 'Me', file: 'me' },
 ];
+
+// Each screen as axe saw it: in docs/screenshots/ with UPDATE_SCREENSHOTS=1
+// (npm run screenshots -w web), else in a scratch folder.
+const screenshots = process.env.UPDATE_SCREENSHOTS
+  ? path.resolve(import.meta.dirname, '../../docs/screenshots')
+  : mkdtempSync(path.join(tmpdir(), 'screenshots-'));
 
 async function noSidewaysScroll(page: Page): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
@@ -43,6 +52,7 @@ describe('the staff app for everyone', runsIf(chromiumAvailable, NEEDS_CHROMIUM)
         await page.getByText('Loading…').first().waitFor({ state: 'detached' });
         await expectAccessible(page);
         await noSidewaysScroll(page);
+        await page.screenshot({ path: path.join(screenshots, `staff-${screen.file}-${colorScheme}.png`) });
       }
       // A shift's detail, with its offer form open.
       await page.getByRole('link', { name: 'My shifts' }).click();
