@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { isCheckViolation, isUniqueViolation } from '../db/errors.ts';
 import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import { AppError } from '../errors.ts';
+import { placeOfShift } from '../locations/repository.ts';
 import { shiftStatus } from '../shifts/repository.ts';
 import type { MyAssignment, ShiftAssignment, ShiftColleague } from './schemas.ts';
 
@@ -283,19 +284,7 @@ export async function listUserAssignments(db: Db, filter: UserAssignmentFilter):
       ends_at: row.event_ends_at,
     },
     role: { id: row.role_id, name: row.role_name },
-    location:
-      row.location_id === null || row.location_name === null
-        ? null
-        : {
-            id: row.location_id,
-            name: row.location_name,
-            street: row.location_street,
-            postal_code: row.location_postal_code,
-            city: row.location_city,
-            country: row.location_country,
-            lat: row.location_lat,
-            lng: row.location_lng,
-          },
+    location: placeOfShift(row),
   }));
 }
 

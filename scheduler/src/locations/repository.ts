@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { LocationsTable } from '../db/types.ts';
+import type { PlaceOfShift } from './schemas.ts';
 
 const columns = [
   'id',
@@ -45,4 +46,31 @@ export async function locationExists(db: Db, tenantId: string, id: string): Prom
     .where('id', '=', id)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** A shift's place as a query selects it: the location's columns, prefixed `location_`. */
+export interface PlaceColumns {
+  location_id: string | null;
+  location_name: string | null;
+  location_street: string | null;
+  location_postal_code: string | null;
+  location_city: string | null;
+  location_country: string | null;
+  location_lat: number | null;
+  location_lng: number | null;
+}
+
+/** The PlaceOfShift of a row (GET /me/assignments, GET /me/open-shifts); null without a location. */
+export function placeOfShift(row: PlaceColumns): PlaceOfShift | null {
+  if (row.location_id === null || row.location_name === null) return null;
+  return {
+    id: row.location_id,
+    name: row.location_name,
+    street: row.location_street,
+    postal_code: row.location_postal_code,
+    city: row.location_city,
+    country: row.location_country,
+    lat: row.location_lat,
+    lng: row.location_lng,
+  };
 }

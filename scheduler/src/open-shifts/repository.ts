@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { overlapsWindow, type TimeWindow } from '../db/time-window.ts';
+import { type PlaceColumns, placeOfShift } from '../locations/repository.ts';
 import { shiftStatus } from '../shifts/repository.ts';
 import type { ShiftStatus } from '../shifts/schemas.ts';
 import type { OpenShift } from './schemas.ts';
@@ -15,7 +16,7 @@ export interface OpenShiftFilter {
   limit: number;
 }
 
-interface OpenSlotRow {
+interface OpenSlotRow extends PlaceColumns {
   shift_id: string;
   shift_name: string;
   starts_at: string;
@@ -24,14 +25,6 @@ interface OpenSlotRow {
   event_id: string;
   event_name: string;
   event_description: string | null;
-  location_id: string | null;
-  location_name: string | null;
-  street: string | null;
-  postal_code: string | null;
-  city: string | null;
-  country: string | null;
-  lat: number | null;
-  lng: number | null;
   slot_id: string;
   role_id: string;
   role_name: string;
@@ -85,8 +78,9 @@ export async function listOpenShifts(db: Db, filter: OpenShiftFilter): Promise<O
     SELECT sh.id AS shift_id, sh.name AS shift_name, sh.starts_at, sh.ends_at,
            ${shiftStatus(filter.now, 'sh')} AS status,
            e.id AS event_id, e.name AS event_name, e.description AS event_description,
-           l.id AS location_id, l.name AS location_name, l.street, l.postal_code, l.city, l.country,
-           l.lat, l.lng,
+           l.id AS location_id, l.name AS location_name, l.street AS location_street,
+           l.postal_code AS location_postal_code, l.city AS location_city,
+           l.country AS location_country, l.lat AS location_lat, l.lng AS location_lng,
            sl.id AS slot_id, r.id AS role_id, r.name AS role_name, sl.capacity, sl.filled_count
       FROM picked p
       JOIN claimable c ON c.shift_id = p.shift_id
@@ -114,19 +108,7 @@ function groupByShift(rows: readonly OpenSlotRow[]): OpenShift[] {
           status: row.status,
         },
         event: { id: row.event_id, name: row.event_name, description: row.event_description },
-        location:
-          row.location_id === null || row.location_name === null
-            ? null
-            : {
-                id: row.location_id,
-                name: row.location_name,
-                street: row.street,
-                postal_code: row.postal_code,
-                city: row.city,
-                country: row.country,
-                lat: row.lat,
-                lng: row.lng,
-              },
+        location: placeOfShift(row),
         slots: [],
       };
       shifts.push(current);
