@@ -77,14 +77,17 @@ async function start(): Promise<void> {
   let tenant = readSnapshot<Setting>(userKey, 'tenant')?.data ?? null;
   let choice = storedChoice();
   try {
-    const fresh = await expectData(api.GET('/api/v1/tenant/settings'));
+    // Both at once: the first screen waits for them.
+    const [fresh, me] = await Promise.all([
+      expectData(api.GET('/api/v1/tenant/settings')),
+      expectData(api.GET('/api/v1/me')),
+    ]);
     tenant = {
       timezone: fresh.timezone,
       locale: fresh.locale,
       shift_colleagues_visible: fresh.shift_colleagues_visible,
     };
     saveSnapshot(userKey, 'tenant', tenant);
-    const me = await expectData(api.GET('/api/v1/me'));
     const saved = me.locale ? chooseLanguage(null, [me.locale]) : null;
     if (saved && saved !== choice) {
       choice = saved;

@@ -42,22 +42,19 @@ export function Me() {
         ) : pushState === 'blocked' ? (
           <p class="notice">{t('me.blocked')}</p>
         ) : (
-          <button
-            type="button"
-            class="button button-primary"
-            disabled={action.busy}
-            onClick={() =>
-              void action.run(async () => {
-                const state = await enablePush(api);
-                setPushState(state);
-                setThisEndpoint((await currentSubscription())?.endpoint ?? null);
-                await reloadBrowsers();
-                return state === 'enabled' ? t('me.enabled') : undefined;
-              })
-            }
+          <ActionButton
+            action={action}
+            variant="primary"
+            then={reloadBrowsers}
+            run={async () => {
+              const state = await enablePush(api);
+              setPushState(state);
+              setThisEndpoint((await currentSubscription())?.endpoint ?? null);
+              return state === 'enabled' ? t('me.enabled') : undefined;
+            }}
           >
             {t('me.enable')}
-          </button>
+          </ActionButton>
         )}
         <h3>{t('me.browsers')}</h3>
         <Loaded resource={browsers} retry={reloadBrowsers}>
@@ -113,23 +110,18 @@ export function Me() {
             />
           </label>
         )}
-        <button
-          type="button"
-          class="button"
-          disabled={action.busy}
-          onClick={() =>
-            void action.run(async () => {
-              const token = await expectData(api.POST('/api/v1/me/calendar-token'));
-              setCalendarUrl(token.url);
-              await reloadCalendar();
-              return undefined;
-            })
-          }
+        <ActionButton
+          action={action}
+          then={reloadCalendar}
+          run={async () => {
+            setCalendarUrl((await expectData(api.POST('/api/v1/me/calendar-token'))).url);
+            return undefined;
+          }}
         >
           {calendarUrl || (calendar.state === 'ready' && calendar.data)
             ? t('me.calendarNew')
             : t('me.calendarCreate')}
-        </button>
+        </ActionButton>
       </section>
 
       <section aria-labelledby="language">

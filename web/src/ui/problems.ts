@@ -1,6 +1,6 @@
 import { ApiError, NetworkError, OfflineError } from '../api/client.ts';
 import type { Translate } from '../i18n/language.ts';
-import type { MessageKey } from '../i18n/messages.ts';
+import { en, type MessageKey } from '../i18n/messages.ts';
 
 /**
  * A refusal in words. The API's 409 codes each get a sentence of their own (the app keeps
@@ -12,24 +12,10 @@ export function describeProblem(error: unknown, t: Translate): string {
   if (error instanceof ApiError) {
     const { code, message } = error.problem;
     if (code === 'VALIDATION_FAILED') return t('error.VALIDATION_FAILED', { detail: message });
-    const key = `error.${code}` as MessageKey;
-    if (key in knownCodes) return t(key);
+    // Every code the catalogue has words for; another one is named as it came.
+    const key = `error.${code}`;
+    if (key in en) return t(key as MessageKey);
     return t('error.other', { code });
   }
   return t('error.other', { code: error instanceof Error ? error.name : 'unknown' });
 }
-
-const knownCodes: Partial<Record<MessageKey, true>> = {
-  'error.SLOT_FULL': true,
-  'error.ALREADY_ASSIGNED': true,
-  'error.NOT_QUALIFIED': true,
-  'error.OVERLAPPING_ASSIGNMENT': true,
-  'error.UNAVAILABLE': true,
-  'error.INVALID_STATE': true,
-  'error.DUPLICATE': true,
-  'error.NOT_FOUND': true,
-  'error.FORBIDDEN': true,
-  'error.UNAUTHORIZED': true,
-  'error.RATE_LIMITED': true,
-  'error.SERVICE_UNAVAILABLE': true,
-};
