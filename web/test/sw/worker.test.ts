@@ -76,7 +76,11 @@ describe('notifications in the staff app', runsIf(chromiumAvailable, NEEDS_CHROM
     const message = push.received[0]!.payload as { title: string; body: string; data: { shift_id: string } };
     expect(message.data.shift_id).toBe(target.shift.id);
 
-    // The push service hands the message to the browser.
+    // The push service hands the message to the browser, once its worker is active: a push
+    // to a worker still installing (keeping the app's files) would be lost, as in a browser.
+    await expect
+      .poll(() => page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state ?? 'none'))
+      .toBe('activated');
     const cdp = await context.newCDPSession(page);
     const registration = new Promise<string>((resolve) =>
       cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
