@@ -4,19 +4,19 @@ import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import { assignmentsRoutes } from './assignments/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import type { DevIssuer } from './auth/dev-issuer.ts';
-import { registerDevProvider } from './auth/dev-provider.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import { defaultClaimNames } from './config.ts';
-import type { Db } from './db/database.ts';
-import { type Clock, type Deps, type DocumentStorage, systemClock } from './deps.ts';
+import type { Db, WakeupSource } from './db/database.ts';
+import { type Clock, type Deps, type DocumentStorage, type SubmitLimit, systemClock } from './deps.ts';
+import { registerDevProvider } from './dev-sign-in/provider.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { documentsRoutes } from './documents/routes.ts';
 import { eventsRoutes } from './events/routes.ts';
 import { formsRoutes } from './forms/routes.ts';
 import { DatabaseSubmitLimiter } from './forms/shared-submit-limit.ts';
-import { SlidingWindowLimiter, type SubmitLimit } from './forms/submit-limit.ts';
+import { SlidingWindowLimiter } from './forms/submit-limit.ts';
 import { createGazetteerGeocoder } from './geocoding/gazetteer.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -28,7 +28,7 @@ import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
 import { jobsRoutes } from './jobs/routes.ts';
-import { defaultWorkerOptions, JobWorker, type WakeupSource, type WorkerOptions } from './jobs/worker.ts';
+import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/worker.ts';
 import { locationsRoutes } from './locations/routes.ts';
 import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
@@ -38,6 +38,7 @@ import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
 import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
+import { reactions } from './reactions.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { shiftsRoutes } from './shifts/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
@@ -183,18 +184,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     outbound,
     documents: options.documents ?? null,
     publicBaseUrl: options.publicBaseUrl ?? null,
+    reactions,
   };
   // Background work starts once the server listens (or when a caller that never listens
   // starts it: tests), so start-up never waits on a backlog; it stops on close, finishing
   // the jobs in hand (their leases would hand them to another process anyway).
-  const reminders = new ReminderSweep(
-    options.db,
-    deps.clock,
-    pushOptions.attempts,
-    () => worker.kick(),
-    app.log,
-    { ...defaultReminderOptions, ...options.reminders },
-  );
+  const reminders = new ReminderSweep(deps, { ...defaultReminderOptions, ...options.reminders });
   const startBackgroundWork = () => {
     if (worker.options.concurrency <= 0) return;
     worker.start();
@@ -202,7 +197,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   app.addHook('onListen', async () => startBackgroundWork());
   app.decorate('startBackgroundWork', startBackgroundWork);
-  app.decorate('notificationsIdle', () => worker.idle());
+  app.decorate('jobsIdle', () => worker.idle());
   app.decorate('sweepReminders', () => reminders.sweep());
   app.addHook('onClose', async () => {
     await reminders.stop();

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Reactions } from './changes/unit-of-work.ts';
 import type { Db } from './db/database.ts';
-import type { SubmitLimiter } from './forms/submit-limit.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
 import type { JobWorker } from './jobs/worker.ts';
 import type { OutboundPolicy } from './outbound/destinations.ts';
@@ -35,6 +35,8 @@ export interface Deps {
   documents: DocumentStorage | null;
   /** Where clients reach the API (PUBLIC_BASE_URL); null: taken from each request. */
   publicBaseUrl: string | null;
+  /** Who reacts to which change (src/reactions.ts), for the unit of work (src/changes/). */
+  reactions: Reactions<Deps>;
 }
 
 export interface DocumentStorage {
@@ -43,4 +45,19 @@ export interface DocumentStorage {
   urlTtlSeconds: number;
   /** The largest file an upload URL is made for. */
   maxBytes: number;
+}
+
+/** How many form submissions per client address and form (src/forms/submit-limit.ts). */
+export interface SubmitLimit {
+  max: number;
+  windowMs: number;
+}
+
+export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+/** Where submissions are counted: in this process (the default) or in the database. */
+export interface SubmitLimiter {
+  readonly limit: SubmitLimit;
+  /** Counts a hit for `key` at `now` (ms) unless the window is full. */
+  take(key: string, now: number): LimitAnswer | Promise<LimitAnswer>;
 }

@@ -144,7 +144,7 @@ describe('a freshly built app', () => {
       // Built and ready, every plugin loaded: the job has not been claimed.
       expect(await status()).toEqual({ status: 'pending' });
       await app.listen({ port: 0, host: '127.0.0.1' });
-      await app.notificationsIdle();
+      await app.jobsIdle();
       // Its notification does not exist: the delivery has nothing to send and is done.
       expect(await status()).toEqual({ status: 'done' });
     });

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
-import { isCheckViolation, isUniqueViolation } from '../db/errors.ts';
 import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
-import { AppError } from '../errors.ts';
 import { placeOfShift } from '../locations/repository.ts';
 import { shiftStatus } from '../shifts/repository.ts';
+import { seatRefusal } from './refusals.ts';
 import type { MyAssignment, ShiftAssignment, ShiftColleague } from './schemas.ts';
 
 const columns = [
@@ -102,29 +102,6 @@ export async function takeSeat(db: Db, seat: SeatRequest): Promise<SeatOutcome> 
   return { refused: 'other' };
 }
 
-/** The domain answer to a constraint the database raised while a seat was taken. */
-function seatRefusal(error: unknown): AppError | undefined {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  if (isUniqueViolation(error, 'shift_assignments_tenant_id_shift_id_user_id_key')) {
-    return new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
-  }
-  if (code === '23P01' && constraint === 'shift_assignments_no_overlap') {
-    return new AppError('OVERLAPPING_ASSIGNMENT', 'the user is assigned to an overlapping shift');
-  }
-  if (code === '23514' && constraint === 'shift_slots_within_capacity') {
-    return new AppError('SLOT_FULL', 'the slot is full');
-  }
-  // Deactivated after the request was let in (migration 0010's trigger).
-  if (isCheckViolation(error, 'shift_assignments_user_active')) return userDeactivated();
-  // Approved time off of the user overlaps the shift (migration 0016's trigger).
-  if (isCheckViolation(error, 'shift_assignments_time_off')) return userUnavailable();
-  return undefined;
-}
-
-export const userDeactivated = () => new AppError('INVALID_STATE', 'the user is deactivated');
-/** The user is away then: the answer wherever a seat meets approved time off. */
-export const userUnavailable = () => new AppError('UNAVAILABLE', 'the user has approved time off then');
-
 export async function holdsRole(db: Db, tenantId: string, userId: string, roleId: string): Promise<boolean> {
   const row = await db
     .selectFrom('user_qualifications')
@@ -174,6 +151,44 @@ export async function deleteAssignment(
     .where('user_id', '=', holderId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/**
+ * A user's upcoming seats, locked for the rest of the transaction: assignments of shifts
+ * that have not started at `after` and hold no recorded time. Seats of started or past
+ * shifts stay, as records. A seat taken meanwhile cannot slip past: taking one reads the
+ * user's row FOR SHARE (migration 0010), which a deactivation holds locked.
+ */
+export function lockUpcomingSeats(db: Db, tenantId: string, userId: string, after: Date) {
+  return db
+    .selectFrom('shift_assignments as a')
+    .select(columns.map((column) => `a.${column}` as const))
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.user_id', '=', userId)
+    .where('a.starts_at', '>', after.toISOString())
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('time_entries as t')
+            .select('t.id')
+            .whereRef('t.tenant_id', '=', 'a.tenant_id')
+            .whereRef('t.shift_assignment_id', '=', 'a.id'),
+        ),
+      ),
+    )
+    .orderBy('a.id')
+    .forUpdate()
+    .execute();
+}
+
+/** Removes the seats `ids` (locked by the caller). */
+export async function deleteSeats(db: Db, tenantId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .deleteFrom('shift_assignments')
+    .where('tenant_id', '=', tenantId)
+    .where(isAnyOf('id', ids))
+    .execute();
 }
 
 export interface UserAssignmentFilter {

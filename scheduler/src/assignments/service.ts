@@ -1,20 +1,16 @@
-import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { inTransaction } from '../jobs/transaction.ts';
-import { notifyAssignmentChange } from '../notifications/service.ts';
-import { shiftWindow } from '../notifications/wording.ts';
-import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
 import { findSlot } from '../shifts/repository.ts';
 import { getShift, shiftChangedMeanwhile } from '../shifts/service.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { shiftColleaguesVisible } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
 import { findStaff } from '../users/repository.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
+import { timeRecorded, userDeactivated } from './refusals.ts';
 import {
   deleteAssignment,
   findAssignment,
@@ -23,7 +19,6 @@ import {
   listShiftPeople,
   listUserAssignments,
   takeSeat,
-  userDeactivated,
 } from './repository.ts';
 import type {
   AssignRequest,
@@ -38,8 +33,6 @@ interface Seat {
   slotId: string;
   userId: string;
   source: 'claim' | 'assign';
-  /** Runs in the seat's transaction once it is taken (notifications: the outbox). */
-  taken?: (tx: Deps, seat: ShiftAssignment) => Promise<void>;
 }
 
 /**
@@ -52,22 +45,18 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
   const now = deps.clock.now();
   const claim = seat.source === 'claim';
   let keyGone = false;
-  const { taken, ...request } = seat;
+  const type = claim ? 'seat.claimed' : 'seat.assigned';
   try {
-    const outcome = await inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, claim ? 'assignment.claimed' : 'assignment.assigned');
+    const outcome = await unitOfWork(deps, caller, type, async (tx) => {
       const outcome = await takeSeat(tx.db, {
         tenantId: caller.tenantId,
         id: newId(),
-        ...request,
+        ...seat,
         assignedBy: caller.userId,
         now,
         onlyOpen: claim,
       });
-      if ('seat' in outcome) {
-        await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.created', data: outcome.seat });
-        await taken?.(tx, outcome.seat);
-      }
+      if ('seat' in outcome) await tx.record({ type, seat: outcome.seat });
       return outcome;
     });
     if ('seat' in outcome) return outcome.seat;
@@ -114,25 +103,7 @@ export async function assignSlot(
   const user = await findStaff(deps.db, caller.tenantId, input.user_id);
   if (!user) throw validationFailed('user_id', 'no such admin or employee in this tenant');
   if (!user.active) throw userDeactivated();
-  return seat(deps, caller, {
-    shiftId,
-    slotId,
-    userId: input.user_id,
-    source: 'assign',
-    taken: (tx, assignment) =>
-      notifyAssignmentChange(tx, caller, shiftId, async (style) => {
-        const shift = await getShift(tx, caller, shiftId);
-        return {
-          userIds: [assignment.user_id],
-          message: {
-            type: 'assignment.created',
-            title: `You are on ${shift.name}`,
-            body: shiftWindow(shift.starts_at, shift.ends_at, style),
-            data: { shift_id: shiftId, slot_id: slotId, assignment_id: assignment.id },
-          },
-        };
-      }),
-  });
+  return seat(deps, caller, { shiftId, slotId, userId: input.user_id, source: 'assign' });
 }
 
 export async function getShiftAssignments(
@@ -192,7 +163,7 @@ export async function unassign(
   shiftId: string,
   assignmentId: string,
 ): Promise<void> {
-  const shift = await getShift(deps, caller, shiftId);
+  await getShift(deps, caller, shiftId);
   const assignment = await findAssignment(deps.db, caller.tenantId, shiftId, assignmentId);
   const admin = caller.role === 'admin';
   if (!assignment || (!admin && assignment.user_id !== caller.userId)) throw notFound('assignment');
@@ -205,29 +176,19 @@ export async function unassign(
     }
   }
   try {
-    await inTransaction(deps, async (tx) => {
-      const own = assignment.user_id === caller.userId;
-      await nameAuditAction(tx, own ? 'assignment.withdrawn' : 'assignment.unassigned');
-      await cancelOffersOfRemovedSeats(tx, caller, { ids: [assignmentId] });
+    const own = assignment.user_id === caller.userId;
+    const type = own ? 'seat.withdrawn' : 'seat.unassigned';
+    await unitOfWork(deps, caller, type, async (tx) => {
+      const { starts_at: _, ...seat } = assignment;
+      // Recorded before the row goes: its live offers are settled first (src/reactions.ts).
+      await tx.record({ type, seat });
       if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId, assignment.user_id))) {
         throw notFound('assignment');
       }
-      const { starts_at: _, ...removed } = assignment;
-      await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.removed', data: removed });
-      await notifyAssignmentChange(tx, caller, shiftId, async (style) => ({
-        userIds: [assignment.user_id],
-        message: {
-          type: 'assignment.removed',
-          title: `You are no longer on ${shift.name}`,
-          body: shiftWindow(shift.starts_at, shift.ends_at, style),
-          data: { shift_id: shiftId, assignment_id: assignmentId },
-        },
-      }));
     });
   } catch (error) {
     // A time entry references it (RESTRICT).
-    if (isForeignKeyViolation(error))
-      throw new AppError('INVALID_STATE', 'time was recorded for this assignment');
+    if (isForeignKeyViolation(error)) throw timeRecorded();
     throw error;
   }
 }

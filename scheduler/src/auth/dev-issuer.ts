@@ -11,7 +11,7 @@ import { createVerifier, type TokenVerifier } from './verifier.ts';
  * DATA_DIR. Only an API started with AUTH_DEV_ISSUER=true on the same DATA_DIR accepts
  * its tokens; no configuration of an external issuer ever does. Two things sign with the
  * key: the token command (`iss` the stored name) and the OpenID provider the server
- * mounts at /dev-issuer (src/auth/dev-provider.ts; `iss` the URL it is reached at, on a
+ * mounts at /dev-issuer (src/dev-sign-in/provider.ts; `iss` the URL it is reached at, on a
  * loopback origin). Both speak for the stored name: ids derive from it, so a person
  * is the same user whichever of the two signed their token, on whatever port.
  */

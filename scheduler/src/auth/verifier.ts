@@ -120,7 +120,7 @@ export function createVerifier(options: {
   issuer: string;
   /**
    * Other `iss` values accepted besides `issuer` (the development issuer's, served at
-   * every loopback origin: src/auth/dev-provider.ts); ids stay in `issuer`'s namespace.
+   * every loopback origin: src/dev-sign-in/provider.ts); ids stay in `issuer`'s namespace.
    */
   alsoAcceptIssuer?: ((iss: string) => boolean) | undefined;
   audience?: string | undefined;

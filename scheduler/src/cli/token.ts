@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { NoDevIssuerError, openDevIssuer } from '../auth/dev-issuer.ts';
 import { accessRoles } from '../auth/identity.ts';
 import { ConfigError, loadStorageConfig } from '../config.ts';
-import { DEMO_TENANT, demoPeople, demoPerson } from '../demo/people.ts';
+import { DEMO_TENANT, demoPeople, demoPerson } from '../dev-sign-in/people.ts';
 
 const usage = `Usage: npm run token -w scheduler -- --role admin|employee|customer [options]
 

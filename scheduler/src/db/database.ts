@@ -12,10 +12,17 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DataDirLockedError, lockDataDir } from '../../../common/src/data-dir-lock.ts';
-import type { WakeupSource } from '../jobs/worker.ts';
 import { dialectOver, SerializedDriver, SessionDriver, tenantSession } from './drivers.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
+
+/**
+ * Wakes a worker when jobs became due elsewhere (PostgreSQL's LISTEN, below):
+ * `listen` subscribes and answers how to stop. Polling stays as the fallback.
+ */
+export interface WakeupSource {
+  listen(onWake: () => void): Promise<() => Promise<void>>;
+}
 
 export type Db = Kysely<Database>;
 

@@ -32,3 +32,8 @@ export function isForeignKeyViolation(error: unknown, constraint?: string): bool
 export function isCheckViolation(error: unknown, constraint?: string): boolean {
   return sqlState(error) === '23514' && (constraint === undefined || constraintOf(error) === constraint);
 }
+
+/** An exclusion constraint refused the row (two ranges that must not overlap did). */
+export function isExclusionViolation(error: unknown, constraint?: string): boolean {
+  return sqlState(error) === '23P01' && (constraint === undefined || constraintOf(error) === constraint);
+}

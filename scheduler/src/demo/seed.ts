@@ -1,8 +1,8 @@
 import { Temporal } from 'temporal-polyfill';
 import type { DevIssuer } from '../auth/dev-issuer.ts';
 import { userIdForSubject } from '../auth/identity.ts';
+import { DEMO_TENANT, type DemoPerson, demoPeople } from '../dev-sign-in/people.ts';
 import type { App } from '../http/types.ts';
-import { DEMO_TENANT, type DemoPerson, demoPeople } from './people.ts';
 
 /**
  * The demo week (DEMO_DATA=true, with the development issuer): the demo tenant, its job

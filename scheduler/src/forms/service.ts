@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
 import { claimToUuid } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
@@ -8,8 +9,6 @@ import type { Event } from '../events/schemas.ts';
 import { createEvent } from '../events/service.ts';
 import { newId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
-import { inTransaction } from '../jobs/transaction.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   deleteForm,
   type FormValues,
@@ -205,20 +204,25 @@ export async function submitForm(
   }
   const data = checkSubmission(form.fields, input.data);
   try {
-    return await inTransaction(deps, async (tx) => {
-      const submission = await insertSubmission(tx.db, {
-        tenant_id: form.tenant_id,
-        id: newId(),
-        form_id: form.id,
-        data,
-        submitted_by: caller.userId,
-        // Only a customer's own claim names the customer of a submission.
-        customer_id: caller.role === 'customer' ? caller.customerId : null,
-        customer_claim: caller.role === 'customer' ? caller.customerClaim : null,
-      });
-      await queueWebhookEvent(tx, form.tenant_id, { type: 'form.submitted', data: submission });
-      return submission;
-    });
+    return await unitOfWork(
+      deps,
+      { tenantId: form.tenant_id, userId: caller.userId },
+      'form.submitted',
+      async (tx) => {
+        const submission = await insertSubmission(tx.db, {
+          tenant_id: form.tenant_id,
+          id: newId(),
+          form_id: form.id,
+          data,
+          submitted_by: caller.userId,
+          // Only a customer's own claim names the customer of a submission.
+          customer_id: caller.role === 'customer' ? caller.customerId : null,
+          customer_claim: caller.role === 'customer' ? caller.customerClaim : null,
+        });
+        await tx.record({ type: 'form.submitted', submission });
+        return submission;
+      },
+    );
   } catch (error) {
     // The form was deleted since it was read.
     if (isForeignKeyViolation(error)) throw notFound('form');

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { LimitAnswer, SubmitLimit, SubmitLimiter } from './submit-limit.ts';
+import type { LimitAnswer, SubmitLimit, SubmitLimiter } from '../deps.ts';
 
 /**
  * The submit limit counted in the database, shared by every API process

@@ -1,3 +1,5 @@
+import type { LimitAnswer, SubmitLimit, SubmitLimiter } from '../deps.ts';
+
 /**
  * A sliding-window limit kept in this process (the contract counts per process): at most
  * `max` hits per key within any `windowMs`. Each key keeps the times of its last hits
@@ -6,20 +8,6 @@
  * max x maxKeys whatever the number of clients; a key pushed out by a flood of others
  * starts afresh, which errs on the side of letting a real customer through.
  */
-export interface SubmitLimit {
-  max: number;
-  windowMs: number;
-}
-
-export type LimitAnswer = { allowed: true } | { allowed: false; retryAfterMs: number };
-
-/** Where submissions are counted: in this process (the default) or in the database. */
-export interface SubmitLimiter {
-  readonly limit: SubmitLimit;
-  /** Counts a hit for `key` at `now` (ms) unless the window is full. */
-  take(key: string, now: number): LimitAnswer | Promise<LimitAnswer>;
-}
-
 export class SlidingWindowLimiter implements SubmitLimiter {
   /** Map order is recency: a key is re-inserted on every hit, refused ones included. */
   private readonly hits = new Map<string, number[]>();

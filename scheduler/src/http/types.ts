@@ -32,8 +32,11 @@ declare module 'fastify' {
      * it by itself; an app that is never listened on (tests' inject) calls it.
      */
     startBackgroundWork(): void;
-    /** Resolves when every notification delivery started so far has finished. */
-    notificationsIdle(): Promise<void>;
+    /**
+     * Resolves when the job worker has no job in hand or due: every Web Push and webhook
+     * delivery queued so far has had its try.
+     */
+    jobsIdle(): Promise<void>;
     /** Queues the shift reminders due now (the periodic look, at once); how many. */
     sweepReminders(): Promise<number>;
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database.ts';
+import type { Db, WakeupSource } from '../db/database.ts';
 import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
@@ -56,14 +56,6 @@ const PRUNE_EVERY_MS = 5 * 60_000;
 const PRUNE_BATCH = 500;
 /** Statements one prune runs at most; the next prune takes the rest. */
 const PRUNE_ROUNDS = 200;
-
-/**
- * Wakes a worker when jobs became due elsewhere (PostgreSQL's LISTEN, src/db/database.ts):
- * `listen` subscribes and answers how to stop. Polling stays as the fallback.
- */
-export interface WakeupSource {
-  listen(onWake: () => void): Promise<() => Promise<void>>;
-}
 
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 32,

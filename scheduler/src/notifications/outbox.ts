@@ -1,31 +1,30 @@
-import { sql } from 'kysely';
-import { isAnyOf } from '../db/arrays.ts';
-import type { Db } from '../db/database.ts';
+import type { InUnit } from '../changes/unit-of-work.ts';
+import type { Deps } from '../deps.ts';
 import { newId } from '../ids.ts';
 import { activeAmong } from '../users/repository.ts';
 import { insertNotifications } from './repository.ts';
 import type { Notification, NotificationMessage } from './schemas.ts';
 
 /**
- * The transactional outbox: a notification row per active user, and a Web Push delivery job per
- * browser of theirs (src/push/delivery.ts), written with `db`, the transaction of the
- * change that causes them. The change and its notifications commit together or not at
- * all; the job queue (src/jobs/) sends them after the commit, in whichever process claims
- * them, at least once. A delivery's idempotency key is its notification and subscription.
+ * The transactional outbox: a notification row per active user, written in the
+ * transaction of the change that causes them, and recorded as `notifications.staged`, to
+ * which the push feature reacts with a delivery job per browser (src/push/reactions.ts).
+ * The change and its notifications commit together or not at all; the job queue
+ * (src/jobs/) sends them after the commit, in whichever process claims them, at least
+ * once.
  */
 export async function stageNotifications(
-  db: Db,
-  tenantId: string,
+  tx: InUnit<Deps>,
   userIds: readonly string[],
   message: NotificationMessage,
-  maxAttempts: number,
 ): Promise<Notification[]> {
+  const tenantId = tx.by.tenantId;
   // Deactivated users are told nothing, by any path (changes, reminders): they can no
   // longer read it, and seats of started shifts stay theirs, so those shifts still concern them.
-  const recipients = await activeAmong(db, tenantId, userIds);
+  const recipients = await activeAmong(tx.db, tenantId, userIds);
   if (recipients.length === 0) return [];
   const notifications = await insertNotifications(
-    db,
+    tx.db,
     recipients.map((userId) => ({
       tenant_id: tenantId,
       id: newId(),
@@ -36,38 +35,6 @@ export async function stageNotifications(
       data: message.data ?? null,
     })),
   );
-  // One statement for every delivery: each recipient's browsers, as they are now, the
-  // notifications named in one array. Ids in their wire form (32 hex digits), as
-  // everywhere else.
-  const hex = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
-  await db
-    .insertInto('jobs')
-    .columns(['tenant_id', 'id', 'kind', 'key', 'payload', 'max_attempts'])
-    .expression((eb) =>
-      eb
-        .selectFrom('push_subscriptions as b')
-        .innerJoin('notifications as n', (join) =>
-          join.onRef('n.tenant_id', '=', 'b.tenant_id').onRef('n.user_id', '=', 'b.user_id'),
-        )
-        .where('b.tenant_id', '=', tenantId)
-        .where(
-          isAnyOf(
-            'n.id',
-            notifications.map((n) => n.id),
-          ),
-        )
-        .select([
-          'b.tenant_id',
-          sql<string>`gen_random_uuid()`.as('id'),
-          sql<'push'>`'push'`.as('kind'),
-          sql<string>`${hex('n.id')} || ':' || ${hex('b.id')}`.as('key'),
-          sql<string>`jsonb_build_object('notification_id', ${hex('n.id')}, 'subscription_id', ${hex('b.id')})`.as(
-            'payload',
-          ),
-          sql<number>`${maxAttempts}::integer`.as('max_attempts'),
-        ]),
-    )
-    .onConflict((oc) => oc.columns(['tenant_id', 'kind', 'key']).doNothing())
-    .execute();
+  await tx.record({ type: 'notifications.staged', notificationIds: notifications.map((n) => n.id) });
   return notifications;
 }

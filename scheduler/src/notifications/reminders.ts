@@ -1,9 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
-import type { Clock } from '../deps.ts';
+import type { Deps } from '../deps.ts';
 import { notificationSettings } from '../tenants/repository.ts';
 import { stageNotifications } from './outbox.ts';
 import { shiftWindow } from './wording.ts';
@@ -30,13 +29,13 @@ export class ReminderSweep {
   private running: Promise<number> | null = null;
 
   constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly pushAttempts: number,
-    private readonly queued: () => void,
-    private readonly log: FastifyBaseLogger,
+    private readonly deps: Deps,
     readonly options: ReminderOptions,
   ) {}
+
+  private get log() {
+    return this.deps.log;
+  }
 
   start(): void {
     if (this.timer) return;
@@ -63,8 +62,8 @@ export class ReminderSweep {
 
   private async sweepOnce(): Promise<number> {
     const { rows } = await sql<{ tenant_id: string; assignment_id: string }>`
-      SELECT * FROM due_shift_reminders(${this.clock.now().toISOString()}::timestamptz, ${this.options.batch})`.execute(
-      this.db,
+      SELECT * FROM due_shift_reminders(${this.deps.clock.now().toISOString()}::timestamptz, ${this.options.batch})`.execute(
+      this.deps.db,
     );
     let sent = 0;
     for (const due of rows) {
@@ -75,7 +74,6 @@ export class ReminderSweep {
         this.log.warn({ err: error, assignment: due.assignment_id }, 'shift reminder not sent');
       }
     }
-    if (sent > 0) this.queued();
     return sent;
   }
 
@@ -84,7 +82,9 @@ export class ReminderSweep {
    * or when its person is deactivated.
    */
   private remind(tenantId: string, assignmentId: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    // Background work: made by nobody; woken after the commit, the worker sends it.
+    return unitOfWork(this.deps, { tenantId, userId: null }, 'reminder.sent', async (tx) => {
+      const trx = tx.db;
       const claimed = await trx
         .insertInto('shift_reminders')
         .values({ tenant_id: tenantId, assignment_id: assignmentId })
@@ -92,6 +92,7 @@ export class ReminderSweep {
         .returning('assignment_id')
         .executeTakeFirst();
       if (!claimed) return false;
+      await tx.record({ type: 'reminder.sent', assignmentId });
       const seat = await trx
         .selectFrom('shift_assignments as a')
         .innerJoin('shifts as s', (join) =>
@@ -104,18 +105,12 @@ export class ReminderSweep {
       const style = await notificationSettings(trx, tenantId);
       // Nobody to tell (the person is deactivated): the reminder is spent all the same, so
       // their seats do not come back every look, and is not sent late on a reactivation.
-      const staged = await stageNotifications(
-        trx,
-        tenantId,
-        [seat.user_id],
-        {
-          type: 'shift.reminder',
-          title: `Reminder: ${seat.name}`,
-          body: shiftWindow(seat.starts_at, seat.ends_at, style),
-          data: { shift_id: seat.shift_id, assignment_id: assignmentId },
-        },
-        this.pushAttempts,
-      );
+      const staged = await stageNotifications(tx, [seat.user_id], {
+        type: 'shift.reminder',
+        title: `Reminder: ${seat.name}`,
+        body: shiftWindow(seat.starts_at, seat.ends_at, style),
+        data: { shift_id: seat.shift_id, assignment_id: assignmentId },
+      });
       return staged.length > 0;
     });
   }

@@ -32,13 +32,3 @@ export function shiftWindow(startsAt: string, endsAt: string, style: TimeStyle):
   }
   return `${day.format(start)}, ${time.format(start)} – ${day.format(end)}, ${time.format(end)}`;
 }
-
-/** The language tag as the runtime knows it, or null when it knows no such language. */
-export function supportedLocale(tag: string): string | null {
-  try {
-    const [known] = Intl.DateTimeFormat.supportedLocalesOf([tag]);
-    return known ? new Intl.Locale(tag).toString() : null;
-  } catch {
-    return null;
-  }
-}

@@ -141,20 +141,21 @@ export async function lockSeatHeldBy(
 }
 
 /** Seats about to be removed: by id (a withdrawal, an admin's removal), or a user's upcoming ones (a deactivation). */
-export type SeatSelection = { ids: readonly string[] } | { upcomingOf: string; after: Date };
 
 /**
  * Locks the seats about to be removed, for the rest of the transaction; their ids. Every
  * offer step locks the seat before the offer (lockOffer), as this does, so a removal and
  * an accept never wait on each other in a cycle.
  */
-export async function lockSeatsToRemove(db: Db, tenantId: string, seats: SeatSelection): Promise<string[]> {
-  let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
-  query =
-    'ids' in seats
-      ? query.where(isAnyOf('id', seats.ids))
-      : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
-  return (await query.forUpdate().execute()).map((seat) => seat.id);
+export async function lockSeatsToRemove(db: Db, tenantId: string, ids: readonly string[]): Promise<string[]> {
+  const seats = await db
+    .selectFrom('shift_assignments')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where(isAnyOf('id', ids))
+    .forUpdate()
+    .execute();
+  return seats.map((seat) => seat.id);
 }
 
 /**
@@ -184,7 +185,7 @@ export async function cancelLiveOffersOfSeats(
   db: Db,
   tenantId: string,
   seatIds: readonly string[],
-  decidedBy: string,
+  decidedBy: string | null,
   now: Date,
 ): Promise<string[]> {
   if (seatIds.length === 0) return [];
@@ -198,13 +199,6 @@ export async function cancelLiveOffersOfSeats(
     .returning('id')
     .execute();
   return cancelled.map((offer) => offer.id);
-}
-
-/** The name the running transaction gives its changes in the audit log (audit/action.ts); '' when none. */
-export async function auditActionOf(db: Db): Promise<string> {
-  const { rows } = await sql<{ action: string | null }>`
-    SELECT current_setting('app.audit_action', true) AS action`.execute(db);
-  return rows[0]?.action ?? '';
 }
 
 /** Why `userId` could not take the seat `assignmentId` now: role, a seat in the shift, an overlap. */
@@ -348,18 +342,6 @@ export async function offerExists(db: Db, tenantId: string, id: string): Promise
     .where('o.id', '=', id)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-/** The active admins of the tenant: who is told that an offer waits for approval. */
-export async function activeAdmins(db: Db, tenantId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('role', '=', 'admin')
-    .where('active', '=', true)
-    .execute();
-  return rows.map((row) => row.id);
 }
 
 /**

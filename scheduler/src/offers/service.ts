@@ -1,34 +1,24 @@
-import { findAssignment, userUnavailable } from '../assignments/repository.ts';
-import { nameAuditAction } from '../audit/action.ts';
+import { seatRefusal } from '../assignments/refusals.ts';
+import { findAssignment } from '../assignments/repository.ts';
 import type { Identity } from '../auth/identity.ts';
-import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
-import { inTransaction } from '../jobs/transaction.ts';
-import { notifyAssignmentChange } from '../notifications/service.ts';
-import { shiftWindow } from '../notifications/wording.ts';
 import { getShift } from '../shifts/service.ts';
 import { offersNeedApproval } from '../tenants/repository.ts';
 import { findStaff } from '../users/repository.ts';
-import { queueWebhookEvent, queueWebhookEvents } from '../webhooks/events.ts';
 import {
-  activeAdmins,
-  auditActionOf,
-  cancelLiveOffersOfSeats,
   decideOffer,
-  findOffers,
   findSeat,
   insertOffer,
   listOffers,
   lockOffer,
   lockSeatHeldBy,
-  lockSeatsToRemove,
   moveSeat,
   offerCandidates,
   offerExists,
-  type SeatSelection,
-  settleExpiredOffersOfSeats,
   takerStanding,
 } from './repository.ts';
 import {
@@ -51,103 +41,22 @@ function seatOf(offer: Offer): string {
 }
 
 /**
- * The domain answer to a rule the database enforced as the seat moved: the same answers
- * a claim gets, plus approved time off (a trigger of the time-off feature raises it under
- * `shift_assignments_time_off`) and recorded time (the time entries' key).
- */
-function moveRefusal(error: unknown): AppError | undefined {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  if (isUniqueViolation(error, 'shift_assignments_tenant_id_shift_id_user_id_key')) {
-    return new AppError('ALREADY_ASSIGNED', 'the user already holds a seat in this shift');
-  }
-  if (code === '23P01' && constraint === 'shift_assignments_no_overlap') {
-    return new AppError('OVERLAPPING_ASSIGNMENT', 'the user is assigned to an overlapping shift');
-  }
-  if (isCheckViolation(error, 'shift_assignments_user_qualified')) {
-    return new AppError('NOT_QUALIFIED', 'the user does not hold the role this slot needs');
-  }
-  if (isCheckViolation(error, 'shift_assignments_time_off')) return userUnavailable();
-  if (isCheckViolation(error, 'shift_assignments_user_active'))
-    return invalidState('the user is deactivated');
-  if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) {
-    return invalidState('time was recorded for this assignment');
-  }
-  return undefined;
-}
-
-/**
  * Runs an offer step in one transaction, turning what the database refused into its
  * domain answer; the audit log records the offer's row under the step's name.
  */
 async function offerStep<T>(
   deps: Deps,
+  caller: Identity,
   step: 'accepted' | 'approved' | 'rejected' | 'cancelled',
-  work: (tx: Deps) => Promise<T>,
+  work: (tx: InUnit<Deps>) => Promise<T>,
 ): Promise<T> {
   try {
-    return await inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, `offer.${step}`);
-      return work(tx);
-    });
+    return await unitOfWork(deps, caller, `offer.${step}`, work);
   } catch (error) {
-    throw moveRefusal(error) ?? error;
+    // What the database refused as the seat moved: the answers a claim gets, plus
+    // recorded time (the time entries' key).
+    throw seatRefusal(error) ?? error;
   }
-}
-
-/** Tells `userIds` of an offer step concerning `offer`'s shift (when the tenant wants that). */
-function tell(
-  tx: Deps,
-  caller: Identity,
-  offer: Offer,
-  userIds: readonly string[],
-  type: string,
-  title: (shiftName: string) => string,
-): Promise<void> {
-  return notifyAssignmentChange(tx, caller, offer.shift_id, async (style) => {
-    const shift = await getShift(tx, caller, offer.shift_id);
-    return {
-      userIds,
-      message: {
-        type,
-        title: title(shift.name),
-        body: shiftWindow(shift.starts_at, shift.ends_at, style),
-        data: { offer_id: offer.id, shift_id: offer.shift_id, assignment_id: offer.assignment_id },
-      },
-    };
-  });
-}
-
-const announce = (tx: Deps, caller: Identity, offer: Offer) =>
-  queueWebhookEvent(tx, caller.tenantId, { type: 'offer.updated', data: offer });
-
-/**
- * Settles the offers of seats a removal is about to delete (a withdrawal, an admin's
- * removal, a deactivation), in its transaction; call it before the delete. The seats are
- * locked first. A live offer is cancelled by the caller: recorded in the audit log as
- * `offer.cancelled` (the removal's own name, e.g. `assignment.withdrawn`, stays on the
- * seat's row) and announced to webhook subscribers (`offer.updated`, status cancelled,
- * still naming the seat). One that reads expired is stored expired. The offers then
- * outlive the seat as records, its key cleared (migration 0021); the database refuses
- * to remove a seat whose live offer was not settled.
- */
-export async function cancelOffersOfRemovedSeats(
-  tx: Deps,
-  caller: Identity,
-  seats: SeatSelection,
-): Promise<void> {
-  const now = tx.clock.now();
-  const seatIds = await lockSeatsToRemove(tx.db, caller.tenantId, seats);
-  if (seatIds.length === 0) return;
-  await settleExpiredOffersOfSeats(tx.db, caller.tenantId, seatIds, now);
-  const removal = await auditActionOf(tx.db);
-  await nameAuditAction(tx, 'offer.cancelled');
-  const cancelled = await cancelLiveOffersOfSeats(tx.db, caller.tenantId, seatIds, caller.userId, now);
-  await nameAuditAction(tx, removal);
-  // One event per offer, queued in one call: what the removal costs grows with the
-  // offers, never with offers × hooks (src/webhooks/events.ts).
-  await queueWebhookEvents(tx, caller.tenantId, 'offer.updated', () =>
-    findOffers(tx.db, caller.tenantId, cancelled, now),
-  );
 }
 
 /**
@@ -204,8 +113,7 @@ export async function offerSeat(
     if (!target.active) throw invalidState('the user is deactivated');
   }
   try {
-    return await inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, 'offer.created');
+    return await unitOfWork(deps, caller, 'offer.created', async (tx) => {
       // The holder read above may have given the seat away meanwhile.
       if (!(await lockSeatHeldBy(tx.db, caller.tenantId, assignmentId, seat.user_id))) {
         throw notFound('assignment');
@@ -223,17 +131,7 @@ export async function offerSeat(
         },
         now,
       );
-      if (toUserId !== null) {
-        await tell(
-          tx,
-          caller,
-          offer,
-          [toUserId],
-          'offer.created',
-          (name) => `A shift is offered to you: ${name}`,
-        );
-      }
-      await announce(tx, caller, offer);
+      await tx.record({ type: 'offer.created', offer });
       return offer;
     });
   } catch (error) {
@@ -292,7 +190,7 @@ async function lockedOffer(tx: Deps, caller: Identity, id: string): Promise<Offe
  * accept or an admin's approval made it.
  */
 async function handOver(
-  tx: Deps,
+  tx: InUnit<Deps>,
   caller: Identity,
   offer: Offer,
   takerId: string,
@@ -311,28 +209,14 @@ async function handOver(
   );
   // To a subscriber of assignments, the seat left its giver and came to its taker.
   const seat = await findAssignment(tx.db, caller.tenantId, offer.shift_id, seatId);
-  if (seat) {
-    const { starts_at: _, ...taken } = seat;
-    await queueWebhookEvent(tx, caller.tenantId, {
-      type: 'assignment.removed',
-      data: { ...taken, user_id: offer.from_user_id },
-    });
-    await queueWebhookEvent(tx, caller.tenantId, { type: 'assignment.created', data: taken });
-  }
-  await tell(
-    tx,
-    caller,
-    approved,
-    [offer.from_user_id],
-    'offer.taken',
-    (name) => `Your shift was taken: ${name}`,
-  );
+  const taken = seat && (({ starts_at: _, ...rest }) => rest)(seat);
+  await tx.record({ type: 'seat.handed_over', seat: taken, fromUserId: offer.from_user_id, offer: approved });
   return approved;
 }
 
 /** The offer an admin decides, locked: only one taken and waiting for approval (409 otherwise). */
 async function acceptedOffer(
-  tx: Deps,
+  tx: InUnit<Deps>,
   caller: Identity,
   id: string,
 ): Promise<{ offer: Offer; taker: string }> {
@@ -349,7 +233,7 @@ async function acceptedOffer(
  * `offers_need_approval` on, the offer only becomes `accepted` and the admins are told.
  */
 export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, 'accepted', async (tx) => {
+  return offerStep(deps, caller, 'accepted', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     if (offer.from_user_id === caller.userId) throw invalidState('this is your own offer');
     if (offer.to_user_id !== null && offer.to_user_id !== caller.userId) {
@@ -373,39 +257,30 @@ export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<O
         { status: 'accepted', acceptedBy: caller.userId, decidedBy: null },
         now,
       );
-      const admins = await activeAdmins(tx.db, caller.tenantId);
-      await tell(
-        tx,
-        caller,
-        accepted,
-        admins,
-        'offer.accepted',
-        (name) => `A swap waits for approval: ${name}`,
-      );
-      await announce(tx, caller, accepted);
+      await tx.record({ type: 'offer.accepted', offer: accepted });
       return accepted;
     }
     const approved = await handOver(tx, caller, offer, caller.userId, { acceptedBy: caller.userId });
-    await announce(tx, caller, approved);
+    await tx.record({ type: 'offer.approved', offer: approved });
     return approved;
   });
 }
 
 /** An admin moves the seat of an accepted offer; the database refuses what became impossible meanwhile. */
 export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, 'approved', async (tx) => {
+  return offerStep(deps, caller, 'approved', async (tx) => {
     const { offer, taker } = await acceptedOffer(tx, caller, id);
     const approved = await handOver(tx, caller, offer, taker, {});
-    await tell(tx, caller, approved, [taker], 'offer.approved', (name) => `You are on ${name}`);
-    await announce(tx, caller, approved);
+    await tx.record({ type: 'offer.approved', offer: approved });
     return approved;
   });
 }
 
 /** An admin refuses the move of an accepted offer; final: the giver keeps the seat and may offer it again. */
 export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
-  return offerStep(deps, 'rejected', async (tx) => {
-    const { offer, taker } = await acceptedOffer(tx, caller, id);
+  return offerStep(deps, caller, 'rejected', async (tx) => {
+    // Locked and checked: only an accepted offer is rejected; its taker and giver are told.
+    await acceptedOffer(tx, caller, id);
     const rejected = await decideOffer(
       tx.db,
       caller.tenantId,
@@ -413,23 +288,14 @@ export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<O
       { status: 'rejected', decidedBy: caller.userId },
       tx.clock.now(),
     );
-    const parties = [taker, offer.from_user_id];
-    await tell(
-      tx,
-      caller,
-      rejected,
-      parties,
-      'offer.rejected',
-      (name) => `The swap was not approved: ${name}`,
-    );
-    await announce(tx, caller, rejected);
+    await tx.record({ type: 'offer.rejected', offer: rejected });
     return rejected;
   });
 }
 
 /** The giver (or an admin) withdraws an offer while it is open or waits for approval. */
 export async function cancelOffer(deps: Deps, caller: Identity, id: string): Promise<void> {
-  await offerStep(deps, 'cancelled', async (tx) => {
+  await offerStep(deps, caller, 'cancelled', async (tx) => {
     const offer = await lockedOffer(tx, caller, id);
     if (!isAdmin(caller) && offer.from_user_id !== caller.userId) throw notFound('offer');
     if (offer.status !== 'open' && offer.status !== 'accepted') throw notOpen(offer);
@@ -440,6 +306,6 @@ export async function cancelOffer(deps: Deps, caller: Identity, id: string): Pro
       { status: 'cancelled', decidedBy: caller.userId },
       tx.clock.now(),
     );
-    await announce(tx, caller, cancelled);
+    await tx.record({ type: 'offer.cancelled', offer: cancelled });
   });
 }

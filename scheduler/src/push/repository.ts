@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { PushSubscription } from './schemas.ts';
 
@@ -96,5 +97,28 @@ export async function deleteSubscriptionsOf(db: Db, tenantId: string, userId: st
     .deleteFrom('push_subscriptions')
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
+    .execute();
+}
+
+/**
+ * Every (notification, browser) pair of `notificationIds`: each recipient's browsers as
+ * they are now, in one statement. Ids in their wire form (32 hex digits), as everywhere
+ * else: they name the delivery's job.
+ */
+export async function browsersToNotify(
+  db: Db,
+  tenantId: string,
+  notificationIds: readonly string[],
+): Promise<{ notification_id: string; subscription_id: string }[]> {
+  if (notificationIds.length === 0) return [];
+  const hex = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
+  return db
+    .selectFrom('push_subscriptions as b')
+    .innerJoin('notifications as n', (join) =>
+      join.onRef('n.tenant_id', '=', 'b.tenant_id').onRef('n.user_id', '=', 'b.user_id'),
+    )
+    .where('b.tenant_id', '=', tenantId)
+    .where(isAnyOf('n.id', notificationIds))
+    .select([hex('n.id').as('notification_id'), hex('b.id').as('subscription_id')])
     .execute();
 }

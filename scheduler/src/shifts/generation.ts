@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
@@ -99,7 +100,11 @@ export async function generateShifts(
   }));
   const newSlots = slotsOf(caller.tenantId, shifts, slots);
   try {
-    const rows = await deps.db.transaction().execute((trx) => insertShifts(trx, shifts, newSlots));
+    const rows = await unitOfWork(deps, caller, 'shifts.generated', async (tx) => {
+      const rows = await insertShifts(tx.db, shifts, newSlots);
+      await tx.record({ type: 'shifts.generated', shiftIds: shifts.map((shift) => shift.id) });
+      return rows;
+    });
     // Generated shifts are drafts.
     return rows.map((row) => ({ ...row, status: 'draft' as const }));
   } catch (error) {
@@ -150,13 +155,14 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
   }));
   let cut: boolean;
   try {
-    cut = await deps.db.transaction().execute(async (trx) => {
+    cut = await unitOfWork(deps, caller, 'shifts.generated', async (tx) => {
       // Fails on the assignments' time key if someone claimed meanwhile.
-      if (!(await updateShift(trx, caller.tenantId, id, { ends_at: boundaries[1] as string }, shift))) {
+      if (!(await updateShift(tx.db, caller.tenantId, id, { ends_at: boundaries[1] as string }, shift))) {
         return false;
       }
-      const slots = await listSlots(trx, caller.tenantId, id);
-      await insertShifts(trx, pieces, slotsOf(caller.tenantId, pieces, slots));
+      const slots = await listSlots(tx.db, caller.tenantId, id);
+      await insertShifts(tx.db, pieces, slotsOf(caller.tenantId, pieces, slots));
+      await tx.record({ type: 'shifts.generated', shiftIds: [id, ...pieces.map((piece) => piece.id)] });
       return true;
     });
   } catch (error) {

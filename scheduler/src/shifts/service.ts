@@ -1,21 +1,16 @@
-import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
+import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import { findEvent, holdEvent } from '../events/repository.ts';
 import { newId, queryId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
-import { inTransaction } from '../jobs/transaction.ts';
 import { checkLocationReference } from '../locations/service.ts';
-import { notifyAssignmentChange } from '../notifications/service.ts';
-import { shiftWindow } from '../notifications/wording.ts';
 import { existingRoleIds } from '../roles/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
 import { checkShiftWindow } from '../time/window.ts';
-import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
-  assigneesOf,
   deleteShift,
   deleteSlot,
   findShift,
@@ -123,9 +118,9 @@ export async function createShift(deps: Deps, caller: Identity, input: CreateShi
   await checkRoles(deps, caller, slots);
   const id = newId();
   try {
-    await deps.db.transaction().execute((trx) =>
-      insertShift(
-        trx,
+    await unitOfWork(deps, caller, 'shift.created', async (tx) => {
+      await insertShift(
+        tx.db,
         {
           tenant_id: caller.tenantId,
           id,
@@ -142,8 +137,9 @@ export async function createShift(deps: Deps, caller: Identity, input: CreateShi
           role_id: slot.role_id,
           capacity: slot.capacity,
         })),
-      ),
-    );
+      );
+      await tx.record({ type: 'shift.created', shiftId: id });
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw referenceGone();
     throw error;
@@ -196,23 +192,16 @@ export async function changeShift(
   try {
     // A change of times applies to the times this request checked, or not at all; the
     // assignees' notification (a changed name or place) commits with the change.
-    shift = await inTransaction(deps, async (tx) => {
+    shift = await unitOfWork(deps, caller, 'shift.updated', async (tx) => {
       if (!(await updateShift(tx.db, caller.tenantId, id, changes, movesTimes ? current : undefined))) {
         return undefined;
       }
       const changed = await getShift(tx, caller, id);
+      await tx.record({ type: 'shift.updated', shiftId: id });
       // Times never change under assignments, so what the assignees hear of is name or
       // place, and only when either really changed.
       if (changed.name !== current.name || changed.location_id !== current.location_id) {
-        await notifyAssignmentChange(tx, caller, id, async (style) => ({
-          userIds: await assigneesOf(tx.db, caller.tenantId, id),
-          message: {
-            type: 'shift.changed',
-            title: `${changed.name} has changed`,
-            body: `${changed.name}, ${shiftWindow(changed.starts_at, changed.ends_at, style)}`,
-            data: { shift_id: changed.id },
-          },
-        }));
+        await tx.record({ type: 'shift.changed', shift: changed });
       }
       return changed;
     });
@@ -235,32 +224,31 @@ export async function changeShift(
 
 /**
  * The one way shifts are published, alone or many at once: the selected drafts get their
- * publication time in the caller's transaction; answers how many changed (published ones
- * stay as they are). Beyond that row, publishing queues one `shift.published` event per
- * shift for the tenant's subscribed webhooks; the reminder sweep finds newly published
- * shifts by itself, and no user is notified of a publication. What publishing comes to
- * do later goes here, inside `tx`, so it happens once per shift whichever route
- * published it.
+ * publication time in the caller's unit of work (`shifts.published`); answers how many
+ * changed (published ones stay as they are). What publishing causes is the catalogue's
+ * and the reactions' (src/changes/, src/reactions.ts): today one `shift.published`
+ * webhook event per shift, the shifts read only when a hook subscribes; the reminder
+ * sweep finds newly published shifts by itself, and no user is notified of a publication.
  */
-async function publishDrafts(tx: Deps, caller: Identity, selection: ShiftSelection): Promise<number> {
-  await nameAuditAction(tx, 'shift.published');
+async function publishDrafts(tx: InUnit<Deps>, caller: Identity, selection: ShiftSelection): Promise<number> {
   const ids = await publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
   if (ids.length > 0) {
-    // Read only when a webhook subscribes: the shifts as the API shows them, published
-    // now, in one statement, by start.
-    await queueWebhookEvents(tx, caller.tenantId, 'shift.published', () =>
-      listShifts(tx.db, { ...shiftFilter(tx, caller), shiftIds: ids }),
-    );
+    await tx.record({
+      type: 'shifts.published',
+      shiftIds: ids,
+      // The shifts as the API shows them, published now, in one statement, by start.
+      shifts: () => listShifts(tx.db, { ...shiftFilter(tx, caller), shiftIds: ids }),
+    });
   }
   return ids.length;
 }
 
 export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
-  const published = await inTransaction(deps, (tx) => publishDrafts(tx, caller, { ids: [id] })).catch(
-    (error: unknown) => {
-      throw isOverlongShift(error) ? overlongNotPublishable() : error;
-    },
-  );
+  const published = await unitOfWork(deps, caller, 'shifts.published', (tx) =>
+    publishDrafts(tx, caller, { ids: [id] }),
+  ).catch((error: unknown) => {
+    throw isOverlongShift(error) ? overlongNotPublishable() : error;
+  });
   if (published === 0) {
     await getShift(deps, caller, id); // 404 when it does not exist
     throw new AppError('INVALID_STATE', 'shift is already published');
@@ -284,7 +272,7 @@ export async function publishShifts(
   if ((shiftIds === undefined) === (eventId === undefined)) {
     throw validationFailed('body', 'give exactly one of shift_ids or event_id');
   }
-  const published = await inTransaction(deps, async (tx) => {
+  const published = await unitOfWork(deps, caller, 'shifts.published', async (tx) => {
     const selection: ShiftSelection = shiftIds ? { ids: shiftIds } : { eventId: eventId ?? '' };
     // Held, not just read: publishing reads the event's shifts after this, and a delete
     // committing in between would leave an answer about an event that no longer is.

@@ -4,7 +4,7 @@ import type { TimeWindow } from '../db/time-window.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import type { FeatureGate } from '../http/types.ts';
-import { supportedLocale } from '../notifications/wording.ts';
+import { supportedLocale } from '../input/locale.ts';
 import { namesDay, type WindowBounds, windowInZone } from '../time/window.ts';
 import { findSettings, tenantTimeZone, timeTrackingEnabled, updateSettings } from './repository.ts';
 import type { ReplaceTenantSettings, TenantSettings } from './schemas.ts';

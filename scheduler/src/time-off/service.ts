@@ -1,17 +1,15 @@
-import { nameAuditAction } from '../audit/action.ts';
 import type { Identity } from '../auth/identity.ts';
-import { isCheckViolation } from '../db/errors.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
+import { isCheckViolation, isExclusionViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
-import { inTransaction } from '../jobs/transaction.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { timeOffNeedsApproval } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
 import { checkWindow, lastsLonger } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
 import {
   countHiddenOverlaps,
   decideTimeOff,
@@ -39,10 +37,6 @@ const seesEveryone = (caller: Identity) => caller.role === 'admin';
 
 /** Whose time off the caller may read: anyone's for admins (undefined), their own otherwise. */
 const readableOwner = (caller: Identity) => (seesEveryone(caller) ? undefined : caller.userId);
-
-/** A time off changed: the webhook event carries the record as the API shows it. */
-const changed = (tx: Deps, caller: Identity, data: TimeOff & { deleted?: true }) =>
-  queueWebhookEvent(tx, caller.tenantId, { type: 'time_off.updated', data });
 
 /** "1 assignment" or "n assignments". */
 const assignments = (n: number) => `${n} assignment${n === 1 ? '' : 's'}`;
@@ -96,10 +90,7 @@ async function approving<T>(
 }
 
 /** The database refused a time off overlapping another of the user's (migration 0020). */
-const overlapsTimeOff = (error: unknown) => {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  return code === '23P01' && constraint === 'time_off_no_overlap';
-};
+const overlapsTimeOff = (error: unknown) => isExclusionViolation(error, 'time_off_no_overlap');
 
 /**
  * The caller's own time off: requested, or approved as entered when the tenant's
@@ -117,8 +108,7 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
   const span = { userId: caller.userId, startsAt: input.starts_at, endsAt: input.ends_at };
   try {
     return await approving(deps, caller, span, () =>
-      inTransaction(deps, async (tx) => {
-        await nameAuditAction(tx, `time_off.${status}`);
+      unitOfWork(deps, caller, `time_off.${status}`, async (tx) => {
         const record = await insertTimeOff(tx.db, {
           tenant_id: caller.tenantId,
           id: newId(),
@@ -128,7 +118,7 @@ export async function requestTimeOff(deps: Deps, caller: Identity, input: TimeOf
           reason: optionalText(input.reason),
           status,
         });
-        await changed(tx, caller, record);
+        await tx.record({ type: `time_off.${status}`, timeOff: record });
         return record;
       }),
     );
@@ -194,15 +184,14 @@ export async function decide(
   if (!current) throw notFound('time off');
   const span = { userId: current.user_id, startsAt: current.starts_at, endsAt: current.ends_at };
   const decided = await approving(deps, caller, span, () =>
-    inTransaction(deps, async (tx) => {
-      await nameAuditAction(tx, `time_off.${status}`);
+    unitOfWork(deps, caller, `time_off.${status}`, async (tx) => {
       const record = await decideTimeOff(tx.db, {
         tenantId: caller.tenantId,
         id,
         status,
         decidedBy: caller.userId,
       });
-      if (record) await changed(tx, caller, record);
+      if (record) await tx.record({ type: `time_off.${status}`, timeOff: record });
       return record;
     }),
   );
@@ -222,9 +211,10 @@ export async function removeTimeOff(deps: Deps, caller: Identity, id: string): P
   if (!current) throw notFound('time off');
   const onlyRequested = !seesEveryone(caller);
   if (onlyRequested && current.status !== 'requested') throw decidedAlready(current.status);
-  const removed = await inTransaction(deps, async (tx) => {
+  const removed = await unitOfWork(deps, caller, 'time_off.removed', async (tx) => {
     const record = await deleteTimeOff(tx.db, caller.tenantId, id, onlyRequested);
-    if (record) await changed(tx, caller, { ...record, deleted: true });
+    // The event carries the record as it was, with `deleted: true`.
+    if (record) await tx.record({ type: 'time_off.removed', timeOff: { ...record, deleted: true } });
     return record;
   });
   if (removed) return;

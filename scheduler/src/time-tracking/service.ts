@@ -1,17 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
-import { inTransaction } from '../jobs/transaction.ts';
 import { tenantTimeZone, timeEntriesBeforeEnd } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
 import { checkBoundedWindow, windowInZone } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
-import { queueWebhookEvent } from '../webhooks/events.ts';
 import { type Cell, csvStream } from './csv.ts';
 import { overtimeOf } from './overtime.ts';
 import {
@@ -101,14 +100,19 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
   };
   try {
     // A write and its webhook event commit together; a re-post that changes nothing sends none.
-    const written = await inTransaction(deps, async (tx): Promise<Recorded | undefined> => {
-      const inserted = await insertEntry(tx.db, newId(), values);
-      const updated = inserted ? undefined : await updateEntryIfChanged(tx.db, values);
-      const entry = inserted ?? updated;
-      if (!entry) return undefined;
-      await queueWebhookEvent(tx, caller.tenantId, { type: 'time_entry.recorded', data: entry });
-      return { entry, created: inserted !== undefined };
-    });
+    const written = await unitOfWork(
+      deps,
+      caller,
+      'time_entry.recorded',
+      async (tx): Promise<Recorded | undefined> => {
+        const inserted = await insertEntry(tx.db, newId(), values);
+        const updated = inserted ? undefined : await updateEntryIfChanged(tx.db, values);
+        const entry = inserted ?? updated;
+        if (!entry) return undefined;
+        await tx.record({ type: 'time_entry.recorded', entry });
+        return { entry, created: inserted !== undefined };
+      },
+    );
     if (written) return written;
     const existing = await findEntry(deps.db, caller.tenantId, input.shift_assignment_id);
     // Entries are never deleted while their ledger rows name them.

@@ -169,6 +169,18 @@ export async function activeAmong(db: Db, tenantId: string, userIds: readonly st
   return rows.map((row) => row.id);
 }
 
+/** The tenant's active admins: who decides what waits for approval. */
+export async function activeAdminIds(db: Db, tenantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('role', '=', 'admin')
+    .where('active', '=', true)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** A pre-provisioned user; undefined when the id is taken (by anyone: staff or customer). */
 export function insertStaff(
   db: Db,
@@ -218,39 +230,6 @@ export function updateStaff(
     .where('id', '=', userId)
     .returning(userColumns)
     .executeTakeFirstOrThrow();
-}
-
-/**
- * Frees a deactivated user's upcoming seats: assignments of shifts that have not started
- * and hold no recorded time. Seats of started or past shifts stay, as records.
- */
-export async function releaseUpcomingSeats(db: Db, tenantId: string, userId: string, now: Date) {
-  return db
-    .deleteFrom('shift_assignments as a')
-    .where('a.tenant_id', '=', tenantId)
-    .where('a.user_id', '=', userId)
-    .where('a.starts_at', '>', now.toISOString())
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('time_entries as t')
-            .select('t.id')
-            .whereRef('t.tenant_id', '=', 'a.tenant_id')
-            .whereRef('t.shift_assignment_id', '=', 'a.id'),
-        ),
-      ),
-    )
-    .returning([
-      'a.id',
-      'a.tenant_id',
-      'a.shift_id',
-      'a.slot_id',
-      'a.user_id',
-      'a.source',
-      'a.assigned_by',
-      'a.created_at',
-    ])
-    .execute();
 }
 
 /** The language the user chose for the app, or null (also for no such user). */

@@ -1,14 +1,11 @@
 import { type Identity, userIdForSubject } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, deactivated, forbidden, notFound, validationFailed } from '../errors.ts';
 import { optionalText, requiredText } from '../input/text.ts';
-import { inTransaction } from '../jobs/transaction.ts';
-import { cancelOffersOfRemovedSeats } from '../offers/service.ts';
-import { deleteSubscriptionsOf } from '../push/repository.ts';
 import { existingRoleIds, roleExists } from '../roles/repository.ts';
 import type { RoleDefinition } from '../roles/schemas.ts';
-import { queueWebhookEvents } from '../webhooks/events.ts';
 import {
   findLocale,
   findStaff,
@@ -18,7 +15,6 @@ import {
   listStaff,
   lockStaff,
   qualificationsOf,
-  releaseUpcomingSeats,
   revoke,
   updateLocale,
   updateStaff,
@@ -154,7 +150,8 @@ export async function createUser(
   const unknown = roleIds.filter((roleId) => !known.has(roleId));
   if (unknown.length > 0) throw unknownRoles(unknown);
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await unitOfWork(deps, caller, 'user.created', async (tx) => {
+      const trx = tx.db;
       const user = await insertStaff(trx, {
         tenant_id: caller.tenantId,
         id,
@@ -164,6 +161,7 @@ export async function createUser(
       });
       if (!user) throw new AppError('DUPLICATE', 'a user with this subject exists already');
       await grantAll(trx, { tenant_id: caller.tenantId, user_id: id, granted_by: caller.userId }, roleIds);
+      await tx.record({ type: 'user.created', userId: id });
       return toWire(user);
     });
   } catch (error) {
@@ -203,22 +201,17 @@ export async function updateUser(
     ...(input.name === undefined ? {} : { display_name: requiredText('name', input.name) }),
     ...(input.email === undefined ? {} : { email: optionalText(input.email) }),
   };
-  const updated = await inTransaction(deps, async (tx) => {
+  const updated = await unitOfWork(deps, caller, 'user.updated', async (tx) => {
     const trx = tx.db;
     const rows = await lockStaff(trx, caller.tenantId, [...new Set([caller.userId, userId])]);
     const target = rows.find((row) => row.id === userId);
     if (!target) throw notFound('user');
     if (rows.find((row) => row.id === caller.userId)?.active === false) throw deactivated();
     const user = await updateStaff(trx, caller.tenantId, userId, change);
+    await tx.record({ type: 'user.updated', userId });
+    // Their upcoming seats and their browsers go (src/reactions.ts lists who reacts).
     if (target.active && input.active === false) {
-      const now = deps.clock.now();
-      await cancelOffersOfRemovedSeats(tx, caller, { upcomingOf: userId, after: now });
-      const freed = await releaseUpcomingSeats(trx, caller.tenantId, userId, now);
-      // One call for every freed seat: past 100 deliveries its events are one batch.
-      await queueWebhookEvents(tx, caller.tenantId, 'assignment.removed', async () => freed);
-      // Nothing is sent to them any more, and deliveries queued before the change find
-      // no browser; reactivated, they register their browsers again.
-      await deleteSubscriptionsOf(trx, caller.tenantId, userId);
+      await tx.record({ type: 'user.deactivated', userId, at: deps.clock.now() });
     }
     return toWire(user);
   });

@@ -1,26 +1,8 @@
+import type { WebhookEventType } from '../changes/catalogue.ts';
 import type { Deps } from '../deps.ts';
 import { newId } from '../ids.ts';
 import { queueJobRuns } from '../jobs/queue.ts';
 import { insertBatch, insertDeliveries, lockSubscribedHooks, takeSequenceNumbers } from './repository.ts';
-
-/** What a webhook may subscribe to: one name per kind of change the schedule reports. */
-export const webhookEventTypes = [
-  'shift.published',
-  'assignment.created',
-  'assignment.removed',
-  'offer.updated',
-  'time_off.updated',
-  'time_entry.recorded',
-  'form.submitted',
-] as const;
-
-export type WebhookEventType = (typeof webhookEventTypes)[number];
-
-export interface WebhookEvent {
-  type: WebhookEventType;
-  /** The changed record as the API shows it (ids included); never another tenant's data. */
-  data: Record<string, unknown>;
-}
 
 /**
  * Tries per delivery before it is given up (`dead`): with the job queue's doubling wait
@@ -57,21 +39,17 @@ export const hookJob = (webhookId: string) => ({
 });
 
 /**
- * Queues `event` for every enabled webhook of the tenant subscribed to its type, in the
- * caller's transaction (`tx` from `inTransaction`): the change and its deliveries commit
- * together, and a change that rolls back sends nothing. Each delivery gets the hook's
- * next number under the hook's row lock, held to the end of the transaction, so a hook's
- * numbers follow the order its changes commit in (the hook's job sends them in that
- * order). The body is the Standard Webhooks shape `{type, timestamp, data}`, fixed here
- * so every retry sends (and signs) the same bytes.
- */
-export async function queueWebhookEvent(tx: Deps, tenantId: string, event: WebhookEvent): Promise<void> {
-  await queueWebhookEvents(tx, tenantId, event.type, async () => [event.data]);
-}
-
-/**
- * Several events of one type (a bulk publication), their records read only when a hook
- * subscribes to the type: a tenant without webhooks pays one statement per change. The
+ * Queues events of one type for every enabled webhook of the tenant subscribed to it, in
+ * the change's transaction (src/webhooks/reactions.ts calls it for every change the
+ * catalogue maps to a webhook): the change and its deliveries commit together, and a
+ * change that rolls back sends nothing. Each delivery gets the hook's next number under
+ * the hook's row lock, held to the end of the transaction, so a hook's numbers follow the
+ * order its changes commit in (the hook's job sends them in that order). The body is the
+ * Standard Webhooks shape `{type, timestamp, data}`, fixed here so every retry sends (and
+ * signs) the same bytes.
+ *
+ * The records are read only when a hook subscribes to the type: a tenant without
+ * webhooks pays one statement per change. The
  * deliveries are one statement whatever their number, or, past `DIRECT_DELIVERIES`, the
  * bodies once and a share per hook; each subscribed hook's job is made sure to run after
  * the commit (src/jobs/queue.ts): a hook with a backlog gets no second job, one that is

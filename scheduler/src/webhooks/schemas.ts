@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
+import { type WebhookEventType, webhookEventTypes } from '../changes/catalogue.ts';
 import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 import { listLimitPattern } from '../input/text.ts';
-import { type WebhookEventType, webhookEventTypes } from './events.ts';
 
 /** A tenant holds at most this many webhooks (migration 0018 holds it too). */
 export const MAX_WEBHOOKS_PER_TENANT = 20;

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { nameAuditAction } from '../../src/audit/action.ts';
 import { asCaller, asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
 import { useRouteTests } from '../support/context.ts';
@@ -14,6 +13,10 @@ import { newRole } from '../support/scheduling.ts';
  * PostgreSQL.
  */
 const t = useRouteTests();
+
+/** What a unit of work does to name its action (src/changes/unit-of-work.ts), in raw SQL. */
+const nameAction = (db: Parameters<ReturnType<typeof sql>['execute']>[0], action: string) =>
+  sql`SELECT set_config('app.audit_action', ${action}, true)`.execute(db);
 
 /** The SQLSTATE a refused statement carries. */
 async function refusal(action: Promise<unknown>): Promise<string> {
@@ -94,11 +97,11 @@ describe('the audit log for the application’s role', () => {
     const db = t.ctx.db.db;
     await asCaller(t.admin.tenantId, t.admin.userId, () =>
       db.transaction().execute(async (trx) => {
-        await nameAuditAction({ db: trx }, 'role.drafted');
+        await nameAction(trx, 'role.drafted');
         await sql`INSERT INTO roles (tenant_id, id, name) VALUES (${t.admin.tenantId}, ${roleId}, 'Named')`.execute(
           trx,
         );
-        await nameAuditAction({ db: trx }, 'shift.published');
+        await nameAction(trx, 'shift.published');
         await sql`UPDATE roles SET description = 'Renamed' WHERE id = ${roleId}`.execute(trx);
       }),
     );

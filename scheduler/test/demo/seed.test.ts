@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type DevIssuer, openDevIssuer } from '../../src/auth/dev-issuer.ts';
 import { userIdForSubject } from '../../src/auth/identity.ts';
-import { DEMO_TENANT, demoPeople } from '../../src/demo/people.ts';
 import {
   DEMO_EVENT_NAME,
   DEMO_TIME_ZONE,
@@ -14,6 +13,7 @@ import {
   describeDemoSeed,
   seedDemo,
 } from '../../src/demo/seed.ts';
+import { DEMO_TENANT, demoPeople } from '../../src/dev-sign-in/people.ts';
 import type { App } from '../../src/http/types.ts';
 import { noGeocoder } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { until } from '../../../scripts/test-wait.ts';
+import type { WakeupSource } from '../../src/db/database.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
 import { type ClaimedJob, claimJobs } from '../../src/jobs/repository.ts';
@@ -14,7 +15,6 @@ import {
   defaultWorkerOptions,
   type JobHandler,
   JobWorker,
-  type WakeupSource,
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
 import { capturedLog } from '../support/captured-log.ts';

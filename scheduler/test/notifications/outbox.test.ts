@@ -6,13 +6,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { until } from '../../../scripts/test-wait.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { createLogger } from '../../src/logger.ts';
-import { stageNotifications } from '../../src/notifications/outbox.ts';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import { stageInUnit } from '../support/units.ts';
 
 /**
  * The transactional outbox (src/notifications/outbox.ts) and the Web Push deliveries it queues (src/push/delivery.ts, run by src/jobs/), delivering to a local push service
@@ -59,7 +59,7 @@ afterEach(() => {
   expect(logged('push delivery failed')).toEqual([]);
 });
 
-const settle = () => ctx.app.notificationsIdle();
+const settle = () => ctx.app.jobsIdle();
 const { notifyOn, shiftFor, subscribe } = notificationSteps(() => ({ admin, push }));
 
 describe('Web Push fan-out', () => {
@@ -199,7 +199,7 @@ describe('Web Push fan-out', () => {
       const renamed = await admin.request('PATCH', `/api/v1/shifts/${shift.id}`, { name: 'Bar, late' });
       expect(renamed.statusCode).toBe(500);
       expect((await admin.request('GET', `/api/v1/shifts/${shift.id}`)).json().name).not.toBe('Bar, late');
-      await fragile.app.notificationsIdle();
+      await fragile.app.jobsIdle();
       expect((await notificationsOf(employee)).map((n) => n.type)).toEqual(['assignment.created']);
       expect(await jobs()).toHaveLength(1);
       const staff = (await admin.request('GET', `/api/v1/shifts/${shift.id}/assignments`)).json();
@@ -455,9 +455,7 @@ describe('many people at once', () => {
       data: { shift_id: '0123456789abcdef0123456789abcdef' },
     };
     const staged = await asTenant(tenantId, () =>
-      ctx.db.db
-        .transaction()
-        .execute((trx) => stageNotifications(trx, tenantId, [...unknown, ...ids], message, 3)),
+      stageInUnit(ctx.db.db, { tenantId, userId: null }, [...unknown, ...ids], message),
     );
     expect(staged.map((n) => n.user_id).sort()).toEqual(ids.slice(0, 1200).sort());
     expect(new Set(staged.map((n) => n.id)).size).toBe(1200);

@@ -8,6 +8,7 @@ import { on, withDbHooks } from '../support/db-hooks.ts';
 import { notificationSteps, notificationsOf } from '../support/notifications.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
 import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+import { depsOver } from '../support/units.ts';
 
 /**
  * Reminders before a shift (src/notifications/reminders.ts): off unless the tenant sets a
@@ -92,7 +93,7 @@ describe('shift reminders', () => {
     expect(await ctx.app.sweepReminders()).toBe(0);
     now = new Date('2030-07-02T15:00:00Z');
     expect(await ctx.app.sweepReminders()).toBe(0);
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
     const [reminder] = await reminders(employee);
     expect(await reminders(employee)).toHaveLength(1);
     expect(reminder).toMatchObject({
@@ -124,7 +125,7 @@ describe('shift reminders', () => {
     const sweeps = Array.from(
       { length: 4 },
       () =>
-        new ReminderSweep(ctx.db.db, { now: () => now }, 3, () => {}, silent, {
+        new ReminderSweep(depsOver(ctx.db.db, { clock: { now: () => now }, log: silent }), {
           intervalMs: 60_000,
           batch: 10,
         }),
@@ -160,7 +161,7 @@ describe('shift reminders', () => {
       .execute();
     now = new Date('2030-07-02T10:00:00Z');
     expect(await ctx.app.sweepReminders()).toBe(0);
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
     const stored = await ctx.db.owner
       .selectFrom('notifications')
       .select('type')
@@ -192,9 +193,12 @@ describe('shift reminders', () => {
 });
 
 describe('the sweep of a process', () => {
-  /** A sweep of its own on `db`, logging to `log`, telling `queued` of what it queued. */
+  /** A sweep of its own on `db`, logging to `log`, waking `queued` after each reminder it commits. */
   const sweepOn = (db: TestContext['db']['db'], queued: () => void, log = capturedLog().log) =>
-    new ReminderSweep(db, { now: () => now }, 3, queued, log, { intervalMs: 1000, batch: 10 });
+    new ReminderSweep(depsOver(db, { clock: { now: () => now }, jobs: { kick: queued }, log }), {
+      intervalMs: 1000,
+      batch: 10,
+    });
   const storedReminders = () =>
     ctx.db.owner
       .selectFrom('shift_reminders')

@@ -36,7 +36,7 @@ beforeEach(async () => {
   ({ admin, employee } = await ctx.freshTenant());
 });
 
-const settle = () => ctx.app.notificationsIdle();
+const settle = () => ctx.app.jobsIdle();
 const { notifyOn, shiftFor, subscribe } = notificationSteps(() => ({ admin, push }));
 
 describe('notifications', () => {

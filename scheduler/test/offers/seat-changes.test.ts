@@ -90,7 +90,7 @@ describe('webhooks of a swap', () => {
     const accepted = await w.bob.request('POST', `/api/v1/offers/${offer}/accept`);
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(await holders(w.admin, w.shift)).toEqual([w.bob.userId]);
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
     const events = receiver.received(name).map((r) => ({
       type: r.payload?.type,
       user: (r.payload?.data as { user_id?: string } | undefined)?.user_id,
@@ -175,7 +175,7 @@ describe('an offer whose seat goes away', () => {
     const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
     const off = await w.admin.request('PATCH', `/api/v1/users/${w.employee.userId}`, { active: false });
     expect(off.statusCode, off.body).toBe(200);
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
     const heard = receiver
       .received(name)
       .map((r) => (r.payload?.data as Partial<Listed> | undefined) ?? {})

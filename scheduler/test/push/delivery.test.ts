@@ -1,12 +1,12 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
-import { stageNotifications } from '../../src/notifications/outbox.ts';
 import { OutboundPolicy, parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { pushDelivery } from '../../src/push/delivery.ts';
 import { defaultPushOptions, PushSender } from '../../src/push/sender.ts';
 import { createTestContext, type TestContext } from '../support/context.ts';
 import { type PushService, startPushService } from '../support/push-service.ts';
+import { stageInUnit } from '../support/units.ts';
 
 /**
  * The Web Push delivery job (src/push/delivery.ts) on its own: what it sends, and what it
@@ -34,17 +34,10 @@ describe('a push delivery job', () => {
     const browser = push.subscribe();
     expect((await employee.request('POST', '/api/v1/push-subscriptions', browser.body)).statusCode).toBe(201);
     const [notification] = await asTenant(tenantId, () =>
-      ctx.db.db
-        .transaction()
-        .execute((trx) =>
-          stageNotifications(
-            trx,
-            tenantId,
-            [employee.userId],
-            { type: 'assignment.removed', title: 'Private' },
-            3,
-          ),
-        ),
+      stageInUnit(ctx.db.db, { tenantId, userId: null }, [employee.userId], {
+        type: 'assignment.removed',
+        title: 'Private',
+      }),
     );
     // Someone else signs in on the same browser before the delivery runs.
     expect((await admin.request('POST', '/api/v1/push-subscriptions', browser.body)).statusCode).toBe(200);

@@ -346,7 +346,7 @@ describe('push subscriptions', () => {
       await created(boss, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
         user_id: someone.userId,
       });
-      await loose.app.notificationsIdle();
+      await loose.app.jobsIdle();
       const [stored] = (await someone.request('GET', '/api/v1/notifications')).json();
       expect(plain.refused).toEqual([]);
       expect(plain.received.map((r) => r.payload)).toEqual([stored]);

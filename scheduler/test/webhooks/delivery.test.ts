@@ -53,7 +53,7 @@ afterAll(async () => {
 const contextBeside = (options: Parameters<typeof createTestContext>[0]) =>
   createTestContext({ outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host), ...options });
 
-const settle = () => ctx.app.notificationsIdle();
+const settle = () => ctx.app.jobsIdle();
 const allEvents = [
   'shift.published',
   'assignment.created',
@@ -522,7 +522,7 @@ describe('a change that reports many records', () => {
       });
 
       lone.app.startBackgroundWork();
-      await lone.app.notificationsIdle();
+      await lone.app.jobsIdle();
       for (const { id, name } of hooks) {
         const ids = receiver.received(name).map((r) => (r.payload?.data as { id?: string } | undefined)?.id);
         expect(ids).toEqual([first.id, ...shifts, later.id]);
@@ -592,7 +592,7 @@ describe('a change that reports many records', () => {
       // The deactivation's own transaction wrote one share per hook, not 120 deliveries.
       expect(counts).toEqual([{ total: 60 }, { total: 60 }]);
       lone.app.startBackgroundWork();
-      await lone.app.notificationsIdle();
+      await lone.app.jobsIdle();
       for (const { name } of hooks) {
         expect(receiver.received(name).map((r) => r.payload?.type)).toEqual(
           Array(60).fill('assignment.removed'),

@@ -42,10 +42,10 @@ describe('a delivery its receiver keeps failing', () => {
     receiver.trust(name, secret);
     receiver.answer(name, ...Array.from({ length: WEBHOOK_ATTEMPTS }, () => 500));
     const seat = await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
     const withdrawn = await t.employee.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat.id}`);
     expect(withdrawn.statusCode).toBe(204);
-    await ctx.app.notificationsIdle();
+    await ctx.app.jobsIdle();
 
     const rows = (await t.admin.request('GET', `/api/v1/webhooks/${id}/deliveries`)).json() as Record<
       string,

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-/** The demo people the development provider lists (scheduler/src/demo/people.ts). */
+/** The demo people the development provider lists (scheduler/src/dev-sign-in/people.ts). */
 export const demo = {
   maria: 'Maria Weber, employee',
   sam: 'Sam Okafor, employee',

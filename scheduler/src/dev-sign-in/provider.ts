@@ -3,11 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { calculateJwkThumbprint } from 'jose';
 import type { Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
-import { DEMO_TENANT, type DemoPerson, demoPeople, demoPerson } from '../demo/people.ts';
+import { DEV_AUDIENCE, DEV_PROVIDER_PATH, type DevIssuer, isLoopbackHost } from '../auth/dev-issuer.ts';
 import { forbidden } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { DEV_AUDIENCE, DEV_PROVIDER_PATH, type DevIssuer, isLoopbackHost } from './dev-issuer.ts';
-import { devPage, escapeHtml, pageHeaders } from './dev-provider-page.ts';
+import { devPage, escapeHtml, pageHeaders } from './page.ts';
+import { DEMO_TENANT, type DemoPerson, demoPeople, demoPerson } from './people.ts';
 
 /**
  * The development OpenID provider (oidc-provider, a certified implementation) mounted at

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The pages of the development sign-in (src/auth/dev-provider.ts): self-contained HTML,
+ * The pages of the development sign-in (src/dev-sign-in/provider.ts): self-contained HTML,
  * light and dark, readable on a 360 px phone, no script and nothing loaded from
  * elsewhere. The one style sheet is inline and allowed by its hash, so the policy can
  * forbid everything else.

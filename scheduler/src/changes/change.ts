@@ -1,0 +1,74 @@
+import type { ChangeType } from './catalogue.ts';
+
+/**
+ * What the reactions to a change are told of it. Records travel as the API shows them
+ * (ids in their wire form): a webhook subscriber receives them as they are. The layer
+ * below the features cannot name the features' schemas, so a record is typed by the
+ * fields reactions read, the rest passed through.
+ */
+type WireRecord = Readonly<Record<string, unknown>>;
+
+export interface SeatRecord extends WireRecord {
+  readonly id: string;
+  readonly shift_id: string;
+  readonly slot_id: string;
+  readonly user_id: string;
+}
+
+export interface OfferRecord extends WireRecord {
+  readonly id: string;
+  readonly shift_id: string;
+  readonly assignment_id: string | null;
+  readonly from_user_id: string;
+  readonly to_user_id: string | null;
+  readonly accepted_by: string | null;
+}
+
+type Seat = { seat: SeatRecord };
+type OfferStep = { offer: OfferRecord };
+type TimeOff = { timeOff: WireRecord };
+
+/** What each change carries; every change of the catalogue has its entry. */
+interface Payloads {
+  'seat.claimed': Seat;
+  'seat.assigned': Seat;
+  /**
+   * Recorded before the seat's row is deleted, so that its reactions still find what
+   * refers to it (a live offer must be settled first: migration 0021).
+   */
+  'seat.withdrawn': Seat;
+  'seat.unassigned': Seat;
+  /** Recorded before the rows are deleted, as a single seat's removal is. */
+  'seats.released': { seats: readonly SeatRecord[] };
+  /** `seat` is the seat as its taker now holds it; `offer` the settled offer. */
+  'seat.handed_over': { seat: SeatRecord | undefined; fromUserId: string; offer: OfferRecord };
+  'offer.created': OfferStep;
+  'offer.accepted': OfferStep;
+  'offer.approved': OfferStep;
+  'offer.rejected': OfferStep;
+  'offer.cancelled': OfferStep;
+  'offers.cancelled': { offers: readonly OfferRecord[] };
+  'shift.created': { shiftId: string };
+  'shift.updated': { shiftId: string };
+  'shift.changed': { shift: { id: string; name: string; starts_at: string; ends_at: string } };
+  'shifts.generated': { shiftIds: readonly string[] };
+  /** The shifts are read only when a reaction needs them (a webhook subscribes). */
+  'shifts.published': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
+  'time_off.requested': TimeOff;
+  'time_off.approved': TimeOff;
+  'time_off.rejected': TimeOff;
+  'time_off.removed': TimeOff;
+  'time_entry.recorded': { entry: WireRecord };
+  'form.submitted': { submission: WireRecord };
+  'user.created': { userId: string };
+  'user.updated': { userId: string };
+  /** Recorded once the user's row says inactive; `at` is when their seats count as upcoming. */
+  'user.deactivated': { userId: string; at: Date };
+  'notifications.staged': { notificationIds: readonly string[] };
+  'reminder.sent': { assignmentId: string };
+}
+
+/** One member per change type: `{type, ...payload}`. */
+export type Change = { [T in ChangeType]: { readonly type: T } & Readonly<Payloads[T]> }[ChangeType];
+
+export type ChangeOf<T extends ChangeType> = Extract<Change, { type: T }>;

@@ -1,0 +1,44 @@
+import type { ChangeOf } from '../changes/change.ts';
+import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
+import type { Deps } from '../deps.ts';
+import {
+  cancelLiveOffersOfSeats,
+  findOffers,
+  lockSeatsToRemove,
+  settleExpiredOffersOfSeats,
+} from './repository.ts';
+
+type SeatsRemoved = ChangeOf<'seat.withdrawn' | 'seat.unassigned' | 'seats.released'>;
+
+const seatIdsOf = (change: SeatsRemoved) =>
+  change.type === 'seats.released' ? change.seats.map((seat) => seat.id) : [change.seat.id];
+
+/**
+ * Settles the offers of seats about to be removed (a withdrawal, an admin's removal, a
+ * deactivation), in the removal's transaction, before the rows go. The seats are locked
+ * first, as every offer step locks the seat before the offer, so a removal and an accept
+ * never wait on each other in a cycle. A live offer is cancelled by the one removing the
+ * seat: recorded as `offers.cancelled` (the audit log names the offer rows
+ * `offer.cancelled`; the removal's own name stays on the seat's row) and so announced to
+ * webhook subscribers (`offer.updated`, status cancelled, still naming the seat). One
+ * that reads expired is stored expired. The offers then outlive the seat as records, its
+ * key cleared (migration 0021); the database refuses to remove a seat whose live offer
+ * was not settled.
+ */
+export async function settleOffersOfRemovedSeats(tx: InUnit<Deps>, change: SeatsRemoved): Promise<void> {
+  const tenantId = tx.by.tenantId;
+  const now = tx.clock.now();
+  const seatIds = await lockSeatsToRemove(tx.db, tenantId, seatIdsOf(change));
+  if (seatIds.length === 0) return;
+  await settleExpiredOffersOfSeats(tx.db, tenantId, seatIds, now);
+  await unitOfWork(tx, tx.by, 'offers.cancelled', async (inner) => {
+    const cancelled = await cancelLiveOffersOfSeats(inner.db, tenantId, seatIds, inner.by.userId, now);
+    if (cancelled.length === 0) return;
+    // One change for every offer: what the removal costs grows with the offers, never
+    // with offers × hooks (src/webhooks/events.ts).
+    await inner.record({
+      type: 'offers.cancelled',
+      offers: await findOffers(inner.db, tenantId, cancelled, now),
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { releaseUpcomingSeats } from './assignments/reactions.ts';
+import { notifyingChangeTypes, webhookChangeTypes } from './changes/catalogue.ts';
+import { on, type Reactions } from './changes/unit-of-work.ts';
+import type { Deps } from './deps.ts';
+import { notifyPeople } from './notifications/reactions.ts';
+import { settleOffersOfRemovedSeats } from './offers/reactions.ts';
+import { forgetBrowsers, queuePushDeliveries } from './push/reactions.ts';
+import { queueWebhookDeliveries } from './webhooks/reactions.ts';
+
+/**
+ * Who reacts to what: the one list. A feature records what happened (src/changes/); the
+ * features that care react here, inside the change's transaction, in this order: what a
+ * removal settles comes before what announces it, so a subscriber hears of the cancelled
+ * offers before the seat's removal, as they happened.
+ */
+export const reactions: Reactions<Deps> = [
+  // A deactivated user's upcoming seats are freed (recorded as `seats.released`) …
+  on(['user.deactivated'], 'assignments', releaseUpcomingSeats),
+  // … and nothing is pushed to their browsers any more.
+  on(['user.deactivated'], 'push', forgetBrowsers),
+  // A seat about to go takes its live offers with it.
+  on(['seat.withdrawn', 'seat.unassigned', 'seats.released'], 'offers', settleOffersOfRemovedSeats),
+  // Subscribers hear of every change the catalogue gives a webhook event.
+  on(webhookChangeTypes, 'webhooks', queueWebhookDeliveries),
+  // People are told of every change the catalogue gives a notification.
+  on(notifyingChangeTypes, 'notifications', notifyPeople),
+  // Each notification goes to every browser of its person.
+  on(['notifications.staged'], 'push', queuePushDeliveries),
+];
