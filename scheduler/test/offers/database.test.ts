@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { type Caller, uniqueName, useRouteTests } from '../support/context.ts';
+import { refusal } from '../support/database.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 /**
@@ -13,16 +14,6 @@ import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../supp
  */
 const t = useRouteTests();
 const owner = (): Db => t.ctx.db.owner;
-
-async function refusal(action: Promise<unknown>): Promise<{ code: string; constraint: string | undefined }> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string; constraint?: string };
-  return { code: String(error.code), constraint: error.constraint };
-}
 
 async function scene() {
   const role = await newRole(t.admin, uniqueName('Cook'));
