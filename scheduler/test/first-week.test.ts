@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, uniqueName } from './support/context.ts';
+import { describe, expect, it } from 'vitest';
+import { uniqueName, useTestContext } from './support/context.ts';
 import { action, created } from './support/scheduling.ts';
 import { setTimeTracking } from './support/time-tracking.ts';
 
@@ -11,16 +11,12 @@ import { setTimeTracking } from './support/time-tracking.ts';
  * finds the week, claims a shift; the admin records his time; Bob reads his timesheet and
  * ledger; payroll exports the week as CSV. Every step checks what the previous one left.
  */
-let ctx: TestContext;
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-afterAll(async () => ctx?.close());
+const t = useTestContext();
 
 describe('a first week of planning', () => {
   it('runs from pre-provisioning to the payroll export', async () => {
     const tenant = uniqueName('tenant');
-    const admin = await ctx.caller('admin', tenant, 'admin-1');
+    const admin = await t.ctx.caller('admin', tenant, 'admin-1');
     await setTimeTracking(admin, true, 'Europe/Berlin');
 
     // Monday: Bob is provisioned and qualified before his first sign-in.
@@ -64,7 +60,7 @@ describe('a first week of planning', () => {
     expect(published.json()).toEqual({ published: 7 });
 
     // Bob signs in for the first time: he lands on the record the admin made.
-    const bob = await ctx.caller('employee', tenant, 'bob');
+    const bob = await t.ctx.caller('employee', tenant, 'bob');
     expect(bob.userId).toBe(bobRecord.id);
     const me = await bob.request('GET', '/api/v1/me');
     expect(me.statusCode, me.body).toBe(200);

@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
-import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks } from '../support/db-hooks.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
-let hooks: DbHooks;
+const hooks = appDbHooks();
 const t = useRouteTests({
   // Every address with a street and a city is at the Brandenburg Gate.
   geocoder: { name: 'fixed', geocode: async () => ({ lat: 52.5162699, lng: 13.3777034 }) },
-  viewDb: (db) => {
-    hooks = withDbHooks(db);
-    return hooks.db;
-  },
+  viewDb: hooks.viewDb,
 });
 
 const conflict = (code: string, message: string) => ({ error: { code, message } });

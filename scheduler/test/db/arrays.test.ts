@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAnyOf, type RowColumns, unnestRows } from '../../src/db/arrays.ts';
 import { asTenant } from '../../src/db/tenant-scope.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 
 /**
  * Lists and rows as arrays (src/db/arrays.ts), on this file's own database: every value
  * comes back as it went in, in order, in statements of a fixed number of parameters.
  */
-let handle: TestDatabase;
-
-beforeAll(async () => {
-  handle = await openTestDatabase();
-});
-afterAll(async () => handle?.dispose());
+const handle = useTestDatabase();
 
 interface Row {
   id: string;

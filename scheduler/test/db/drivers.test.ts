@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import type { Db } from '../../src/db/database.ts';
 import { MAX_STATEMENT_PARAMETERS, TooManyParametersError } from '../../src/db/drivers.ts';
 import { asBackground } from '../../src/db/lanes.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type FileDatabase, useTestDatabase } from '../support/database.ts';
 import { EMBEDDED_ONLY } from '../support/skips.ts';
 
 /**
@@ -17,12 +17,7 @@ import { EMBEDDED_ONLY } from '../support/skips.ts';
  * between them, or one background chain holds every request of every tenant (on
  * PostgreSQL every answer arrives as I/O, so those tests hold there too).
  */
-let handle: TestDatabase;
-
-beforeAll(async () => {
-  handle = await openTestDatabase();
-});
-afterAll(async () => handle?.dispose());
+const handle = useTestDatabase();
 
 const views = (): [string, Db][] => [
   ['application', handle.db],
@@ -106,7 +101,7 @@ describe('an array as one parameter', () => {
  * Runs one statement after another until `stop()` says so or `bound` statements ran;
  * answers how many ran.
  */
-async function chain(db: TestDatabase['db'], stop: () => boolean, bound: number): Promise<number> {
+async function chain(db: FileDatabase['db'], stop: () => boolean, bound: number): Promise<number> {
   let count = 0;
   while (!stop() && count < bound) {
     await sql`SELECT 1`.execute(db);

@@ -1,53 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { MAX_SHIFT_MINUTES } from '../../src/time/window.ts';
 import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { MAX_ENTRY_MINUTES } from '../../src/time-tracking/overtime.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { refusal, runSql, useTestDatabase } from '../support/database.ts';
 import { asLegacyRows } from '../support/legacy-rows.ts';
+import { type EventTenant, layDownEventTenant } from '../support/shifts.ts';
 
 /**
  * The scheduling rules hold in the database itself: each test writes the forbidden rows
  * with raw SQL, past every service, and expects the database to refuse them. Runs on
  * PGlite and, with TEST_DB=postgres, on PostgreSQL.
  */
-let handle: TestDatabase;
-let db: Db;
+const handle = useTestDatabase();
+const run = (statement: string, ...values: unknown[]) => runSql(handle.owner, statement, ...values);
 
-beforeAll(async () => {
-  handle = await openTestDatabase();
-  db = handle.owner;
-});
-afterAll(async () => handle?.dispose());
-
-const run = (statement: string, ...values: unknown[]) => {
-  const parts = statement.split('?');
-  return sql(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, ...values).execute(db);
-};
-
-/** The SQLSTATE and constraint a refusal carries. */
-async function refusal(action: Promise<unknown>): Promise<{ code: string; constraint: string | undefined }> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string; constraint?: string };
-  return { code: String(error.code), constraint: error.constraint };
-}
-
-interface World {
-  tenant: string;
-  alice: string;
-  bob: string;
-  role: string;
-  event: string;
-}
-
-let w: World;
+let w: EventTenant;
 
 async function shift(startsAt: string, endsAt: string): Promise<string> {
   const id = randomUUID();
@@ -132,27 +102,10 @@ async function timeEntry(assignmentId: string, userId: string, worked = 120): Pr
 }
 
 beforeEach(async () => {
-  w = {
-    tenant: randomUUID(),
-    alice: randomUUID(),
-    bob: randomUUID(),
-    role: randomUUID(),
-    event: randomUUID(),
-  };
-  await run("INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (?, 'p', 'k')", w.tenant);
+  w = await layDownEventTenant(handle.owner);
   // The entries below are recorded on shifts of 2030, before they end: the tenant allows
   // it (migration 0023), except where the rule that waits for the end is under test.
   await run('INSERT INTO tenant_settings (tenant_id, time_entries_before_end) VALUES (?, true)', w.tenant);
-  for (const user of [w.alice, w.bob]) {
-    await run("INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, user);
-  }
-  await run("INSERT INTO roles (tenant_id, id, name) VALUES (?, ?, 'Cook')", w.tenant, w.role);
-  await run(
-    `INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
-     VALUES (?, ?, 'E', '2030-01-01T00:00:00Z', '2030-01-08T00:00:00Z')`,
-    w.tenant,
-    w.event,
-  );
 });
 
 describe('an assignment and its slot', () => {

@@ -6,6 +6,7 @@ import { asTenant } from '../../src/db/tenant-scope.ts';
 import { listRoles } from '../../src/roles/repository.ts';
 import { useRouteTests } from '../support/context.ts';
 import { anotherTenantGetsNothing } from '../support/cross-tenant.ts';
+import { refusalCode } from '../support/database.ts';
 import { created, newRole } from '../support/scheduling.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 import { type ForgetfulDb, withoutTenantFilter } from '../support/without-tenant-filter.ts';
@@ -26,17 +27,6 @@ const t = useRouteTests({
 });
 
 const onPostgres = inject('testDb') === 'postgres';
-
-/** The SQLSTATE a refused statement carries. */
-async function refusal(action: Promise<unknown>): Promise<string> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string };
-  return String(error.code);
-}
 
 describe('row-level security', () => {
   it('covers every table that holds a tenant’s rows, for a role that owns none and bypasses nothing', async () => {
@@ -91,7 +81,7 @@ describe('row-level security', () => {
     const db = t.ctx.db.db;
     await asTenant(t.admin.tenantId, async () => {
       expect(
-        await refusal(
+        await refusalCode(
           sql`INSERT INTO roles (tenant_id, id, name) VALUES (${t.otherAdmin.tenantId}, gen_random_uuid(), 'Planted')`.execute(
             db,
           ),
@@ -104,7 +94,7 @@ describe('row-level security', () => {
       // Moving one of its own rows into the other tenant is refused as well.
       const mine = await newRole(t.admin, 'Mine');
       expect(
-        await refusal(
+        await refusalCode(
           sql`UPDATE roles SET tenant_id = ${t.otherAdmin.tenantId} WHERE id = ${mine}`.execute(db),
         ),
       ).toBe('42501');
@@ -126,7 +116,7 @@ describe('row-level security', () => {
         'ALTER TABLE roles OWNER TO scheduler_app',
         'CREATE TABLE planted (id int)',
       ]) {
-        expect(await refusal(sql.raw(statement).execute(db)), statement).toMatch(/^42501$|^42P01$/);
+        expect(await refusalCode(sql.raw(statement).execute(db)), statement).toMatch(/^42501$|^42P01$/);
       }
       // row_security = off makes a query that a policy would filter fail rather than bypass it.
       await expect(

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../support/database.ts';
 
 /**
  * db/types.ts is written by hand for Kysely; this holds it to the migrated schema, on
@@ -100,11 +100,7 @@ function fits(sqlType: string, value: string): boolean {
   }
 }
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => db?.dispose());
+const db = useTestDatabase();
 
 describe('db/types.ts against the migrated database', () => {
   it('declares exactly the tables and columns the migrations create, with their nullability and types', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useRouteTests } from '../support/context.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks, on } from '../support/db-hooks.ts';
 import { newEvent, newRole, qualify } from '../support/scheduling.ts';
 import { layDownShifts } from '../support/shifts.ts';
 
@@ -10,13 +10,8 @@ import { layDownShifts } from '../support/shifts.ts';
  * A change of an event's times acts on the event as it is when it writes (see
  * shifts/races); a delete, in batches, meets a seat taken or a failure halfway.
  */
-let hooks: DbHooks;
-const t = useRouteTests({
-  viewDb: (db) => {
-    hooks = withDbHooks(db);
-    return hooks.db;
-  },
-});
+const hooks = appDbHooks();
+const t = useRouteTests({ viewDb: hooks.viewDb });
 
 describe('changing an event’s times', () => {
   it('answers 409 when its times change between the read and the write, and writes nothing', async () => {

@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { claimJobs, completeJobs, failJob, postponeJob } from '../../src/jobs/repository.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 import { bareTenant, enqueueJobs, queuePushJobs } from '../support/jobs.ts';
 
 /**
  * The job queue's statements (src/jobs/repository.ts) on their own, on this file's own
  * database: what completing a worker's jobs changes, however many there are.
  */
-let handle: TestDatabase;
-
-beforeAll(async () => {
-  handle = await openTestDatabase();
-});
-afterAll(async () => handle?.dispose());
+const handle = useTestDatabase();
 // Claims take due jobs of every tenant: no test leaves work for the next one's claims
 // (the files run in shuffled order in CI).
 beforeEach(async () => {

@@ -1,23 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
-import { type Caller, createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
+import { type Caller, FORBIDDEN_BODY, useTestContext } from '../support/context.ts';
 import { enqueueJobs } from '../support/jobs.ts';
 
 /** GET /api/v1/jobs: an admin reads the tenant's background jobs, the dead ones first of all. */
-let ctx: TestContext;
 let admin: Caller;
 let employee: Caller;
 let otherAdmin: Caller;
 
-beforeAll(async () => {
-  // No worker: the jobs stay as the test writes them.
-  ctx = await createTestContext({ jobs: { concurrency: 0 } });
-});
-afterAll(async () => ctx?.close());
+// No worker: the jobs stay as the test writes them.
+const t = useTestContext({ jobs: { concurrency: 0 } });
 beforeEach(async () => {
-  ({ admin, employee } = await ctx.freshTenant());
-  ({ admin: otherAdmin } = await ctx.freshTenant());
+  ({ admin, employee } = await t.ctx.freshTenant());
+  ({ admin: otherAdmin } = await t.ctx.freshTenant());
 });
 
 /** Jobs of the admin's tenant: `dead` given up with an error, the others pending. */
@@ -25,7 +21,7 @@ async function jobs(tenantId: string, states: ('pending' | 'dead')[]): Promise<s
   const ids = states.map(() => newId());
   await asTenant(tenantId, () =>
     enqueueJobs(
-      ctx.db.db,
+      t.ctx.db.db,
       ids.map((id, i) => ({
         tenant_id: tenantId,
         id,
@@ -38,7 +34,7 @@ async function jobs(tenantId: string, states: ('pending' | 'dead')[]): Promise<s
   );
   for (const [i, state] of states.entries()) {
     if (state !== 'dead') continue;
-    await ctx.db.owner
+    await t.ctx.db.owner
       .updateTable('jobs')
       .set({ status: 'dead', attempts: 5, finished_at: '2026-11-26T10:00:00Z', last_error: 'HTTP 500' })
       .where('id', '=', ids[i] as string)
@@ -73,7 +69,7 @@ describe('GET /api/v1/jobs', () => {
     ).toEqual([last]); // A webhook's job beside them: each kind on its own.
     const hook = newId();
     await asTenant(admin.tenantId, () =>
-      enqueueJobs(ctx.db.db, [
+      enqueueJobs(t.ctx.db.db, [
         {
           tenant_id: admin.tenantId,
           id: hook,

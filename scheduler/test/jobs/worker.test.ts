@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { until } from '../../../scripts/test-wait.ts';
 import type { WakeupSource } from '../../src/db/database.ts';
@@ -18,7 +18,7 @@ import {
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
 import { capturedLog } from '../support/captured-log.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type FileDatabase, useTestDatabase } from '../support/database.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
 import { bareTenant, bareWebhook, enqueueJobs, queuePushJobs } from '../support/jobs.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
@@ -29,19 +29,15 @@ import { NEEDS_POSTGRES } from '../support/skips.ts';
  * doubling wait and then given up, and a job whose worker vanished is taken again once
  * its lease runs out. Runs on PGlite and, with TEST_DB=postgres, on PostgreSQL.
  */
-let handle: TestDatabase;
+const handle = useTestDatabase();
 const silent = pino({ level: 'silent' });
 const workers: JobWorker[] = [];
 
-beforeAll(async () => {
-  handle = await openTestDatabase();
-});
 afterEach(async () => {
   for (const worker of workers.splice(0)) await worker.stop();
   // The queue is shared by every tenant: no test leaves work for the next one's workers.
   await handle.owner.deleteFrom('jobs').execute();
 });
-afterAll(async () => handle?.dispose());
 
 const tenant = () => bareTenant(handle.owner);
 
@@ -430,7 +426,7 @@ function signal<T = void>(): { fire: (value: T) => void; fired: Promise<T> } {
 
 /** A worker on `db` (the test database, or a view of it) logging to `log`. */
 function workerOn(
-  db: TestDatabase['db'],
+  db: FileDatabase['db'],
   handler: JobHandler,
   log: FastifyBaseLogger,
   options: Partial<WorkerOptions> = {},

@@ -1,39 +1,24 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createGazetteerGeocoder } from '../../src/geocoding/gazetteer.ts';
 import {
   type Caller,
-  createTestContext,
   FORBIDDEN_BODY,
   routeCallers,
-  type TestContext,
+  useTestContext,
+  useTestContextWith,
 } from '../support/context.ts';
-import {
-  fakeNominatimGeocoder,
-  type NominatimFake,
-  startNominatimFake,
-} from '../support/nominatim-server.ts';
+import { fakeNominatimGeocoder, startNominatimFake } from '../support/nominatim-server.ts';
 
 describe('locations routes', () => {
-  let fake: NominatimFake;
-  let ctx: TestContext;
+  const t = useTestContextWith(startNominatimFake, (fake) => ({ geocoder: fakeNominatimGeocoder(fake) }));
   let admin: Caller;
   let employee: Caller;
   let otherAdmin: Caller;
 
-  beforeAll(async () => {
-    fake = await startNominatimFake();
-    ctx = await createTestContext({
-      geocoder: fakeNominatimGeocoder(fake),
-    });
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await fake?.close();
-  });
   beforeEach(async () => {
-    fake.behaviour = 'ok';
-    fake.requests.length = 0;
-    ({ admin, employee, otherAdmin } = await routeCallers(ctx));
+    t.server.behaviour = 'ok';
+    t.server.requests.length = 0;
+    ({ admin, employee, otherAdmin } = await routeCallers(t.ctx));
   });
 
   it('creates a location and fills lat/lng from the geocoder when street and city are present', async () => {
@@ -66,13 +51,13 @@ describe('locations routes', () => {
     });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ lat: null, lng: null, street: null });
-    expect(fake.requests).toHaveLength(0);
+    expect(t.server.requests).toHaveLength(0);
   });
 
   it.each(['slow', 'error'] as const)(
     'still creates the location, without coordinates, when the geocoder is %s',
     async (behaviour) => {
-      fake.behaviour = behaviour;
+      t.server.behaviour = behaviour;
       const response = await admin.request('POST', '/api/v1/locations', {
         name: `Hall ${behaviour}`,
         street: 'A 1',
@@ -137,8 +122,8 @@ describe('locations routes', () => {
       lat: 52.5162699,
       lng: 13.3777034,
     });
-    expect(fake.requests).toHaveLength(1);
-    expect(Object.fromEntries(fake.requests[0]?.searchParams ?? [])).toEqual({
+    expect(t.server.requests).toHaveLength(1);
+    expect(Object.fromEntries(t.server.requests[0]?.searchParams ?? [])).toEqual({
       format: 'jsonv2',
       limit: '1',
       street: 'Pariser Platz 1',
@@ -154,7 +139,9 @@ describe('locations routes', () => {
       city: 'Berlin',
       postal_code: ' 10117 ',
     });
-    expect(Object.fromEntries(fake.requests[0]?.searchParams ?? [])).toMatchObject({ postalcode: '10117' });
+    expect(Object.fromEntries(t.server.requests[0]?.searchParams ?? [])).toMatchObject({
+      postalcode: '10117',
+    });
   });
 
   it.each([
@@ -165,7 +152,7 @@ describe('locations routes', () => {
     const response = await admin.request('POST', '/api/v1/locations', { name: 'Somewhere', ...address });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ lat: null, lng: null });
-    expect(fake.requests).toHaveLength(0);
+    expect(t.server.requests).toHaveLength(0);
   });
 
   it('lists by name, each location as it was created', async () => {
@@ -201,14 +188,11 @@ describe('locations routes', () => {
 });
 
 describe('locations with the default offline geocoder', () => {
-  let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext({ geocoder: createGazetteerGeocoder() });
-  });
-  afterAll(async () => ctx?.close());
+  // The gazetteer starts loading when it is made: in beforeAll, not while tests are collected.
+  const t = useTestContext(() => ({ geocoder: createGazetteerGeocoder() }));
 
   it('fills lat/lng at city level from a local city name', async () => {
-    const { admin } = await ctx.freshTenant();
+    const { admin } = await t.ctx.freshTenant();
     const response = await admin.request('POST', '/api/v1/locations', {
       name: 'Hall',
       street: 'Marienplatz 1',

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { type Caller, uniqueName, useRouteTests } from '../support/context.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import { uniqueName, useRouteTests } from '../support/context.ts';
+import { refusal } from '../support/database.ts';
+import { created, newColleague, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
+import { recordTimeOn } from '../support/time-tracking.ts';
 
 /**
  * Moving a seat is an UPDATE of the assignment's user, and every rule of a claim holds
@@ -14,16 +16,6 @@ import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../supp
 const t = useRouteTests();
 const owner = (): Db => t.ctx.db.owner;
 
-async function refusal(action: Promise<unknown>): Promise<{ code: string; constraint: string | undefined }> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string; constraint?: string };
-  return { code: String(error.code), constraint: error.constraint };
-}
-
 async function scene() {
   const role = await newRole(t.admin, uniqueName('Cook'));
   await qualify(t.admin, t.employee, role);
@@ -31,11 +23,7 @@ async function scene() {
   const shift = await newShift(t.admin, event, { roleId: role, capacities: [3] });
   const slot = shift.slots[0] as string;
   const seat = (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${slot}/claim`, {})).id;
-  const person = async (qualified = true): Promise<Caller> => {
-    const caller = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('p'));
-    if (qualified) await qualify(t.admin, caller, role);
-    return caller;
-  };
+  const person = (qualified = true) => newColleague(t.ctx, t.admin, qualified ? role : undefined);
   const move = (to: string) =>
     sql`UPDATE shift_assignments SET user_id = ${to}::uuid WHERE id = ${seat}::uuid`.execute(owner());
   return { role, event, shift: shift.id, slot, seat, person, move };
@@ -99,15 +87,7 @@ describe('moving a seat (UPDATE of user_id)', () => {
     const s = await scene();
     const bob = await s.person();
     // A seat on offer lies ahead: its time is recorded before the shift ends.
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: true,
-      time_entries_before_end: true,
-    });
-    await created(t.admin, '/api/v1/time-tracking/entries', {
-      shift_assignment_id: s.seat,
-      started_at: '2030-07-02T10:00:00Z',
-      ended_at: '2030-07-02T14:00:00Z',
-    });
+    await recordTimeOn(t.admin, s.seat);
     const refused = await refusal(s.move(bob.userId));
     expect(['23503', '23001']).toContain(refused.code);
     expect(refused.constraint).toBe('time_entries_assignment_fkey');

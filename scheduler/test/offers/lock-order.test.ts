@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
-import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
-import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
+import { type Caller, uniqueName, useTestContext } from '../support/context.ts';
+import { appDbHooks } from '../support/db-hooks.ts';
 import { untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
@@ -13,32 +13,23 @@ import { NEEDS_POSTGRES } from '../support/skips.ts';
  * the seat before the offer too; the other way round, the two deadlock on PostgreSQL and
  * one is answered the generic 409.
  */
-let ctx: TestContext;
-let hooks: DbHooks;
-
-beforeAll(async () => {
-  ctx = await createTestContext({
-    viewDb: (db) => {
-      hooks = withDbHooks(db);
-      return hooks.db;
-    },
-  });
-});
-afterAll(async () => ctx?.close());
+const hooks = appDbHooks();
+const t = useTestContext({ viewDb: hooks.viewDb });
 
 const generic = 'the request conflicts with a change made at the same time; reload and try again';
 
 describe("accept racing the seat's removal", runsIf(inject('testDb') === 'postgres', NEEDS_POSTGRES), () => {
   it('does not deadlock: neither answer is the generic conflict', async () => {
-    const t = await ctx.freshTenant();
-    const role = await newRole(t.admin, uniqueName('Cook'));
-    await qualify(t.admin, t.employee, role);
-    const bob: Caller = await ctx.caller('employee', tenantOf(t.admin), uniqueName('bob'));
-    await qualify(t.admin, bob, role);
-    const shift = await newShift(t.admin, await newEvent(t.admin), { roleId: role, capacities: [2] });
-    const seat = (await created(t.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {}))
-      .id;
-    const offer = (await created(t.employee, `/api/v1/assignments/${seat}/offer`, {})).id;
+    const mine = await t.ctx.freshTenant();
+    const role = await newRole(mine.admin, uniqueName('Cook'));
+    await qualify(mine.admin, mine.employee, role);
+    const bob: Caller = await t.ctx.caller('employee', tenantOf(mine.admin), uniqueName('bob'));
+    await qualify(mine.admin, bob, role);
+    const shift = await newShift(mine.admin, await newEvent(mine.admin), { roleId: role, capacities: [2] });
+    const seat = (
+      await created(mine.employee, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {})
+    ).id;
+    const offer = (await created(mine.employee, `/api/v1/assignments/${seat}/offer`, {})).id;
 
     let removal: Promise<LightMyRequestResponse> | undefined;
     // Once the accept holds the offer's row lock, the admin removes the seat: its DELETE
@@ -46,8 +37,8 @@ describe("accept racing the seat's removal", runsIf(inject('testDb') === 'postgr
     hooks.afterNext(
       (s) => s.kind === 'select' && s.tables[0] === 'offers',
       async () => {
-        removal = t.admin.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat}`);
-        await untilAnotherSessionWaitsOnALock(ctx.db.owner, removal);
+        removal = mine.admin.request('DELETE', `/api/v1/shifts/${shift.id}/assignments/${seat}`);
+        await untilAnotherSessionWaitsOnALock(t.ctx.db.owner, removal);
       },
     );
     const accept = await bob.request('POST', `/api/v1/offers/${offer}/accept`);

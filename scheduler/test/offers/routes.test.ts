@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { notificationsOf } from '../support/notifications.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import {
+  created,
+  newColleague,
+  newEvent,
+  newRole,
+  newShift,
+  qualify,
+  tenantOf,
+} from '../support/scheduling.ts';
+import { recordTimeOn } from '../support/time-tracking.ts';
 
 /**
  * Offers and swaps through the API: who may offer, see, take, approve, reject and
@@ -24,11 +33,7 @@ interface World {
   bob: Caller;
 }
 
-async function colleague(role?: string): Promise<Caller> {
-  const person = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('colleague'));
-  if (role) await qualify(t.admin, person, role);
-  return person;
-}
+const colleague = (role?: string) => newColleague(t.ctx, t.admin, role);
 
 async function world(capacity = 2): Promise<World> {
   now = start;
@@ -163,15 +168,7 @@ describe('POST /api/v1/assignments/{id}/offer', () => {
   it('refuses a seat with recorded time: 409 INVALID_STATE', async () => {
     const w = await world();
     // A seat on offer lies ahead: its time is recorded before the shift ends.
-    await t.admin.request('PATCH', '/api/v1/tenant/settings', {
-      time_tracking_enabled: true,
-      time_entries_before_end: true,
-    });
-    await created(t.admin, '/api/v1/time-tracking/entries', {
-      shift_assignment_id: w.seat,
-      started_at: '2030-07-02T10:00:00Z',
-      ended_at: '2030-07-02T14:00:00Z',
-    });
+    await recordTimeOn(t.admin, w.seat);
     const response = await offer(t.employee, w.seat);
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual(error('INVALID_STATE', 'time was recorded for this assignment'));

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
-import { action, created, newEvent, newRole, qualify, tenantOf } from '../support/scheduling.ts';
+import {
+  action,
+  created,
+  newColleague,
+  newEvent,
+  newRole,
+  qualify,
+  tenantOf,
+} from '../support/scheduling.ts';
 
 /**
  * GET /me/open-shifts against the claim route it stands for: in a tenant holding every
@@ -57,11 +65,7 @@ async function shift(
 const claim = (caller: Caller, shiftId: string, slotId: string) =>
   caller.request('POST', `/api/v1/shifts/${shiftId}/slots/${slotId}/claim`);
 
-async function colleague(role?: string): Promise<Caller> {
-  const person = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('colleague'));
-  if (role) await qualify(t.admin, person, role);
-  return person;
-}
+const colleague = (role?: string) => newColleague(t.ctx, t.admin, role);
 
 /** Every reason a claim is refused, in one tenant, for the employee (Eve). */
 async function variedTenant() {

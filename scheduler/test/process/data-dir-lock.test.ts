@@ -3,9 +3,9 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { until } from '../../../scripts/test-wait.ts';
-import { PROCESS_START_MS } from '../support/api-process.ts';
+import { killAfterTest, PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /**
@@ -20,13 +20,6 @@ const run = promisify(execFile);
 const node = process.execPath;
 const schedulerDir = path.resolve(import.meta.dirname, '../..');
 
-const children = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-});
-
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
   const port = await freePort();
   const child = spawn(node, ['dist/main.mjs'], {
@@ -40,7 +33,7 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; exit
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  children.add(child);
+  killAfterTest(child);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   // Until /health answers, or the server is gone; the test's timeout bounds the wait.
   await until(async () => {

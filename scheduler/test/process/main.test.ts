@@ -1,14 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { watchOutput } from '../../../scripts/test-wait.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
-import { PROCESS_START_MS } from '../support/api-process.ts';
+import { killAfterTest, PROCESS_START_MS } from '../support/api-process.ts';
 import { freePort } from '../support/pg-cluster.ts';
 
 /** main.ts as a process: embedded defaults, configuration errors, graceful shutdown. */
@@ -30,14 +30,6 @@ const entries = [
 ] as const;
 const schedulerDir = path.resolve(import.meta.dirname, '../..');
 
-/** Every server a test starts; whatever a failing test leaves running is killed after it. */
-const children = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  children.clear();
-});
-
 describe('the server process', () => {
   it.each(entries)(
     'starts %s on the embedded database, answers /health, and shuts down cleanly on SIGTERM',
@@ -53,7 +45,7 @@ describe('the server process', () => {
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      children.add(child);
+      killAfterTest(child);
       const output = watchOutput(child.stdout);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       // Listening once it says so: no polling against a clock.
@@ -77,7 +69,7 @@ describe('the server process', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    children.add(child);
+    killAfterTest(child);
     const stdout = watchOutput(child.stdout);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useRouteTests } from '../support/context.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks, on } from '../support/db-hooks.ts';
 import { raceAgainst, untilAnotherSessionWaitsOnALock } from '../support/held-racer.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 
@@ -11,13 +11,8 @@ import { created, newEvent, newRole, newShift, qualify } from '../support/schedu
  * Fired together, on PostgreSQL they race for real; on the embedded database their
  * statements interleave one at a time.
  */
-let hooks: DbHooks;
-const t = useRouteTests({
-  viewDb: (db) => {
-    hooks = withDbHooks(db);
-    return hooks.db;
-  },
-});
+const hooks = appDbHooks();
+const t = useRouteTests({ viewDb: hooks.viewDb });
 
 const changed = {
   error: {

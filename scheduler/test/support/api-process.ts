@@ -25,9 +25,20 @@ export const PROCESS_START_MS = 100_000;
 
 const processes = new Set<ChildProcess>();
 afterEach(() => {
-  for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of processes) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
   processes.clear();
 });
+
+/**
+ * Kills `child` after the test that started it, whatever happened (a failing test leaves
+ * nothing running); `child` itself, for chaining.
+ */
+export function killAfterTest(child: ChildProcess): ChildProcess {
+  processes.add(child);
+  return child;
+}
 
 export interface Api {
   base: string;
@@ -53,7 +64,7 @@ export async function startApi(keys: TestKeys, env: Record<string, string>): Pro
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  processes.add(child);
+  killAfterTest(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
   // Until /health answers, or the process is gone; the test's timeout bounds the wait.

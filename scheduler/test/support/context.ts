@@ -239,23 +239,65 @@ export const FORBIDDEN_BODY = { error: { code: 'FORBIDDEN', message: 'forbidden'
 export const MISSING_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'missing bearer token' } };
 export const INVALID_TOKEN_BODY = { error: { code: 'UNAUTHORIZED', message: 'invalid token' } };
 
-export interface RouteTestState extends RouteCallers {
+/** What createTestContext takes. */
+export type TestContextOptions = NonNullable<Parameters<typeof createTestContext>[0]>;
+
+/** What `useTestContext` gives a file: its app, read inside tests (it exists from `beforeAll` on). */
+export interface ContextState {
   ctx: TestContext;
 }
 
 /**
- * The hooks most route test files need: one app and database per file, and before every
- * test fresh tenants (see routeCallers). Read the callers from the returned object inside
- * tests; they change from test to test.
+ * The hooks of a test file that needs one app on its own database and makes its own
+ * callers: the context built before its first test, closed after its last. Options that
+ * cost something to make (the gazetteer) are passed as a function, called in `beforeAll`.
  */
-export function useRouteTests(options: Parameters<typeof createTestContext>[0] = {}): RouteTestState {
-  const state = {} as RouteTestState;
+export function useTestContext(options: TestContextOptions | (() => TestContextOptions) = {}): ContextState {
+  const state = {} as ContextState;
   beforeAll(async () => {
-    state.ctx = await createTestContext(options);
+    state.ctx = await createTestContext(typeof options === 'function' ? options() : options);
   });
+  afterAll(async () => state.ctx?.close());
+  return state;
+}
+
+/** What `useTestContextWith` gives a file: its app and the local server beside it. */
+export interface ServerContextState<S> extends ContextState {
+  server: S;
+}
+
+/**
+ * useTestContext with a local fake server (support/nominatim-server.ts, push-service.ts,
+ * webhook-receiver.ts, s3-server.ts) started before the app, whose options may name it;
+ * after the last test the app is closed first, then the server.
+ */
+export function useTestContextWith<S extends { close(): Promise<void> }>(
+  start: () => Promise<S>,
+  options: (server: S) => TestContextOptions,
+): ServerContextState<S> {
+  const state = {} as ServerContextState<S>;
+  beforeAll(async () => {
+    state.server = await start();
+    state.ctx = await createTestContext(options(state.server));
+  });
+  afterAll(async () => {
+    await state.ctx?.close();
+    await state.server?.close();
+  });
+  return state;
+}
+
+export interface RouteTestState extends RouteCallers, ContextState {}
+
+/**
+ * The hooks most route test files need: one app and database per file (useTestContext),
+ * and before every test fresh tenants (see routeCallers). Read the callers from the
+ * returned object inside tests; they change from test to test.
+ */
+export function useRouteTests(options: TestContextOptions = {}): RouteTestState {
+  const state = useTestContext(options) as RouteTestState;
   beforeEach(async () => {
     Object.assign(state, await routeCallers(state.ctx));
   });
-  afterAll(async () => state.ctx?.close());
   return state;
 }

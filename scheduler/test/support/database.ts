@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
 import pg from 'pg';
-import { inject } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { type DatabaseHandle, type Db, openDatabase } from '../../src/db/database.ts';
 
 export interface TestDatabase extends DatabaseHandle {
   /** postgres:// URL of this file's own database (PostgreSQL runs only). */
@@ -73,4 +74,81 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     pglite: { loadDataDir: new Blob([snapshot]), pgliteWasmModule: await pgliteWasm() },
   });
   return { ...handle, url: null, dispose: () => handle.close() };
+}
+
+/** This file's database as its tests read it; opened by `useTestDatabase`. */
+export interface FileDatabase {
+  /** The application's view: role `scheduler_app`, rows of the running tenant scope only. */
+  readonly db: Db;
+  /** The schema owner's view: bypasses row-level security (fixtures, raw rules tests). */
+  readonly owner: Db;
+  /** postgres:// URL of the database (PostgreSQL runs only). */
+  readonly url: string | null;
+  /** PostgreSQL: the LISTEN that wakes a job worker (DatabaseHandle.wakeups). */
+  readonly wakeups: DatabaseHandle['wakeups'];
+}
+
+/**
+ * The hooks of a test file below the API: its own database, opened before its first test
+ * and disposed after its last. Read the fields inside tests (they exist from `beforeAll`
+ * on). A file that also needs the app uses `useTestContext` (context.ts) instead.
+ */
+export function useTestDatabase(): FileDatabase {
+  let opened: TestDatabase | undefined;
+  beforeAll(async () => {
+    opened = await openTestDatabase();
+  });
+  afterAll(async () => opened?.dispose());
+  const handle = (): TestDatabase => {
+    if (!opened) throw new Error('the test database is opened in beforeAll: read it inside a test or hook');
+    return opened;
+  };
+  return {
+    get db() {
+      return handle().db;
+    },
+    get owner() {
+      return handle().owner;
+    },
+    get url() {
+      return handle().url;
+    },
+    get wakeups() {
+      return handle().wakeups;
+    },
+  };
+}
+
+/**
+ * Runs `statement` as raw SQL on `on`, past every service, each `?` bound to the next of
+ * `values` (a parameter, never text pasted into the statement).
+ */
+export function runSql(on: Db, statement: string, ...values: unknown[]) {
+  const parts = statement.split('?');
+  return sql(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, ...values).execute(on);
+}
+
+/** What the database's refusal of a statement carries: its SQLSTATE and the constraint named. */
+export interface Refusal {
+  code: string;
+  constraint: string | undefined;
+}
+
+/**
+ * The refusal of `action` (a statement run past every service): fails the test if the
+ * database accepted it. The rules tests assert the whole of it, code and constraint.
+ */
+export async function refusal(action: Promise<unknown>): Promise<Refusal> {
+  const error = (await action.then(
+    () => {
+      throw new Error('the database accepted it');
+    },
+    (e: unknown) => e,
+  )) as { code?: string; constraint?: string };
+  return { code: String(error.code), constraint: error.constraint };
+}
+
+/** The SQLSTATE alone of `action`'s refusal (a privilege or a missing relation names no constraint). */
+export async function refusalCode(action: Promise<unknown>): Promise<string> {
+  return (await refusal(action)).code;
 }

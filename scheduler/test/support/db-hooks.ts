@@ -109,3 +109,37 @@ export const on =
   (kind: string, table: string) =>
   (statement: Statement): boolean =>
     statement.kind === kind && statement.tables.includes(table);
+
+/**
+ * Hooks on the database of an app not built yet: pass `viewDb` to createTestContext (or
+ * useTestContext, useRouteTests), then use the rest inside tests, once the app exists.
+ */
+export interface AppDbHooks extends DbHooks {
+  viewDb(db: Db): Db;
+}
+
+export function appDbHooks(): AppDbHooks {
+  let hooks: DbHooks | undefined;
+  const built = (): DbHooks => {
+    if (!hooks) throw new Error('the app is built in beforeAll: use its database hooks inside a test');
+    return hooks;
+  };
+  return {
+    viewDb(db) {
+      hooks = withDbHooks(db);
+      return hooks.db;
+    },
+    get db() {
+      return built().db;
+    },
+    get statements() {
+      return built().statements;
+    },
+    failNext: (match, error) => built().failNext(match, error),
+    afterNext: (match, action) => built().afterNext(match, action),
+  };
+}
+
+/** What PostgreSQL throws when its disk is full (SQLSTATE 53100): a failure no service handles. */
+export const diskFull = () =>
+  Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });

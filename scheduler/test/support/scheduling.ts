@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Caller } from './context.ts';
+import { type Caller, type TestContext, uniqueName } from './context.ts';
 
 /** Builders for scheduling tests, all through the API, each checking its own answer. */
 
@@ -68,4 +68,11 @@ export async function newShift(
 export function tenantOf(caller: Caller): string {
   const payload = JSON.parse(Buffer.from(caller.token.split('.')[1] ?? '', 'base64url').toString());
   return String(payload.tenant_id);
+}
+
+/** Another employee of `admin`'s tenant, new to it, qualified for `roleId` when one is given. */
+export async function newColleague(ctx: TestContext, admin: Caller, roleId?: string): Promise<Caller> {
+  const colleague = await ctx.caller('employee', tenantOf(admin), uniqueName('colleague'));
+  if (roleId) await qualify(admin, colleague, roleId);
+  return colleague;
 }

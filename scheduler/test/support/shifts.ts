@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
+import { runSql } from './database.ts';
 
 /**
  * A shift slot that needs `roleId`, laid down directly: shifts arrive with a later
@@ -64,4 +65,48 @@ export async function layDownShifts(
     SELECT s.tenant_id, gen_random_uuid(), s.id, ${roleId}, 2
       FROM shifts s, generate_series(1, ${slotsPerShift}::int)
      WHERE s.tenant_id = ${tenantId} AND s.event_id = ${eventId}`.execute(owner);
+}
+
+/** The rows `layDownEventTenant` wrote: ids as the database stores them. */
+export interface EventTenant {
+  tenant: string;
+  /** Two employees. */
+  alice: string;
+  bob: string;
+  /** A role, Cook. */
+  role: string;
+  /** An event, E, over the first week of 2030. */
+  event: string;
+}
+
+/**
+ * A new tenant with two employees, a role and an event, written with raw SQL as `owner`
+ * (no API, no services): the scene the database's own rules are tested on (db/rules,
+ * time-off/rules).
+ */
+export async function layDownEventTenant(owner: Db): Promise<EventTenant> {
+  const w = {
+    tenant: randomUUID(),
+    alice: randomUUID(),
+    bob: randomUUID(),
+    role: randomUUID(),
+    event: randomUUID(),
+  };
+  await runSql(
+    owner,
+    "INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (?, 'p', 'k')",
+    w.tenant,
+  );
+  for (const user of [w.alice, w.bob]) {
+    await runSql(owner, "INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, user);
+  }
+  await runSql(owner, "INSERT INTO roles (tenant_id, id, name) VALUES (?, ?, 'Cook')", w.tenant, w.role);
+  await runSql(
+    owner,
+    `INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
+     VALUES (?, ?, 'E', '2030-01-01T00:00:00Z', '2030-01-08T00:00:00Z')`,
+    w.tenant,
+    w.event,
+  );
+  return w;
 }

@@ -26,6 +26,23 @@ export async function setTimeTracking(
 }
 
 /**
+ * Time tracking on, recorded before the end, and an entry recorded by the admin on
+ * `assignmentId` over newShift's default hours (10:00 to 14:00 UTC on 2 July 2030): a seat
+ * with recorded time, which offers and moves must leave alone.
+ */
+export async function recordTimeOn(admin: Caller, assignmentId: string): Promise<void> {
+  await admin.request('PATCH', '/api/v1/tenant/settings', {
+    time_tracking_enabled: true,
+    time_entries_before_end: true,
+  });
+  await created(admin, '/api/v1/time-tracking/entries', {
+    shift_assignment_id: assignmentId,
+    started_at: '2030-07-02T10:00:00Z',
+    ended_at: '2030-07-02T14:00:00Z',
+  });
+}
+
+/**
  * An admin assignment of `worker` to a new shift (10:00 to 14:00 UTC on 2 July 2030
  * unless told otherwise) of an event spanning 2030 and the shift: what a time entry is
  * recorded for.

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import type { Db } from '../../src/db/database.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { refusal, runSql, useTestDatabase } from '../support/database.ts';
+import { type EventTenant, layDownEventTenant } from '../support/shifts.ts';
 import { NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
@@ -13,38 +13,13 @@ import { NEEDS_POSTGRES } from '../support/skips.ts';
  * expects the refusal. Runs on PGlite and, with TEST_DB=postgres, on PostgreSQL, where
  * two sessions also interleave a claim and an approval at the lock.
  */
-let handle: TestDatabase;
-let db: Db;
-
-beforeAll(async () => {
-  handle = await openTestDatabase();
-  db = handle.owner;
-});
-afterAll(async () => handle?.dispose());
-
-const run = (statement: string, ...values: unknown[]) => runOn(db, statement, ...values);
-function runOn(on: Db, statement: string, ...values: unknown[]) {
-  const parts = statement.split('?');
-  return sql(Object.assign(parts, { raw: parts }) as unknown as TemplateStringsArray, ...values).execute(on);
-}
-
-async function refusal(action: Promise<unknown>): Promise<{ code: string; constraint: string | undefined }> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string; constraint?: string };
-  return { code: String(error.code), constraint: error.constraint };
-}
+const handle = useTestDatabase();
+const run = (statement: string, ...values: unknown[]) => runSql(handle.owner, statement, ...values);
 
 const unavailable = { code: '23514', constraint: 'shift_assignments_time_off' };
 const overlaps = { code: '23514', constraint: 'time_off_overlaps_assignments' };
 
-interface World {
-  tenant: string;
-  alice: string;
-  bob: string;
+interface World extends Omit<EventTenant, 'role' | 'event'> {
   shift: string;
   slot: string;
 }
@@ -54,26 +29,8 @@ let w: World;
 const SHIFT = ['2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z'] as const;
 
 beforeEach(async () => {
-  w = {
-    tenant: randomUUID(),
-    alice: randomUUID(),
-    bob: randomUUID(),
-    shift: randomUUID(),
-    slot: randomUUID(),
-  };
-  const role = randomUUID();
-  const event = randomUUID();
-  await run("INSERT INTO tenants (id, vapid_public_key, vapid_private_key) VALUES (?, 'p', 'k')", w.tenant);
-  for (const user of [w.alice, w.bob]) {
-    await run("INSERT INTO users (tenant_id, id, role) VALUES (?, ?, 'employee')", w.tenant, user);
-  }
-  await run("INSERT INTO roles (tenant_id, id, name) VALUES (?, ?, 'Cook')", w.tenant, role);
-  await run(
-    `INSERT INTO events (tenant_id, id, name, starts_at, ends_at)
-     VALUES (?, ?, 'E', '2030-01-01T00:00:00Z', '2030-01-08T00:00:00Z')`,
-    w.tenant,
-    event,
-  );
+  const { role, event, ...people } = await layDownEventTenant(handle.owner);
+  w = { ...people, shift: randomUUID(), slot: randomUUID() };
   await run(
     "INSERT INTO shifts (tenant_id, id, event_id, name, starts_at, ends_at) VALUES (?, ?, ?, 'S', ?, ?)",
     w.tenant,
@@ -90,9 +47,9 @@ beforeEach(async () => {
   );
 });
 
-function assign(userId: string, on: Db = db) {
+function assign(userId: string, on: Db = handle.owner) {
   const id = randomUUID();
-  return runOn(
+  return runSql(
     on,
     `INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)
      VALUES (?, ?, ?, ?, ?, 'assign', ?, ?)`,
@@ -125,8 +82,8 @@ async function timeOff(
   return id;
 }
 
-const approve = (id: string, on: Db = db) =>
-  runOn(
+const approve = (id: string, on: Db = handle.owner) =>
+  runSql(
     on,
     "UPDATE time_off SET status = 'approved', decided_at = now() WHERE tenant_id = ? AND id = ?",
     w.tenant,
@@ -302,7 +259,7 @@ describe('a claim racing an approval', runsIf(inject('testDb') === 'postgres', N
 
   async function holding<T>(first: (trx: Db) => Promise<unknown>, second: () => Promise<T>): Promise<T> {
     let pending: Promise<T> | undefined;
-    await db.transaction().execute(async (trx) => {
+    await handle.owner.transaction().execute(async (trx) => {
       await first(trx);
       pending = second();
       // Swallowed here, awaited below: the second must not settle unobserved.

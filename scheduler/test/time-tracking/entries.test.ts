@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
-import { tenantOf } from '../support/scheduling.ts';
+import { newColleague, tenantOf } from '../support/scheduling.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
 /**
@@ -37,7 +37,7 @@ async function entry(worker: Caller, starts: string, ends: string): Promise<Entr
 /** Time tracking on; the employee and a colleague with two entries each, on 2 and 3 July 2030. */
 async function world() {
   await setTimeTracking(t.admin, true);
-  const colleague = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('colleague'));
+  const colleague = await newColleague(t.ctx, t.admin);
   const mine = [
     await entry(t.employee, '2030-07-02T10:00:00Z', '2030-07-02T14:00:00Z'),
     await entry(t.employee, '2030-07-03T10:00:00Z', '2030-07-03T14:00:00Z'),
@@ -202,7 +202,7 @@ describe('GET /time-tracking/entries', () => {
     await setTimeTracking(t.admin, true);
     // Two entries within one millisecond, 200 and 400 microseconds past it (the wire form
     // shows both as 10:00:00.000Z): the cursor must not read back as the earlier instant.
-    const colleague = await t.ctx.caller('employee', tenantOf(t.admin), uniqueName('colleague'));
+    const colleague = await newColleague(t.ctx, t.admin);
     const early = await entry(t.employee, '2030-07-05T10:00:00Z', '2030-07-05T11:00:00Z');
     const late = await entry(colleague, '2030-07-05T10:00:00Z', '2030-07-05T11:00:00Z');
     for (const [id, micros] of [

@@ -5,7 +5,7 @@ import { asTenant } from '../../src/db/tenant-scope.ts';
 import { EXPORT_BATCH_SIZE } from '../../src/time-tracking/payroll.ts';
 import { findExportEntries } from '../../src/time-tracking/repository.ts';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
-import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks } from '../support/db-hooks.ts';
 import { tenantOf } from '../support/scheduling.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
 
@@ -14,13 +14,8 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  * spreadsheet opens, read back with csv-parse; formula cells neutralised; a large export
  * streamed in batches.
  */
-let hooks: DbHooks;
-const t = useRouteTests({
-  viewDb: (db) => {
-    hooks = withDbHooks(db);
-    return hooks.db;
-  },
-});
+const hooks = appDbHooks();
+const t = useRouteTests({ viewDb: hooks.viewDb });
 afterEach(async () => {
   expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });

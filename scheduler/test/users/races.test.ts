@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, FORBIDDEN_BODY, type TestContext } from '../support/context.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { describe, expect, it } from 'vitest';
+import { FORBIDDEN_BODY, useTestContext } from '../support/context.ts';
+import { appDbHooks, diskFull, on } from '../support/db-hooks.ts';
 import { raceAgainst } from '../support/held-racer.ts';
 import { capturingLogger, type LogLine } from '../support/probe-app.ts';
 import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
@@ -10,30 +10,20 @@ import { newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
  * or the write fails: the database has the last word, and nothing is reported as done
  * that was not. The same for roles: test/roles/races.test.ts.
  */
-let ctx: TestContext;
-let hooks: DbHooks;
 const logs: LogLine[] = [];
 
-beforeAll(async () => {
-  ctx = await createTestContext({
-    logger: capturingLogger(logs),
-    viewDb: (db) => {
-      hooks = withDbHooks(db);
-      return hooks.db;
-    },
-  });
+const hooks = appDbHooks();
+const t = useTestContext({
+  logger: capturingLogger(logs),
+  viewDb: hooks.viewDb,
 });
-afterAll(async () => ctx?.close());
-
-const diskFull = () =>
-  Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });
 
 describe('granting a qualification', () => {
   it('answers 404 when the role is deleted between the check and the grant', async () => {
-    const { admin, employee } = await ctx.freshTenant();
+    const { admin, employee } = await t.ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Vanishing' })).json();
     hooks.afterNext(on('select', 'roles'), async () => {
-      await ctx.db.owner.deleteFrom('roles').where('id', '=', role.id).execute();
+      await t.ctx.db.owner.deleteFrom('roles').where('id', '=', role.id).execute();
     });
     const response = await admin.request(
       'POST',
@@ -45,7 +35,7 @@ describe('granting a qualification', () => {
   });
 
   it('reports a failed grant as a failure, never as done', async () => {
-    const { admin, employee } = await ctx.freshTenant();
+    const { admin, employee } = await t.ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Ungranted' })).json();
     hooks.failNext(on('insert', 'user_qualifications'), diskFull());
     const response = await admin.request(
@@ -66,7 +56,7 @@ describe('granting a qualification', () => {
  */
 describe('a claim racing a deactivation', () => {
   async function world() {
-    const { admin, employee } = await ctx.freshTenant();
+    const { admin, employee } = await t.ctx.freshTenant();
     const roleId = await newRole(admin);
     await qualify(admin, employee, roleId);
     const shift = await newShift(admin, await newEvent(admin), { roleId, capacities: [5] });
@@ -74,7 +64,7 @@ describe('a claim racing a deactivation', () => {
       employee.request('POST', `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/claim`, {});
     const seats = async () =>
       (
-        await ctx.db.owner
+        await t.ctx.db.owner
           .selectFrom('shift_assignments')
           .select('user_id')
           .where('shift_id', '=', shift.id)
@@ -87,7 +77,7 @@ describe('a claim racing a deactivation', () => {
     const { employee, claim, seats } = await world();
     // Deactivated by "another process": this one's memo still says active.
     const response = await raceAgainst(
-      ctx.db.owner,
+      t.ctx.db.owner,
       (trx) =>
         trx
           .updateTable('users')
@@ -105,7 +95,7 @@ describe('a claim racing a deactivation', () => {
   it('frees the seat when the claim commits first', async () => {
     const { admin, employee, shift, seats } = await world();
     const response = await raceAgainst(
-      ctx.db.owner,
+      t.ctx.db.owner,
       (trx) =>
         trx
           .insertInto('shift_assignments')
@@ -140,7 +130,7 @@ describe('a claim racing a deactivation', () => {
         expect([201, 403, 409]).toContain(answer?.statusCode);
       }
       expect(await seats()).toEqual([]);
-      const row = await ctx.db.owner
+      const row = await t.ctx.db.owner
         .selectFrom('users')
         .select('active')
         .where('tenant_id', '=', employee.tenantId)
@@ -158,27 +148,27 @@ describe('a claim racing a deactivation', () => {
  */
 describe('a sign-in racing a change of standing', () => {
   it('refuses the deactivated user from the next request on, though their sign-in read them active', async () => {
-    const { admin, tenant } = await ctx.freshTenant();
-    const employee = await ctx.caller('employee', tenant, 'racer', { name: 'Old' });
+    const { admin, tenant } = await t.ctx.freshTenant();
+    const employee = await t.ctx.caller('employee', tenant, 'racer', { name: 'Old' });
     // A changed name: the memo misses, so the sign-in writes the row (and reads active).
-    const token = await ctx.token({ role: 'employee', tenant, sub: 'racer', name: 'New' });
+    const token = await t.ctx.token({ role: 'employee', tenant, sub: 'racer', name: 'New' });
     hooks.afterNext(on('insert', 'users'), async () => {
       const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false });
       expect(done.statusCode).toBe(200);
     });
     // The request that raced the deactivation was let in when it started...
-    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
+    expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
     // ...and the next one is refused at once.
-    const next = await ctx.request('GET', '/api/v1/me', { token });
+    const next = await t.ctx.request('GET', '/api/v1/me', { token });
     expect(next.statusCode).toBe(403);
     expect(next.json()).toEqual(FORBIDDEN_BODY);
   });
 
   it('refuses an admin deactivated by another process the change they were let in for: the fixed 403, the reason logged', async () => {
-    const { admin, employee } = await ctx.freshTenant();
+    const { admin, employee } = await t.ctx.freshTenant();
     // Deactivated past this process: its memo of signed-in users still lets the admin in,
     // and the change itself finds them inactive under its lock.
-    await ctx.db.owner
+    await t.ctx.db.owner
       .updateTable('users')
       .set({ active: false })
       .where('tenant_id', '=', admin.tenantId)
@@ -195,7 +185,7 @@ describe('a sign-in racing a change of standing', () => {
         reqId: response.headers['x-request-id'],
       }),
     );
-    const row = await ctx.db.owner
+    const row = await t.ctx.db.owner
       .selectFrom('users')
       .select('display_name')
       .where('id', '=', employee.userId)
@@ -204,9 +194,9 @@ describe('a sign-in racing a change of standing', () => {
   });
 
   it('lets the reactivated user in from the next request on, though their sign-in read them inactive', async () => {
-    const { admin, tenant } = await ctx.freshTenant();
-    const employee = await ctx.caller('employee', tenant, 'returner', { name: 'Same' });
-    const token = await ctx.token({ role: 'employee', tenant, sub: 'returner', name: 'Same' });
+    const { admin, tenant } = await t.ctx.freshTenant();
+    const employee = await t.ctx.caller('employee', tenant, 'returner', { name: 'Same' });
+    const token = await t.ctx.token({ role: 'employee', tenant, sub: 'returner', name: 'Same' });
     expect(
       (await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false })).statusCode,
     ).toBe(200);
@@ -215,7 +205,7 @@ describe('a sign-in racing a change of standing', () => {
       const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: true });
       expect(done.statusCode).toBe(200);
     });
-    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(403);
-    expect((await ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
+    expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(403);
+    expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
   });
 });

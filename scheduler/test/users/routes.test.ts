@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { claimToUuid } from '../../src/auth/identity.ts';
-import {
-  type Caller,
-  createTestContext,
-  FORBIDDEN_BODY,
-  type TestContext,
-  uniqueName,
-} from '../support/context.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { type Caller, FORBIDDEN_BODY, uniqueName, useTestContext } from '../support/context.ts';
+import { appDbHooks, on } from '../support/db-hooks.ts';
 import { created, newEvent, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 import { TEST_ISSUER } from '../support/tokens.ts';
 
-let ctx: TestContext;
 let admin: Caller;
 let employee: Caller;
 let colleague: Caller;
@@ -22,32 +15,23 @@ let medic: { id: string };
 let driver: { id: string };
 let foreignRole: { id: string };
 
-let hooks: DbHooks;
-
-beforeAll(async () => {
-  ctx = await createTestContext({
-    viewDb: (db) => {
-      hooks = withDbHooks(db);
-      return hooks.db;
-    },
-  });
-});
+const hooks = appDbHooks();
+const t = useTestContext({ viewDb: hooks.viewDb });
 
 // Two tenants of its own for every test, their users provisioned before it runs.
 beforeEach(async () => {
   const a = uniqueName('tenant-a');
   const b = uniqueName('tenant-b');
-  admin = await ctx.caller('admin', a, 'admin-1', { name: 'Ada Admin', email: 'ada@a.test' });
-  employee = await ctx.caller('employee', a, 'emp-1', { name: 'Eve Employee' });
-  colleague = await ctx.caller('employee', a, 'emp-2', { name: 'Carl Colleague' });
-  customer = await ctx.caller('customer', a, 'cust-1', { customer: 'c-1' });
-  otherAdmin = await ctx.caller('admin', b);
-  otherEmployee = await ctx.caller('employee', b, 'emp-b');
+  admin = await t.ctx.caller('admin', a, 'admin-1', { name: 'Ada Admin', email: 'ada@a.test' });
+  employee = await t.ctx.caller('employee', a, 'emp-1', { name: 'Eve Employee' });
+  colleague = await t.ctx.caller('employee', a, 'emp-2', { name: 'Carl Colleague' });
+  customer = await t.ctx.caller('customer', a, 'cust-1', { customer: 'c-1' });
+  otherAdmin = await t.ctx.caller('admin', b);
+  otherEmployee = await t.ctx.caller('employee', b, 'emp-b');
   medic = (await admin.request('POST', '/api/v1/roles', { name: 'Medic' })).json();
   driver = (await admin.request('POST', '/api/v1/roles', { name: 'Driver' })).json();
   foreignRole = (await otherAdmin.request('POST', '/api/v1/roles', { name: 'Foreign' })).json();
 });
-afterAll(async () => ctx?.close());
 
 const qualification = (userId: string, roleId: string) => `/api/v1/users/${userId}/qualifications/${roleId}`;
 
@@ -177,11 +161,11 @@ describe('qualifications', () => {
 describe('ordering', () => {
   it('lists users by display name, nameless ones last, ties by id', async () => {
     const tenant = uniqueName('order');
-    const zoe = await ctx.caller('employee', tenant, 'zoe', { name: 'Zoe' });
-    const nameless = await ctx.caller('employee', tenant, 'nameless');
-    const samA = await ctx.caller('employee', tenant, 'sam-a', { name: 'Sam' });
-    const boss = await ctx.caller('admin', tenant, 'boss', { name: 'Ann' });
-    const samB = await ctx.caller('employee', tenant, 'sam-b', { name: 'Sam' });
+    const zoe = await t.ctx.caller('employee', tenant, 'zoe', { name: 'Zoe' });
+    const nameless = await t.ctx.caller('employee', tenant, 'nameless');
+    const samA = await t.ctx.caller('employee', tenant, 'sam-a', { name: 'Sam' });
+    const boss = await t.ctx.caller('admin', tenant, 'boss', { name: 'Ann' });
+    const samB = await t.ctx.caller('employee', tenant, 'sam-b', { name: 'Sam' });
     const sams = [samA.userId, samB.userId].sort();
     const response = await boss.request('GET', '/api/v1/users');
     expect(response.json().map((u: { id: string }) => u.id)).toEqual([
@@ -266,24 +250,24 @@ describe('revoking', () => {
 describe('profile from the token', () => {
   it('follows the latest token: role, name and email, each on its own', async () => {
     const tenant = uniqueName('profile');
-    const boss = await ctx.caller('admin', tenant, 'boss');
+    const boss = await t.ctx.caller('admin', tenant, 'boss');
     const record = async () =>
       (await boss.request('GET', '/api/v1/users')).json().find((u: { id: string }) => u.id !== boss.userId);
-    await ctx.caller('employee', tenant, 'pat', { name: 'x' });
+    await t.ctx.caller('employee', tenant, 'pat', { name: 'x' });
     expect(await record()).toMatchObject({ role: 'employee', display_name: 'x', email: null });
-    await ctx.caller('employee', tenant, 'pat', { email: 'x' });
+    await t.ctx.caller('employee', tenant, 'pat', { email: 'x' });
     expect(await record()).toMatchObject({ role: 'employee', display_name: null, email: 'x' });
-    await ctx.caller('employee', tenant, 'pat', { email: 'pat@p.test' });
+    await t.ctx.caller('employee', tenant, 'pat', { email: 'pat@p.test' });
     expect(await record()).toMatchObject({ role: 'employee', display_name: null, email: 'pat@p.test' });
-    await ctx.caller('admin', tenant, 'pat', { email: 'pat@p.test' });
+    await t.ctx.caller('admin', tenant, 'pat', { email: 'pat@p.test' });
     expect(await record()).toMatchObject({ role: 'admin', display_name: null, email: 'pat@p.test' });
   });
 
   it('drops a user out of the staff list when their token makes them a customer', async () => {
     const tenant = uniqueName('profile');
-    const boss = await ctx.caller('admin', tenant, 'boss');
-    const pat = await ctx.caller('employee', tenant, 'pat');
-    await ctx.caller('customer', tenant, 'pat', { customer: 'c-1' });
+    const boss = await t.ctx.caller('admin', tenant, 'boss');
+    const pat = await t.ctx.caller('employee', tenant, 'pat');
+    await t.ctx.caller('customer', tenant, 'pat', { customer: 'c-1' });
     expect((await boss.request('GET', '/api/v1/users')).json().map((u: { id: string }) => u.id)).toEqual([
       boss.userId,
     ]);
@@ -318,7 +302,7 @@ describe('GET /api/v1/me', () => {
       qualifications: [],
     });
     // The same subject in another tenant is another record.
-    const sameSubject = await ctx.caller('admin', uniqueName('tenant-c'), 'admin-1', { name: 'Other Ada' });
+    const sameSubject = await t.ctx.caller('admin', uniqueName('tenant-c'), 'admin-1', { name: 'Other Ada' });
     const theirs = (await sameSubject.request('GET', '/api/v1/me')).json();
     expect(theirs).toMatchObject({
       id: admin.userId,
@@ -450,7 +434,7 @@ describe('POST /api/v1/users', () => {
 
   it('lands the first sign-in on the record, which fills only empty fields', async () => {
     const tenant = uniqueName('pre');
-    const boss = await ctx.caller('admin', tenant, 'boss');
+    const boss = await t.ctx.caller('admin', tenant, 'boss');
     const role = (await boss.request('POST', '/api/v1/roles', { name: 'Medic' })).json();
     const subject = 'Bob@Example.com';
     const made = await boss.request('POST', '/api/v1/users', {
@@ -460,7 +444,7 @@ describe('POST /api/v1/users', () => {
       qualifications: [role.id],
     });
     expect(made.json()).toMatchObject({ display_name: 'Bob Builder', email: null });
-    const signedIn = await ctx.caller('employee', tenant, subject, { name: 'bob', email: 'bob@idp.test' });
+    const signedIn = await t.ctx.caller('employee', tenant, subject, { name: 'bob', email: 'bob@idp.test' });
     expect(signedIn.userId).toBe(made.json().id);
     const me = (await signedIn.request('GET', '/api/v1/me')).json();
     expect(me).toMatchObject({
@@ -471,7 +455,7 @@ describe('POST /api/v1/users', () => {
       qualifications: [role],
     });
     // Later tokens keep the admin's name too; only the role follows the token.
-    const again = await ctx.caller('admin', tenant, subject, { name: 'bobby', email: 'other@idp.test' });
+    const again = await t.ctx.caller('admin', tenant, subject, { name: 'bobby', email: 'other@idp.test' });
     expect((await again.request('GET', '/api/v1/me')).json()).toMatchObject({
       role: 'admin',
       display_name: 'Bob Builder',
@@ -514,8 +498,8 @@ describe('POST /api/v1/users', () => {
     const made = await admin.request('POST', '/api/v1/users', bob({ subject: 4711 }));
     expect(made.statusCode, made.body).toBe(201);
     expect(made.json().id).toBe(claimToUuid(TEST_ISSUER, '\u0000number:4711'));
-    const token = await ctx.token({ role: 'employee', tenant, sub: 4711, name: 'bob' });
-    const me = await ctx.request('GET', '/api/v1/me', { token });
+    const token = await t.ctx.token({ role: 'employee', tenant, sub: 4711, name: 'bob' });
+    const me = await t.ctx.request('GET', '/api/v1/me', { token });
     expect(me.statusCode, me.body).toBe(200);
     expect(me.json()).toMatchObject({ id: made.json().id, display_name: 'Bob Builder' });
     // The text "4711" is another subject, so another person.
@@ -595,7 +579,7 @@ describe('PATCH /api/v1/users/{id}', () => {
     const response = await patch(admin, colleague.userId, { name: ' Carl C. ', email: 'carl@a.test' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ display_name: 'Carl C.', email: 'carl@a.test', active: true });
-    await ctx.caller('employee', tenantOf(colleague), 'emp-2', { name: 'carl', email: 'carl@idp.test' });
+    await t.ctx.caller('employee', tenantOf(colleague), 'emp-2', { name: 'carl', email: 'carl@idp.test' });
     expect((await admin.request('GET', `/api/v1/users/${colleague.userId}`)).json()).toMatchObject({
       display_name: 'Carl C.',
       email: 'carl@a.test',
@@ -691,7 +675,7 @@ describe('PATCH /api/v1/users/{id}', () => {
     expect((await patch(admin, employee.userId, { active: false })).statusCode).toBe(200);
     // Signing in as a customer would have turned the row into a customer's: no longer
     // listed, 404 to PATCH, locked out for good.
-    const asCustomer = await ctx.caller('customer', tenant, 'emp-1', { customer: 'c-1', name: 'Not Eve' });
+    const asCustomer = await t.ctx.caller('customer', tenant, 'emp-1', { customer: 'c-1', name: 'Not Eve' });
     const refused = await asCustomer.request('GET', '/api/v1/tenant/settings');
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual(FORBIDDEN_BODY);
@@ -712,7 +696,7 @@ describe('PATCH /api/v1/users/{id}', () => {
   it('lets no sign-in of a deactivated user change their row: not to admin, not their name or email', async () => {
     const tenant = tenantOf(colleague);
     expect((await patch(admin, colleague.userId, { active: false })).statusCode).toBe(200);
-    const asAdmin = await ctx.caller('admin', tenant, 'emp-2', { name: 'Mallory', email: 'm@evil.test' });
+    const asAdmin = await t.ctx.caller('admin', tenant, 'emp-2', { name: 'Mallory', email: 'm@evil.test' });
     expect((await asAdmin.request('GET', '/api/v1/users')).statusCode).toBe(403);
     const row = (await admin.request('GET', `/api/v1/users/${colleague.userId}`)).json();
     expect(row).toMatchObject({
@@ -725,7 +709,7 @@ describe('PATCH /api/v1/users/{id}', () => {
     expect((await patch(admin, colleague.userId, { active: true })).statusCode).toBe(200);
     expect(
       (
-        await ctx
+        await t.ctx
           .caller('admin', tenant, 'emp-2', { name: 'Carl' })
           .then((c) => c.request('GET', '/api/v1/me'))
       ).json(),
@@ -737,9 +721,9 @@ describe('PATCH /api/v1/users/{id}', () => {
 
   it('keeps a deactivated admin an admin when their token says employee', async () => {
     const tenant = tenantOf(admin);
-    const second = await ctx.caller('admin', tenant, 'admin-2', { name: 'Second Admin' });
+    const second = await t.ctx.caller('admin', tenant, 'admin-2', { name: 'Second Admin' });
     expect((await patch(admin, second.userId, { active: false })).statusCode).toBe(200);
-    await ctx.caller('employee', tenant, 'admin-2');
+    await t.ctx.caller('employee', tenant, 'admin-2');
     expect((await admin.request('GET', `/api/v1/users/${second.userId}`)).json()).toMatchObject({
       role: 'admin',
       active: false,
