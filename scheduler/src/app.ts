@@ -47,6 +47,7 @@ import { featureEnabled } from './tenants/service.ts';
 import { timeOffRoutes } from './time-off/routes.ts';
 import { timeTrackingRoutes } from './time-tracking/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { provisionUser } from './users/service.ts';
 import { type WebAppOptions, webAppRoutes } from './web-app/routes.ts';
 import { defaultDeliveriesPerRun, webhookDelivery } from './webhooks/delivery.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
@@ -208,7 +209,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerJsonParser(app);
   // Before any route: every route then declares the errors the pipeline answers on it.
   registerCommonResponses(app);
-  const provisioner = new Provisioner(deps);
+  const provisioner = new Provisioner(deps, provisionUser);
   registerAccessHook(app, {
     verifier: options.verifier,
     claims: options.claims ?? defaultClaimNames,

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Reactions } from './changes/unit-of-work.ts';
 import type { Db } from './db/database.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
-import type { JobWorker } from './jobs/worker.ts';
 import type { OutboundPolicy } from './outbound/destinations.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 
@@ -26,7 +25,7 @@ export interface Deps {
   /** Form submissions per client address and slug (in this process, or in the database). */
   submitLimiter: SubmitLimiter;
   /** This process's worker of the shared job queue (Web Push deliveries): woken after a change queues work. */
-  jobs: Pick<JobWorker, 'kick'>;
+  jobs: { kick(): void };
   /** Tries per Web Push delivery before it is given up (dead, for an admin to read). */
   pushAttempts: number;
   /** Where the server may connect for URLs callers chose (push endpoints). */

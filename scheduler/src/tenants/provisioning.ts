@@ -2,7 +2,6 @@ import webpush from 'web-push';
 import type { Identity } from '../auth/identity.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
-import { provisionUser } from '../users/service.ts';
 import { insertTenant, tenantExists } from './repository.ts';
 
 /**
@@ -20,6 +19,9 @@ import { insertTenant, tenantExists } from './repository.ts';
  * (`forget`), and a sign-in that read the row before that change committed does not
  * remember what it read: the next request reads the row again.
  */
+/** Writes a signed-in user's row (just in time); whether the user is active. */
+export type ProvisionUser = (deps: Pick<Deps, 'db'>, identity: Identity) => Promise<boolean>;
+
 export class Provisioner {
   /** (tenant, user) -> the role, name and email last written for them, and when. */
   readonly #written = new Map<string, { what: string; at: number; active: boolean }>();
@@ -32,8 +34,13 @@ export class Provisioner {
    */
   #forgets = 0;
 
+  /**
+   * `provisionUser` writes the user row and answers whether the user is active: the users
+   * feature's (app.ts hands in `users/service.provisionUser`).
+   */
   constructor(
     private readonly deps: Pick<Deps, 'db'> & Partial<Pick<Deps, 'clock'>>,
+    private readonly provisionUser: ProvisionUser,
     private readonly maxRemembered = 50_000,
     private readonly memoTtlMs = 5 * 60_000,
   ) {}
@@ -107,6 +114,6 @@ export class Provisioner {
         vapidPrivateKey: vapid.privateKey,
       });
     }
-    return provisionUser(this.deps, identity);
+    return this.provisionUser(this.deps, identity);
   }
 }

@@ -2,6 +2,7 @@ import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claimToUuid, type Identity } from '../../src/auth/identity.ts';
 import { Provisioner } from '../../src/tenants/provisioning.ts';
+import { provisionUser } from '../../src/users/service.ts';
 import { createTestContext, type TestContext, tenantWireId, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
@@ -55,7 +56,7 @@ async function statementsOf(action: () => Promise<unknown>) {
 describe('Provisioner', () => {
   it('creates a new tenant with its settings, then its user', async () => {
     const identity = identityIn(uniqueName('p'), 'ada', { role: 'admin', name: 'Ada', email: 'ada@p.test' });
-    const run = await statementsOf(() => new Provisioner({ db: hooks.db }).ensure(identity));
+    const run = await statementsOf(() => new Provisioner({ db: hooks.db }, provisionUser).ensure(identity));
     expect(run.map((s) => `${s.kind} ${s.tables[0]}`)).toEqual([
       'select tenants',
       'insert tenants',
@@ -73,15 +74,15 @@ describe('Provisioner', () => {
 
   it('writes only the user for a tenant that exists already', async () => {
     const tenant = uniqueName('p');
-    await new Provisioner({ db: database.db }).ensure(identityIn(tenant, 'first'));
+    await new Provisioner({ db: database.db }, provisionUser).ensure(identityIn(tenant, 'first'));
     const run = await statementsOf(() =>
-      new Provisioner({ db: hooks.db }).ensure(identityIn(tenant, 'second')),
+      new Provisioner({ db: hooks.db }, provisionUser).ensure(identityIn(tenant, 'second')),
     );
     expect(run.map((s) => `${s.kind} ${s.tables[0]}`)).toEqual(['select tenants', 'insert users']);
   });
 
   it('writes a known identity once, however many requests arrive together', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const identity = identityIn(uniqueName('p'));
     const run = await statementsOf(() =>
       Promise.all(Array.from({ length: 4 }, () => provisioner.ensure(identity))),
@@ -91,7 +92,7 @@ describe('Provisioner', () => {
   });
 
   it('tries again after a failed write', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const identity = identityIn(uniqueName('p'));
     hooks.failNext(() => true, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
     await expect(provisioner.ensure(identity)).rejects.toThrow('connection reset');
@@ -100,7 +101,7 @@ describe('Provisioner', () => {
   });
 
   it('writes again when the role, name or email changes, telling apart a name from an email', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const identity = identityIn(uniqueName('p'), 'chris', { name: 'x' });
     await provisioner.ensure(identity);
     for (const change of [
@@ -119,7 +120,7 @@ describe('Provisioner', () => {
   });
 
   it('forgets the oldest identity first once it remembers maxRemembered', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, 2);
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser, 2);
     const tenant = uniqueName('p');
     const [a, b, c] = ['a', 'b', 'c'].map((user) => identityIn(tenant, user)) as [
       Identity,
@@ -148,7 +149,10 @@ describe('Provisioner', () => {
       transformResult: async (args) => args.result,
     };
     let now = new Date('2026-11-22T10:00:00Z');
-    const provisioner = new Provisioner({ db: database.db.withPlugin(counting), clock: { now: () => now } });
+    const provisioner = new Provisioner(
+      { db: database.db.withPlugin(counting), clock: { now: () => now } },
+      provisionUser,
+    );
     const identity = {
       tenantId: claimToUuid(TEST_ISSUER, uniqueName('ttl')),
       userId: claimToUuid(TEST_ISSUER, 'ttl-user'),
@@ -181,7 +185,7 @@ describe('Provisioner and deactivated users', () => {
       .execute();
 
   it('answers whether the user is active, from its memo until told to forget them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const identity = identityIn(uniqueName('p'), 'dee');
     expect(await provisioner.ensure(identity)).toBe(true);
     await setActive(identity, false);
@@ -215,7 +219,7 @@ describe('Provisioner and deactivated users', () => {
   }
 
   it('does not remember a sign-in that read the user active while a deactivation committed and forgot them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const before = identityIn(uniqueName('p'), 'racer', { name: 'Old' });
     expect(await provisioner.ensure(before)).toBe(true);
     // A new name: the memo misses, so this sign-in writes, and reads active = true.
@@ -227,7 +231,7 @@ describe('Provisioner and deactivated users', () => {
   });
 
   it('does not remember a sign-in that read the user inactive while a reactivation committed and forgot them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db });
+    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
     const identity = identityIn(uniqueName('p'), 'returner', { name: 'Old' });
     expect(await provisioner.ensure(identity)).toBe(true);
     await setActive(identity, false);
