@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { triggerOrder } from '../../src/cli/schema-reference.ts';
 import type { Db } from '../../src/db/database.ts';
 import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -86,6 +87,30 @@ function listIn(nested: Nested, outer: string, inner: string): string[] {
 describe('the order triggers fire in', () => {
   it('is the intended one wherever two or more fire on one event', async () => {
     expect(await firing()).toEqual(intended);
+  });
+
+  it('is explained in docs/scheduler/schema.md for each of those, and trigger by trigger where it decides something', async () => {
+    // Per table and timing: the triggers that share an event with another, in firing order.
+    const sharing: Nested = {};
+    for (const [table, events] of Object.entries(await firing())) {
+      for (const [event, names] of Object.entries(events)) {
+        const list = listIn(sharing, table, event.slice(0, event.lastIndexOf(' ')));
+        list.push(...names.filter((name) => !list.includes(name)));
+        list.sort();
+      }
+    }
+    const explained = Object.fromEntries(
+      Object.entries(triggerOrder).map(([table, groups]) => [
+        table,
+        Object.fromEntries(
+          Object.entries(groups).map(([group, shared]) => [
+            group,
+            shared.steps ? Object.keys(shared.steps) : (sharing[table]?.[group] ?? 'no two share an event'),
+          ]),
+        ),
+      ]),
+    );
+    expect(explained).toEqual(sharing);
   });
 });
 
