@@ -2,11 +2,23 @@ import type { Kysely } from 'kysely';
 import { runStatements } from './run-statements.ts';
 
 /**
- * The whole schema of the seed, laid down at once so later features only add code.
+ * The first schema: the seed's tables, laid down at once. It is not the schema as it
+ * stands: later migrations changed it (0002 dropped the `status` columns of events and
+ * shifts and replaced the foreign keys of assignments, time entries and payouts; later
+ * ones added tables, columns, checks, triggers and row-level security), and the comments
+ * inside the statements below describe it as first written (since 0002 a trigger keeps
+ * `filled_count`, not the statement that inserts an assignment). The schema as it stands,
+ * read from the catalogue: docs/scheduler/schema.md (`npm run -s schema:reference -w scheduler`).
  *
- * Every table leads with `tenant_id`, and every reference between tables includes it,
- * so a row can never point into another tenant and tables can later be distributed by
- * tenant. Plain SQL keeps one migration set valid on PGlite and on PostgreSQL 15+.
+ * Every table here but `tenants` leads with `tenant_id`, and every reference between
+ * tables includes it, so a row can never point into another tenant; the later migrations
+ * keep both rules (`form_submit_hits` of 0009, the one table without `tenant_id`, holds no
+ * tenant's rows and references nothing). Two unique keys are global, not per tenant: a
+ * form's `slug` here and a calendar token's hash (0005), looked up from public URLs that
+ * carry no tenant; distributing the tables by tenant (Citus, which wants the distribution
+ * column in every unique key) would need those two lookups changed first. Plain SQL keeps
+ * one migration set valid on PGlite and on PostgreSQL 15+. `down` undoes this migration
+ * on a database that has no later one.
  */
 const schema = `
     CREATE TABLE tenants (

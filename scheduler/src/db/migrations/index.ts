@@ -23,6 +23,7 @@ import * as offersOutliveSeats from './0021_offers_outlive_seats.ts';
 import * as webhookBatches from './0022_webhook_batches.ts';
 import * as staffApp from './0023_staff_app.ts';
 import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
+import * as triggerOrder from './0025_trigger_order.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_webhook_batches': webhookBatches,
   '0023_staff_app': staffApp,
   '0024_shift_colleagues_setting': shiftColleaguesSetting,
+  '0025_trigger_order': triggerOrder,
 };
