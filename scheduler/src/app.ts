@@ -50,6 +50,7 @@ import { usersRoutes } from './users/routes.ts';
 import { provisionUser } from './users/service.ts';
 import { type WebAppOptions, webAppRoutes } from './web-app/routes.ts';
 import { defaultDeliveriesPerRun, webhookDelivery } from './webhooks/delivery.ts';
+import { pruneWebhookRecords } from './webhooks/repository.ts';
 import { webhooksRoutes } from './webhooks/routes.ts';
 import { defaultWebhookSendOptions } from './webhooks/sender.ts';
 
@@ -103,7 +104,7 @@ export interface AppOptions {
   webApp?: WebAppOptions;
   /**
    * The local development issuer (AUTH_DEV_ISSUER=true): its OpenID provider is mounted
-   * at /dev-issuer for the staff app's sign-in (src/auth/dev-provider.ts).
+   * at /dev-issuer for the staff app's sign-in (src/dev-sign-in/provider.ts).
    */
   devIssuer?: DevIssuer;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
@@ -169,7 +170,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     workerOptions,
     app.log,
     options.wakeups,
-  );
+  ).prunes(pruneWebhookRecords);
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,

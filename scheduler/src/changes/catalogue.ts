@@ -24,16 +24,25 @@ export const webhookEventTypes = [
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-/** The `type` of a notification people read (and their browsers show). */
-export type NotificationType =
-  | 'assignment.created'
-  | 'assignment.removed'
-  | 'offer.created'
-  | 'offer.accepted'
-  | 'offer.approved'
-  | 'offer.taken'
-  | 'offer.rejected'
-  | 'shift.changed';
+/**
+ * The `type` of every notification people read (and their browsers show), in the order
+ * the API lists them: those of the changes below, and the reminder before a shift, which
+ * the reminder sweep sends (src/notifications/reminders.ts), not a change.
+ */
+export const notificationTypes = [
+  'assignment.created',
+  'assignment.removed',
+  'shift.changed',
+  'shift.reminder',
+  'offer.created',
+  'offer.accepted',
+  'offer.taken',
+  'offer.approved',
+  'offer.rejected',
+] as const;
+
+/** What a change may tell people. */
+export type NotificationType = Exclude<(typeof notificationTypes)[number], 'shift.reminder'>;
 
 export interface CatalogueEntry {
   /** The audit action of the rows of its type that the change writes; null: plain names. */

@@ -57,6 +57,9 @@ const PRUNE_BATCH = 500;
 /** Statements one prune runs at most; the next prune takes the rest. */
 const PRUNE_ROUNDS = 200;
 
+/** Removes up to `batch` rows of each kind a feature keeps for a while; how many. */
+export type Pruner = (db: Db, batch: number) => Promise<number>;
+
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 32,
   perTenant: 24,
@@ -122,12 +125,24 @@ export class JobWorker {
   }
 
   private pruner: NodeJS.Timeout | null = null;
+  /** What is pruned besides finished jobs: the tables features registered (`prunes`). */
+  private readonly pruners: Pruner[] = [pruneJobs];
   private listening: Promise<(() => Promise<void>) | null> | null = null;
 
   /**
-   * Removes jobs finished long ago (a week done, a month dead) and webhook deliveries a
-   * month after they were through, in small statements with a turn of the event loop
-   * between them: on the embedded database a statement holds the process while it runs.
+   * Prunes the records of a feature too, on the queue's schedule: `pruner` removes at
+   * most `batch` rows of each kind of its own and answers how many (src/app.ts registers
+   * the webhooks feature's). The queue itself knows no feature's tables.
+   */
+  prunes(pruner: Pruner): this {
+    this.pruners.push(pruner);
+    return this;
+  }
+
+  /**
+   * Removes jobs finished long ago (a week done, a month dead) and what features
+   * registered, in small statements with a turn of the event loop between them: on the
+   * embedded database a statement holds the process while it runs.
    */
   prune(): Promise<number> {
     return asBackground(() => this.pruneInBatches());
@@ -137,8 +152,11 @@ export class JobWorker {
     let removed = 0;
     try {
       for (let round = 0; round < PRUNE_ROUNDS; round++) {
-        await nextTurn();
-        const count = await pruneJobs(this.db, PRUNE_BATCH);
+        let count = 0;
+        for (const pruner of this.pruners) {
+          await nextTurn();
+          count += await pruner(this.db, PRUNE_BATCH);
+        }
         removed += count;
         if (count === 0) break;
       }

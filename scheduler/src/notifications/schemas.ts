@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { notificationTypes } from '../changes/catalogue.ts';
 import { examples, Nullable, ReadOnlyId, ReadOnlyTimestamp } from '../http/schemas.ts';
 
 export const Notification = Type.Object(
@@ -7,8 +8,7 @@ export const Notification = Type.Object(
     tenant_id: ReadOnlyId,
     user_id: ReadOnlyId,
     type: Type.String({
-      description:
-        'assignment.created, assignment.removed, shift.changed, shift.reminder, offer.created, offer.accepted, offer.taken, offer.approved or offer.rejected (more may come; ignore unknown types)',
+      description: `${notificationTypes.slice(0, -1).join(', ')} or ${notificationTypes.at(-1)} (more may come; ignore unknown types)`,
     }),
     title: Type.String(),
     body: Nullable(Type.String()),

@@ -382,3 +382,15 @@ export async function abandonOpenDeliveries(
           LIMIT ${count}::integer)`.execute(db);
   return Number(numAffectedRows ?? 0n);
 }
+
+/**
+ * Removes up to `batch` deliveries a month after they were through, and the bodies and
+ * batches no hook needs any more (migration 0026); how many rows. The job worker runs it
+ * with its own pruning (src/app.ts registers it).
+ */
+export async function pruneWebhookRecords(db: Db, batch: number): Promise<number> {
+  const { rows } = await sql<{ removed: number }>`SELECT prune_webhook_records(${batch}) AS removed`.execute(
+    db,
+  );
+  return rows[0]?.removed ?? 0;
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -37,6 +38,15 @@ describe('the imports of scheduler/src', () => {
 
   it('make every read declared between features', () => {
     expect(problems.staleReads).toEqual([]);
+  });
+
+  it('are drawn as they are in docs/scheduler/imports-after.md', () => {
+    const after = readFileSync(
+      path.resolve(import.meta.dirname, '../../../docs/scheduler/imports-after.md'),
+      'utf8',
+    );
+    // On failure: npm run -s imports:graph -w scheduler, and paste it into the document.
+    expect(after).toContain(`\n\`\`\`mermaid\n${mermaidOf(graph)}\n\`\`\`\n`);
   });
 });
 

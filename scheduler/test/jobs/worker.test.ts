@@ -17,6 +17,7 @@ import {
   JobWorker,
   type WorkerOptions,
 } from '../../src/jobs/worker.ts';
+import { pruneWebhookRecords } from '../../src/webhooks/repository.ts';
 import { capturedLog } from '../support/captured-log.ts';
 import { type FileDatabase, useTestDatabase } from '../support/database.ts';
 import { on, withDbHooks } from '../support/db-hooks.ts';
@@ -256,7 +257,8 @@ describe('finished webhook deliveries', () => {
         })),
       )
       .execute();
-    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    // The webhooks feature's pruning, as src/app.ts registers it.
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 }).prunes(pruneWebhookRecords);
     expect(await w.prune()).toBe(2);
     const left = await handle.owner
       .selectFrom('webhook_deliveries')
@@ -322,7 +324,7 @@ describe('webhook batches', () => {
       .insertInto('webhook_fanouts')
       .values({ tenant_id: t, webhook_id: hook, batch_id: needed, first_seq: 1, total: 2 })
       .execute();
-    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 });
+    const w = worker(async () => ({ outcome: 'done' }), { concurrency: 0 }).prunes(pruneWebhookRecords);
     // The spent batch's two bodies, then the batch itself (a bounded number per statement).
     expect(await w.prune()).toBe(3);
     const left = () =>

@@ -15,7 +15,7 @@ import { type Kysely, sql } from 'kysely';
  *   `'user_qualification:user_id'`; further arguments name bookkeeping columns it
  *   ignores (an update changing only those writes nothing). The action is
  *   `<type>.created|updated|deleted`, unless the transaction named a better one in
- *   `app.audit_action` for that type (src/audit/action.ts): `assignment.claimed` renames
+ *   `app.audit_action` for that type (src/changes/unit-of-work.ts): `assignment.claimed` renames
  *   only the assignment's row, never a row another table's trigger changed with it.
  *   Columns named `secret`, `password`, `token` or ending in `_secret`, `_private_key`,
  *   `_hash` or `_token` are recorded as "[redacted]", never their value. `changes` holds

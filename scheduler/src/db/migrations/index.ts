@@ -24,6 +24,7 @@ import * as webhookBatches from './0022_webhook_batches.ts';
 import * as staffApp from './0023_staff_app.ts';
 import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
 import * as triggerOrder from './0025_trigger_order.ts';
+import * as pruningByFeature from './0026_pruning_by_feature.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_staff_app': staffApp,
   '0024_shift_colleagues_setting': shiftColleaguesSetting,
   '0025_trigger_order': triggerOrder,
+  '0026_pruning_by_feature': pruningByFeature,
 };
