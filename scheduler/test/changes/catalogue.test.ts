@@ -84,7 +84,8 @@ describe('the change catalogue', () => {
   it('describes exactly the notification types in the OpenAPI document', async () => {
     const response = await t.ctx.request('GET', '/api/docs/openapi.json');
     const doc = response.json() as { components: { schemas: Record<string, Schema> } };
-    const type = (doc.components.schemas.Notification?.properties as Record<string, Schema>).type;
+    const type = (doc.components.schemas.Notification?.properties as Record<string, Schema> | undefined)
+      ?.type;
     const listed = String(type?.description)
       .replace(/ \(.*$/, '')
       .split(/, | or /);
