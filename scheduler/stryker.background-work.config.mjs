@@ -11,12 +11,33 @@ import { readFileSync } from 'node:fs';
  */
 const groups = {
   jobs: {
-    mutate: ['src/jobs/queue.ts', 'src/jobs/repository.ts', 'src/jobs/transaction.ts', 'src/jobs/worker.ts'],
+    mutate: ['src/jobs/queue.ts', 'src/jobs/repository.ts', 'src/jobs/worker.ts'],
     tests: ['test/jobs/**/*.test.ts'],
   },
   notifications: {
-    mutate: ['src/notifications/outbox.ts', 'src/notifications/reminders.ts'],
+    mutate: [
+      'src/notifications/outbox.ts',
+      'src/notifications/reminders.ts',
+      'src/notifications/reactions.ts',
+    ],
     tests: ['test/notifications/**/*.test.ts'],
+  },
+  // The unit of work, and the reactions to removals and deactivations, by the tests that drive them.
+  changes: {
+    mutate: [
+      'src/changes/unit-of-work.ts',
+      'src/offers/reactions.ts',
+      'src/assignments/reactions.ts',
+      'src/push/reactions.ts',
+      'src/webhooks/reactions.ts',
+    ],
+    tests: [
+      'test/changes/**/*.test.ts',
+      'test/offers/seat-changes.test.ts',
+      'test/users/routes.test.ts',
+      'test/webhooks/delivery.test.ts',
+      'test/push/routes.test.ts',
+    ],
   },
   webhooks: { mutate: ['src/webhooks/delivery.ts'], tests: ['test/webhooks/**/*.test.ts'] },
   // The push job's outcomes are driven end to end by the outbox's tests, against a real push service.

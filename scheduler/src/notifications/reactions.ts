@@ -114,16 +114,12 @@ export async function notifyPeople(tx: InUnit<Deps>, change: Notifying): Promise
   const tenantId = tx.by.tenantId;
   const settings = await notificationSettings(tx.db, tenantId);
   if (!settings.notifyOnAssignment) return;
-  const visible = await findShift(tx.db, {
-    tenantId,
-    now: tx.clock.now(),
-    onlyVisible: true,
-    shiftId: shiftIdOf(change),
-  });
-  if (!visible) return;
   const audience = await audienceOf(tx, change);
   const recipients = [...new Set(audience)].filter((id) => id !== tx.by.userId);
   if (recipients.length === 0) return;
+  const shiftId = shiftIdOf(change);
+  const visible = await findShift(tx.db, { tenantId, now: tx.clock.now(), onlyVisible: true, shiftId });
+  if (!visible) return;
   // What the assignees of a renamed shift read is the shift as it is now.
   const shift: ShiftView = change.type === 'shift.changed' ? change.shift : visible;
   const type = catalogue[change.type].notification;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { asCaller, asTenant } from '../../src/db/tenant-scope.ts';
 import { newId } from '../../src/ids.ts';
 import { useRouteTests } from '../support/context.ts';
+import { refusalCode } from '../support/database.ts';
 import { newRole } from '../support/scheduling.ts';
 
 /**
@@ -17,17 +18,6 @@ const t = useRouteTests();
 /** What a unit of work does to name its action (src/changes/unit-of-work.ts), in raw SQL. */
 const nameAction = (db: Parameters<ReturnType<typeof sql>['execute']>[0], action: string) =>
   sql`SELECT set_config('app.audit_action', ${action}, true)`.execute(db);
-
-/** The SQLSTATE a refused statement carries. */
-async function refusal(action: Promise<unknown>): Promise<string> {
-  const error = (await action.then(
-    () => {
-      throw new Error('the database accepted it');
-    },
-    (e: unknown) => e,
-  )) as { code?: string };
-  return String(error.code);
-}
 
 interface Row {
   actor_user_id: string | null;
@@ -56,11 +46,11 @@ describe('the audit log for the application’s role', () => {
         sql`ALTER TABLE roles DISABLE TRIGGER audit`,
         sql`DROP TRIGGER audit ON roles`,
       ]) {
-        expect(await refusal(statement.execute(db))).toBe('42501');
+        expect(await refusalCode(statement.execute(db))).toBe('42501');
       }
       // Appending as another tenant is refused by the tenant wall.
       expect(
-        await refusal(
+        await refusalCode(
           sql`INSERT INTO audit_log (tenant_id, id, action, target_type, target_id, changes)
               VALUES (${t.otherAdmin.tenantId}, gen_random_uuid(), 'role.forged', 'role', ${roleId}, '{}')`.execute(
             db,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { triggerOrder } from '../../src/cli/schema-reference.ts';
 import type { Db } from '../../src/db/database.ts';
 import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { openTestDatabase, refusal, type TestDatabase } from '../support/database.ts';
 
 /**
  * PostgreSQL fires the triggers of one table that share a timing, a level and an event in
@@ -125,19 +125,6 @@ describe('the first trigger to refuse a row names the refusal', () => {
     slot: string;
   }
   let w: World;
-
-  /** The SQLSTATE and constraint a refusal carries. */
-  async function refusal(
-    action: Promise<unknown>,
-  ): Promise<{ code: string; constraint: string | undefined }> {
-    const error = (await action.then(
-      () => {
-        throw new Error('the database accepted it');
-      },
-      (e: unknown) => e,
-    )) as { code?: string; constraint?: string };
-    return { code: String(error.code), constraint: error.constraint };
-  }
 
   const seat = (user: string) =>
     sql`INSERT INTO shift_assignments (tenant_id, id, shift_id, slot_id, user_id, source, starts_at, ends_at)

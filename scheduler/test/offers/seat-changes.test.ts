@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllowedHosts } from '../../src/outbound/destinations.ts';
 import { type Caller, createTestContext, type TestContext, uniqueName } from '../support/context.ts';
-import { type DbHooks, type Statement, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks, type Statement } from '../support/db-hooks.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -12,7 +12,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * subscribers hear of a swap.
  */
 let ctx: TestContext;
-let hooks: DbHooks;
+const hooks = appDbHooks();
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -20,10 +20,7 @@ beforeAll(async () => {
   ctx = await createTestContext({
     outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
     jobs: { backoffMs: 10, pollMs: 20 },
-    viewDb: (db) => {
-      hooks = withDbHooks(db);
-      return hooks.db;
-    },
+    viewDb: hooks.viewDb,
   });
 });
 afterAll(async () => {

@@ -16,7 +16,7 @@ import {
   type TestContext,
   uniqueName,
 } from '../support/context.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { appDbHooks, on } from '../support/db-hooks.ts';
 import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
 import { setTimeTracking } from '../support/time-tracking.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -29,17 +29,14 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  */
 let ctx: TestContext;
 let receiver: WebhookReceiver;
-let hooks: DbHooks;
+const hooks = appDbHooks();
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   ctx = await createTestContext({
     outboundAllowedHosts: parseAllowedHosts(new URL(receiver.origin).host),
     jobs: { backoffMs: 10, pollMs: 20 },
-    viewDb: (db) => {
-      hooks = withDbHooks(db);
-      return hooks.db;
-    },
+    viewDb: hooks.viewDb,
   });
 });
 afterAll(async () => {
