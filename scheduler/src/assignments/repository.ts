@@ -154,15 +154,45 @@ export async function deleteAssignment(
 }
 
 /**
- * A user's upcoming seats, locked for the rest of the transaction: assignments of shifts
- * that have not started at `after` and hold no recorded time. Seats of started or past
- * shifts stay, as records. A seat taken meanwhile cannot slip past: taking one reads the
- * user's row FOR SHARE (migration 0010), which a deactivation holds locked.
+ * Holds the slots of `seats` (as their count's update would: FOR NO KEY UPDATE), in one
+ * order, before anything else a removal locks: a claim takes the slot first and the
+ * webhooks it announces to after, so a removal doing the same never waits on a claim that
+ * waits on it.
  */
-export function lockUpcomingSeats(db: Db, tenantId: string, userId: string, after: Date) {
+export async function holdSlotsOf(db: Db, tenantId: string, seats: SeatsOf): Promise<void> {
+  let query = db
+    .selectFrom('shift_slots as sl')
+    .select('sl.id')
+    .where('sl.tenant_id', '=', tenantId)
+    .where(({ exists, selectFrom }) => {
+      let seat = selectFrom('shift_assignments as a')
+        .select('a.id')
+        .whereRef('a.tenant_id', '=', 'sl.tenant_id')
+        .whereRef('a.slot_id', '=', 'sl.id');
+      seat =
+        'ids' in seats
+          ? seat.where(isAnyOf('a.id', seats.ids))
+          : seat
+              .where('a.user_id', '=', seats.upcomingOf)
+              .where('a.starts_at', '>', seats.after.toISOString());
+      return exists(seat);
+    })
+    .orderBy('sl.id');
+  query = query.forNoKeyUpdate();
+  await query.execute();
+}
+
+/** Seats by id, or a user's seats of shifts starting after a moment. */
+export type SeatsOf = { ids: readonly string[] } | { upcomingOf: string; after: Date };
+
+/**
+ * Frees a deactivated user's upcoming seats: assignments of shifts that have not started
+ * and hold no recorded time, as they were. Seats of started or past shifts stay, as
+ * records. One statement: a time entry committed meanwhile keeps its seat.
+ */
+export function releaseUpcomingSeats(db: Db, tenantId: string, userId: string, after: Date) {
   return db
-    .selectFrom('shift_assignments as a')
-    .select(columns.map((column) => `a.${column}` as const))
+    .deleteFrom('shift_assignments as a')
     .where('a.tenant_id', '=', tenantId)
     .where('a.user_id', '=', userId)
     .where('a.starts_at', '>', after.toISOString())
@@ -176,18 +206,7 @@ export function lockUpcomingSeats(db: Db, tenantId: string, userId: string, afte
         ),
       ),
     )
-    .orderBy('a.id')
-    .forUpdate()
-    .execute();
-}
-
-/** Removes the seats `ids` (locked by the caller). */
-export async function deleteSeats(db: Db, tenantId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db
-    .deleteFrom('shift_assignments')
-    .where('tenant_id', '=', tenantId)
-    .where(isAnyOf('id', ids))
+    .returning(columns.map((column) => `a.${column}` as const))
     .execute();
 }
 

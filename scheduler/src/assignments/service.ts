@@ -14,6 +14,7 @@ import { timeRecorded, userDeactivated } from './refusals.ts';
 import {
   deleteAssignment,
   findAssignment,
+  holdSlotsOf,
   holdsRole,
   listShiftAssignments,
   listShiftPeople,
@@ -179,12 +180,15 @@ export async function unassign(
     const own = assignment.user_id === caller.userId;
     const type = own ? 'seat.withdrawn' : 'seat.unassigned';
     await unitOfWork(deps, caller, type, async (tx) => {
-      const { starts_at: _, ...seat } = assignment;
-      // Recorded before the row goes: its live offers are settled first (src/reactions.ts).
-      await tx.record({ type, seat });
+      // The slot first, as a claim takes it, then what refers to the seat lets go (its
+      // live offer), then the row; the removal is announced once it is done.
+      await holdSlotsOf(tx.db, caller.tenantId, { ids: [assignmentId] });
+      await tx.record({ type: 'seats.leaving', seatIds: [assignmentId] });
       if (!(await deleteAssignment(tx.db, caller.tenantId, assignmentId, assignment.user_id))) {
         throw notFound('assignment');
       }
+      const { starts_at: _, ...seat } = assignment;
+      await tx.record({ type, seat });
     });
   } catch (error) {
     // A time entry references it (RESTRICT).

@@ -82,6 +82,12 @@ export const catalogue = {
     notification: 'assignment.removed',
     means: "an admin took someone's seat away",
   }),
+  'seats.leaving': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'seats are about to be removed: what refers to them lets go first',
+  }),
   'seats.released': entry({
     audit: null,
     webhooks: ['assignment.removed'],

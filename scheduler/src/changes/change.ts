@@ -32,13 +32,14 @@ type TimeOff = { timeOff: WireRecord };
 interface Payloads {
   'seat.claimed': Seat;
   'seat.assigned': Seat;
-  /**
-   * Recorded before the seat's row is deleted, so that its reactions still find what
-   * refers to it (a live offer must be settled first: migration 0021).
-   */
   'seat.withdrawn': Seat;
   'seat.unassigned': Seat;
-  /** Recorded before the rows are deleted, as a single seat's removal is. */
+  /**
+   * Recorded before seats' rows are deleted, so that what refers to them lets go first (a
+   * live offer must be settled: migration 0021); the removal itself is recorded after.
+   */
+  'seats.leaving': { seatIds: readonly string[] };
+  /** A deactivated user's upcoming seats, as they were deleted. */
   'seats.released': { seats: readonly SeatRecord[] };
   /** `seat` is the seat as its taker now holds it; `offer` the settled offer. */
   'seat.handed_over': { seat: SeatRecord | undefined; fromUserId: string; offer: OfferRecord };

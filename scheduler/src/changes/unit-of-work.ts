@@ -76,8 +76,9 @@ const nameAuditAction = (db: Db, action: string | null) =>
  * commit this process's job worker is woken for the work the change queued.
  *
  * Called with a context that is already inside a unit (a reaction making a change of its
- * own), it opens no second transaction: it names `type`'s audit action for `work`, then
- * gives the outer unit its name back.
+ * own), it opens no second transaction: it names `type`'s audit action for `work` (when
+ * it has one), then gives the outer unit its name back, whether `work` succeeded or not.
+ * Inside a nested unit, use its context, not the outer one.
  *
  * Inside, use only the context given: the embedded database has one session, which the
  * transaction holds until it ends.
@@ -90,9 +91,17 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
 ): Promise<T> {
   const audit = catalogue[type].audit;
   if ('record' in ctx) {
-    if (audit === null || audit === ctx.auditAction) return work(ctx);
+    if (audit === null || audit === ctx.auditAction) return work(inScope(ctx, ctx.db, by, ctx.auditAction));
     await nameAuditAction(ctx.db, audit);
-    const result = await work(inScope(ctx, ctx.db, by, audit));
+    let result: T;
+    try {
+      result = await work(inScope(ctx, ctx.db, by, audit));
+    } catch (error) {
+      // The outer unit may go on without the nested change: it gets its name back. After a
+      // failed statement PostgreSQL refuses any other, and the error to tell is the first.
+      await nameAuditAction(ctx.db, ctx.auditAction).catch(() => undefined);
+      throw error;
+    }
     await nameAuditAction(ctx.db, ctx.auditAction);
     return result;
   }

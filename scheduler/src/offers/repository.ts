@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { SeatsOf } from '../assignments/repository.ts';
 import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import type { Offer, OfferCandidate, OfferStatus } from './schemas.ts';
@@ -147,15 +148,13 @@ export async function lockSeatHeldBy(
  * offer step locks the seat before the offer (lockOffer), as this does, so a removal and
  * an accept never wait on each other in a cycle.
  */
-export async function lockSeatsToRemove(db: Db, tenantId: string, ids: readonly string[]): Promise<string[]> {
-  const seats = await db
-    .selectFrom('shift_assignments')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where(isAnyOf('id', ids))
-    .forUpdate()
-    .execute();
-  return seats.map((seat) => seat.id);
+export async function lockSeatsToRemove(db: Db, tenantId: string, seats: SeatsOf): Promise<string[]> {
+  let query = db.selectFrom('shift_assignments').select('id').where('tenant_id', '=', tenantId);
+  query =
+    'ids' in seats
+      ? query.where(isAnyOf('id', seats.ids))
+      : query.where('user_id', '=', seats.upcomingOf).where('starts_at', '>', seats.after.toISOString());
+  return (await query.forUpdate().execute()).map((seat) => seat.id);
 }
 
 /**

@@ -157,6 +157,16 @@ describe('a unit of work', () => {
     ]);
     // The nested units opened no transaction, so they woke nobody: the outer one did, once.
     expect(kicks).toHaveLength(1);
+    // A nested change that fails and is given up gives the outer one its name back too.
+    const after = await asTenant(tenantId, () =>
+      unitOfWork(deps, by, 'seat.unassigned', async (tx) => {
+        await unitOfWork(tx, tx.by, 'offers.cancelled', async () => {
+          throw new Error('nothing to cancel');
+        }).catch(() => undefined);
+        return auditAction(tx.db);
+      }),
+    );
+    expect(after).toBe('assignment.unassigned');
     // A change without an audit name leaves the setting empty: rows keep their plain names.
     const plain = await asTenant(tenantId, () =>
       unitOfWork(deps, by, 'user.updated', async (tx) => auditAction(tx.db)),

@@ -196,6 +196,29 @@ describe('an offer whose seat goes away', () => {
     expect(log[2]?.changes).toEqual({ before: { assignment_id: w.seat }, after: { assignment_id: null } });
   });
 
+  it('is cancelled when the giver is deactivated though the seat stays theirs (time recorded on it)', async () => {
+    const w = await world();
+    const on = { time_tracking_enabled: true, time_entries_before_end: true };
+    expect((await w.admin.request('PATCH', '/api/v1/tenant/settings', on)).statusCode).toBe(200);
+    const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    await created(w.admin, '/api/v1/time-tracking/entries', {
+      shift_assignment_id: w.seat,
+      started_at: '2030-07-02T10:00:00Z',
+      ended_at: '2030-07-02T14:00:00Z',
+    });
+    const off = await w.admin.request('PATCH', `/api/v1/users/${w.employee.userId}`, { active: false });
+    expect(off.statusCode, off.body).toBe(200);
+    // The seat stays (its minutes would be lost); nobody can act on the gone giver's offer.
+    expect(await listed(w.admin)).toEqual([
+      expect.objectContaining({ id: offer, status: 'cancelled', assignment_id: w.seat }),
+    ]);
+    const take = await w.bob.request('POST', `/api/v1/offers/${offer}/accept`);
+    expect([take.statusCode, take.json().error]).toEqual([
+      409,
+      { code: 'INVALID_STATE', message: 'the offer is cancelled' },
+    ]);
+  });
+
   it('is cancelled as offer.cancelled when the giver withdraws the seat, which is logged as withdrawn', async () => {
     const w = await world();
     const offer = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/ids.ts';
 import { FORBIDDEN_BODY, useTestContext } from '../support/context.ts';
 import { appDbHooks, diskFull, on } from '../support/db-hooks.ts';
 import { raceAgainst } from '../support/held-racer.ts';
@@ -115,6 +116,38 @@ describe('a claim racing a deactivation', () => {
     );
     expect(response.statusCode).toBe(200);
     expect(await seats()).toEqual([]);
+  });
+
+  it('keeps a seat whose first time entry commits while the deactivation waits on it (200, not a conflict)', async () => {
+    const { admin, employee, claim, seats } = await world();
+    const seat = claim().then((r) => r.json().id as string);
+    const on = { time_tracking_enabled: true, time_entries_before_end: true };
+    expect((await admin.request('PATCH', '/api/v1/tenant/settings', on)).statusCode).toBe(200);
+    const seatId = await seat;
+    const response = await raceAgainst(
+      t.ctx.db.owner,
+      (trx) =>
+        trx
+          .insertInto('time_entries')
+          .values({
+            tenant_id: employee.tenantId,
+            id: newId(),
+            shift_assignment_id: seatId,
+            user_id: employee.userId,
+            started_at: '2030-07-02T10:00:00Z',
+            ended_at: '2030-07-02T14:00:00Z',
+            break_minutes: 0,
+            worked_minutes: 240,
+            scheduled_minutes: 240,
+            overtime_minutes: 0,
+            recorded_by: admin.userId,
+          } as never)
+          .execute(),
+      () => admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false }),
+    );
+    // The seat has minutes now: it stays theirs, as a record; the deactivation went through.
+    expect([response.statusCode, response.json().active]).toEqual([200, false]);
+    expect(await seats()).toEqual([employee.userId]);
   });
 
   it('ends, under truly concurrent claims and a deactivation, with the user inactive and seatless', async () => {
