@@ -73,7 +73,7 @@ const nameAuditAction = (db: Db, action: string | null) =>
  * catalogue.ts) for the rows it writes. What `work` records (`tx.record`) its reactions
  * handle at once, in the same transaction: the change and everything it causes (webhook
  * deliveries, notifications, settled offers) commit together or not at all. After the
- * commit this process's job worker is woken for the work the change queued.
+ * commit this process's job worker is woken when a reaction ran (it may have queued work).
  *
  * Called with a context that is already inside a unit (a reaction making a change of its
  * own), it opens no second transaction: it names `type`'s audit action for `work` (when
@@ -91,11 +91,14 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
 ): Promise<T> {
   const audit = catalogue[type].audit;
   if ('record' in ctx) {
-    if (audit === null || audit === ctx.auditAction) return work(inScope(ctx, ctx.db, by, ctx.auditAction));
+    const unit = units.get(ctx) ?? { reacted: false };
+    if (audit === null || audit === ctx.auditAction) {
+      return work(inScope(ctx, ctx.db, by, ctx.auditAction, unit));
+    }
     await nameAuditAction(ctx.db, audit);
     let result: T;
     try {
-      result = await work(inScope(ctx, ctx.db, by, audit));
+      result = await work(inScope(ctx, ctx.db, by, audit, unit));
     } catch (error) {
       // The outer unit may go on without the nested change: it gets its name back. After a
       // failed statement PostgreSQL refuses any other, and the error to tell is the first.
@@ -105,19 +108,31 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
     await nameAuditAction(ctx.db, ctx.auditAction);
     return result;
   }
+  const unit: Unit = { reacted: false };
   const result = await ctx.db.transaction().execute(async (trx) => {
     if (audit !== null) await nameAuditAction(trx, audit);
-    return work(inScope(ctx, trx, by, audit));
+    return work(inScope(ctx, trx, by, audit, unit));
   });
-  ctx.jobs.kick();
+  // Only reactions queue work (webhook deliveries, pushes): a change nobody reacted to
+  // costs the worker no look at the queue.
+  if (unit.reacted) ctx.jobs.kick();
   return result;
 }
+
+/** What the scopes of one transaction share. */
+interface Unit {
+  /** Whether any reaction ran: then the worker is woken after the commit. */
+  reacted: boolean;
+}
+
+const units = new WeakMap<ChangeScope, Unit>();
 
 function inScope<Ctx extends UnitContext<Ctx>>(
   ctx: Ctx,
   db: Db,
   by: Actor,
   auditAction: string | null,
+  unit: Unit,
 ): InUnit<Ctx> {
   const tx: InUnit<Ctx> = {
     ...ctx,
@@ -125,8 +140,12 @@ function inScope<Ctx extends UnitContext<Ctx>>(
     by,
     auditAction,
     async record(change) {
-      for (const reaction of reactionsTo(ctx.reactions, change.type)) await reaction.run(tx, change as never);
+      for (const reaction of reactionsTo(ctx.reactions, change.type)) {
+        unit.reacted = true;
+        await reaction.run(tx, change as never);
+      }
     },
   };
+  units.set(tx, unit);
   return tx;
 }

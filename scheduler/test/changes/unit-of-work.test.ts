@@ -46,22 +46,43 @@ const auditAction = async (db: Db) =>
     .rows[0]?.action;
 
 describe('a unit of work', () => {
-  it('commits the work with the jobs it queued, answers its result and wakes the worker once', async () => {
-    const { tenantId, deps, kicks, keys, job, by } = await setUp();
+  it('commits the work with the jobs its reactions queued, answers its result and wakes the worker once', async () => {
+    const queueing = [
+      on<Deps, 'user.deactivated'>(['user.deactivated'], 'test', async (tx) => {
+        await queueJobRuns(tx.db, tx.by.tenantId, [
+          { kind: 'push', key: 'a', payload: {}, maxAttempts: 3 },
+          { kind: 'push', key: 'b', payload: {}, maxAttempts: 3 },
+        ]);
+      }),
+    ];
+    const { tenantId, deps, kicks, keys, by } = await setUp(queueing);
     const result = await asTenant(tenantId, () =>
-      unitOfWork(deps, by, 'user.created', async (tx) => {
+      unitOfWork(deps, by, 'user.updated', async (tx) => {
         // The same dependencies, with the transaction as the database.
         expect(tx.db).not.toBe(deps.db);
         expect(tx.db.isTransaction).toBe(true);
         expect(tx.clock).toBe(deps.clock);
         expect(tx.by).toBe(by);
-        await queueJobRuns(tx.db, tenantId, [job('a'), job('b')]);
+        await tx.record({ type: 'user.deactivated', userId: 'u1', at: new Date() });
+        await tx.record({ type: 'user.deactivated', userId: 'u1', at: new Date() });
         return 'made';
       }),
     );
     expect(result).toBe('made');
     expect(await keys()).toEqual(['a', 'b']);
     expect(kicks).toHaveLength(1);
+  });
+
+  it('wakes no worker for a change nobody reacts to', async () => {
+    const { tenantId, deps, kicks, keys, job, by } = await setUp();
+    await asTenant(tenantId, () =>
+      unitOfWork(deps, by, 'user.created', async (tx) => {
+        await tx.record({ type: 'user.created', userId: 'u1' });
+        await queueJobRuns(tx.db, tenantId, [job('queued by no reaction')]);
+      }),
+    );
+    expect(await keys()).toEqual(['queued by no reaction']);
+    expect(kicks).toEqual([]);
   });
 
   it('keeps nothing of work that fails, and wakes no worker', async () => {
