@@ -33,8 +33,10 @@ const groups = {
     ],
     tests: [
       'test/changes/**/*.test.ts',
-      'test/offers/seat-changes.test.ts',
+      'test/assignments/**/*.test.ts',
+      'test/offers/**/*.test.ts',
       'test/users/routes.test.ts',
+      'test/notifications/outbox.test.ts',
       'test/webhooks/delivery.test.ts',
       'test/push/routes.test.ts',
     ],

@@ -130,6 +130,19 @@ describe('a unit of work', () => {
     expect(await keys()).toEqual(['first-u1']);
   });
 
+  it('wakes the worker when only a nested change had reactions', async () => {
+    const reactions = [on<Deps, 'notifications.staged'>(['notifications.staged'], 'test', async () => {})];
+    const { tenantId, deps, kicks, by } = await setUp(reactions);
+    await asTenant(tenantId, () =>
+      unitOfWork(deps, by, 'reminder.sent', (tx) =>
+        unitOfWork(tx, tx.by, 'offers.cancelled', (inner) =>
+          inner.record({ type: 'notifications.staged', notificationIds: [] }),
+        ),
+      ),
+    );
+    expect(kicks).toHaveLength(1);
+  });
+
   it('rolls the whole change back when a reaction fails', async () => {
     const reactions = [
       on<Deps, 'user.deactivated'>(['user.deactivated'], 'failing', async () => {
@@ -181,9 +194,11 @@ describe('a unit of work', () => {
     // A nested change that fails and is given up gives the outer one its name back too.
     const after = await asTenant(tenantId, () =>
       unitOfWork(deps, by, 'seat.unassigned', async (tx) => {
-        await unitOfWork(tx, tx.by, 'offers.cancelled', async () => {
+        const nested = unitOfWork(tx, tx.by, 'offers.cancelled', async () => {
           throw new Error('nothing to cancel');
-        }).catch(() => undefined);
+        });
+        // The nested change's failure is its caller's to handle, as it was thrown.
+        await expect(nested).rejects.toThrow('nothing to cancel');
         return auditAction(tx.db);
       }),
     );

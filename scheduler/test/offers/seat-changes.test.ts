@@ -97,6 +97,59 @@ describe('webhooks of a swap', () => {
   });
 });
 
+describe('webhooks of every offer step', () => {
+  it('tell a subscriber each step once, in order: offered, accepted, approved (the seat moving), rejected, cancelled', async () => {
+    const w = await world();
+    const settings = await w.admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      offers_need_approval: true,
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const name = uniqueName('hook');
+    const made = await w.admin.request('POST', '/api/v1/webhooks', {
+      url: receiver.url(name),
+      events: ['assignment.created', 'assignment.removed', 'offer.updated'],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    receiver.trust(name, made.json().secret);
+    const step = async (caller: Caller, method: 'POST' | 'DELETE', url: string, status: number) => {
+      const response = await caller.request(method, url, method === 'POST' ? {} : undefined);
+      expect(response.statusCode, response.body).toBe(status);
+      return response;
+    };
+    // The employee's seat goes to Bob, with the admin's approval.
+    const first = (await created(w.employee, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    await step(w.bob, 'POST', `/api/v1/offers/${first}/accept`, 200);
+    await step(w.admin, 'POST', `/api/v1/offers/${first}/approve`, 200);
+    // Bob offers it on; the employee takes it; the admin says no.
+    const second = (await created(w.bob, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    await step(w.employee, 'POST', `/api/v1/offers/${second}/accept`, 200);
+    await step(w.admin, 'POST', `/api/v1/offers/${second}/reject`, 200);
+    // Bob offers it once more, and thinks better of it.
+    const third = (await created(w.bob, `/api/v1/assignments/${w.seat}/offer`, {})).id;
+    await step(w.bob, 'DELETE', `/api/v1/offers/${third}`, 204);
+    await ctx.app.jobsIdle();
+    const heard = receiver.received(name).map((r) => {
+      const data = r.payload?.data as { id?: string; status?: string; user_id?: string };
+      return r.payload?.type === 'offer.updated'
+        ? [r.payload.type, data.id, data.status]
+        : [r.payload?.type, data.id, data.user_id];
+    });
+    expect(heard).toEqual([
+      ['offer.updated', first, 'open'],
+      ['offer.updated', first, 'accepted'],
+      ['assignment.removed', w.seat, w.employee.userId],
+      ['assignment.created', w.seat, w.bob.userId],
+      ['offer.updated', first, 'approved'],
+      ['offer.updated', second, 'open'],
+      ['offer.updated', second, 'accepted'],
+      ['offer.updated', second, 'rejected'],
+      ['offer.updated', third, 'open'],
+      ['offer.updated', third, 'cancelled'],
+    ]);
+  });
+});
+
 describe('an offer of a seat in a draft shift', () => {
   it('is not shown to the employee who cannot see the shift', async () => {
     const t = await ctx.freshTenant();
