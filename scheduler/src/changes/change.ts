@@ -27,6 +27,7 @@ export interface OfferRecord extends WireRecord {
 type Seat = { seat: SeatRecord };
 type OfferStep = { offer: OfferRecord };
 type TimeOff = { timeOff: WireRecord };
+type Qualification = { userId: string; roleId: string };
 
 /** What each change carries; every change of the catalogue has its entry. */
 interface Payloads {
@@ -55,17 +56,39 @@ interface Payloads {
   'shifts.generated': { shiftIds: readonly string[] };
   /** The shifts are read only when a reaction needs them (a webhook subscribes). */
   'shifts.published': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
+  'document.added': { eventId: string; documentId: string };
+  'role.created': { roleId: string };
+  'role.deleted': { roleId: string };
+  'location.created': { locationId: string };
+  'location.deleted': { locationId: string };
   'time_off.requested': TimeOff;
   'time_off.approved': TimeOff;
   'time_off.rejected': TimeOff;
   'time_off.removed': TimeOff;
   'time_entry.recorded': { entry: WireRecord };
   'form.submitted': { submission: WireRecord };
+  'form.created': { formId: string };
+  'form.updated': { formId: string };
+  'form.deleted': { formId: string };
   'user.created': { userId: string };
   'user.updated': { userId: string };
   /** Recorded once the user's row says inactive; `at` is when their seats count as upcoming. */
   'user.deactivated': { userId: string; at: Date };
+  /** `locale` as stored; null: the tenant's language again. */
+  'user.language_set': { userId: string; locale: string | null };
+  'qualification.granted': Qualification;
+  'qualification.revoked': Qualification;
+  'settings.replaced': { tenantId: string };
+  'webhook.created': { webhookId: string };
+  'webhook.deleted': { webhookId: string };
+  /** `created`: a new browser, not one registered again (same endpoint). */
+  'browser.registered': { userId: string; subscriptionId: string; created: boolean };
+  'browser.removed': { userId: string; subscriptionId: string };
+  'calendar_link.made': { userId: string };
+  'calendar_link.revoked': { userId: string };
   'notifications.staged': { notificationIds: readonly string[] };
+  /** `notificationId` null: all of the user's unread ones, `marked` of them. */
+  'notifications.read': { userId: string; notificationId: string | null; marked: number };
   'reminder.sent': { assignmentId: string };
 }
 
