@@ -149,6 +149,30 @@ export const catalogue = {
     notification: 'shift.changed',
     means: 'what a shift’s assignees see of it changed (name or place)',
   }),
+  'shift.deleted': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a shift without seats was deleted, with its slots',
+  }),
+  'slot.added': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a slot was added to a shift',
+  }),
+  'slot.updated': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a slot’s capacity was changed',
+  }),
+  'slot.deleted': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a slot without seats was deleted',
+  }),
   'shifts.generated': entry({
     audit: null,
     webhooks: [],
@@ -160,6 +184,30 @@ export const catalogue = {
     webhooks: ['shift.published'],
     notification: null,
     means: 'drafts became visible to staff',
+  }),
+  'event.created': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'an admin added a draft event (or converted a form submission into one)',
+  }),
+  'event.updated': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'an event’s name, description, place or times were edited',
+  }),
+  'event.published': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a draft event became visible to staff',
+  }),
+  'event.deleted': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'an event went, in bounded steps: its shifts, its documents, then the event itself',
   }),
   'document.added': entry({
     audit: null,
@@ -220,6 +268,12 @@ export const catalogue = {
     webhooks: ['time_entry.recorded'],
     notification: null,
     means: 'worked time was recorded or corrected',
+  }),
+  'payout.made': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'overtime was paid out',
   }),
   'form.submitted': entry({
     audit: null,

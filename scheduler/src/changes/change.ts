@@ -27,6 +27,7 @@ export interface OfferRecord extends WireRecord {
 type Seat = { seat: SeatRecord };
 type OfferStep = { offer: OfferRecord };
 type TimeOff = { timeOff: WireRecord };
+type Slot = { shiftId: string; slotId: string };
 type Qualification = { userId: string; roleId: string };
 
 /** What each change carries; every change of the catalogue has its entry. */
@@ -53,9 +54,28 @@ interface Payloads {
   'shift.created': { shiftId: string };
   'shift.updated': { shiftId: string };
   'shift.changed': { shift: { id: string; name: string; starts_at: string; ends_at: string } };
+  'shift.deleted': { shiftId: string };
+  'slot.added': Slot;
+  'slot.updated': Slot;
+  'slot.deleted': Slot;
   'shifts.generated': { shiftIds: readonly string[] };
   /** The shifts are read only when a reaction needs them (a webhook subscribes). */
   'shifts.published': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
+  /** `submissionId`: the form submission the event was converted from, if any. */
+  'event.created': { eventId: string; submissionId: string | null };
+  'event.updated': { eventId: string };
+  'event.published': { eventId: string };
+  /**
+   * An event is deleted in bounded steps, each a unit of its own (src/events/service.ts):
+   * `shifts` some of its shifts (with their slots), `documents` some of its documents,
+   * `event` the event itself, last. A request that fails between steps leaves the steps
+   * before it done; each recorded step is one that committed.
+   */
+  'event.deleted': { eventId: string } & (
+    | { step: 'shifts'; shiftIds: readonly string[] }
+    | { step: 'documents'; removed: number }
+    | { step: 'event' }
+  );
   'document.added': { eventId: string; documentId: string };
   'role.created': { roleId: string };
   'role.deleted': { roleId: string };
@@ -66,6 +86,7 @@ interface Payloads {
   'time_off.rejected': TimeOff;
   'time_off.removed': TimeOff;
   'time_entry.recorded': { entry: WireRecord };
+  'payout.made': { payoutId: string; userId: string };
   'form.submitted': { submission: WireRecord };
   'form.created': { formId: string };
   'form.updated': { formId: string };
