@@ -312,6 +312,12 @@ export const catalogue = {
     notification: null,
     means: 'a user lost access (their upcoming seats and browsers go)',
   }),
+  'user.provisioned': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'a signed-in user’s row was written from their token (first sign-in, or new claims)',
+  }),
   'user.language_set': entry({
     audit: null,
     webhooks: [],
@@ -329,6 +335,12 @@ export const catalogue = {
     webhooks: [],
     notification: null,
     means: 'a job role was taken from a user',
+  }),
+  'tenant.provisioned': entry({
+    audit: null,
+    webhooks: [],
+    notification: null,
+    means: 'the first token of a tenant created it, with its settings and VAPID keys',
   }),
   'settings.replaced': entry({
     audit: null,

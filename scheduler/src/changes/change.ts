@@ -95,10 +95,14 @@ interface Payloads {
   'user.updated': { userId: string };
   /** Recorded once the user's row says inactive; `at` is when their seats count as upcoming. */
   'user.deactivated': { userId: string; at: Date };
+  /** Recorded only when the row was written: a sign-in whose claims the row holds already writes nothing. */
+  'user.provisioned': { userId: string };
   /** `locale` as stored; null: the tenant's language again. */
   'user.language_set': { userId: string; locale: string | null };
   'qualification.granted': Qualification;
   'qualification.revoked': Qualification;
+  /** Recorded only by the sign-in that created the tenant (of concurrent first sign-ins, one). */
+  'tenant.provisioned': { tenantId: string };
   'settings.replaced': { tenantId: string };
   'webhook.created': { webhookId: string };
   'webhook.deleted': { webhookId: string };

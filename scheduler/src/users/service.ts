@@ -236,13 +236,16 @@ export async function updateUser(
  * Just-in-time provisioning of the caller's user row (called by tenants/provisioning);
  * answers whether the user is active.
  */
-export async function provisionUser(deps: Pick<Deps, 'db'>, identity: Identity): Promise<boolean> {
-  const { active } = await upsertUser(deps.db, {
-    tenant_id: identity.tenantId,
-    id: identity.userId,
-    role: identity.role,
-    display_name: identity.name,
-    email: identity.email,
+export function provisionUser(deps: Deps, identity: Identity): Promise<boolean> {
+  return unitOfWork(deps, identity, 'user.provisioned', async (tx) => {
+    const { active, written } = await upsertUser(tx.db, {
+      tenant_id: identity.tenantId,
+      id: identity.userId,
+      role: identity.role,
+      display_name: identity.name,
+      email: identity.email,
+    });
+    if (written) await tx.record({ type: 'user.provisioned', userId: identity.userId });
+    return active;
   });
-  return active;
 }
