@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../errors.ts';
@@ -28,7 +29,10 @@ export async function createCalendarToken(
   baseUrl: string,
 ): Promise<CalendarToken> {
   const token = randomBytes(32).toString('base64url');
-  await saveToken(deps.db, caller.tenantId, caller.userId, hashOf(token));
+  await unitOfWork(deps, caller, 'calendar_link.made', async (tx) => {
+    await saveToken(tx.db, caller.tenantId, caller.userId, hashOf(token));
+    await tx.record({ type: 'calendar_link.made', userId: caller.userId });
+  });
   return { token, url: `${baseUrl}/cal/${token}.ics` };
 }
 
@@ -40,7 +44,10 @@ export async function getCalendarTokenStatus(deps: Deps, caller: Identity): Prom
 }
 
 export function revokeCalendarToken(deps: Deps, caller: Identity): Promise<void> {
-  return deleteToken(deps.db, caller.tenantId, caller.userId);
+  return unitOfWork(deps, caller, 'calendar_link.revoked', async (tx) => {
+    await deleteToken(tx.db, caller.tenantId, caller.userId);
+    await tx.record({ type: 'calendar_link.revoked', userId: caller.userId });
+  });
 }
 
 /** The feed a token opens; an unknown, revoked or malformed token is 404 alike. */

@@ -27,6 +27,8 @@ export interface OfferRecord extends WireRecord {
 type Seat = { seat: SeatRecord };
 type OfferStep = { offer: OfferRecord };
 type TimeOff = { timeOff: WireRecord };
+type Slot = { shiftId: string; slotId: string };
+type Qualification = { userId: string; roleId: string };
 
 /** What each change carries; every change of the catalogue has its entry. */
 interface Payloads {
@@ -52,20 +54,66 @@ interface Payloads {
   'shift.created': { shiftId: string };
   'shift.updated': { shiftId: string };
   'shift.changed': { shift: { id: string; name: string; starts_at: string; ends_at: string } };
+  'shift.deleted': { shiftId: string };
+  'slot.added': Slot;
+  'slot.updated': Slot;
+  'slot.deleted': Slot;
   'shifts.generated': { shiftIds: readonly string[] };
   /** The shifts are read only when a reaction needs them (a webhook subscribes). */
   'shifts.published': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
+  /** `submissionId`: the form submission the event was converted from, if any. */
+  'event.created': { eventId: string; submissionId: string | null };
+  'event.updated': { eventId: string };
+  'event.published': { eventId: string };
+  /**
+   * An event is deleted in bounded steps, each a unit of its own (src/events/service.ts):
+   * `shifts` some of its shifts (with their slots), `documents` some of its documents,
+   * `event` the event itself, last. A request that fails between steps leaves the steps
+   * before it done; each recorded step is one that committed.
+   */
+  'event.deleted': { eventId: string } & (
+    | { step: 'shifts'; shiftIds: readonly string[] }
+    | { step: 'documents'; removed: number }
+    | { step: 'event' }
+  );
+  'document.added': { eventId: string; documentId: string };
+  'role.created': { roleId: string };
+  'role.deleted': { roleId: string };
+  'location.created': { locationId: string };
+  'location.deleted': { locationId: string };
   'time_off.requested': TimeOff;
   'time_off.approved': TimeOff;
   'time_off.rejected': TimeOff;
   'time_off.removed': TimeOff;
   'time_entry.recorded': { entry: WireRecord };
+  'payout.made': { payoutId: string; userId: string };
   'form.submitted': { submission: WireRecord };
+  'form.created': { formId: string };
+  'form.updated': { formId: string };
+  'form.deleted': { formId: string };
   'user.created': { userId: string };
   'user.updated': { userId: string };
   /** Recorded once the user's row says inactive; `at` is when their seats count as upcoming. */
   'user.deactivated': { userId: string; at: Date };
+  /** Recorded only when the row was written: a sign-in whose claims the row holds already writes nothing. */
+  'user.provisioned': { userId: string };
+  /** `locale` as stored; null: the tenant's language again. */
+  'user.language_set': { userId: string; locale: string | null };
+  'qualification.granted': Qualification;
+  'qualification.revoked': Qualification;
+  /** Recorded only by the sign-in that created the tenant (of concurrent first sign-ins, one). */
+  'tenant.provisioned': { tenantId: string };
+  'settings.replaced': { tenantId: string };
+  'webhook.created': { webhookId: string };
+  'webhook.deleted': { webhookId: string };
+  /** `created`: a new browser, not one registered again (same endpoint). */
+  'browser.registered': { userId: string; subscriptionId: string; created: boolean };
+  'browser.removed': { userId: string; subscriptionId: string };
+  'calendar_link.made': { userId: string };
+  'calendar_link.revoked': { userId: string };
   'notifications.staged': { notificationIds: readonly string[] };
+  /** `notificationId` null: all of the user's unread ones, `marked` of them. */
+  'notifications.read': { userId: string; notificationId: string | null; marked: number };
   'reminder.sent': { assignmentId: string };
 }
 

@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps, DocumentStorage } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
@@ -46,15 +47,18 @@ export async function requestUpload(
     storage.urlTtlSeconds,
   );
   try {
-    await insertDocument(deps.db, {
-      tenant_id: caller.tenantId,
-      id,
-      event_id: eventId,
-      object_key: objectKey,
-      filename: input.filename,
-      content_type: input.content_type,
-      size_bytes: input.size_bytes,
-      requested_by: caller.userId,
+    await unitOfWork(deps, caller, 'document.added', async (tx) => {
+      await insertDocument(tx.db, {
+        tenant_id: caller.tenantId,
+        id,
+        event_id: eventId,
+        object_key: objectKey,
+        filename: input.filename,
+        content_type: input.content_type,
+        size_bytes: input.size_bytes,
+        requested_by: caller.userId,
+      });
+      await tx.record({ type: 'document.added', eventId, documentId: id });
     });
   } catch (error) {
     // The event was deleted meanwhile.

@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
@@ -46,15 +47,19 @@ export async function createEvent(
   checkWindow(input.starts_at, input.ends_at);
   await checkLocationReference(deps, caller, input.location_id);
   try {
-    return await insertEvent(deps.db, {
-      tenant_id: caller.tenantId,
-      id: newId(),
-      name,
-      description: optionalText(input.description),
-      location_id: input.location_id ?? null,
-      starts_at: input.starts_at,
-      ends_at: input.ends_at,
-      submission_id: submissionId,
+    return await unitOfWork(deps, caller, 'event.created', async (tx) => {
+      const event = await insertEvent(tx.db, {
+        tenant_id: caller.tenantId,
+        id: newId(),
+        name,
+        description: optionalText(input.description),
+        location_id: input.location_id ?? null,
+        starts_at: input.starts_at,
+        ends_at: input.ends_at,
+        submission_id: submissionId,
+      });
+      await tx.record({ type: 'event.created', eventId: event.id, submissionId });
+      return event;
     });
   } catch (error) {
     // The submission (its form deleted) or the location went between the check and the insert.
@@ -84,13 +89,17 @@ export async function changeEvent(
   const movesTimes = changes.starts_at !== undefined || changes.ends_at !== undefined;
   try {
     // A change of times applies to the times this request checked, or not at all.
-    const updated = await updateEvent(
-      deps.db,
-      caller.tenantId,
-      id,
-      changes,
-      movesTimes ? current : undefined,
-    );
+    const updated = await unitOfWork(deps, caller, 'event.updated', async (tx) => {
+      const updated = await updateEvent(
+        tx.db,
+        caller.tenantId,
+        id,
+        changes,
+        movesTimes ? current : undefined,
+      );
+      if (updated) await tx.record({ type: 'event.updated', eventId: id });
+      return updated;
+    });
     if (updated) return updated;
   } catch (error) {
     if (isForeignKeyViolation(error))
@@ -107,7 +116,11 @@ export async function changeEvent(
 }
 
 export async function publishEvent(deps: Deps, caller: Identity, id: string): Promise<Event> {
-  const published = await publishDraftEvent(deps.db, caller.tenantId, id, deps.clock.now());
+  const published = await unitOfWork(deps, caller, 'event.published', async (tx) => {
+    const published = await publishDraftEvent(tx.db, caller.tenantId, id, deps.clock.now());
+    if (published) await tx.record({ type: 'event.published', eventId: id });
+    return published;
+  });
   if (published) return published;
   await getEvent(deps, caller, id); // 404 when it does not exist
   throw new AppError('INVALID_STATE', 'event is already published');
@@ -118,27 +131,42 @@ const hasAssignments = () =>
 
 /**
  * Deletes an event in steps of at most `deleteStepRows` rows, each a statement of its own
- * (docs/scheduler/decisions.md, *Deleting a large event*): its shifts with their slots,
- * earliest first, then its documents, then the event. On the embedded database other
- * requests take their turns between the steps (the driver turns the event loop between
- * any two loans of the session, src/db/drivers.ts). A step that meets a shift with an
- * assignment (made since the check) is refused by the database whole: 409, and what the
- * steps before removed stays removed, every shift left whole; so after a failure. The
- * same request, repeated, goes on where it stopped.
+ * in a unit of its own, all of the change `event.deleted` (docs/scheduler/decisions.md,
+ * *Deleting a large event*): its shifts with their slots, earliest first, then its
+ * documents, then the event. On the embedded database other requests take their turns
+ * between the steps (the driver turns the event loop between any two loans of the
+ * session, src/db/drivers.ts). A step that meets a shift with an assignment (made since
+ * the check) is refused by the database whole: 409, and what the steps before removed
+ * stays removed, every shift left whole; so after a failure. The same request, repeated,
+ * goes on where it stopped.
  */
 export async function removeEvent(deps: Deps, caller: Identity, id: string): Promise<void> {
   const { tenantId } = caller;
   if (await eventHasAssignments(deps.db, tenantId, id)) throw hasAssignments();
+  const step = <T>(work: (tx: InUnit<Deps>) => Promise<T>) => unitOfWork(deps, caller, 'event.deleted', work);
   try {
     for (;;) {
       const shifts = await nextShiftsToDelete(deps.db, tenantId, id, deleteStepRows);
       if (shifts.length === 0) break;
-      await deleteShifts(deps.db, tenantId, id, shifts);
+      await step(async (tx) => {
+        await deleteShifts(tx.db, tenantId, id, shifts);
+        await tx.record({ type: 'event.deleted', eventId: id, step: 'shifts', shiftIds: shifts });
+      });
     }
     let removed: number;
-    do removed = await deleteSomeDocuments(deps.db, tenantId, id, deleteStepRows);
+    do
+      removed = await step(async (tx) => {
+        const removed = await deleteSomeDocuments(tx.db, tenantId, id, deleteStepRows);
+        if (removed > 0) await tx.record({ type: 'event.deleted', eventId: id, step: 'documents', removed });
+        return removed;
+      });
     while (removed > 0);
-    if (!(await deleteEvent(deps.db, tenantId, id))) throw notFound('event');
+    const deleted = await step(async (tx) => {
+      const deleted = await deleteEvent(tx.db, tenantId, id);
+      if (deleted) await tx.record({ type: 'event.deleted', eventId: id, step: 'event' });
+      return deleted;
+    });
+    if (!deleted) throw notFound('event');
   } catch (error) {
     // An assignment made since the check: the database refuses the step that meets it.
     if (isForeignKeyViolation(error)) throw hasAssignments();

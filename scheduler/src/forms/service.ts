@@ -82,7 +82,11 @@ export async function createForm(
     ...pin(caller, input.customer_id),
   };
   try {
-    return await insertForm(deps.db, caller.tenantId, newId(), values);
+    return await unitOfWork(deps, caller, 'form.created', async (tx) => {
+      const form = await insertForm(tx.db, caller.tenantId, newId(), values);
+      await tx.record({ type: 'form.created', formId: form.id });
+      return form;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateSlug(values.slug);
     throw error;
@@ -102,7 +106,11 @@ export async function changeForm(
     ...(input.customer_id !== undefined ? pin(caller, input.customer_id) : {}),
   };
   try {
-    const form = await updateForm(deps.db, caller.tenantId, id, values);
+    const form = await unitOfWork(deps, caller, 'form.updated', async (tx) => {
+      const form = await updateForm(tx.db, caller.tenantId, id, values);
+      if (form) await tx.record({ type: 'form.updated', formId: id });
+      return form;
+    });
     if (!form) throw notFound('form');
     return form;
   } catch (error) {
@@ -113,7 +121,12 @@ export async function changeForm(
 
 /** Removes the form and its submissions; events converted from them stay. */
 export async function removeForm(deps: Deps, caller: Identity, id: string): Promise<void> {
-  if (!(await deleteForm(deps.db, caller.tenantId, id))) throw notFound('form');
+  const deleted = await unitOfWork(deps, caller, 'form.deleted', async (tx) => {
+    const deleted = await deleteForm(tx.db, caller.tenantId, id);
+    if (deleted) await tx.record({ type: 'form.deleted', formId: id });
+    return deleted;
+  });
+  if (!deleted) throw notFound('form');
 }
 
 export async function getSubmissions(

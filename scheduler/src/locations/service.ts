@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -23,22 +24,31 @@ export async function createLocation(
   // Geocode before the insert: no transaction is held open while a remote service answers.
   const coordinates =
     street && city ? await deps.geocoder.geocode({ street, city, postalCode, country }) : null;
-  return insertLocation(deps.db, {
-    tenant_id: caller.tenantId,
-    id: newId(),
-    name,
-    street,
-    city,
-    postal_code: postalCode,
-    country,
-    lat: coordinates?.lat ?? null,
-    lng: coordinates?.lng ?? null,
+  return unitOfWork(deps, caller, 'location.created', async (tx) => {
+    const location = await insertLocation(tx.db, {
+      tenant_id: caller.tenantId,
+      id: newId(),
+      name,
+      street,
+      city,
+      postal_code: postalCode,
+      country,
+      lat: coordinates?.lat ?? null,
+      lng: coordinates?.lng ?? null,
+    });
+    await tx.record({ type: 'location.created', locationId: location.id });
+    return location;
   });
 }
 
 export async function removeLocation(deps: Deps, caller: Identity, id: string): Promise<void> {
   // Events and shifts at this location keep existing, with no location.
-  if (!(await deleteLocation(deps.db, caller.tenantId, id))) throw notFound('location');
+  const deleted = await unitOfWork(deps, caller, 'location.deleted', async (tx) => {
+    const deleted = await deleteLocation(tx.db, caller.tenantId, id);
+    if (deleted) await tx.record({ type: 'location.deleted', locationId: id });
+    return deleted;
+  });
+  if (!deleted) throw notFound('location');
 }
 
 /** Refuses (422) a location_id in a body that names no location of the caller's tenant. */

@@ -1,5 +1,6 @@
 import { createECDH } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import type { Deps } from '../deps.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -62,15 +63,24 @@ export async function registerSubscription(
   checkKeys(input.keys);
   // Omitted: a re-registration keeps its name; null clears it; blank is 422.
   const label = typeof input.label === 'string' ? requiredText('label', input.label) : input.label;
-  return upsertSubscription(deps.db, {
-    tenant_id: caller.tenantId,
-    id: newId(),
-    user_id: caller.userId,
-    endpoint,
-    p256dh: input.keys.p256dh,
-    auth: input.keys.auth,
-    label,
-    user_agent: keptUserAgent(userAgent),
+  return unitOfWork(deps, caller, 'browser.registered', async (tx) => {
+    const registered = await upsertSubscription(tx.db, {
+      tenant_id: caller.tenantId,
+      id: newId(),
+      user_id: caller.userId,
+      endpoint,
+      p256dh: input.keys.p256dh,
+      auth: input.keys.auth,
+      label,
+      user_agent: keptUserAgent(userAgent),
+    });
+    await tx.record({
+      type: 'browser.registered',
+      userId: caller.userId,
+      subscriptionId: registered.subscription.id,
+      created: registered.created,
+    });
+    return registered;
   });
 }
 
@@ -80,9 +90,12 @@ export function getOwnSubscriptions(deps: Deps, caller: Identity): Promise<PushS
 }
 
 export async function removeSubscription(deps: Deps, caller: Identity, id: string): Promise<void> {
-  if (!(await deleteOwnSubscription(deps.db, caller.tenantId, caller.userId, id))) {
-    throw notFound('push subscription');
-  }
+  const deleted = await unitOfWork(deps, caller, 'browser.removed', async (tx) => {
+    const deleted = await deleteOwnSubscription(tx.db, caller.tenantId, caller.userId, id);
+    if (deleted) await tx.record({ type: 'browser.removed', userId: caller.userId, subscriptionId: id });
+    return deleted;
+  });
+  if (!deleted) throw notFound('push subscription');
 }
 
 export async function getVapidPublicKey(deps: Deps, caller: Identity): Promise<VapidPublicKey> {

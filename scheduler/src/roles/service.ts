@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -18,11 +19,15 @@ export async function createRole(
 ): Promise<RoleDefinition> {
   const name = requiredText('name', input.name);
   try {
-    return await insertRole(deps.db, {
-      tenant_id: caller.tenantId,
-      id: newId(),
-      name,
-      description: optionalText(input.description),
+    return await unitOfWork(deps, caller, 'role.created', async (tx) => {
+      const role = await insertRole(tx.db, {
+        tenant_id: caller.tenantId,
+        id: newId(),
+        name,
+        description: optionalText(input.description),
+      });
+      await tx.record({ type: 'role.created', roleId: role.id });
+      return role;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('DUPLICATE', `a role named "${name}" already exists`);
@@ -36,7 +41,12 @@ const inUse = () =>
 export async function removeRole(deps: Deps, caller: Identity, roleId: string): Promise<void> {
   if (await roleInUseBySlots(deps.db, caller.tenantId, roleId)) throw inUse();
   try {
-    if (!(await deleteRole(deps.db, caller.tenantId, roleId))) throw notFound('role');
+    const deleted = await unitOfWork(deps, caller, 'role.deleted', async (tx) => {
+      const deleted = await deleteRole(tx.db, caller.tenantId, roleId);
+      if (deleted) await tx.record({ type: 'role.deleted', roleId });
+      return deleted;
+    });
+    if (!deleted) throw notFound('role');
   } catch (error) {
     // A slot created between the check and the delete: the foreign key still refuses.
     if (isForeignKeyViolation(error)) throw inUse();

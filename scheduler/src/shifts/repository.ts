@@ -309,31 +309,30 @@ export async function assigneesOf(db: Db, tenantId: string, shiftId: string): Pr
 /**
  * Adds a slot unless its shift holds `maxSlots` already: 'full' then, undefined when the
  * shift is gone. The shift's row lock (no key update: claims' key-share locks pass) makes
- * concurrent additions count one after another.
+ * concurrent additions count one after another: run it in a transaction (the caller's
+ * unit of work), which holds the lock until it ends.
  */
-export function insertSlot(
+export async function insertSlot(
   db: Db,
   slot: Omit<Insertable<ShiftSlotsTable>, 'created_at' | 'filled_count'>,
   maxSlots: number,
 ) {
-  return db.transaction().execute(async (trx) => {
-    const shift = await trx
-      .selectFrom('shifts')
-      .select('id')
-      .where('tenant_id', '=', slot.tenant_id)
-      .where('id', '=', slot.shift_id)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!shift) return undefined;
-    const held = await trx
-      .selectFrom('shift_slots')
-      .select((eb) => eb.fn.countAll<string | number>().as('count'))
-      .where('tenant_id', '=', slot.tenant_id)
-      .where('shift_id', '=', slot.shift_id)
-      .executeTakeFirstOrThrow();
-    if (Number(held.count) >= maxSlots) return 'full' as const;
-    return trx.insertInto('shift_slots').values(slot).returning(slotColumns).executeTakeFirstOrThrow();
-  });
+  const shift = await db
+    .selectFrom('shifts')
+    .select('id')
+    .where('tenant_id', '=', slot.tenant_id)
+    .where('id', '=', slot.shift_id)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!shift) return undefined;
+  const held = await db
+    .selectFrom('shift_slots')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('tenant_id', '=', slot.tenant_id)
+    .where('shift_id', '=', slot.shift_id)
+    .executeTakeFirstOrThrow();
+  if (Number(held.count) >= maxSlots) return 'full' as const;
+  return db.insertInto('shift_slots').values(slot).returning(slotColumns).executeTakeFirstOrThrow();
 }
 
 export function findSlot(db: Db, tenantId: string, shiftId: string, slotId: string) {

@@ -294,7 +294,12 @@ export async function publishShifts(
 export async function removeShift(deps: Deps, caller: Identity, id: string): Promise<void> {
   if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments('it can be deleted');
   try {
-    if (!(await deleteShift(deps.db, caller.tenantId, id))) throw notFound('shift');
+    const deleted = await unitOfWork(deps, caller, 'shift.deleted', async (tx) => {
+      const deleted = await deleteShift(tx.db, caller.tenantId, id);
+      if (deleted) await tx.record({ type: 'shift.deleted', shiftId: id });
+      return deleted;
+    });
+    if (!deleted) throw notFound('shift');
   } catch (error) {
     if (isForeignKeyViolation(error)) throw hasAssignments('it can be deleted');
     throw error;
@@ -310,17 +315,21 @@ export async function addSlot(
   await getShift(deps, caller, shiftId);
   await checkRoles(deps, caller, [input], () => 'role_id');
   try {
-    const inserted = await insertSlot(
-      deps.db,
-      {
-        tenant_id: caller.tenantId,
-        id: newId(),
-        shift_id: shiftId,
-        role_id: input.role_id,
-        capacity: input.capacity,
-      },
-      maxSlotsPerShift,
-    );
+    const inserted = await unitOfWork(deps, caller, 'slot.added', async (tx) => {
+      const inserted = await insertSlot(
+        tx.db,
+        {
+          tenant_id: caller.tenantId,
+          id: newId(),
+          shift_id: shiftId,
+          role_id: input.role_id,
+          capacity: input.capacity,
+        },
+        maxSlotsPerShift,
+      );
+      if (typeof inserted === 'object') await tx.record({ type: 'slot.added', shiftId, slotId: inserted.id });
+      return inserted;
+    });
     if (inserted === undefined) throw notFound('shift');
     if (inserted === 'full') {
       throw new AppError('INVALID_STATE', `a shift holds at most ${maxSlotsPerShift} slots`);
@@ -343,7 +352,11 @@ export async function changeSlot(
   slotId: string,
   input: UpdateSlotRequest,
 ): Promise<ShiftSlotWithFill> {
-  const updated = await updateSlotCapacity(deps.db, caller.tenantId, shiftId, slotId, input.capacity);
+  const updated = await unitOfWork(deps, caller, 'slot.updated', async (tx) => {
+    const updated = await updateSlotCapacity(tx.db, caller.tenantId, shiftId, slotId, input.capacity);
+    if (updated) await tx.record({ type: 'slot.updated', shiftId, slotId });
+    return updated;
+  });
   if (updated) return updated;
   const slot = await findSlot(deps.db, caller.tenantId, shiftId, slotId);
   if (!slot) throw notFound('slot');
@@ -364,7 +377,12 @@ export async function removeSlot(
   const taken = () => new AppError('INVALID_STATE', 'slot has assignments; unassign them first');
   if (slot.filled_count > 0) throw taken();
   try {
-    if (!(await deleteSlot(deps.db, caller.tenantId, shiftId, slotId))) throw notFound('slot');
+    const deleted = await unitOfWork(deps, caller, 'slot.deleted', async (tx) => {
+      const deleted = await deleteSlot(tx.db, caller.tenantId, shiftId, slotId);
+      if (deleted) await tx.record({ type: 'slot.deleted', shiftId, slotId });
+      return deleted;
+    });
+    if (!deleted) throw notFound('slot');
   } catch (error) {
     if (isForeignKeyViolation(error)) throw taken();
     throw error;

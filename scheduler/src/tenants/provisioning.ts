@@ -1,5 +1,6 @@
 import webpush from 'web-push';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { Deps } from '../deps.ts';
 import { insertTenant, tenantExists } from './repository.ts';
@@ -20,7 +21,7 @@ import { insertTenant, tenantExists } from './repository.ts';
  * remember what it read: the next request reads the row again.
  */
 /** Writes a signed-in user's row (just in time); whether the user is active. */
-export type ProvisionUser = (deps: Pick<Deps, 'db'>, identity: Identity) => Promise<boolean>;
+export type ProvisionUser = (deps: Deps, identity: Identity) => Promise<boolean>;
 
 export class Provisioner {
   /** (tenant, user) -> the role, name and email last written for them, and when. */
@@ -39,14 +40,14 @@ export class Provisioner {
    * feature's (app.ts hands in `users/service.provisionUser`).
    */
   constructor(
-    private readonly deps: Pick<Deps, 'db'> & Partial<Pick<Deps, 'clock'>>,
+    private readonly deps: Deps,
     private readonly provisionUser: ProvisionUser,
     private readonly maxRemembered = 50_000,
     private readonly memoTtlMs = 5 * 60_000,
   ) {}
 
   #now(): number {
-    return (this.deps.clock?.now() ?? new Date()).getTime();
+    return this.deps.clock.now().getTime();
   }
 
   /** What was written for this user, when these values were written recently enough to trust. */
@@ -108,10 +109,13 @@ export class Provisioner {
   async #write(identity: Identity): Promise<boolean> {
     if (!(await tenantExists(this.deps.db, identity.tenantId))) {
       const vapid = webpush.generateVAPIDKeys();
-      await insertTenant(this.deps.db, {
-        id: identity.tenantId,
-        vapidPublicKey: vapid.publicKey,
-        vapidPrivateKey: vapid.privateKey,
+      await unitOfWork(this.deps, identity, 'tenant.provisioned', async (tx) => {
+        const created = await insertTenant(tx.db, {
+          id: identity.tenantId,
+          vapidPublicKey: vapid.publicKey,
+          vapidPrivateKey: vapid.privateKey,
+        });
+        if (created) await tx.record({ type: 'tenant.provisioned', tenantId: identity.tenantId });
       });
     }
     return this.provisionUser(this.deps, identity);

@@ -22,27 +22,31 @@ export async function tenantExists(db: Db, tenantId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Creates the tenant with its VAPID key pair and default settings; a no-op when it exists. */
+/**
+ * Creates the tenant with its VAPID key pair and default settings; a no-op when it exists.
+ * Answers whether this call created the tenant. Run it in a transaction (the caller's unit
+ * of work): the tenant and its settings are written together.
+ */
 export async function insertTenant(
   db: Db,
   tenant: { id: string; vapidPublicKey: string; vapidPrivateKey: string },
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('tenants')
-      .values({
-        id: tenant.id,
-        vapid_public_key: tenant.vapidPublicKey,
-        vapid_private_key: tenant.vapidPrivateKey,
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    await trx
-      .insertInto('tenant_settings')
-      .values({ tenant_id: tenant.id })
-      .onConflict((oc) => oc.column('tenant_id').doNothing())
-      .execute();
-  });
+): Promise<boolean> {
+  const created = await db
+    .insertInto('tenants')
+    .values({
+      id: tenant.id,
+      vapid_public_key: tenant.vapidPublicKey,
+      vapid_private_key: tenant.vapidPrivateKey,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  await db
+    .insertInto('tenant_settings')
+    .values({ tenant_id: tenant.id })
+    .onConflict((oc) => oc.column('tenant_id').doNothing())
+    .execute();
+  return created !== undefined;
 }
 
 export function findSettings(db: Db, tenantId: string) {

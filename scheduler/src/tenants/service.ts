@@ -1,4 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { TimeWindow } from '../db/time-window.ts';
 import type { Deps } from '../deps.ts';
@@ -38,16 +39,20 @@ export async function replaceSettings(
       'locale',
       `no dates can be written in "${input.locale}"; use a BCP 47 tag such as de-DE`,
     );
-  const row = await updateSettings(deps.db, caller.tenantId, {
-    time_tracking_enabled: input.time_tracking_enabled,
-    timezone,
-    notify_on_assignment: input.notify_on_assignment ?? false,
-    locale,
-    remind_minutes_before_shift: input.remind_minutes_before_shift ?? null,
-    offers_need_approval: input.offers_need_approval ?? false,
-    time_off_needs_approval: input.time_off_needs_approval ?? true,
-    shift_colleagues_visible: input.shift_colleagues_visible ?? false,
-    time_entries_before_end: input.time_entries_before_end ?? false,
+  const row = await unitOfWork(deps, caller, 'settings.replaced', async (tx) => {
+    const row = await updateSettings(tx.db, caller.tenantId, {
+      time_tracking_enabled: input.time_tracking_enabled,
+      timezone,
+      notify_on_assignment: input.notify_on_assignment ?? false,
+      locale,
+      remind_minutes_before_shift: input.remind_minutes_before_shift ?? null,
+      offers_need_approval: input.offers_need_approval ?? false,
+      time_off_needs_approval: input.time_off_needs_approval ?? true,
+      shift_colleagues_visible: input.shift_colleagues_visible ?? false,
+      time_entries_before_end: input.time_entries_before_end ?? false,
+    });
+    if (row) await tx.record({ type: 'settings.replaced', tenantId: caller.tenantId });
+    return row;
   });
   if (!row) throw notFound('tenant settings');
   return toWire(row);

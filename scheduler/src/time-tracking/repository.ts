@@ -147,30 +147,29 @@ export interface PayoutValues {
 
 /**
  * Pays out under the balance row's lock: concurrent payouts of one user queue here, so
- * each sees the balance the previous one left. Undefined (nothing written) when the
- * balance does not cover the minutes; the ledger trigger refuses that case too.
+ * each sees the balance the previous one left. Refused (nothing written) when the
+ * balance does not cover the minutes; the ledger trigger refuses that case too. Run it
+ * in a transaction (the caller's unit of work), which holds the lock until it ends.
  */
-export function payOut(
+export async function payOut(
   db: Db,
   values: PayoutValues,
 ): Promise<{ paid: PayoutRecord } | { refused: { balance: number } }> {
-  return db.transaction().execute(async (trx) => {
-    const locked = await trx
-      .selectFrom('overtime_balances')
-      .select('balance_minutes')
-      .where('tenant_id', '=', values.tenant_id)
-      .where('user_id', '=', values.user_id)
-      .forUpdate()
-      .executeTakeFirst();
-    const balance = locked?.balance_minutes ?? 0;
-    if (values.minutes > balance) return { refused: { balance } };
-    const paid = await trx
-      .insertInto('payouts')
-      .values(values)
-      .returning(payoutColumns)
-      .executeTakeFirstOrThrow();
-    return { paid };
-  });
+  const locked = await db
+    .selectFrom('overtime_balances')
+    .select('balance_minutes')
+    .where('tenant_id', '=', values.tenant_id)
+    .where('user_id', '=', values.user_id)
+    .forUpdate()
+    .executeTakeFirst();
+  const balance = locked?.balance_minutes ?? 0;
+  if (values.minutes > balance) return { refused: { balance } };
+  const paid = await db
+    .insertInto('payouts')
+    .values(values)
+    .returning(payoutColumns)
+    .executeTakeFirstOrThrow();
+  return { paid };
 }
 
 /** Newest first. */

@@ -157,13 +157,19 @@ export async function recordPayout(
       `the balance is ${balance} minutes; cannot pay out ${input.minutes}`,
     );
   try {
-    const result = await payOut(deps.db, {
-      id: newId(),
-      tenant_id: caller.tenantId,
-      user_id: input.user_id,
-      minutes: input.minutes,
-      note: optionalText(input.note),
-      paid_by: caller.userId,
+    const result = await unitOfWork(deps, caller, 'payout.made', async (tx) => {
+      const result = await payOut(tx.db, {
+        id: newId(),
+        tenant_id: caller.tenantId,
+        user_id: input.user_id,
+        minutes: input.minutes,
+        note: optionalText(input.note),
+        paid_by: caller.userId,
+      });
+      if ('paid' in result) {
+        await tx.record({ type: 'payout.made', payoutId: result.paid.id, userId: input.user_id });
+      }
+      return result;
     });
     if ('refused' in result) throw insufficient(result.refused.balance);
     return result.paid;

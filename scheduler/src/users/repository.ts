@@ -105,7 +105,7 @@ function signedInValue(column: 'display_name' | 'email') {
 /**
  * Insert, or update only when something changed and the user is active, so a repeated
  * login writes nothing. Answers whether the user is active (a deactivated user's tokens
- * are refused).
+ * are refused) and whether the row was written.
  */
 export async function upsertUser(
   db: Db,
@@ -116,7 +116,7 @@ export async function upsertUser(
     display_name: string | null;
     email: string | null;
   },
-): Promise<{ active: boolean }> {
+): Promise<{ active: boolean; written: boolean }> {
   const written = await db
     .insertInto('users')
     .values(user)
@@ -145,7 +145,7 @@ export async function upsertUser(
     )
     .returning('active')
     .executeTakeFirst();
-  if (written) return written;
+  if (written) return { ...written, written: true };
   // Nothing changed, so nothing was returned: read the flag.
   const row = await db
     .selectFrom('users')
@@ -153,7 +153,7 @@ export async function upsertUser(
     .where('tenant_id', '=', user.tenant_id)
     .where('id', '=', user.id)
     .executeTakeFirstOrThrow();
-  return row;
+  return { ...row, written: false };
 }
 
 /** Those of `userIds` who are active: the only people anything is sent to. */

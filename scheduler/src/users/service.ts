@@ -81,7 +81,12 @@ export function canonicalLocale(tag: string): string {
 export async function updateMe(deps: Deps, caller: Identity, input: UpdateMeRequest): Promise<Me> {
   if (input.locale !== undefined) {
     const locale = input.locale === null ? null : canonicalLocale(input.locale);
-    if (!(await updateLocale(deps.db, caller.tenantId, caller.userId, locale))) throw notFound('user');
+    const set = await unitOfWork(deps, caller, 'user.language_set', async (tx) => {
+      const set = await updateLocale(tx.db, caller.tenantId, caller.userId, locale);
+      if (set) await tx.record({ type: 'user.language_set', userId: caller.userId, locale });
+      return set;
+    });
+    if (!set) throw notFound('user');
   }
   return getMe(deps, caller);
 }
@@ -108,11 +113,14 @@ export async function grantQualification(
 ): Promise<void> {
   await requireStaffAndRole(deps, caller, input);
   try {
-    await grant(deps.db, {
-      tenant_id: caller.tenantId,
-      user_id: input.userId,
-      role_id: input.roleId,
-      granted_by: caller.userId,
+    await unitOfWork(deps, caller, 'qualification.granted', async (tx) => {
+      await grant(tx.db, {
+        tenant_id: caller.tenantId,
+        user_id: input.userId,
+        role_id: input.roleId,
+        granted_by: caller.userId,
+      });
+      await tx.record({ type: 'qualification.granted', userId: input.userId, roleId: input.roleId });
     });
   } catch (error) {
     // The role was deleted between the check and the insert.
@@ -128,7 +136,10 @@ export async function revokeQualification(
   input: QualificationInput,
 ): Promise<void> {
   await requireStaffAndRole(deps, caller, input);
-  await revoke(deps.db, caller.tenantId, input.userId, input.roleId);
+  await unitOfWork(deps, caller, 'qualification.revoked', async (tx) => {
+    await revoke(tx.db, caller.tenantId, input.userId, input.roleId);
+    await tx.record({ type: 'qualification.revoked', userId: input.userId, roleId: input.roleId });
+  });
 }
 
 /**
@@ -225,13 +236,16 @@ export async function updateUser(
  * Just-in-time provisioning of the caller's user row (called by tenants/provisioning);
  * answers whether the user is active.
  */
-export async function provisionUser(deps: Pick<Deps, 'db'>, identity: Identity): Promise<boolean> {
-  const { active } = await upsertUser(deps.db, {
-    tenant_id: identity.tenantId,
-    id: identity.userId,
-    role: identity.role,
-    display_name: identity.name,
-    email: identity.email,
+export function provisionUser(deps: Deps, identity: Identity): Promise<boolean> {
+  return unitOfWork(deps, identity, 'user.provisioned', async (tx) => {
+    const { active, written } = await upsertUser(tx.db, {
+      tenant_id: identity.tenantId,
+      id: identity.userId,
+      role: identity.role,
+      display_name: identity.name,
+      email: identity.email,
+    });
+    if (written) await tx.record({ type: 'user.provisioned', userId: identity.userId });
+    return active;
   });
-  return active;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity } from '../auth/identity.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isCheckViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
@@ -46,12 +47,16 @@ export async function createWebhook(
   }
   const secret = newSecret();
   try {
-    const webhook = await insertWebhook(deps.db, {
-      tenant_id: caller.tenantId,
-      id: newId(),
-      url,
-      events: input.events,
-      secret,
+    const webhook = await unitOfWork(deps, caller, 'webhook.created', async (tx) => {
+      const webhook = await insertWebhook(tx.db, {
+        tenant_id: caller.tenantId,
+        id: newId(),
+        url,
+        events: input.events,
+        secret,
+      });
+      await tx.record({ type: 'webhook.created', webhookId: webhook.id });
+      return webhook;
     });
     return { ...webhook, secret };
   } catch (error) {
@@ -70,7 +75,12 @@ export function getWebhooks(deps: Deps, caller: Identity): Promise<Webhook[]> {
 }
 
 export async function removeWebhook(deps: Deps, caller: Identity, id: string): Promise<void> {
-  if (!(await deleteWebhook(deps.db, caller.tenantId, id))) throw notFound('webhook');
+  const deleted = await unitOfWork(deps, caller, 'webhook.deleted', async (tx) => {
+    const deleted = await deleteWebhook(tx.db, caller.tenantId, id);
+    if (deleted) await tx.record({ type: 'webhook.deleted', webhookId: id });
+    return deleted;
+  });
+  if (!deleted) throw notFound('webhook');
 }
 
 export async function getDeliveries(

@@ -105,21 +105,24 @@ describe('deleting an event while its shifts change', () => {
       .limit(1)
       .executeTakeFirstOrThrow();
     const seat = randomUUID();
-    // Once the first batch is gone, a seat is taken on the last shift.
+    // Once the first batch is gone (its step committed: the next step reads which shifts
+    // come next), a seat is taken on the last shift.
     hooks.afterNext(on('delete', 'shifts'), async () => {
-      await t.ctx.db.owner
-        .insertInto('shift_assignments')
-        .values({
-          tenant_id: t.admin.tenantId,
-          id: seat,
-          shift_id: last.shift_id,
-          slot_id: last.slot_id,
-          user_id: t.employee.userId,
-          source: 'assign',
-          starts_at: last.starts_at,
-          ends_at: last.ends_at,
-        })
-        .execute();
+      hooks.afterNext(on('select', 'shifts'), async () => {
+        await t.ctx.db.owner
+          .insertInto('shift_assignments')
+          .values({
+            tenant_id: t.admin.tenantId,
+            id: seat,
+            shift_id: last.shift_id,
+            slot_id: last.slot_id,
+            user_id: t.employee.userId,
+            source: 'assign',
+            starts_at: last.starts_at,
+            ends_at: last.ends_at,
+          })
+          .execute();
+      });
     });
     const response = await t.admin.request('DELETE', `/api/v1/events/${event}`);
     expect(response.statusCode, response.body).toBe(409);

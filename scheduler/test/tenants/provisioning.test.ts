@@ -1,12 +1,15 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claimToUuid, type Identity } from '../../src/auth/identity.ts';
+import { on } from '../../src/changes/unit-of-work.ts';
+import type { Deps } from '../../src/deps.ts';
 import { Provisioner } from '../../src/tenants/provisioning.ts';
 import { provisionUser } from '../../src/users/service.ts';
 import { createTestContext, type TestContext, tenantWireId, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { type DbHooks, on, withDbHooks } from '../support/db-hooks.ts';
+import { type DbHooks, withDbHooks } from '../support/db-hooks.ts';
 import { TEST_ISSUER } from '../support/tokens.ts';
+import { depsOver } from '../support/units.ts';
 
 /**
  * Just-in-time provisioning on its own: what it writes for a new tenant and user, what it
@@ -56,7 +59,7 @@ async function statementsOf(action: () => Promise<unknown>) {
 describe('Provisioner', () => {
   it('creates a new tenant with its settings, then its user', async () => {
     const identity = identityIn(uniqueName('p'), 'ada', { role: 'admin', name: 'Ada', email: 'ada@p.test' });
-    const run = await statementsOf(() => new Provisioner({ db: hooks.db }, provisionUser).ensure(identity));
+    const run = await statementsOf(() => new Provisioner(depsOver(hooks.db), provisionUser).ensure(identity));
     expect(run.map((s) => `${s.kind} ${s.tables[0]}`)).toEqual([
       'select tenants',
       'insert tenants',
@@ -74,15 +77,15 @@ describe('Provisioner', () => {
 
   it('writes only the user for a tenant that exists already', async () => {
     const tenant = uniqueName('p');
-    await new Provisioner({ db: database.db }, provisionUser).ensure(identityIn(tenant, 'first'));
+    await new Provisioner(depsOver(database.db), provisionUser).ensure(identityIn(tenant, 'first'));
     const run = await statementsOf(() =>
-      new Provisioner({ db: hooks.db }, provisionUser).ensure(identityIn(tenant, 'second')),
+      new Provisioner(depsOver(hooks.db), provisionUser).ensure(identityIn(tenant, 'second')),
     );
     expect(run.map((s) => `${s.kind} ${s.tables[0]}`)).toEqual(['select tenants', 'insert users']);
   });
 
   it('writes a known identity once, however many requests arrive together', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const provisioner = new Provisioner(depsOver(hooks.db), provisionUser);
     const identity = identityIn(uniqueName('p'));
     const run = await statementsOf(() =>
       Promise.all(Array.from({ length: 4 }, () => provisioner.ensure(identity))),
@@ -91,8 +94,32 @@ describe('Provisioner', () => {
     expect(await statementsOf(() => provisioner.ensure(identity))).toEqual([]);
   });
 
+  it('records the tenant and the user as provisioned when it writes them, and nothing when it writes nothing', async () => {
+    const recorded: string[] = [];
+    const hearing = on<Deps, 'tenant.provisioned' | 'user.provisioned'>(
+      ['tenant.provisioned', 'user.provisioned'],
+      'test',
+      async (_tx, change) => {
+        recorded.push(`${change.type} ${'tenantId' in change ? change.tenantId : change.userId}`);
+      },
+    );
+    const provisioner = new Provisioner(depsOver(hooks.db, { reactions: [hearing] }), provisionUser);
+    const identity = identityIn(uniqueName('p'), 'rec', { name: 'Rec' });
+    await provisioner.ensure(identity);
+    expect(recorded).toEqual([
+      `tenant.provisioned ${identity.tenantId}`,
+      `user.provisioned ${identity.userId}`,
+    ]);
+    // Forgotten, the same claims again: the row holds them already, nothing is written.
+    provisioner.forget(identity.tenantId, identity.userId);
+    await provisioner.ensure(identity);
+    // A new name is written: the user is provisioned again, the tenant is not.
+    await provisioner.ensure({ ...identity, name: 'Rec B.' });
+    expect(recorded.slice(2)).toEqual([`user.provisioned ${identity.userId}`]);
+  });
+
   it('tries again after a failed write', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const provisioner = new Provisioner(depsOver(hooks.db), provisionUser);
     const identity = identityIn(uniqueName('p'));
     hooks.failNext(() => true, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
     await expect(provisioner.ensure(identity)).rejects.toThrow('connection reset');
@@ -101,7 +128,7 @@ describe('Provisioner', () => {
   });
 
   it('writes again when the role, name or email changes, telling apart a name from an email', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const provisioner = new Provisioner(depsOver(hooks.db), provisionUser);
     const identity = identityIn(uniqueName('p'), 'chris', { name: 'x' });
     await provisioner.ensure(identity);
     for (const change of [
@@ -120,7 +147,7 @@ describe('Provisioner', () => {
   });
 
   it('forgets the oldest identity first once it remembers maxRemembered', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser, 2);
+    const provisioner = new Provisioner(depsOver(hooks.db), provisionUser, 2);
     const tenant = uniqueName('p');
     const [a, b, c] = ['a', 'b', 'c'].map((user) => identityIn(tenant, user)) as [
       Identity,
@@ -150,7 +177,7 @@ describe('Provisioner', () => {
     };
     let now = new Date('2026-11-22T10:00:00Z');
     const provisioner = new Provisioner(
-      { db: database.db.withPlugin(counting), clock: { now: () => now } },
+      depsOver(database.db.withPlugin(counting), { clock: { now: () => now } }),
       provisionUser,
     );
     const identity = {
@@ -185,7 +212,7 @@ describe('Provisioner and deactivated users', () => {
       .execute();
 
   it('answers whether the user is active, from its memo until told to forget them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const provisioner = new Provisioner(depsOver(hooks.db), provisionUser);
     const identity = identityIn(uniqueName('p'), 'dee');
     expect(await provisioner.ensure(identity)).toBe(true);
     await setActive(identity, false);
@@ -203,41 +230,49 @@ describe('Provisioner and deactivated users', () => {
   });
 
   /**
-   * Sets the user's flag as a PATCH does (commit, then forget) right after `read`, the
-   * statement by which a sign-in learns the flag, before the sign-in remembers it.
+   * A provisioner whose next sign-in, once armed, meets a PATCH that sets the user's flag
+   * (commit, then forget) after the row was written and read (the unit of work of
+   * src/users/service.provisionUser committed) and before the memo learns the answer.
    */
-  function changeStandingMidSignIn(
-    provisioner: Provisioner,
-    identity: Identity,
-    active: boolean,
-    read: 'insert' | 'select',
-  ) {
-    hooks.afterNext(on(read, 'users'), async () => {
-      await setActive(identity, active);
-      provisioner.forget(identity.tenantId, identity.userId);
+  function provisionerMeetingPatch(active: boolean) {
+    let armed = false;
+    const provisioner: Provisioner = new Provisioner(depsOver(hooks.db), async (deps, identity) => {
+      const answer = await provisionUser(deps, identity);
+      if (armed) {
+        armed = false;
+        await setActive(identity, active);
+        provisioner.forget(identity.tenantId, identity.userId);
+      }
+      return answer;
     });
+    return {
+      provisioner,
+      arm: () => {
+        armed = true;
+      },
+    };
   }
 
   it('does not remember a sign-in that read the user active while a deactivation committed and forgot them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const { provisioner, arm } = provisionerMeetingPatch(false);
     const before = identityIn(uniqueName('p'), 'racer', { name: 'Old' });
     expect(await provisioner.ensure(before)).toBe(true);
     // A new name: the memo misses, so this sign-in writes, and reads active = true.
     const renamed = { ...before, name: 'New' };
-    changeStandingMidSignIn(provisioner, renamed, false, 'insert');
+    arm();
     expect(await provisioner.ensure(renamed)).toBe(true);
     // The answer read before the deactivation is not kept: the next request reads the row.
     expect(await provisioner.ensure(renamed)).toBe(false);
   });
 
   it('does not remember a sign-in that read the user inactive while a reactivation committed and forgot them', async () => {
-    const provisioner = new Provisioner({ db: hooks.db }, provisionUser);
+    const { provisioner, arm } = provisionerMeetingPatch(true);
     const identity = identityIn(uniqueName('p'), 'returner', { name: 'Old' });
     expect(await provisioner.ensure(identity)).toBe(true);
     await setActive(identity, false);
     provisioner.forget(identity.tenantId, identity.userId);
     // Nothing to write, so the sign-in reads the flag (false) just before the reactivation.
-    changeStandingMidSignIn(provisioner, identity, true, 'select');
+    arm();
     expect(await provisioner.ensure(identity)).toBe(false);
     expect(await provisioner.ensure(identity)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
-import { FORBIDDEN_BODY, useTestContext } from '../support/context.ts';
+import { type Caller, FORBIDDEN_BODY, useTestContext } from '../support/context.ts';
 import { appDbHooks, diskFull, on } from '../support/db-hooks.ts';
 import { raceAgainst } from '../support/held-racer.ts';
 import { capturingLogger, type LogLine } from '../support/probe-app.ts';
@@ -176,21 +176,35 @@ describe('a claim racing a deactivation', () => {
 
 /**
  * A sign-in in flight while an admin changes the user's standing in this process: the
- * PATCH forgets the user after its commit, and the sign-in, which read the row before
- * that commit, must not put the old answer back into the memo for its five minutes.
+ * sign-in writes and reads the user's row in a unit of work, so the PATCH, which locks
+ * the row, commits after it; it forgets the user after its commit, and the next request
+ * reads the row again. (The narrower window, a PATCH committing after the sign-in's unit
+ * and before the memo learns the answer, is test/tenants/provisioning.test.ts's.)
  */
 describe('a sign-in racing a change of standing', () => {
+  /** The PATCH of `body` an admin sends right after `statement` of a sign-in, not waited for there. */
+  function patchAfter(
+    statement: 'insert' | 'select',
+    admin: Caller,
+    userId: string,
+    body: { active: boolean },
+  ) {
+    let patched: Promise<number> | undefined;
+    hooks.afterNext(on(statement, 'users'), async () => {
+      patched = admin.request('PATCH', `/api/v1/users/${userId}`, body).then((done) => done.statusCode);
+    });
+    return () => patched;
+  }
+
   it('refuses the deactivated user from the next request on, though their sign-in read them active', async () => {
     const { admin, tenant } = await t.ctx.freshTenant();
     const employee = await t.ctx.caller('employee', tenant, 'racer', { name: 'Old' });
     // A changed name: the memo misses, so the sign-in writes the row (and reads active).
     const token = await t.ctx.token({ role: 'employee', tenant, sub: 'racer', name: 'New' });
-    hooks.afterNext(on('insert', 'users'), async () => {
-      const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false });
-      expect(done.statusCode).toBe(200);
-    });
+    const patched = patchAfter('insert', admin, employee.userId, { active: false });
     // The request that raced the deactivation was let in when it started...
     expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
+    expect(await patched()).toBe(200);
     // ...and the next one is refused at once.
     const next = await t.ctx.request('GET', '/api/v1/me', { token });
     expect(next.statusCode).toBe(403);
@@ -234,11 +248,9 @@ describe('a sign-in racing a change of standing', () => {
       (await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: false })).statusCode,
     ).toBe(200);
     // Nothing to write, so the sign-in reads the flag: reactivated right after.
-    hooks.afterNext(on('select', 'users'), async () => {
-      const done = await admin.request('PATCH', `/api/v1/users/${employee.userId}`, { active: true });
-      expect(done.statusCode).toBe(200);
-    });
+    const patched = patchAfter('select', admin, employee.userId, { active: true });
     expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(403);
+    expect(await patched()).toBe(200);
     expect((await t.ctx.request('GET', '/api/v1/me', { token })).statusCode).toBe(200);
   });
 });
