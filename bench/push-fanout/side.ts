@@ -29,8 +29,6 @@ import webpush from 'web-push';
 import { unitOfWork } from '../../scheduler/src/changes/unit-of-work.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { asTenant } from '../../scheduler/src/db/tenant-scope.ts';
-import { type Deps, systemClock } from '../../scheduler/src/deps.ts';
-import { SlidingWindowLimiter } from '../../scheduler/src/forms/submit-limit.ts';
 import { newId } from '../../scheduler/src/ids.ts';
 import { defaultWorkerOptions, JobWorker } from '../../scheduler/src/jobs/worker.ts';
 import { stageNotifications } from '../../scheduler/src/notifications/outbox.ts';
@@ -38,8 +36,8 @@ import { insertNotifications } from '../../scheduler/src/notifications/repositor
 import { OutboundPolicy, parseAllowedHosts } from '../../scheduler/src/outbound/destinations.ts';
 import { pushDelivery } from '../../scheduler/src/push/delivery.ts';
 import { defaultPushOptions, PushSender } from '../../scheduler/src/push/sender.ts';
-import { reactions } from '../../scheduler/src/reactions.ts';
 import { vapidKeys } from '../../scheduler/src/tenants/repository.ts';
+import { benchDeps } from '../support/deps.ts';
 
 export interface Targets {
   tenantId: string;
@@ -115,19 +113,8 @@ async function queue(): Promise<() => Promise<void>> {
   );
   // What a service is given: the unit of work needs the reactions (the push feature's
   // queues the deliveries) and the worker to wake.
-  const deps: Deps = {
-    db: handle.db,
-    clock: systemClock,
-    geocoder: { name: 'none', geocode: async () => null },
-    log,
-    submitLimiter: new SlidingWindowLimiter({ max: 10, windowMs: 60_000 }),
-    jobs: { kick: () => worker.kick() },
-    pushAttempts: 5,
-    outbound: policy,
-    documents: null,
-    publicBaseUrl: null,
-    reactions,
-  };
+  const deps = benchDeps(handle.db, { log, jobs: { kick: () => worker.kick() }, outbound: policy });
+
   const mine = targets.users.filter((_, i) => i % parts === part);
   const { tenantId } = targets;
   return async () => {
