@@ -37,7 +37,7 @@ import { OutboundPolicy, parseAllowedHosts } from '../../scheduler/src/outbound/
 import { pushDelivery } from '../../scheduler/src/push/delivery.ts';
 import { defaultPushOptions, PushSender } from '../../scheduler/src/push/sender.ts';
 import { vapidKeys } from '../../scheduler/src/tenants/repository.ts';
-import { benchDeps } from '../support/deps.ts';
+import { depsOver } from '../../scheduler/test/support/units.ts';
 
 export interface Targets {
   tenantId: string;
@@ -113,7 +113,12 @@ async function queue(): Promise<() => Promise<void>> {
   );
   // What a service is given: the unit of work needs the reactions (the push feature's
   // queues the deliveries) and the worker to wake.
-  const deps = benchDeps(handle.db, { log, jobs: { kick: () => worker.kick() }, outbound: policy });
+  const deps = depsOver(handle.db, {
+    log,
+    jobs: { kick: () => worker.kick() },
+    outbound: policy,
+    pushAttempts: 5,
+  });
 
   const mine = targets.users.filter((_, i) => i % parts === part);
   const { tenantId } = targets;

@@ -14,7 +14,7 @@ import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
 import { provisionUser } from '../../scheduler/src/users/service.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
-import { benchDeps } from '../support/deps.ts';
+import { depsOver } from '../../scheduler/test/support/units.ts';
 import { cpuSeconds, median as medianOf, startServer, stopServer } from '../support/harness.ts';
 import { applyWallSetting, settingsLine } from '../support/setup.ts';
 
@@ -85,7 +85,7 @@ try {
   // scheduler, and the floor hands the same text to PostgreSQL: both read one tenant.
   const tenantClaim = uuidv7();
   const tenantId = tenantClaim.replaceAll('-', '');
-  await new Provisioner(benchDeps(handle.db), provisionUser).ensure({
+  await new Provisioner(depsOver(handle.db), provisionUser).ensure({
     tenantId,
     userId: claimToUuid(ISSUER, 'bench-admin'),
     role: 'admin',

@@ -7,17 +7,17 @@ import { stageNotifications } from '../../src/notifications/outbox.ts';
 import type { NotificationMessage } from '../../src/notifications/schemas.ts';
 import { OutboundPolicy } from '../../src/outbound/destinations.ts';
 import { reactions } from '../../src/reactions.ts';
-import { noGeocoder } from './context.ts';
 
 /**
- * The dependencies a service gets, over `db`, for tests that run a unit of work (src/
- * changes/) without the app: the real reactions, a worker that is never woken.
+ * The dependencies a service gets, over `db`, for tests (and benchmarks) that run a unit
+ * of work (src/changes/) without the app: the real reactions, no geocoder, a worker that
+ * is never woken. This module imports nothing of vitest, so a benchmark may use it.
  */
 export function depsOver(db: Db, overrides: Partial<Deps> = {}): Deps {
   return {
     db,
     clock: systemClock,
-    geocoder: noGeocoder,
+    geocoder: { name: 'none', geocode: async () => null },
     log: pino({ level: 'silent' }),
     submitLimiter: new SlidingWindowLimiter({ max: 10, windowMs: 60_000 }),
     jobs: { kick: () => {} },
