@@ -1,5 +1,5 @@
 /**
- * The staff app's first load against its budget and a floor built in the same run:
+ * The staff app's first load (and the manager's screens) against its budget and a floor built in the same run:
  *
  *  - the app: `vite build` of web/ as it ships, the JavaScript a first visit loads (the
  *    page's entry and its static imports, and the service worker), gzipped at level 9;
@@ -17,7 +17,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { firstLoad, firstLoadBudgetBytes } from '../../web/scripts/bundle-size.ts';
+import { adminBudgetBytes, adminLoad, firstLoad, firstLoadBudgetBytes } from '../../web/scripts/bundle-size.ts';
 import { median } from '../support/harness.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
@@ -65,6 +65,12 @@ try {
   console.log(`  app/floor  ${(app.gzipBytes / base.gzipBytes).toFixed(2)}x`);
   console.log(
     `  budget     ${kb(firstLoadBudgetBytes)}   app/budget ${(app.gzipBytes / firstLoadBudgetBytes).toFixed(2)}`,
+  );
+  const admin = adminLoad(appOut);
+  console.log('\nmanager screens, loaded by admins on top of the first load\n');
+  for (const file of admin.files) console.log(`  ${file.file.padEnd(32)} ${kb(file.gzipBytes)}`);
+  console.log(
+    `\n  admin      ${kb(admin.gzipBytes)}   budget ${kb(adminBudgetBytes)}   admin/budget ${(admin.gzipBytes / adminBudgetBytes).toFixed(2)}`,
   );
   console.log(
     `\n  build      app ${median(appTimes).toFixed(0)} ms, floor ${median(floorTimes).toFixed(0)} ms, ratio ${(median(appTimes) / median(floorTimes)).toFixed(2)}x`,

@@ -19,6 +19,8 @@ export interface AppContextValue {
   timeZone: string;
   /** The tenant shows who else is on a shift (tenant setting shift_colleagues_visible). */
   showColleagues: boolean;
+  /** The signed-in user is an admin: the manager's screens are offered (the API decides). */
+  isAdmin: boolean;
   t: Translate;
   format: Formatter;
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import { useApp } from './app-context.ts';
 import { appBase } from './config.ts';
 import { paths } from './routes.ts';
@@ -11,6 +11,43 @@ import { OpenShifts } from './screens/open-shifts.tsx';
 import { Requests } from './screens/requests.tsx';
 import { ShiftDetail } from './screens/shift-detail.tsx';
 import { Icon } from './ui/icons.tsx';
+
+// The manager's desk is its own chunk: staff never load it (web/scripts/bundle-size.ts).
+const admin = () => import('./admin/index.tsx');
+const Schedule = lazy(() => admin().then((m) => m.Schedule));
+const Approvals = lazy(() => admin().then((m) => m.Approvals));
+const People = lazy(() => admin().then((m) => m.People));
+const Timesheets = lazy(() => admin().then((m) => m.Timesheets));
+const Settings = lazy(() => admin().then((m) => m.Settings));
+
+const management = [
+  { href: paths.schedule, key: 'nav.schedule' },
+  { href: paths.approvals, key: 'nav.approvals' },
+  { href: paths.people, key: 'nav.people' },
+  { href: paths.timesheets, key: 'nav.timesheets' },
+  { href: paths.settings, key: 'nav.settings' },
+] as const;
+
+const adminPaths: readonly string[] = management.map((item) => item.href);
+
+/** Admins' links to the manager's screens, above the screen. */
+function ManageNavigation() {
+  const { t } = useApp();
+  const { path } = useLocation();
+  return (
+    <nav class="manage" aria-label={t('nav.manage')}>
+      <ul>
+        {management.map((item) => (
+          <li key={item.href}>
+            <a href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+              {t(item.key)}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
 
 const navigation = [
   { href: paths.myShifts, key: 'nav.myShifts', icon: 'calendar' },
@@ -73,14 +110,26 @@ function FollowNotifications() {
   return null;
 }
 
+/** The screen's frame: the manager's screens take the width of a desktop. */
+function Screen({ children }: { children: ComponentChildren }) {
+  const { path } = useLocation();
+  const wide = adminPaths.some((href) => path.startsWith(href));
+  return (
+    <main id="content" class={wide ? 'screen screen-wide' : 'screen'}>
+      {children}
+    </main>
+  );
+}
+
 export function SignedInApp() {
-  const { t } = useApp();
+  const { t, isAdmin } = useApp();
   return (
     <LocationProvider scope={paths.myShifts}>
       <a class="skip-link" href="#content">
         {t('app.skip')}
       </a>
-      <main id="content" class="screen">
+      {isAdmin && <ManageNavigation />}
+      <Screen>
         <FocusOnNavigation>
           <Router>
             <Route path={paths.myShifts} component={MyShifts} />
@@ -89,10 +138,19 @@ export function SignedInApp() {
             <Route path={paths.requests} component={Requests} />
             <Route path={paths.myTime} component={MyTime} />
             <Route path={paths.me} component={Me} />
+            {isAdmin
+              ? [
+                  <Route key="schedule" path={paths.schedule} component={Schedule} />,
+                  <Route key="approvals" path={paths.approvals} component={Approvals} />,
+                  <Route key="people" path={paths.people} component={People} />,
+                  <Route key="timesheets" path={paths.timesheets} component={Timesheets} />,
+                  <Route key="settings" path={paths.settings} component={Settings} />,
+                ]
+              : []}
             <Route default component={MyShifts} />
           </Router>
         </FocusOnNavigation>
-      </main>
+      </Screen>
       <Navigation />
       <FollowNotifications />
     </LocationProvider>

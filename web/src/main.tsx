@@ -49,6 +49,8 @@ interface Setting {
   timezone: string;
   locale: string;
   shift_colleagues_visible: boolean;
+  /** The signed-in user's role, as the API last said it. */
+  admin?: boolean;
 }
 
 async function start(): Promise<void> {
@@ -86,6 +88,7 @@ async function start(): Promise<void> {
       timezone: fresh.timezone,
       locale: fresh.locale,
       shift_colleagues_visible: fresh.shift_colleagues_visible,
+      admin: me.role === 'admin',
     };
     saveSnapshot(userKey, 'tenant', tenant);
     const saved = me.locale ? chooseLanguage(null, [me.locale]) : null;
@@ -111,6 +114,7 @@ async function start(): Promise<void> {
       languageChoice,
       timeZone,
       showColleagues: tenant?.shift_colleagues_visible ?? false,
+      isAdmin: tenant?.admin ?? false,
       t,
       format: formatter(formatLocale(language, browserLanguages()), timeZone),
       setLanguage(next) {

@@ -10,4 +10,10 @@ export const paths = {
   requests: `${base}requests`,
   myTime: `${base}time`,
   me: `${base}me`,
+  // The manager's desk (admins only; its screens load on first use, src/admin/).
+  schedule: `${base}schedule`,
+  approvals: `${base}approvals`,
+  people: `${base}people`,
+  timesheets: `${base}timesheets`,
+  settings: `${base}settings`,
 } as const;

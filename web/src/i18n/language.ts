@@ -36,12 +36,16 @@ export function chooseLanguage(
 
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string;
 
+/** A message with its `{name}` marks filled in; a mark without a value stays as it is. */
+export function fill(message: string, values?: Record<string, string | number>): string {
+  return message.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    values && name in values ? String(values[name]) : whole,
+  );
+}
+
 export function translator(language: Language): Translate {
   const messages = catalogues[language];
-  return (key, values) =>
-    messages[key].replace(/\{(\w+)\}/g, (whole, name: string) =>
-      values && name in values ? String(values[name]) : whole,
-    );
+  return (key, values) => fill(messages[key], values);
 }
 
 /**

@@ -59,3 +59,12 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export async function expectAccessible(page: Page): Promise<void> {
   expect(await seriousViolations(page)).toEqual([]);
 }
+
+/** Opens one of the manager's screens from the admin's navigation, and waits for it. */
+export async function openManagerScreen(page: Page, link: string, heading: string = link): Promise<void> {
+  await page
+    .getByRole('navigation', { name: /^(Manage|Verwalten)$/ })
+    .getByRole('link', { name: link })
+    .click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}

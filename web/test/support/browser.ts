@@ -20,3 +20,17 @@ export async function phone(
   const page = await context.newPage();
   return { context, page };
 }
+
+/** A manager's desk: 1280×800, mouse and keyboard, in a language and a colour scheme. */
+export async function desktop(
+  browser: Browser,
+  options: { locale?: string; colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    locale: options.locale ?? 'en-GB',
+    colorScheme: options.colorScheme ?? 'light',
+  });
+  const page = await context.newPage();
+  return { context, page };
+}

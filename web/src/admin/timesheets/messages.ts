@@ -1,0 +1,8 @@
+/** The texts of the Timesheets screen. */
+export const en = {
+  'timesheets.heading': 'Timesheets',
+};
+
+export const de: Record<keyof typeof en, string> = {
+  'timesheets.heading': 'Zeiterfassung',
+};
