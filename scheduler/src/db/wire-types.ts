@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 /**
  * The database hands values back already in wire form, so no layer above has to convert
  * them (and no request pays for Date objects it only turns back into strings):
@@ -7,6 +9,12 @@
  * - int8        -> number (counts and minute balances stay far below 2^53).
  */
 export const OID = { int8: 20, uuid: 2950, timestamptz: 1184 } as const;
+
+/**
+ * A uuid column as its wire form, in SQL: for values the driver does not convert (inside
+ * JSON built by the query, or a uuid aggregated as text).
+ */
+export const uuidColumnToWire = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
 
 export function uuidToWire(text: string): string {
   return text.length === 36

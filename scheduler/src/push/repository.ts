@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
+import { uuidColumnToWire } from '../db/wire-types.ts';
 import type { PushSubscription } from './schemas.ts';
 
 const columns = [
@@ -111,7 +112,6 @@ export async function browsersToNotify(
   notificationIds: readonly string[],
 ): Promise<{ notification_id: string; subscription_id: string }[]> {
   if (notificationIds.length === 0) return [];
-  const hex = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
   return db
     .selectFrom('push_subscriptions as b')
     .innerJoin('notifications as n', (join) =>
@@ -119,6 +119,6 @@ export async function browsersToNotify(
     )
     .where('b.tenant_id', '=', tenantId)
     .where(isAnyOf('n.id', notificationIds))
-    .select([hex('n.id').as('notification_id'), hex('b.id').as('subscription_id')])
+    .select([uuidColumnToWire('n.id').as('notification_id'), uuidColumnToWire('b.id').as('subscription_id')])
     .execute();
 }

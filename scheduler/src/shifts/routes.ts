@@ -14,14 +14,19 @@ import {
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { generateShifts, maxGeneratedDays, maxGeneratedRows, splitShift } from './generation.ts';
+import { getPlan } from './plan.ts';
 import {
   BulkGenerateRequest,
   CreateShiftRequest,
   EventShiftsQuery,
+  examplePlannedShift,
   exampleShift,
   exampleSlot,
+  maxPlanDays,
   maxPublishedShifts,
   maxSlotsPerShift,
+  PlannedShift,
+  PlanQuery,
   PublishShiftsRequest,
   PublishShiftsResult,
   Shift,
@@ -57,6 +62,28 @@ const missing = (what: string, extra: ErrorCode[] = [], messages: Partial<Record
   errorResponses([...pathIdCodes, ...extra], { messages: { NOT_FOUND: `${what} not found`, ...messages } });
 
 export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
+  app.get(
+    '/api/v1/shifts/plan',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['shifts'],
+        operationId: 'getShiftPlan',
+        summary: 'The plan of a window: every shift with its slots and who holds their seats',
+        description: `Admins only: what the manager's week grid shows, in one read. Every shift of the tenant (drafts and shifts of draft events included) whose [starts_at, ends_at) overlaps [from, to), by start, each with its slots (oldest first) and their seats (the holder's id and display name). from and to are both required, to at most ${maxPlanDays} days after from; dates mean 00:00 in the tenant time zone. A malformed bound or event_id, to at or before from, a longer window or an unknown query parameter is 422.`,
+        security: bearerSecurity,
+        querystring: PlanQuery,
+        response: {
+          200: ok(Type.Array(PlannedShift), 'The shifts of the window, earliest start first', [
+            examplePlannedShift,
+          ]),
+          ...errorResponses(['VALIDATION_FAILED']),
+        },
+      },
+    },
+    async (request) => getPlan(deps, identityOf(request), request.query),
+  );
+
   app.get(
     '/api/v1/shifts',
     {

@@ -10,6 +10,7 @@ import {
   ReadOnlyId,
   ReadOnlyTimestamp,
   Timestamp,
+  WindowBound,
   WindowQuery,
 } from '../http/schemas.ts';
 
@@ -238,3 +239,61 @@ export const SplitParams = Type.Object({
   }),
   n: Type.String({ maxLength: 10, description: 'Number of pieces, 2 to 96', examples: ['3'] }),
 });
+
+/** Days one plan read spans at most: a month view and a little (bounded memory and time). */
+export const maxPlanDays = 62;
+
+export const PlanQuery = Type.Object(
+  {
+    from: WindowBound('The first instant of the plan: shifts that end after it', '2027-06-28'),
+    to: WindowBound(
+      `The end of the plan: shifts that start before it; after from, at most ${maxPlanDays} days later`,
+      '2027-07-05',
+    ),
+    event_id: Type.Optional(IdQuery('Only shifts of this event', examples.eventId)),
+  },
+  { additionalProperties: false },
+);
+export type PlanQuery = Static<typeof PlanQuery>;
+
+export const PlanSeat = Type.Object(
+  {
+    assignment_id: ReadOnlyId,
+    user_id: ReadOnlyId,
+    name: Nullable(Type.String({ description: 'The person’s display name (null when they have none)' })),
+  },
+  { title: 'PlanSeat' },
+);
+
+export const PlanSlot = Type.Object(
+  {
+    id: ReadOnlyId,
+    role_id: Id,
+    capacity: Type.Integer({ minimum: 1, maximum: 10000 }),
+    filled_count: Type.Integer({ minimum: 0, readOnly: true }),
+    seats: Type.Array(PlanSeat, { description: 'Who holds the slot’s seats, by name then assignment id' }),
+  },
+  { title: 'PlanSlot' },
+);
+
+export const PlannedShift = Type.Object(
+  {
+    ...Shift.properties,
+    slots: Type.Array(PlanSlot, { description: 'The shift’s slots, oldest first, each with its seats' }),
+  },
+  { title: 'PlannedShift' },
+);
+export type PlannedShift = Static<typeof PlannedShift>;
+
+export const examplePlannedShift: PlannedShift = {
+  ...exampleShift,
+  slots: [
+    {
+      id: examples.slotId,
+      role_id: examples.roleId,
+      capacity: 2,
+      filled_count: 1,
+      seats: [{ assignment_id: examples.assignmentId, user_id: examples.userId, name: 'Maria Weber' }],
+    },
+  ],
+};

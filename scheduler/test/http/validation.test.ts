@@ -156,6 +156,7 @@ describe('calendar dates in every time filter', () => {
       'GET /api/v1/me/assignments',
       'GET /api/v1/me/open-shifts',
       'GET /api/v1/shifts',
+      'GET /api/v1/shifts/plan',
       'GET /api/v1/time-off',
       'GET /api/v1/time-tracking/entries',
       'GET /api/v1/time-tracking/export.csv',

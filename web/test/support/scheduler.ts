@@ -1,23 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll } from 'vitest';
+import { type Scheduler, spawnScheduler } from './scheduler-process.ts';
 
-/**
- * The real scheduler as `npm start` runs it: its TypeScript sources on PGlite in a data
- * folder of the test's own, the development OpenID provider, the demo tenant, and the app
- * this run built (web/dist). Stopped (killed) after the file's tests.
- */
-const schedulerDir = path.resolve(import.meta.dirname, '../../../scheduler');
-export const webDist = path.resolve(import.meta.dirname, '../../dist');
+export { type Scheduler, webDist } from './scheduler-process.ts';
 
-export interface Scheduler {
-  base: string;
-  dataDir: string;
-  child: ChildProcess;
-}
-
+/** The scheduler of a test file (scheduler-process.ts), killed after the file's tests. */
 const started = new Set<ChildProcess>();
 afterAll(() => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
@@ -25,29 +12,5 @@ afterAll(() => {
 });
 
 export function startScheduler(env: Record<string, string> = {}): Promise<Scheduler> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'scheduler-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: schedulerDir,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      AUTH_DEV_ISSUER: 'true',
-      DEMO_DATA: 'true',
-      WEB_APP_DIR: webDist,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  started.add(child);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code, signal) =>
-      reject(new Error(`the scheduler exited (${signal ?? code}) before it was ready`)),
-    );
-    child.on('message', (message: { type?: string; port?: number }) => {
-      if (message.type === 'ready') resolve({ base: `http://127.0.0.1:${message.port}`, dataDir, child });
-    });
-  });
+  return spawnScheduler(env, (child) => started.add(child));
 }
