@@ -209,7 +209,9 @@ function TimeOffCard({ timeOff, nameOf, action, then }: CardProps & { timeOff: T
 
   const name = nameOf(timeOff.user_id);
   // Whole days: the last one is the day before `ends_at` (its start, exclusive).
-  const span = `${format.day(timeOff.starts_at)} – ${format.day(new Date(Date.parse(timeOff.ends_at) - 1))}`;
+  const first = format.day(timeOff.starts_at);
+  const last = format.day(new Date(Date.parse(timeOff.ends_at) - 1));
+  const span = first === last ? first : `${first} – ${last}`;
   const id = `time-off-${timeOff.id}`;
   const call = { params: { path: { id: timeOff.id } } };
   return (
