@@ -7,7 +7,15 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { ENTRIES_PAGE, exportPayroll, loadEntriesPage, offerDownload } from './calls.ts';
-import { type AdminAction, byId, instantOf, personName, useAdminAction, wallTime } from './kit.ts';
+import {
+  type AdminAction,
+  byId,
+  instantOf,
+  personName,
+  useAdminAction,
+  useLatestResource,
+  wallTime,
+} from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
@@ -86,17 +94,19 @@ function RecordTime({
   const [pause, setPause] = useState('0');
 
   // The shifts of the period (a date is that day's 00:00 in the tenant's zone; until is inclusive).
-  const [shifts, reloadShifts] = useResource(
+  const [shifts, reloadShifts] = useLatestResource(
     async () =>
       from && until && until >= from
         ? expectData(api.GET('/api/v1/shifts', { params: { query: { from, to: addDays(until, 1) } } }))
         : [],
     [from, until],
   );
-  const [seats, reloadSeats] = useResource(
+  const [seats, reloadSeats] = useLatestResource(
     async () =>
       shiftId
-        ? expectData(api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shiftId } } }))
+        ? expectData(
+            api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shiftId } } }),
+          )
         : [],
     [shiftId],
   );
@@ -128,7 +138,9 @@ function RecordTime({
   const who = correction
     ? personName(people.get(correction.entry.user_id), correction.entry.user_id)
     : personName(
-        people.get(seats.state === 'ready' ? (seats.data.find((a) => a.id === assignmentId)?.user_id ?? '') : ''),
+        people.get(
+          seats.state === 'ready' ? (seats.data.find((a) => a.id === assignmentId)?.user_id ?? '') : '',
+        ),
         '',
       );
 
@@ -172,7 +184,9 @@ function RecordTime({
               });
               await expectData(Promise.resolve(result));
               onDone();
-              return text(result.response.status === 201 ? 'timesheets.recorded' : 'timesheets.corrected', { name: who });
+              return text(result.response.status === 201 ? 'timesheets.recorded' : 'timesheets.corrected', {
+                name: who,
+              });
             })
             .then(() => reloadShifts());
         }}
@@ -188,7 +202,11 @@ function RecordTime({
                 ) : (
                   <label class="field">
                     <span>{text('timesheets.shift')}</span>
-                    <select required value={shiftId} onChange={(e) => setShiftId((e.target as HTMLSelectElement).value)}>
+                    <select
+                      required
+                      value={shiftId}
+                      onChange={(e) => setShiftId((e.target as HTMLSelectElement).value)}
+                    >
                       <option value="">{text('timesheets.chooseShift')}</option>
                       {list.map((shift) => (
                         <option key={shift.id} value={shift.id}>
@@ -288,7 +306,7 @@ function Entries({
   const [userId, setUserId] = useState('');
   const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const [first, reload] = useResource(() => {
+  const [first, reload] = useLatestResource(() => {
     setMore(null);
     return loadEntriesPage(api, { userId });
   }, [userId, version]);
@@ -452,7 +470,11 @@ function Payout({ action, people, onDone }: { action: AdminAction; people: User[
           void action.run(async () => {
             const paid = await expectData(
               api.POST('/api/v1/time-tracking/payouts', {
-                body: { user_id: userId, minutes: Number(minutes), note: note.trim() === '' ? null : note.trim() },
+                body: {
+                  user_id: userId,
+                  minutes: Number(minutes),
+                  note: note.trim() === '' ? null : note.trim(),
+                },
               }),
             );
             setMinutes('');
@@ -471,7 +493,11 @@ function Payout({ action, people, onDone }: { action: AdminAction; people: User[
         <div class="timesheets-row">
           <label class="field">
             <span>{text('timesheets.person')}</span>
-            <select required value={userId} onChange={(e) => setUserId((e.target as HTMLSelectElement).value)}>
+            <select
+              required
+              value={userId}
+              onChange={(e) => setUserId((e.target as HTMLSelectElement).value)}
+            >
               <option value="">{text('timesheets.choosePerson')}</option>
               {people.map((user) => (
                 <option key={user.id} value={user.id}>
