@@ -89,7 +89,7 @@ describe('Settings', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await context.close();
   });
 
-  it('adds a job role and a location with its address; a duplicate is refused in words', async () => {
+  it('adds a role, a location and a customer form (a duplicate refused in words); converts a submission', async () => {
     const { context, page } = await desktop(stage.browser);
     await signIn(page, stage.scheduler.base, demo.alex);
     await openManagerScreen(page, 'Settings');
@@ -126,6 +126,37 @@ describe('Settings', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await row.getByRole('button', { name: 'Delete' }).click();
     await locations.getByRole('status').filter({ hasText: 'Garden Pavilion deleted.' }).waitFor();
     await expect.poll(() => row.count()).toBe(0);
+
+    // A customer form; a customer's answers become a draft event named and dated by them.
+    const forms = await openSection(page, 'Customer forms');
+    await forms.getByRole('button', { name: 'Create form' }).click();
+    const create = forms.getByRole('form', { name: 'Create form' });
+    await create.getByLabel('Title', { exact: true }).fill('Party booking');
+    await create.getByRole('group', { name: 'Field 1' }).getByLabel('Question').fill('Occasion');
+    await create.getByRole('button', { name: 'Add field' }).click();
+    const second = create.getByRole('group', { name: 'Field 2' });
+    await second.getByLabel('Question').fill('Date');
+    await second.getByRole('combobox', { name: /^Answer type/ }).selectOption('date');
+    await create.getByRole('button', { name: 'Create form' }).click();
+    await forms.getByRole('status').filter({ hasText: 'Party booking added.' }).waitFor();
+    const call = await admin();
+    const [form] = (await call<{ slug: string; title: string }[]>('GET', '/forms')).body;
+    const customer = await apiAs(stage.scheduler, 'demo-employee-1', 'employee');
+    const submitted = await customer('POST', `/f/${form?.slug}/submit`, {
+      data: { occasion: 'Summer party', date: '2027-06-12' },
+    });
+    expect(submitted.status).toBe(201);
+    await forms.getByRole('button', { name: 'Submissions' }).click();
+    await forms.getByRole('button', { name: 'Convert' }).click();
+    const convert = forms.getByRole('form', { name: 'Convert into a draft event' });
+    expect(await convert.getByLabel('Event name').inputValue()).toBe('Summer party');
+    expect(await convert.getByLabel('Starts', { exact: true }).inputValue()).toBe('2027-06-12T00:00');
+    expect(await convert.getByLabel('Ends', { exact: true }).inputValue()).toBe('2027-06-13T00:00');
+    await convert.getByRole('button', { name: 'Create draft event' }).click();
+    await forms.getByRole('status').filter({ hasText: 'Draft event Summer party created.' }).waitFor();
+    await forms.getByText('Converted into an event').waitFor();
+    const events = await call<{ name: string; status: string }[]>('GET', '/events');
+    expect(events.body.find((e) => e.name === 'Summer party')?.status).toBe('draft');
     await context.close();
   });
 
