@@ -138,7 +138,7 @@ export function AuditLog() {
                 return (
                   <>
                     <div class="settings-scroll">
-                      <table class="admin-table">
+                      <table class="admin-table settings-audit">
                         <caption class="visually-hidden">{text('settings.audit')}</caption>
                         <thead>
                           <tr>
@@ -160,7 +160,8 @@ export function AuditLog() {
                               </td>
                               <td>{entry.action}</td>
                               <td>
-                                {entry.target_type} <code>{entry.target_id}</code>
+                                {entry.target_type}
+                                <code>{entry.target_id}</code>
                               </td>
                               <td>{changedFields(entry)}</td>
                             </tr>
