@@ -1,6 +1,573 @@
+import './timesheets.css';
+import { useEffect, useState } from 'preact/hooks';
+import { expectData, type Schemas } from '../../api/client.ts';
+import { useApp } from '../../app-context.ts';
+import { addDays, dateIn } from '../../i18n/format.ts';
+import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
+import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
+import { ENTRIES_PAGE, exportPayroll, loadEntriesPage, offerDownload } from './calls.ts';
+import {
+  type AdminAction,
+  byId,
+  instantOf,
+  personName,
+  useAdminAction,
+  useLatestResource,
+  wallTime,
+} from './kit.ts';
 
+type User = Schemas['UserRecord'];
+type Entry = Schemas['TimeEntry'];
+
+/** The entry being corrected: its seat and its recorded times. */
+interface Correction {
+  entry: Entry;
+}
+
+/**
+ * Recorded time: record or correct the time of a seat on a recent shift, the entries,
+ * everyone's overtime balance, payouts and the payroll export of a month.
+ */
 export function Timesheets() {
   const text = useText();
-  return <h1 tabIndex={-1}>{text('timesheets.heading')}</h1>;
+  const { api } = useApp();
+  const action = useAdminAction();
+  // Every change moves entries and balances: both are read again after one.
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
+  const [correction, setCorrection] = useState<Correction | null>(null);
+  const [users, reloadUsers] = useResource(() => expectData(api.GET('/api/v1/users')), []);
+  return (
+    <>
+      <h1 tabIndex={-1}>{text('timesheets.heading')}</h1>
+      <OutcomeMessage outcome={action.outcome} />
+      <Loaded resource={users} retry={reloadUsers}>
+        {(list) => {
+          const people = byId(list);
+          return (
+            <div class="timesheets">
+              <RecordTime
+                action={action}
+                people={people}
+                correction={correction}
+                onDone={() => {
+                  setCorrection(null);
+                  changed();
+                }}
+                onCancel={() => setCorrection(null)}
+              />
+              <Entries people={people} version={version} onCorrect={(entry) => setCorrection({ entry })} />
+              <Balances people={people} version={version} />
+              <Payout action={action} people={list} onDone={changed} />
+              <Export action={action} />
+            </div>
+          );
+        }}
+      </Loaded>
+    </>
+  );
+}
+
+function RecordTime({
+  action,
+  people,
+  correction,
+  onDone,
+  onCancel,
+}: {
+  action: AdminAction;
+  people: Map<string, User>;
+  correction: Correction | null;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const text = useText();
+  const { api, timeZone, format } = useApp();
+  const today = dateIn(timeZone, new Date());
+  const [from, setFrom] = useState(addDays(today, -28));
+  const [until, setUntil] = useState(today);
+  const [shiftId, setShiftId] = useState('');
+  const [assignmentId, setAssignmentId] = useState('');
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [pause, setPause] = useState('0');
+
+  // The shifts of the period (a date is that day's 00:00 in the tenant's zone; until is inclusive).
+  const [shifts, reloadShifts] = useLatestResource(
+    async () =>
+      from && until && until >= from
+        ? expectData(api.GET('/api/v1/shifts', { params: { query: { from, to: addDays(until, 1) } } }))
+        : [],
+    [from, until],
+  );
+  const [seats, reloadSeats] = useLatestResource(
+    async () =>
+      shiftId
+        ? expectData(
+            api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shiftId } } }),
+          )
+        : [],
+    [shiftId],
+  );
+
+  const shiftList = shifts.state === 'ready' ? shifts.data : [];
+  const chosen = shiftList.find((s) => s.id === shiftId);
+
+  // A shift chosen: its times are the proposal; a correction: the recorded ones.
+  useEffect(() => {
+    if (chosen) {
+      setStart(wallTime(timeZone, chosen.starts_at));
+      setEnd(wallTime(timeZone, chosen.ends_at));
+      setPause('0');
+    }
+  }, [chosen?.id]);
+  useEffect(() => {
+    if (correction) {
+      setStart(wallTime(timeZone, correction.entry.started_at));
+      setEnd(wallTime(timeZone, correction.entry.ended_at));
+      setPause(String(correction.entry.break_minutes));
+      document.getElementById('record-time-form')?.focus();
+    }
+  }, [correction]);
+  useEffect(() => {
+    if (seats.state === 'ready') setAssignmentId(seats.data[0]?.id ?? '');
+  }, [seats]);
+
+  const seat = correction ? correction.entry.shift_assignment_id : assignmentId;
+  const who = correction
+    ? personName(people.get(correction.entry.user_id), correction.entry.user_id)
+    : personName(
+        people.get(
+          seats.state === 'ready' ? (seats.data.find((a) => a.id === assignmentId)?.user_id ?? '') : '',
+        ),
+        '',
+      );
+
+  return (
+    <section aria-labelledby="record-time" class="timesheets-section">
+      <h2 id="record-time">{text('timesheets.record')}</h2>
+      {!correction && (
+        <fieldset class="timesheets-row">
+          <legend>{text('timesheets.period')}</legend>
+          <label class="field">
+            <span>{text('timesheets.shiftsFrom')}</span>
+            <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
+          </label>
+          <label class="field">
+            <span>{text('timesheets.shiftsUntil')}</span>
+            <input
+              type="date"
+              value={until}
+              min={from}
+              onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        </fieldset>
+      )}
+      <form
+        id="record-time-form"
+        tabIndex={-1}
+        class="form"
+        aria-label={correction ? text('timesheets.correctHeading', { name: who }) : text('timesheets.record')}
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action
+            .run(async () => {
+              const result = await api.POST('/api/v1/time-tracking/entries', {
+                body: {
+                  shift_assignment_id: seat,
+                  started_at: instantOf(timeZone, start),
+                  ended_at: instantOf(timeZone, end),
+                  break_minutes: Number(pause || '0'),
+                },
+              });
+              await expectData(Promise.resolve(result));
+              onDone();
+              return text(result.response.status === 201 ? 'timesheets.recorded' : 'timesheets.corrected', {
+                name: who,
+              });
+            })
+            .then(() => reloadShifts());
+        }}
+      >
+        {correction ? (
+          <h3>{text('timesheets.correctHeading', { name: who })}</h3>
+        ) : (
+          <>
+            <Loaded resource={shifts} retry={reloadShifts}>
+              {(list) =>
+                list.length === 0 ? (
+                  <p class="muted">{text('timesheets.noShifts')}</p>
+                ) : (
+                  <label class="field">
+                    <span>{text('timesheets.shift')}</span>
+                    <select
+                      required
+                      value={shiftId}
+                      onChange={(e) => setShiftId((e.target as HTMLSelectElement).value)}
+                    >
+                      <option value="">{text('timesheets.chooseShift')}</option>
+                      {list.map((shift) => (
+                        <option key={shift.id} value={shift.id}>
+                          {`${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}`}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                )
+              }
+            </Loaded>
+            {shiftId && (
+              <Loaded resource={seats} retry={reloadSeats}>
+                {(list) =>
+                  list.length === 0 ? (
+                    <p class="muted">{text('timesheets.noSeats')}</p>
+                  ) : (
+                    <label class="field">
+                      <span>{text('timesheets.person')}</span>
+                      <select
+                        required
+                        value={assignmentId}
+                        onChange={(e) => setAssignmentId((e.target as HTMLSelectElement).value)}
+                      >
+                        {list.map((a) => (
+                          <option key={a.id} value={a.id}>
+                            {personName(people.get(a.user_id), a.user_id)}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                  )
+                }
+              </Loaded>
+            )}
+          </>
+        )}
+        <div class="timesheets-row">
+          <label class="field">
+            <span>{text('timesheets.start')}</span>
+            <input
+              type="datetime-local"
+              required
+              value={start}
+              onInput={(e) => setStart((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label class="field">
+            <span>{text('timesheets.end')}</span>
+            <input
+              type="datetime-local"
+              required
+              value={end}
+              min={start}
+              onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label class="field">
+            <span>{text('timesheets.break')}</span>
+            <input
+              type="number"
+              min={0}
+              max={10080}
+              step={1}
+              value={pause}
+              onInput={(e) => setPause((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        </div>
+        <p class="muted">{text('timesheets.zone', { zone: timeZone })}</p>
+        <div class="actions">
+          <button type="submit" class="button button-primary" disabled={action.busy || !seat}>
+            {correction ? text('timesheets.saveCorrection') : text('timesheets.recordButton')}
+          </button>
+          {correction && (
+            <button type="button" class="button" onClick={onCancel}>
+              {text('admin.cancel')}
+            </button>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Entries({
+  people,
+  version,
+  onCorrect,
+}: {
+  people: Map<string, User>;
+  version: number;
+  onCorrect: (entry: Entry) => void;
+}) {
+  const text = useText();
+  const { api, format } = useApp();
+  const [userId, setUserId] = useState('');
+  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [first, reload] = useLatestResource(() => {
+    setMore(null);
+    return loadEntriesPage(api, { userId });
+  }, [userId, version]);
+  const name = (id: string) => personName(people.get(id), id);
+  return (
+    <section aria-labelledby="entries" class="timesheets-section">
+      <h2 id="entries">{text('timesheets.entries')}</h2>
+      <label class="field timesheets-filter">
+        <span>{text('timesheets.filterPerson')}</span>
+        <select value={userId} onChange={(e) => setUserId((e.target as HTMLSelectElement).value)}>
+          <option value="">{text('timesheets.everyone')}</option>
+          {[...people.values()].map((user) => (
+            <option key={user.id} value={user.id}>
+              {name(user.id)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Loaded resource={first} retry={reload}>
+        {(page) => {
+          const entries = [...page.entries, ...(more?.entries ?? [])];
+          const last = more ? more.last : page.last;
+          if (entries.length === 0) return <p class="muted">{text('timesheets.noEntries')}</p>;
+          return (
+            <>
+              <div class="timesheets-scroll">
+                <table class="admin-table">
+                  <caption class="visually-hidden">{text('timesheets.entries')}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">{text('timesheets.person')}</th>
+                      <th scope="col">{text('timesheets.worked')}</th>
+                      <th scope="col" class="number">
+                        {text('timesheets.break')}
+                      </th>
+                      <th scope="col" class="number">
+                        {text('timesheets.workedMinutes')}
+                      </th>
+                      <th scope="col" class="number">
+                        {text('timesheets.scheduled')}
+                      </th>
+                      <th scope="col" class="number">
+                        {text('timesheets.overtime')}
+                      </th>
+                      <th scope="col">
+                        <span class="visually-hidden">{text('timesheets.actions')}</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {entries.map((entry) => (
+                      <tr key={entry.id}>
+                        <th scope="row" id={`entry-${entry.id}`}>
+                          {name(entry.user_id)}
+                        </th>
+                        <td>{format.range(entry.started_at, entry.ended_at)}</td>
+                        <td class="number">{format.minutes(entry.break_minutes)}</td>
+                        <td class="number">{format.minutes(entry.worked_minutes)}</td>
+                        <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
+                        <td class="number">{format.minutes(entry.overtime_minutes)}</td>
+                        <td>
+                          <button
+                            type="button"
+                            class="button"
+                            aria-describedby={`entry-${entry.id}`}
+                            onClick={() => onCorrect(entry)}
+                          >
+                            {text('timesheets.correct')}
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {!last && (
+                <button
+                  type="button"
+                  class="button"
+                  disabled={loadingMore}
+                  onClick={() => {
+                    const after = entries[entries.length - 1]?.id;
+                    setLoadingMore(true);
+                    void loadEntriesPage(api, { userId, after })
+                      .then((next) =>
+                        setMore({ entries: [...(more?.entries ?? []), ...next.entries], last: next.last }),
+                      )
+                      .finally(() => setLoadingMore(false));
+                  }}
+                >
+                  {text('timesheets.more', { count: ENTRIES_PAGE })}
+                </button>
+              )}
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
+  );
+}
+
+/** A balance's person: its own name once the API carries one, else the users' list. */
+function balanceName(balance: Schemas['OvertimeBalance'], people: Map<string, User>): string {
+  if ('name' in balance && typeof balance.name === 'string' && balance.name) return balance.name;
+  return personName(people.get(balance.user_id), balance.user_id);
+}
+
+function Balances({ people, version }: { people: Map<string, User>; version: number }) {
+  const text = useText();
+  const { api, format } = useApp();
+  const [balances, reload] = useResource(
+    () => expectData(api.GET('/api/v1/time-tracking/balances')),
+    [version],
+  );
+  return (
+    <section aria-labelledby="balances" class="timesheets-section">
+      <h2 id="balances">{text('timesheets.balances')}</h2>
+      <Loaded resource={balances} retry={reload}>
+        {(list) => (
+          <table class="admin-table">
+            <caption class="visually-hidden">{text('timesheets.balances')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{text('timesheets.person')}</th>
+                <th scope="col" class="number">
+                  {text('timesheets.balance')}
+                </th>
+                <th scope="col">{text('timesheets.lastChange')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((balance) => (
+                <tr key={balance.user_id}>
+                  <th scope="row">{balanceName(balance, people)}</th>
+                  <td class="number">{format.minutes(balance.balance_minutes)}</td>
+                  <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function Payout({ action, people, onDone }: { action: AdminAction; people: User[]; onDone: () => void }) {
+  const text = useText();
+  const { api, format } = useApp();
+  const [userId, setUserId] = useState('');
+  const [minutes, setMinutes] = useState('');
+  const [note, setNote] = useState('');
+  return (
+    <section aria-labelledby="payout" class="timesheets-section">
+      <h2 id="payout">{text('timesheets.payout')}</h2>
+      <form
+        class="form"
+        aria-labelledby="payout"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run(async () => {
+            const paid = await expectData(
+              api.POST('/api/v1/time-tracking/payouts', {
+                body: {
+                  user_id: userId,
+                  minutes: Number(minutes),
+                  note: note.trim() === '' ? null : note.trim(),
+                },
+              }),
+            );
+            setMinutes('');
+            setNote('');
+            onDone();
+            return text('timesheets.paid', {
+              minutes: format.minutes(paid.minutes),
+              name: personName(
+                people.find((u) => u.id === paid.user_id),
+                paid.user_id,
+              ),
+            });
+          });
+        }}
+      >
+        <div class="timesheets-row">
+          <label class="field">
+            <span>{text('timesheets.person')}</span>
+            <select
+              required
+              value={userId}
+              onChange={(e) => setUserId((e.target as HTMLSelectElement).value)}
+            >
+              <option value="">{text('timesheets.choosePerson')}</option>
+              {people.map((user) => (
+                <option key={user.id} value={user.id}>
+                  {personName(user, user.id)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="field">
+            <span>{text('timesheets.minutes')}</span>
+            <input
+              type="number"
+              required
+              min={1}
+              step={1}
+              value={minutes}
+              onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        </div>
+        <label class="field">
+          <span>{text('timesheets.note')}</span>
+          <textarea
+            maxLength={2000}
+            rows={2}
+            value={note}
+            onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <div class="actions">
+          <button type="submit" class="button button-primary" disabled={action.busy}>
+            {text('timesheets.payoutButton')}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Export({ action }: { action: AdminAction }) {
+  const text = useText();
+  const { api, timeZone } = useApp();
+  const [month, setMonth] = useState(dateIn(timeZone, new Date()).slice(0, 7));
+  return (
+    <section aria-labelledby="export" class="timesheets-section">
+      <h2 id="export">{text('timesheets.export')}</h2>
+      <div class="timesheets-row">
+        <label class="field">
+          <span>{text('timesheets.month')}</span>
+          <input
+            type="month"
+            required
+            value={month}
+            onInput={(e) => setMonth((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      </div>
+      <div class="actions">
+        <ActionButton
+          action={action}
+          variant="primary"
+          run={async () => {
+            const { file, name } = await exportPayroll(api, { month });
+            offerDownload(file, name);
+            return text('timesheets.exported', { name });
+          }}
+        >
+          {text('timesheets.exportButton')}
+        </ActionButton>
+      </div>
+    </section>
+  );
 }

@@ -1,0 +1,201 @@
+import { useState } from 'preact/hooks';
+import { expectData, type Schemas } from '../../api/client.ts';
+import { useApp } from '../../app-context.ts';
+import { addDays } from '../../i18n/format.ts';
+import { Loaded } from '../../ui/feedback.tsx';
+import { useResource } from '../../ui/resource.ts';
+import { useText } from '../text.ts';
+import { byId, personName, useLatestResource } from '../timesheets/kit.ts';
+
+type Entry = Schemas['AuditEntry'];
+
+interface Filters {
+  from: string;
+  to: string;
+  actor: string;
+  target: string;
+}
+
+const PAGE = 50;
+const none: Filters = { from: '', to: '', actor: '', target: '' };
+
+/** The fields a change touched, from its before and after. */
+function changedFields(entry: Entry): string {
+  const changes = entry.changes as {
+    before?: Partial<Record<string, unknown>>;
+    after?: Partial<Record<string, unknown>>;
+  };
+  return [...new Set([...Object.keys(changes.before ?? {}), ...Object.keys(changes.after ?? {})])].join(', ');
+}
+
+/** The audit log, newest first, filtered by period, person and record, a page at a time. */
+export function AuditLog() {
+  const text = useText();
+  const { api, format } = useApp();
+  const [draft, setDraft] = useState<Filters>(none);
+  const [filters, setFilters] = useState<Filters>(none);
+  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const page = (after?: string) =>
+    expectData(
+      api.GET('/api/v1/audit-log', {
+        params: {
+          query: {
+            // Dates are whole days of the tenant's zone; "to" is inclusive here.
+            ...(filters.from ? { from: filters.from } : {}),
+            ...(filters.to ? { to: addDays(filters.to, 1) } : {}),
+            ...(filters.actor ? { actor_id: filters.actor } : {}),
+            ...(filters.target.trim() ? { target_id: filters.target.trim() } : {}),
+            ...(after ? { after } : {}),
+            limit: String(PAGE),
+          },
+        },
+      }),
+    ).then((entries) => ({ entries, last: entries.length < PAGE }));
+  const [users, reloadUsers] = useResource(() => expectData(api.GET('/api/v1/users')), []);
+  const [first, reload] = useLatestResource(() => {
+    setMore(null);
+    return page();
+  }, [filters]);
+  return (
+    <Loaded resource={users} retry={reloadUsers}>
+      {(people) => {
+        const names = byId(people);
+        return (
+          <>
+            <form
+              class="form"
+              aria-labelledby="audit-filters"
+              onSubmit={(event) => {
+                event.preventDefault();
+                setFilters({ ...draft });
+              }}
+            >
+              <h3 id="audit-filters">{text('settings.filters')}</h3>
+              <div class="settings-row">
+                <label class="field">
+                  <span>{text('settings.from')}</span>
+                  <input
+                    type="date"
+                    value={draft.from}
+                    onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })}
+                  />
+                </label>
+                <label class="field">
+                  <span>{text('settings.to')}</span>
+                  <input
+                    type="date"
+                    value={draft.to}
+                    min={draft.from}
+                    onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })}
+                  />
+                </label>
+                <label class="field">
+                  <span>{text('settings.actor')}</span>
+                  <select
+                    value={draft.actor}
+                    onChange={(e) => setDraft({ ...draft, actor: (e.target as HTMLSelectElement).value })}
+                  >
+                    <option value="">{text('settings.anyone')}</option>
+                    {people.map((user) => (
+                      <option key={user.id} value={user.id}>
+                        {personName(user, user.id)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label class="field">
+                  <span>{text('settings.target')}</span>
+                  <input
+                    type="text"
+                    maxLength={36}
+                    value={draft.target}
+                    onInput={(e) => setDraft({ ...draft, target: (e.target as HTMLInputElement).value })}
+                  />
+                </label>
+              </div>
+              <div class="actions">
+                <button type="submit" class="button button-primary">
+                  {text('settings.apply')}
+                </button>
+                <button
+                  type="button"
+                  class="button"
+                  onClick={() => {
+                    setDraft(none);
+                    setFilters(none);
+                  }}
+                >
+                  {text('settings.clear')}
+                </button>
+              </div>
+            </form>
+            <Loaded resource={first} retry={reload}>
+              {(firstPage) => {
+                const entries = [...firstPage.entries, ...(more?.entries ?? [])];
+                const last = more ? more.last : firstPage.last;
+                if (entries.length === 0) return <p class="muted">{text('settings.noAudit')}</p>;
+                return (
+                  <>
+                    <div class="settings-scroll">
+                      <table class="admin-table settings-audit">
+                        <caption class="visually-hidden">{text('settings.audit')}</caption>
+                        <thead>
+                          <tr>
+                            <th scope="col">{text('settings.when')}</th>
+                            <th scope="col">{text('settings.who')}</th>
+                            <th scope="col">{text('settings.action')}</th>
+                            <th scope="col">{text('settings.record')}</th>
+                            <th scope="col">{text('settings.fields')}</th>
+                          </tr>
+                        </thead>
+                        <tbody>
+                          {entries.map((entry) => (
+                            <tr key={entry.id}>
+                              <td>{format.dateTime(entry.at)}</td>
+                              <td>
+                                {entry.actor_user_id
+                                  ? personName(names.get(entry.actor_user_id), entry.actor_user_id)
+                                  : text('settings.system')}
+                              </td>
+                              <td>{entry.action}</td>
+                              <td>
+                                {entry.target_type}
+                                <code>{entry.target_id}</code>
+                              </td>
+                              <td>{changedFields(entry)}</td>
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                    </div>
+                    {!last && (
+                      <button
+                        type="button"
+                        class="button"
+                        disabled={loadingMore}
+                        onClick={() => {
+                          setLoadingMore(true);
+                          void page(entries[entries.length - 1]?.id)
+                            .then((next) =>
+                              setMore({
+                                entries: [...(more?.entries ?? []), ...next.entries],
+                                last: next.last,
+                              }),
+                            )
+                            .finally(() => setLoadingMore(false));
+                        }}
+                      >
+                        {text('settings.older', { count: PAGE })}
+                      </button>
+                    )}
+                  </>
+                );
+              }}
+            </Loaded>
+          </>
+        );
+      }}
+    </Loaded>
+  );
+}

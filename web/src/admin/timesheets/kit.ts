@@ -1,0 +1,150 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, NetworkError, type Schemas } from '../../api/client.ts';
+import { useApp } from '../../app-context.ts';
+import type { Outcome } from '../../ui/feedback.tsx';
+import type { Resource } from '../../ui/resource.ts';
+import { type AdminKey, type AdminText, adminCatalogues, useText } from '../text.ts';
+import { describeRefusal } from '../ui/problems.ts';
+
+/**
+ * Pieces the Timesheets and Settings screens share (to be merged with the other manager
+ * screens' later): an action whose refusal is said in an admin's words, names of people,
+ * and wall-clock times in the tenant's time zone for `datetime-local` inputs.
+ */
+
+/** Sentences for refusal codes a screen knows better than the shared catalogue, by code. */
+export type Words = Partial<Record<string, string>>;
+
+/** A refusal in words: the action's own sentence for its code, a screen's, or the shared one. */
+export function describeAdminProblem(
+  error: unknown,
+  text: AdminText,
+  t: Parameters<typeof describeRefusal>[2],
+  words?: Words,
+): string {
+  if (error instanceof ApiError) {
+    const own = words?.[error.problem.code];
+    if (own) return own;
+    for (const screen of ['timesheets', 'settings']) {
+      const key = `${screen}.error.${error.problem.code}`;
+      if (key in adminCatalogues.en) return text(key as AdminKey);
+    }
+  }
+  return describeRefusal(error, text, t);
+}
+
+/**
+ * Like the staff app's useAction (one at a time, its outcome in words), with the refusal
+ * said in an admin's words; `words` names sentences for codes this action alone means.
+ */
+export function useAdminAction(): {
+  busy: boolean;
+  outcome: Outcome;
+  run(action: () => Promise<string | undefined>, words?: Words): Promise<boolean>;
+  clear(): void;
+} {
+  const { t } = useApp();
+  const text = useText();
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  return {
+    busy,
+    outcome,
+    clear: () => setOutcome(null),
+    async run(action, words) {
+      if (busy) return false;
+      setBusy(true);
+      setOutcome(null);
+      try {
+        const said = await action();
+        setOutcome(said ? { kind: 'done', text: said } : null);
+        return true;
+      } catch (error) {
+        setOutcome({ kind: 'refused', text: describeAdminProblem(error, text, t, words) });
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+export type AdminAction = ReturnType<typeof useAdminAction>;
+
+/** A person's name as people read it: the display name, else the email, else the id. */
+export function personName(user: Schemas['UserRecord'] | undefined, id: string): string {
+  return user?.display_name ?? user?.email ?? id;
+}
+
+/** The users by id, for naming people the API names by id only. */
+export function byId<T extends { id: string }>(records: readonly T[]): Map<string, T> {
+  return new Map(records.map((record) => [record.id, record]));
+}
+
+/** An instant's wall-clock time in a time zone, as a `datetime-local` input holds it (YYYY-MM-DDTHH:mm). */
+export function wallTime(timeZone: string, instant: string | Date): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  })
+    .formatToParts(new Date(instant))
+    .reduce<Record<string, string>>((all, part) => {
+      all[part.type] = part.value;
+      return all;
+    }, {});
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+}
+
+function wallMillis(wall: string): number {
+  const [date = '', time = '00:00'] = wall.split('T');
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const [h, min] = time.split(':').map(Number) as [number, number];
+  return Date.UTC(y, m - 1, d, h, min);
+}
+
+/**
+ * The instant a wall-clock time (YYYY-MM-DDTHH:mm) names in a time zone, as an ISO
+ * timestamp. In the hour a fall-back night repeats, the earlier one; in the hour a
+ * spring-forward night skips, the time an hour later.
+ */
+export function instantOf(timeZone: string, wall: string): string {
+  const target = wallMillis(wall);
+  const offset = (instant: number) => wallMillis(wallTime(timeZone, new Date(instant))) - instant;
+  const first = target - offset(target);
+  const candidates = [first, target - offset(first)].sort((a, b) => a - b);
+  const exact = candidates.find((instant) => wallTime(timeZone, new Date(instant)) === wall);
+  return new Date(exact ?? Math.max(...candidates)).toISOString();
+}
+
+/**
+ * Like useResource (without the offline copy), for reads whose inputs change while one is
+ * under way (a period, a person): only the answer to the latest inputs is shown, never a
+ * slower answer to earlier ones.
+ */
+export function useLatestResource<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): [Resource<T>, () => Promise<void>] {
+  const latest = useRef(0);
+  const [resource, setResource] = useState<Resource<T>>({ state: 'loading' });
+  const run = useCallback(async () => {
+    const mine = ++latest.current;
+    try {
+      const data = await load();
+      if (mine === latest.current)
+        setResource({ state: 'ready', data, syncedAt: Date.now(), offline: false });
+    } catch (error) {
+      if (mine === latest.current)
+        setResource({ state: 'failed', error, offline: error instanceof NetworkError });
+    }
+  }, deps);
+  useEffect(() => {
+    void run();
+  }, [run]);
+  return [resource, run];
+}

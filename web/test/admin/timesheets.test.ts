@@ -1,0 +1,242 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openDevIssuer } from '../../../scheduler/src/auth/dev-issuer.ts';
+import { runsIf } from '../../../scripts/test-skip.ts';
+import { addDays, dateIn, formatter } from '../../src/i18n/format.ts';
+import { demo, expectAccessible, openManagerScreen, signIn } from '../support/app.ts';
+import { chromiumAvailable, desktop, NEEDS_CHROMIUM } from '../support/browser.ts';
+import { useStage } from '../support/stage.ts';
+import { apiAs } from '../support/tokens.ts';
+
+/** Timesheets: record and correct a seat's time, balances by name, payouts, the payroll CSV. */
+const stage = useStage();
+const zone = 'Europe/Berlin';
+/** Minutes as the screen writes them for an en-GB browser. */
+const { minutes } = formatter('en-GB', zone);
+
+interface Shift {
+  id: string;
+  name: string;
+  starts_at: string;
+  ends_at: string;
+}
+interface Assignment {
+  id: string;
+  user_id: string;
+}
+
+async function admin() {
+  return apiAs(stage.scheduler, 'demo-admin', 'admin');
+}
+
+/** What a colleague sets meanwhile: time may (or may not) be recorded before a shift ends. */
+async function recordBeforeEnd(allowed: boolean): Promise<void> {
+  const call = await admin();
+  const settings = await call<Record<string, unknown>>('GET', '/tenant/settings');
+  // The whole record, as PATCH replaces it.
+  const patched = await call('PATCH', '/tenant/settings', {
+    ...settings.body,
+    time_entries_before_end: allowed,
+  });
+  expect(patched.status).toBe(200);
+}
+
+/** A colleague records a seat's time: the shift's own times, the end moved by `extra` minutes. */
+async function recordSeat(seat: { shift: Shift; seats: Assignment[] } | undefined, extra: number) {
+  const assignment = seat?.seats[0];
+  if (!seat || !assignment) throw new Error('no seat in the demo week');
+  const call = await admin();
+  const recorded = await call('POST', '/time-tracking/entries', {
+    shift_assignment_id: assignment.id,
+    started_at: seat.shift.starts_at,
+    ended_at: new Date(Date.parse(seat.shift.ends_at) + extra * 60_000).toISOString(),
+  });
+  expect([200, 201]).toContain(recorded.status);
+}
+
+/** The demo week's shifts of a name, by start, with their seats. */
+async function demoShifts(name: string): Promise<{ shift: Shift; seats: Assignment[] }[]> {
+  const call = await admin();
+  const today = dateIn(zone, new Date());
+  const shifts = await call<Shift[]>('GET', `/shifts?from=${today}&to=${addDays(today, 8)}`);
+  return Promise.all(
+    shifts.body
+      .filter((s) => s.name === name)
+      .map(async (shift) => ({
+        shift,
+        seats: (await call<Assignment[]>('GET', `/shifts/${shift.id}/assignments`)).body,
+      })),
+  );
+}
+
+/** Opens Timesheets with the demo week's shifts to choose from. */
+async function openWithWeek(page: Page): Promise<void> {
+  await openManagerScreen(page, 'Timesheets');
+  await page.getByLabel('Shifts until').fill(addDays(dateIn(zone, new Date()), 8));
+}
+
+async function chooseShift(page: Page, name: string, index = 0): Promise<void> {
+  // A select's name also holds its chosen option (its label wraps it).
+  const select = page.getByRole('combobox', { name: /^Shift\b/ });
+  const label = await select.locator('option', { hasText: name }).nth(index).textContent();
+  await select.selectOption({ label: label ?? '' });
+}
+
+describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
+  it("records a seat's time (refused in words before the shift ends), lists it, corrects it", async () => {
+    const { context, page } = await desktop(stage.browser);
+    await recordBeforeEnd(false);
+    await signIn(page, stage.scheduler.base, demo.alex);
+    await openWithWeek(page);
+    // Sam's door security of the demo week's second day: it has not ended yet.
+    await chooseShift(page, 'Door security');
+    const form = page.getByRole('form', { name: 'Record time' });
+    await expect
+      .poll(() => form.getByLabel('Person').locator('option:checked').textContent())
+      .toBe('Sam Okafor');
+    await page.getByRole('button', { name: 'Record time' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toContain('This shift has not ended yet.');
+
+    // Meanwhile a colleague allows recording before the end.
+    await recordBeforeEnd(true);
+
+    await page.getByLabel('Break (minutes)').fill('30');
+    await page.getByRole('button', { name: 'Record time' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time recorded for Sam Okafor.' }).waitFor();
+    const entries = page.getByRole('table', { name: 'Recorded time' });
+    const row = entries.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Sam Okafor' }) });
+    await expect
+      .poll(() => row.getByRole('cell').allTextContents())
+      .toEqual([
+        expect.stringContaining('17:00'),
+        minutes(30),
+        minutes(330),
+        minutes(360),
+        minutes(-30),
+        'Correct',
+      ]);
+    const balances = page.getByRole('table', { name: 'Overtime balances' });
+    const samBalance = balances
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Sam Okafor' }) });
+    await expect.poll(() => samBalance.getByRole('cell').first().textContent()).toBe(minutes(-30));
+
+    // A correction: no break after all. The same seat, new times; the balance moves by the difference.
+    await row.getByRole('button', { name: 'Correct' }).click();
+    await page.getByRole('form', { name: 'Correct the time of Sam Okafor' }).waitFor();
+    await page.getByLabel('Break (minutes)').fill('0');
+    await page.getByRole('button', { name: 'Save correction' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time of Sam Okafor saved.' }).waitFor();
+    await expect.poll(() => samBalance.getByRole('cell').first().textContent()).toBe(minutes(0));
+    const call = await admin();
+    const [sam] = (await demoShifts('Door security'))[0]?.seats ?? [];
+    const recorded = await call<{ break_minutes: number }[]>(
+      'GET',
+      `/time-tracking/entries?user_id=${sam?.user_id}`,
+    );
+    expect(recorded.body.map((e) => e.break_minutes)).toEqual([0]);
+    await context.close();
+  });
+
+  it('pays out overtime, and refuses more than the balance in words', async () => {
+    // A colleague records Lena's door security (the last of the week) with an hour more than planned.
+    await recordBeforeEnd(true);
+    await recordSeat((await demoShifts('Door security')).at(-1), 60);
+
+    const { context, page } = await desktop(stage.browser);
+    await signIn(page, stage.scheduler.base, demo.alex);
+    await openManagerScreen(page, 'Timesheets');
+    const payout = page.getByRole('form', { name: 'Pay out overtime' });
+    await payout.getByLabel('Person').selectOption({ label: 'Lena Fischer' });
+    await payout.getByLabel('Minutes').fill('90');
+    await payout.getByRole('button', { name: 'Pay out' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toBe('That is more than this person’s overtime balance.');
+    await payout.getByLabel('Minutes').fill('45');
+    await payout.getByLabel('Note').fill('December payroll');
+    await payout.getByRole('button', { name: 'Pay out' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${minutes(45)} paid out to Lena Fischer.` })
+      .waitFor();
+    const lena = page
+      .getByRole('table', { name: 'Overtime balances' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Lena Fischer' }) });
+    await expect.poll(() => lena.getByRole('cell').first().textContent()).toBe(minutes(15));
+    await context.close();
+  });
+
+  it("downloads a month's payroll CSV exactly as the API answers it", async () => {
+    // A colleague records the first Box office seat of the week (Maria's or Lena's).
+    await recordBeforeEnd(true);
+    const box = (await demoShifts('Box office')).find((s) => s.seats.length > 0);
+    await recordSeat(box, 0);
+    const month = dateIn(zone, new Date(box?.shift.starts_at ?? '')).slice(0, 7);
+
+    const { context, page } = await desktop(stage.browser);
+    await signIn(page, stage.scheduler.base, demo.alex);
+    await openManagerScreen(page, 'Timesheets');
+    await page.getByLabel('Month').fill(month);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`payroll-${month}.csv`);
+    const file = await readFile((await download.path()) ?? '');
+
+    // The same range from the API: the first day of the month to the first of the next.
+    const [y, m] = month.split('-').map(Number) as [number, number];
+    const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+    const issuer = await openDevIssuer(stage.scheduler.dataDir, { create: false });
+    const token = await issuer.sign({
+      tenant: 'demo',
+      role: 'admin',
+      subject: 'demo-admin',
+      ttlSeconds: 600,
+    });
+    const response = await fetch(
+      `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    const expected = Buffer.from(await response.arrayBuffer());
+    expect(file.equals(expected)).toBe(true);
+    const text = file.toString('utf8');
+    expect(text).toContain('Box office');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `payroll-${month}.csv downloaded.` })
+      .waitFor();
+    await context.close();
+  });
+
+  it('passes axe light and dark with its forms, and speaks German', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { context, page } = await desktop(stage.browser, { colorScheme });
+      await signIn(page, stage.scheduler.base, demo.alex);
+      await openWithWeek(page);
+      await chooseShift(page, 'Bar', 2);
+      await page.getByRole('table', { name: 'Recorded time' }).waitFor();
+      await page.getByRole('table', { name: 'Overtime balances' }).waitFor();
+      await expectAccessible(page);
+      await context.close();
+    }
+    const { context, page } = await desktop(stage.browser, { locale: 'de-DE' });
+    await signIn(page, stage.scheduler.base, demo.alex);
+    await openManagerScreen(page, 'Zeiterfassung');
+    for (const name of [
+      'Zeit erfassen',
+      'Erfasste Zeiten',
+      'Überstundenkonten',
+      'Überstunden auszahlen',
+      'Lohnexport',
+    ])
+      await page.getByRole('heading', { level: 2, name }).waitFor();
+    await page.getByLabel('Monat').waitFor();
+    await context.close();
+  });
+});
