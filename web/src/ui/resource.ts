@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { NetworkError } from '../api/client.ts';
 import { useApp } from '../app-context.ts';
 import { readSnapshot, saveSnapshot } from '../offline/snapshots.ts';
@@ -11,6 +11,8 @@ export type Resource<T> =
 /**
  * Data a screen reads, with `reload`. With `keep`, the last answer is kept on the device
  * and shown, marked with when it was synced, whenever the server cannot be reached.
+ * Only the answer to the latest read is shown: when the inputs change while a read is on
+ * its way (a filter changed twice), an earlier answer arriving last is dropped.
  */
 export function useResource<T>(
   load: () => Promise<T>,
@@ -22,14 +24,18 @@ export function useResource<T>(
     const snapshot = keep ? readSnapshot<T>(userKey, keep) : null;
     return snapshot ? { state: 'ready', ...snapshot, offline: !navigator.onLine } : { state: 'loading' };
   });
+  const latest = useRef(0);
   const run = useCallback(async () => {
+    const mine = ++latest.current;
     try {
       if (!navigator.onLine) throw new NetworkError('offline');
       const data = await load();
+      if (mine !== latest.current) return;
       const syncedAt = Date.now();
       if (keep) saveSnapshot(userKey, keep, data, syncedAt);
       setResource({ state: 'ready', data, syncedAt, offline: false });
     } catch (error) {
+      if (mine !== latest.current) return;
       const offline = error instanceof NetworkError;
       const snapshot = offline && keep ? readSnapshot<T>(userKey, keep) : null;
       setResource(

@@ -5,7 +5,7 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { byId, personName, useLatestResource } from '../timesheets/kit.ts';
+import { byId, personName } from '../timesheets/kit.ts';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -53,7 +53,7 @@ export function AuditLog() {
       }),
     ).then((entries) => ({ entries, last: entries.length < PAGE }));
   const [users, reloadUsers] = useResource(() => expectData(api.GET('/api/v1/users')), []);
-  const [first, reload] = useLatestResource(() => {
+  const [first, reload] = useResource(() => {
     setMore(null);
     return page();
   }, [filters]);

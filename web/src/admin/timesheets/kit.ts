@@ -1,8 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, NetworkError, type Schemas } from '../../api/client.ts';
+import { useState } from 'preact/hooks';
+import { ApiError, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import type { Outcome } from '../../ui/feedback.tsx';
-import type { Resource } from '../../ui/resource.ts';
 import { type AdminKey, type AdminText, adminCatalogues, useText } from '../text.ts';
 import { describeRefusal } from '../ui/problems.ts';
 
@@ -119,32 +118,4 @@ export function instantOf(timeZone: string, wall: string): string {
   const candidates = [first, target - offset(first)].sort((a, b) => a - b);
   const exact = candidates.find((instant) => wallTime(timeZone, new Date(instant)) === wall);
   return new Date(exact ?? Math.max(...candidates)).toISOString();
-}
-
-/**
- * Like useResource (without the offline copy), for reads whose inputs change while one is
- * under way (a period, a person): only the answer to the latest inputs is shown, never a
- * slower answer to earlier ones.
- */
-export function useLatestResource<T>(
-  load: () => Promise<T>,
-  deps: unknown[],
-): [Resource<T>, () => Promise<void>] {
-  const latest = useRef(0);
-  const [resource, setResource] = useState<Resource<T>>({ state: 'loading' });
-  const run = useCallback(async () => {
-    const mine = ++latest.current;
-    try {
-      const data = await load();
-      if (mine === latest.current)
-        setResource({ state: 'ready', data, syncedAt: Date.now(), offline: false });
-    } catch (error) {
-      if (mine === latest.current)
-        setResource({ state: 'failed', error, offline: error instanceof NetworkError });
-    }
-  }, deps);
-  useEffect(() => {
-    void run();
-  }, [run]);
-  return [resource, run];
 }

@@ -7,15 +7,7 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { ENTRIES_PAGE, exportPayroll, loadEntriesPage, offerDownload } from './calls.ts';
-import {
-  type AdminAction,
-  byId,
-  instantOf,
-  personName,
-  useAdminAction,
-  useLatestResource,
-  wallTime,
-} from './kit.ts';
+import { type AdminAction, byId, instantOf, personName, useAdminAction, wallTime } from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
@@ -94,14 +86,14 @@ function RecordTime({
   const [pause, setPause] = useState('0');
 
   // The shifts of the period (a date is that day's 00:00 in the tenant's zone; until is inclusive).
-  const [shifts, reloadShifts] = useLatestResource(
+  const [shifts, reloadShifts] = useResource(
     async () =>
       from && until && until >= from
         ? expectData(api.GET('/api/v1/shifts', { params: { query: { from, to: addDays(until, 1) } } }))
         : [],
     [from, until],
   );
-  const [seats, reloadSeats] = useLatestResource(
+  const [seats, reloadSeats] = useResource(
     async () =>
       shiftId
         ? expectData(
@@ -306,7 +298,7 @@ function Entries({
   const [userId, setUserId] = useState('');
   const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const [first, reload] = useLatestResource(() => {
+  const [first, reload] = useResource(() => {
     setMore(null);
     return loadEntriesPage(api, { userId });
   }, [userId, version]);
