@@ -5,6 +5,7 @@ import type { Deps } from './deps.ts';
 import { notifyPeople } from './notifications/reactions.ts';
 import { cancelOffersOfDeactivated, settleOffersOfLeavingSeats } from './offers/reactions.ts';
 import { forgetBrowsers, queuePushDeliveries } from './push/reactions.ts';
+import { announceShiftsOfPublishedEvent } from './shifts/reactions.ts';
 import { queueWebhookDeliveries } from './webhooks/reactions.ts';
 
 /**
@@ -26,6 +27,9 @@ export const reactions: Reactions<Deps> = [
   on(['seats.leaving'], 'offers', settleOffersOfLeavingSeats),
   // Subscribers hear of every change the catalogue gives a webhook event.
   on(webhookChangeTypes, 'webhooks', queueWebhookDeliveries),
+  // An event published on its own reveals its published shifts, announced after it
+  // (recorded as `shifts.revealed`, which the lines above and below hear of in turn).
+  on(['event.published'], 'shifts', announceShiftsOfPublishedEvent),
   // People are told of every change the catalogue gives a notification.
   on(notifyingChangeTypes, 'notifications', notifyPeople),
   // Each notification goes to every browser of its person.

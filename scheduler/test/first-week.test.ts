@@ -57,7 +57,7 @@ describe('a first week of planning', () => {
     // One call publishes the week.
     const published = await admin.request('POST', '/api/v1/shifts/publish', { event_id: event.id });
     expect(published.statusCode, published.body).toBe(200);
-    expect(published.json()).toEqual({ published: 7 });
+    expect(published.json()).toEqual({ published: 7, events_published: 0 });
 
     // Bob signs in for the first time: he lands on the record the admin made.
     const bob = await t.ctx.caller('employee', tenant, 'bob');

@@ -13,6 +13,7 @@
 
 /** What a webhook may subscribe to: the public event types, in the order the API lists them. */
 export const webhookEventTypes = [
+  'event.published',
   'shift.published',
   'assignment.created',
   'assignment.removed',
@@ -34,6 +35,7 @@ export const notificationTypes = [
   'assignment.removed',
   'shift.changed',
   'shift.reminder',
+  'schedule.published',
   'offer.created',
   'offer.accepted',
   'offer.taken',
@@ -181,9 +183,16 @@ export const catalogue = {
   }),
   'shifts.published': entry({
     audit: 'shift.published',
-    webhooks: ['shift.published'],
+    webhooks: [],
     notification: null,
-    means: 'drafts became visible to staff',
+    means: 'drafts were published (staff see them once their event is published too)',
+  }),
+  'shifts.revealed': entry({
+    audit: null,
+    webhooks: ['shift.published'],
+    notification: 'schedule.published',
+    means:
+      'published shifts became visible to staff: published in a published event, or their event published',
   }),
   'event.created': entry({
     audit: null,
@@ -199,7 +208,7 @@ export const catalogue = {
   }),
   'event.published': entry({
     audit: null,
-    webhooks: [],
+    webhooks: ['event.published'],
     notification: null,
     means: 'a draft event became visible to staff',
   }),

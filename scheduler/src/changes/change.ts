@@ -59,12 +59,24 @@ interface Payloads {
   'slot.updated': Slot;
   'slot.deleted': Slot;
   'shifts.generated': { shiftIds: readonly string[] };
-  /** The shifts are read only when a reaction needs them (a webhook subscribes). */
-  'shifts.published': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
+  /** Drafts given their publication time; staff see those whose event is published (`shifts.revealed`). */
+  'shifts.published': { shiftIds: readonly string[] };
+  /**
+   * Published shifts that staff can see from now on, each recorded once in its life: in
+   * the unit that published it while its event was published, or in the one that
+   * published its event. The shifts are read only when a reaction needs them (a webhook
+   * subscribes).
+   */
+  'shifts.revealed': { shiftIds: readonly string[]; shifts: () => Promise<WireRecord[]> };
   /** `submissionId`: the form submission the event was converted from, if any. */
   'event.created': { eventId: string; submissionId: string | null };
   'event.updated': { eventId: string };
-  'event.published': { eventId: string };
+  /**
+   * `event` as the API shows it. `plan`: published with shifts in one call (src/shifts/
+   * publication.ts), which announces every shift the call reveals in one `shifts.revealed`;
+   * otherwise the shifts feature announces the event's published shifts as it hears of it.
+   */
+  'event.published': { event: WireRecord & { readonly id: string }; plan: boolean };
   /**
    * An event is deleted in bounded steps, each a unit of its own (src/events/service.ts):
    * `shifts` some of its shifts (with their slots), `documents` some of its documents,

@@ -1,4 +1,5 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
+import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { limitsWindow, overlapsWindow, type TimeWindow } from '../db/time-window.ts';
 import type { EventsTable } from '../db/types.ts';
@@ -55,22 +56,6 @@ export async function findEvent(
   return row && withStatus(row);
 }
 
-/**
- * Whether the event exists, holding it (FOR KEY SHARE) until the transaction ends: a
- * delete waits for the transaction, and one that committed first is seen as gone.
- * Edits of the event's fields go on. Run it in a transaction.
- */
-export async function holdEvent(db: Db, tenantId: string, id: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .forKeyShare()
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function insertEvent(
   db: Db,
   row: Omit<Insertable<EventsTable>, 'created_at' | 'published_at'>,
@@ -99,22 +84,23 @@ export async function updateEvent(
   return row && withStatus(row);
 }
 
-/** Publishes a draft; undefined when the event is missing or already published. */
-export async function publishDraftEvent(
+/** Publishes the drafts among these events; answers those it published, by id. */
+export async function publishDraftEvents(
   db: Db,
   tenantId: string,
-  id: string,
+  ids: readonly string[],
   at: Date,
-): Promise<Event | undefined> {
-  const row = await db
+): Promise<Event[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
     .updateTable('events')
     .set({ published_at: at.toISOString() })
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
+    .where(isAnyOf('id', ids))
     .where('published_at', 'is', null)
     .returning(columns)
-    .executeTakeFirst();
-  return row && withStatus(row);
+    .execute();
+  return rows.map(withStatus).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /**

@@ -144,7 +144,7 @@ export async function eventsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'publishEvent',
         summary: 'Publish a draft event (again: 409 INVALID_STATE)',
         description:
-          'Admins only. draft -> published, stamping published_at. Its published shifts become visible to employees. Publishing a published event is 409 INVALID_STATE.',
+          'Admins only. draft -> published, stamping published_at. Its published shifts become visible to employees and are announced in the same transaction: an event.published webhook event, then a shift.published one per shift, and with notify_on_assignment one schedule.published notification per person and ISO week whose shifts became visible. Publishing a published event is 409 INVALID_STATE.',
         security: bearerSecurity,
         params: IdParams,
         body: NoBody,

@@ -18,7 +18,7 @@ import {
   insertEvent,
   listEvents,
   nextShiftsToDelete,
-  publishDraftEvent,
+  publishDraftEvents,
   updateEvent,
 } from './repository.ts';
 import type { CreateEventRequest, Event, EventListQuery, UpdateEventRequest } from './schemas.ts';
@@ -115,15 +115,33 @@ export async function changeEvent(
   throw notFound('event');
 }
 
+/**
+ * Publishes a draft event. Its shifts published already become visible to staff with it:
+ * the shifts feature announces them as it hears of the publication (src/shifts/
+ * reactions.ts), in this transaction.
+ */
 export async function publishEvent(deps: Deps, caller: Identity, id: string): Promise<Event> {
   const published = await unitOfWork(deps, caller, 'event.published', async (tx) => {
-    const published = await publishDraftEvent(tx.db, caller.tenantId, id, deps.clock.now());
-    if (published) await tx.record({ type: 'event.published', eventId: id });
+    const [published] = await publishDraftEvents(tx.db, caller.tenantId, [id], deps.clock.now());
+    if (published) await tx.record({ type: 'event.published', event: published, plan: false });
     return published;
   });
   if (published) return published;
   await getEvent(deps, caller, id); // 404 when it does not exist
   throw new AppError('INVALID_STATE', 'event is already published');
+}
+
+/**
+ * Publishes the drafts among `ids` in the caller's unit of work, as part of a plan
+ * published in one call (src/shifts/publication.ts), which announces the shifts they make
+ * visible itself; answers the events published. The caller holds the events already.
+ */
+export async function publishEventsOfPlan(tx: InUnit<Deps>, ids: readonly string[]): Promise<Event[]> {
+  return unitOfWork(tx, tx.by, 'event.published', async (unit) => {
+    const published = await publishDraftEvents(unit.db, unit.by.tenantId, ids, unit.clock.now());
+    for (const event of published) await unit.record({ type: 'event.published', event, plan: true });
+    return published;
+  });
 }
 
 const hasAssignments = () =>

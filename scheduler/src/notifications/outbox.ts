@@ -18,14 +18,36 @@ export async function stageNotifications(
   userIds: readonly string[],
   message: NotificationMessage,
 ): Promise<Notification[]> {
+  return stageMessages(
+    tx,
+    userIds.map((userId) => ({ userId, message })),
+  );
+}
+
+/**
+ * Each message to its person, in one statement and one `notifications.staged`, however
+ * many: the outbox as `stageNotifications` fills it, for messages that differ per person
+ * (a published schedule tells each person of their own weeks, in their own language).
+ */
+export async function stageMessages(
+  tx: InUnit<Deps>,
+  messages: readonly { userId: string; message: NotificationMessage }[],
+): Promise<Notification[]> {
   const tenantId = tx.by.tenantId;
   // Deactivated users are told nothing, by any path (changes, reminders): they can no
   // longer read it, and seats of started shifts stay theirs, so those shifts still concern them.
-  const recipients = await activeAmong(tx.db, tenantId, userIds);
-  if (recipients.length === 0) return [];
+  const active = new Set(
+    await activeAmong(
+      tx.db,
+      tenantId,
+      messages.map((m) => m.userId),
+    ),
+  );
+  const rows = messages.filter((m) => active.has(m.userId));
+  if (rows.length === 0) return [];
   const notifications = await insertNotifications(
     tx.db,
-    recipients.map((userId) => ({
+    rows.map(({ userId, message }) => ({
       tenant_id: tenantId,
       id: newId(),
       user_id: userId,

@@ -3,12 +3,16 @@ import type { ChangeOf } from '../changes/change.ts';
 import type { InUnit } from '../changes/unit-of-work.ts';
 import type { Deps } from '../deps.ts';
 import { assigneesOf, findShift } from '../shifts/repository.ts';
+import { publishedWeeks } from '../shifts/weeks.ts';
 import { notificationSettings } from '../tenants/repository.ts';
 import { activeAdminIds } from '../users/repository.ts';
-import { stageNotifications } from './outbox.ts';
-import { shiftWindow, type TimeStyle } from './wording.ts';
+import { stageMessages, stageNotifications } from './outbox.ts';
+import { schedulePublished, shiftWindow, type TimeStyle } from './wording.ts';
 
 type Notifying = ChangeOf<NotifyingChangeType>;
+
+/** A change about one shift (every notifying change but a publication's). */
+type AboutOneShift = Exclude<Notifying, { type: 'shifts.revealed' }>;
 
 interface ShiftView {
   id: string;
@@ -18,7 +22,7 @@ interface ShiftView {
 }
 
 /** The shift a change concerns. */
-function shiftIdOf(change: Notifying): string {
+function shiftIdOf(change: AboutOneShift): string {
   switch (change.type) {
     case 'seat.assigned':
     case 'seat.withdrawn':
@@ -32,7 +36,7 @@ function shiftIdOf(change: Notifying): string {
 }
 
 /** Who is told of `change` (the one who made it is left out later). */
-async function audienceOf(tx: InUnit<Deps>, change: Notifying): Promise<readonly string[]> {
+async function audienceOf(tx: InUnit<Deps>, change: AboutOneShift): Promise<readonly string[]> {
   switch (change.type) {
     case 'seat.assigned':
     case 'seat.withdrawn':
@@ -57,7 +61,7 @@ async function audienceOf(tx: InUnit<Deps>, change: Notifying): Promise<readonly
 }
 
 /** The title of the message, in the words people read. */
-function titleOf(change: Notifying, shiftName: string): string {
+function titleOf(change: AboutOneShift, shiftName: string): string {
   switch (change.type) {
     case 'seat.assigned':
       return `You are on ${shiftName}`;
@@ -80,7 +84,7 @@ function titleOf(change: Notifying, shiftName: string): string {
 }
 
 /** What the message points at: the app opens the shift (and the offer or seat) from it. */
-function dataOf(change: Notifying): Record<string, unknown> {
+function dataOf(change: AboutOneShift): Record<string, unknown> {
   switch (change.type) {
     case 'seat.assigned':
       return { shift_id: change.seat.shift_id, slot_id: change.seat.slot_id, assignment_id: change.seat.id };
@@ -98,7 +102,7 @@ function dataOf(change: Notifying): Record<string, unknown> {
   }
 }
 
-function bodyOf(change: Notifying, shift: ShiftView, style: TimeStyle): string {
+function bodyOf(change: AboutOneShift, shift: ShiftView, style: TimeStyle): string {
   const window = shiftWindow(shift.starts_at, shift.ends_at, style);
   return change.type === 'shift.changed' ? `${shift.name}, ${window}` : window;
 }
@@ -114,6 +118,7 @@ export async function notifyPeople(tx: InUnit<Deps>, change: Notifying): Promise
   const tenantId = tx.by.tenantId;
   const settings = await notificationSettings(tx.db, tenantId);
   if (!settings.notifyOnAssignment) return;
+  if (change.type === 'shifts.revealed') return tellPublishedWeeks(tx, change, settings);
   const audience = await audienceOf(tx, change);
   const recipients = [...new Set(audience)].filter((id) => id !== tx.by.userId);
   if (recipients.length === 0) return;
@@ -129,4 +134,37 @@ export async function notifyPeople(tx: InUnit<Deps>, change: Notifying): Promise
     body: bodyOf(change, shift, { timezone: settings.timezone, locale: settings.locale }),
     data: dataOf(change),
   });
+}
+
+/**
+ * Shifts that became visible to staff tell the people holding a seat on them, once per
+ * person and ISO week (in the tenant's time zone) the shifts start in, however many
+ * shifts: `schedule.published`, naming the week, the number of shifts and the first, in
+ * the person's language (theirs if they chose one, else the tenant's). Never the one who
+ * published. The shifts are visible by definition of the change; the notifications commit
+ * with the publication, and their Web Push deliveries with them.
+ */
+async function tellPublishedWeeks(
+  tx: InUnit<Deps>,
+  change: ChangeOf<'shifts.revealed'>,
+  settings: { timezone: string; locale: string },
+): Promise<void> {
+  const people = await publishedWeeks(tx.db, tx.by.tenantId, change.shiftIds, settings.timezone);
+  const type = catalogue[change.type].notification;
+  await stageMessages(
+    tx,
+    people
+      .filter((person) => person.id !== tx.by.userId)
+      .flatMap((person) => {
+        const style = { timezone: settings.timezone, locale: person.locale ?? settings.locale };
+        return person.weeks.map(({ week, shifts }) => ({
+          userId: person.id,
+          message: {
+            type,
+            ...schedulePublished(week, shifts, style),
+            data: { week, shift_ids: shifts.map((shift) => shift.id) },
+          },
+        }));
+      }),
+  );
 }

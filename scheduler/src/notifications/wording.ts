@@ -32,3 +32,34 @@ export function shiftWindow(startsAt: string, endsAt: string, style: TimeStyle):
   }
   return `${day.format(start)}, ${time.format(start)} – ${day.format(end)}, ${time.format(end)}`;
 }
+
+/** The languages notification texts are written in; dates follow the locale in either. */
+type Language = 'en' | 'de';
+
+/** German for a German locale (`de`, `de-AT`, …), English for any other. */
+export const languageOf = (locale: string): Language => (/^de(-|$)/i.test(locale) ? 'de' : 'en');
+
+/**
+ * What someone is told when shifts of theirs in one ISO week (`2030-W27`) became visible:
+ * the week, how many shifts and when the first is, in their language.
+ */
+export function schedulePublished(
+  week: string,
+  shifts: readonly { starts_at: string; ends_at: string }[],
+  style: TimeStyle,
+): { title: string; body: string } {
+  const number = Number(week.slice(week.indexOf('W') + 1));
+  const first = shifts[0];
+  const when = first ? shiftWindow(first.starts_at, first.ends_at, style) : '';
+  const many = shifts.length > 1;
+  if (languageOf(style.locale) === 'de') {
+    return {
+      title: `Dein Dienstplan für KW ${number} ist veröffentlicht`,
+      body: many ? `${shifts.length} Schichten, die erste ${when}` : `1 Schicht, ${when}`,
+    };
+  }
+  return {
+    title: `Your schedule for week ${number} is published`,
+    body: many ? `${shifts.length} shifts, the first ${when}` : `1 shift, ${when}`,
+  };
+}

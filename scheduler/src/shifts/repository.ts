@@ -256,6 +256,96 @@ export async function lockShifts(db: Db, tenantId: string, selection: ShiftSelec
   return rows.map((row) => row.id);
 }
 
+/**
+ * Locks the events of the selected shifts (of the event, when the selection names one)
+ * until the transaction ends, in id order, and answers them with whether each is
+ * published. `share` keeps an event's publication (and edits, and its deletion) waiting
+ * while shifts of it are published, so that whichever of the two commits second sees the
+ * other and the shifts they make visible are announced once (src/shifts/publication.ts);
+ * `update` is the lock publishing the event takes, taken before it, so that two calls
+ * publishing one event queue rather than both holding `share` and waiting for each other.
+ * Run it in a transaction, before locking the shifts (the order a deletion takes).
+ */
+export async function lockEventsOf(
+  db: Db,
+  tenantId: string,
+  selection: ShiftSelection,
+  strength: 'share' | 'update',
+): Promise<{ id: string; published: boolean }[]> {
+  if ('ids' in selection && selection.ids.length === 0) return [];
+  let query = db
+    .selectFrom('events')
+    .select(['events.id', 'events.published_at'])
+    .where('events.tenant_id', '=', tenantId)
+    .orderBy('events.id');
+  query =
+    'ids' in selection
+      ? query.where('events.id', 'in', (eb) =>
+          eb
+            .selectFrom('shifts')
+            .select('shifts.event_id')
+            .where('shifts.tenant_id', '=', tenantId)
+            .where(isAnyOf('shifts.id', selection.ids)),
+        )
+      : query.where('events.id', '=', selection.eventId);
+  const rows = await (strength === 'share' ? query.forShare() : query.forNoKeyUpdate()).execute();
+  return rows.map((row) => ({ id: row.id, published: row.published_at !== null }));
+}
+
+/**
+ * The shifts staff see now (published, of a published event) among these shifts and the
+ * shifts of these events, by start: what a publication made visible, given what it
+ * published.
+ */
+export async function visibleAmong(
+  db: Db,
+  tenantId: string,
+  shiftIds: readonly string[],
+  eventIds: readonly string[],
+): Promise<string[]> {
+  if (shiftIds.length === 0 && eventIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('shifts')
+    .select('shifts.id')
+    .where('shifts.tenant_id', '=', tenantId)
+    .where((eb) => eb.or([isAnyOf('shifts.id', shiftIds), isAnyOf('shifts.event_id', eventIds)]))
+    .where(visibleToStaff)
+    .orderBy('shifts.starts_at')
+    .orderBy('shifts.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** A seat on a shift, with its holder and the shift's times. */
+export interface SeatHeld {
+  user_id: string;
+  display_name: string | null;
+  locale: string | null;
+  shift_id: string;
+  starts_at: string;
+  ends_at: string;
+}
+
+/** The seats on these shifts with their holders, by holder, then by the shift's start. */
+export function seatsOn(db: Db, tenantId: string, shiftIds: readonly string[]): Promise<SeatHeld[]> {
+  if (shiftIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('shift_assignments as a')
+    .innerJoin('shifts as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
+    )
+    .innerJoin('users as u', (join) =>
+      join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.user_id'),
+    )
+    .select(['a.user_id', 'u.display_name', 'u.locale', 'a.shift_id', 's.starts_at', 's.ends_at'])
+    .where('a.tenant_id', '=', tenantId)
+    .where(isAnyOf('a.shift_id', shiftIds))
+    .orderBy('a.user_id')
+    .orderBy('s.starts_at')
+    .orderBy('s.id')
+    .execute();
+}
+
 /** Publishes the drafts among the selected shifts; answers how many it published. */
 export async function publishDraftShifts(
   db: Db,

@@ -15,6 +15,7 @@ import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { generateShifts, maxGeneratedDays, maxGeneratedRows, splitShift } from './generation.ts';
 import { getPlan } from './plan.ts';
+import { publishShift, publishShifts } from './publication.ts';
 import {
   BulkGenerateRequest,
   CreateShiftRequest,
@@ -46,8 +47,6 @@ import {
   getShift,
   getShifts,
   getSlots,
-  publishShift,
-  publishShifts,
   removeShift,
   removeSlot,
 } from './service.ts';
@@ -228,12 +227,16 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         tags: ['shifts'],
         operationId: 'publishShifts',
-        summary: 'Publish many draft shifts at once: by ids, or every shift of an event',
-        description: `Admins only. Exactly one of shift_ids (1 to ${maxPublishedShifts} distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE, and nothing is published.`,
+        summary:
+          'Publish a plan in one call: shifts by ids or every shift of an event, with their events if asked; or preview it',
+        description: `Admins only. Exactly one of shift_ids (1 to ${maxPublishedShifts} distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. With include_event true, the event (event_id) or the events of the shifts named (shift_ids) are published in the same transaction where they are drafts; events_published counts them. Staff see a shift once it and its event are published: each shift that becomes visible is announced then, once (a shift.published webhook event; with notify_on_assignment, one schedule.published notification per person and ISO week whose shifts became visible), and a shift published in a draft event is announced when its event is published. With dry_run true nothing changes: the answer says what the call would do, with the people whose published week changes and the webhook events it would queue; it is refused as the call would be. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE, and nothing is published.`,
         security: bearerSecurity,
         body: PublishShiftsRequest,
         response: {
-          200: ok(PublishShiftsResult, 'How many drafts were published', { published: 7 }),
+          200: ok(PublishShiftsResult, 'What was published (or, with dry_run, would be)', {
+            published: 7,
+            events_published: 1,
+          }),
           ...errorResponses([...bodyCodes, 'INVALID_STATE'], {
             messages: {
               VALIDATION_FAILED: `shift_ids: no such shift in this tenant: ${exampleShift.id}`,
@@ -255,7 +258,7 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'publishShift',
         summary: 'Publish a draft shift (again: 409 INVALID_STATE)',
         description:
-          'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.',
+          'Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too; it is announced (shift.published webhook event, schedule.published notification) when they can. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.',
         security: bearerSecurity,
         params: IdParams,
         body: NoBody,

@@ -179,15 +179,50 @@ export const PublishShiftsRequest = Type.Object(
     event_id: Type.Optional(
       Type.String({ ...Id, description: 'Publish every draft shift of this event of the tenant' }),
     ),
+    include_event: Type.Optional(
+      Type.Boolean({
+        description:
+          'Publish the event too (with event_id), or the events of the shifts named (with shift_ids), where they are drafts, in the same transaction; omitted: false, the events stay as they are',
+      }),
+    ),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only answer what the call would do (with people and webhook_events), changing nothing; omitted: false',
+      }),
+    ),
   },
   {
     title: 'PublishShiftsRequest',
     description: 'Exactly one of shift_ids or event_id (422 otherwise).',
     additionalProperties: false,
-    examples: [{ shift_ids: [examples.shiftId] }],
+    examples: [{ event_id: examples.eventId, include_event: true }],
   },
 );
 export type PublishShiftsRequest = Static<typeof PublishShiftsRequest>;
+
+export const PublishedPerson = Type.Object(
+  {
+    id: Type.String({ ...Id, description: 'The user' }),
+    name: Nullable(Type.String({ description: 'Their display name; null when they have none' })),
+    weeks: Type.Array(Type.String({ pattern: '^[0-9]{4}-W[0-9]{2}$' }), {
+      description:
+        'The ISO weeks (tenant time zone, by the start of each shift) in which shifts they hold a seat on become visible, earliest first; each is one notification when notify_on_assignment is on',
+    }),
+  },
+  { title: 'PublishedPerson' },
+);
+
+export const WebhookEventCount = Type.Object(
+  {
+    type: Type.String({ description: 'A webhook event type' }),
+    count: Type.Integer({
+      minimum: 1,
+      description: 'Events of that type, each sent to every enabled webhook subscribed to it',
+    }),
+  },
+  { title: 'WebhookEventCount' },
+);
 
 export const PublishShiftsResult = Type.Object(
   {
@@ -195,6 +230,23 @@ export const PublishShiftsResult = Type.Object(
       minimum: 0,
       description: 'How many shifts went from draft to published; those published already count 0',
     }),
+    events_published: Type.Integer({
+      minimum: 0,
+      description: 'How many events went from draft to published (only with include_event)',
+    }),
+    dry_run: Type.Optional(Type.Boolean({ description: 'true: a preview; nothing was changed' })),
+    people: Type.Optional(
+      Type.Array(PublishedPerson, {
+        description:
+          'Preview only: the people whose published week changes (a seat on a shift that becomes visible to staff), by name',
+      }),
+    ),
+    webhook_events: Type.Optional(
+      Type.Array(WebhookEventCount, {
+        description:
+          'Preview only: the webhook events the call would queue, by type, in the order the API lists the types',
+      }),
+    ),
   },
   { title: 'PublishShiftsResult' },
 );

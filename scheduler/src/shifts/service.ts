@@ -1,9 +1,9 @@
 import type { Identity } from '../auth/identity.ts';
-import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
+import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isCheckViolation, isForeignKeyViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
-import { findEvent, holdEvent } from '../events/repository.ts';
+import { findEvent } from '../events/repository.ts';
 import { newId, queryId } from '../ids.ts';
 import { requiredText } from '../input/text.ts';
 import { checkLocationReference } from '../locations/service.ts';
@@ -19,9 +19,6 @@ import {
   insertSlot,
   listShifts,
   listSlots,
-  lockShifts,
-  publishDraftShifts,
-  type ShiftSelection,
   shiftExists,
   shiftHasAssignments,
   updateShift,
@@ -30,8 +27,6 @@ import {
 import type {
   CreateShiftRequest,
   EventShiftsQuery,
-  PublishShiftsRequest,
-  PublishShiftsResult,
   Shift,
   ShiftListQuery,
   ShiftSlotWithFill,
@@ -220,75 +215,6 @@ export async function changeShift(
     throw notFound('shift');
   }
   return shift;
-}
-
-/**
- * The one way shifts are published, alone or many at once: the selected drafts get their
- * publication time in the caller's unit of work (`shifts.published`); answers how many
- * changed (published ones stay as they are). What publishing causes is the catalogue's
- * and the reactions' (src/changes/, src/reactions.ts): today one `shift.published`
- * webhook event per shift, the shifts read only when a hook subscribes; the reminder
- * sweep finds newly published shifts by itself, and no user is notified of a publication.
- */
-async function publishDrafts(tx: InUnit<Deps>, caller: Identity, selection: ShiftSelection): Promise<number> {
-  const ids = await publishDraftShifts(tx.db, caller.tenantId, selection, tx.clock.now());
-  if (ids.length > 0) {
-    await tx.record({
-      type: 'shifts.published',
-      shiftIds: ids,
-      // The shifts as the API shows them, published now, in one statement, by start.
-      shifts: () => listShifts(tx.db, { ...shiftFilter(tx, caller), shiftIds: ids }),
-    });
-  }
-  return ids.length;
-}
-
-export async function publishShift(deps: Deps, caller: Identity, id: string): Promise<Shift> {
-  const published = await unitOfWork(deps, caller, 'shifts.published', (tx) =>
-    publishDrafts(tx, caller, { ids: [id] }),
-  ).catch((error: unknown) => {
-    throw isOverlongShift(error) ? overlongNotPublishable() : error;
-  });
-  if (published === 0) {
-    await getShift(deps, caller, id); // 404 when it does not exist
-    throw new AppError('INVALID_STATE', 'shift is already published');
-  }
-  return getShift(deps, caller, id);
-}
-
-/**
- * Publishes every draft the request names, in one transaction: by ids (each must be a
- * shift of the tenant, or nothing is published: 422 naming the others) or every shift of
- * an event (an event the tenant lacks is 422, like any reference in a body). The shifts
- * are locked first, so a shift deleted meanwhile cannot slip through as published, and
- * two publications of overlapping sets publish each shift once.
- */
-export async function publishShifts(
-  deps: Deps,
-  caller: Identity,
-  input: PublishShiftsRequest,
-): Promise<PublishShiftsResult> {
-  const { shift_ids: shiftIds, event_id: eventId } = input;
-  if ((shiftIds === undefined) === (eventId === undefined)) {
-    throw validationFailed('body', 'give exactly one of shift_ids or event_id');
-  }
-  const published = await unitOfWork(deps, caller, 'shifts.published', async (tx) => {
-    const selection: ShiftSelection = shiftIds ? { ids: shiftIds } : { eventId: eventId ?? '' };
-    // Held, not just read: publishing reads the event's shifts after this, and a delete
-    // committing in between would leave an answer about an event that no longer is.
-    if (eventId !== undefined && !(await holdEvent(tx.db, caller.tenantId, eventId))) {
-      throw validationFailed('event_id', 'no such event in this tenant');
-    }
-    const found = new Set(await lockShifts(tx.db, caller.tenantId, selection));
-    const unknown = (shiftIds ?? []).filter((id) => !found.has(id));
-    if (unknown.length > 0) {
-      throw validationFailed('shift_ids', `no such shift in this tenant: ${unknown.join(', ')}`);
-    }
-    return publishDrafts(tx, caller, selection);
-  }).catch((error: unknown) => {
-    throw isOverlongShift(error) ? overlongNotPublishable() : error;
-  });
-  return { published };
 }
 
 export async function removeShift(deps: Deps, caller: Identity, id: string): Promise<void> {

@@ -27,3 +27,13 @@ export function wallClockWithOffset(instant: string, zone: string): string {
   const local = zoned.toPlainDateTime().toString({ smallestUnit: 'minute' }).replace('T', ' ');
   return `${local} ${zoned.offset}`;
 }
+
+/**
+ * The ISO week (weeks start on Monday; week 1 holds the year's first Thursday) an instant
+ * falls in, in `zone`: `2030-W27`. Its year is the week's, which differs from the
+ * calendar year in the days around New Year (`2027-01-01` is in `2026-W53`).
+ */
+export function isoWeek(instant: string, zone: string): string {
+  const day = localDay(instant, zone);
+  return `${day.yearOfWeek}-W${String(day.weekOfYear).padStart(2, '0')}`;
+}

@@ -39,8 +39,10 @@ function recordsOf(change: ChangeOf<WebhookChangeType>, type: WebhookEventType):
       return these(change.offer);
     case 'offers.cancelled':
       return these(...change.offers);
-    case 'shifts.published':
+    case 'shifts.revealed':
       return change.shifts;
+    case 'event.published':
+      return these(change.event);
     case 'time_off.requested':
     case 'time_off.approved':
     case 'time_off.rejected':

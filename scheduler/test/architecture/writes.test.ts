@@ -36,6 +36,7 @@ const writers = sources.filter(
   (file) =>
     /^[a-z-]+\/service\.ts$/.test(file) ||
     file === 'shifts/generation.ts' ||
+    file === 'shifts/publication.ts' ||
     file === 'tenants/provisioning.ts',
 );
 

@@ -78,8 +78,11 @@ describe('a server started on a backlog', runsIf(!onPostgres, EMBEDDED_ONLY), ()
       end_time: '17:00',
     });
     expect(bulk.statusCode, bulk.body).toBe(201);
-    const published = await busy.request('POST', '/api/v1/shifts/publish', { event_id: event });
-    expect(published.json()).toEqual({ published: DAYS });
+    const published = await busy.request('POST', '/api/v1/shifts/publish', {
+      event_id: event,
+      include_event: true,
+    });
+    expect(published.json()).toEqual({ published: DAYS, events_published: 1 });
     expect(await api.stop()).toBe(0);
 
     // Every delivery written out already, as a worker killed mid-drain leaves them.

@@ -43,10 +43,11 @@ describe('POST /api/v1/shifts/publish at its largest', () => {
     const ids = [...first.ids, ...second.ids];
     const response = await t.admin.request('POST', '/api/v1/shifts/publish', { shift_ids: ids });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ published: 1000 });
+    expect(response.json()).toEqual({ published: 1000, events_published: 0 });
     expect(await publishedCount()).toBe(1000);
     expect((await t.admin.request('POST', '/api/v1/shifts/publish', { shift_ids: ids })).json()).toEqual({
       published: 0,
+      events_published: 0,
     });
   });
 
@@ -72,7 +73,7 @@ describe('POST /api/v1/shifts/publish at its largest', () => {
     });
     const response = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ published: 150 });
+    expect(response.json()).toEqual({ published: 150, events_published: 0 });
     const shown = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
     expect(shown).toHaveLength(150);
     // Past 100 deliveries a publication writes its bodies once and a share per hook; the
@@ -119,7 +120,7 @@ describe('POST /api/v1/shifts/publish at its largest', () => {
     }
     const response = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ published: 731 });
+    expect(response.json()).toEqual({ published: 731, events_published: 0 });
     const { rows } = await sql<{ batches: number; bodies: number; shares: number; seqs: number }>`
       SELECT (SELECT count(*)::int FROM webhook_batches b WHERE b.tenant_id = ${t.admin.tenantId}::uuid) AS batches,
              (SELECT count(*)::int FROM webhook_batch_bodies d

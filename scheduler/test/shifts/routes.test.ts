@@ -484,7 +484,7 @@ describe('POST /api/v1/shifts/publish', () => {
       shift_ids: [...drafts.map((s) => s.id), live.id],
     });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ published: 3 });
+    expect(response.json()).toEqual({ published: 3, events_published: 0 });
     for (const shift of drafts) expect(await statusOf(shift.id)).toBe('open');
     expect(await statusOf(untouched.id)).toBe('draft');
     // Published already: left as it was.
@@ -494,7 +494,7 @@ describe('POST /api/v1/shifts/publish', () => {
     expect(seen.map((s: { id: string }) => s.id)).toEqual([live.id, ...drafts.map((s) => s.id)]);
     // Again: nothing left to publish.
     const again = await t.admin.request('POST', '/api/v1/shifts/publish', { shift_ids: [drafts[0]?.id] });
-    expect(again.json()).toEqual({ published: 0 });
+    expect(again.json()).toEqual({ published: 0, events_published: 0 });
   });
 
   it('publishes every draft of an event, and only of that event', async () => {
@@ -509,7 +509,7 @@ describe('POST /api/v1/shifts/publish', () => {
     const elsewhere = await newShift(t.admin, otherEvent, { roleId, publish: false });
     const response = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ published: bulk.json().length });
+    expect(response.json()).toEqual({ published: bulk.json().length, events_published: 0 });
     const statuses = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`))
       .json()
       .map((s: { status: string }) => s.status);
@@ -519,6 +519,7 @@ describe('POST /api/v1/shifts/publish', () => {
     expect((await t.admin.request('GET', `/api/v1/events/${eventId}`)).json().status).toBe('draft');
     expect((await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: eventId })).json()).toEqual({
       published: 0,
+      events_published: 0,
     });
   });
 

@@ -117,7 +117,7 @@ describe('webhook deliveries', () => {
     const bulk = await t.admin.request('POST', '/api/v1/shifts/publish', {
       shift_ids: drafts.map((d) => d.id),
     });
-    expect(bulk.json()).toEqual({ published: 2 });
+    expect(bulk.json()).toEqual({ published: 2, events_published: 0 });
     const shiftsNow = (await t.admin.request('GET', `/api/v1/events/${event}/shifts`)).json() as {
       id: string;
     }[];
@@ -472,6 +472,9 @@ describe('a change that reports many records', () => {
       slots: [{ role_id: role, capacity: 1 }],
     });
     expect(bulk.statusCode, bulk.body).toBe(201);
+    // Published, so that its shifts are announced as they are published.
+    const published = await admin.request('POST', `/api/v1/events/${event.id}/publish`);
+    expect(published.statusCode, published.body).toBe(200);
     const shifts = (bulk.json() as { id: string; starts_at: string }[])
       .sort((a, b) => a.starts_at.localeCompare(b.starts_at))
       .map((shift) => shift.id);
@@ -495,7 +498,7 @@ describe('a change that reports many records', () => {
       // A small change before the large one, and one after it.
       expect((await t.admin.request('POST', `/api/v1/shifts/${first.id}/publish`)).statusCode).toBe(200);
       const published = await t.admin.request('POST', '/api/v1/shifts/publish', { event_id: event });
-      expect(published.json()).toEqual({ published: 120 });
+      expect(published.json()).toEqual({ published: 120, events_published: 0 });
       const count = async (table: 'webhook_deliveries' | 'webhook_batches' | 'webhook_fanouts') =>
         Number(
           (
