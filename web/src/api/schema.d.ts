@@ -311,7 +311,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a draft event (again: 409 INVALID_STATE)
-         * @description Admins only. draft -> published, stamping published_at. Its published shifts become visible to employees. Publishing a published event is 409 INVALID_STATE.
+         * @description Admins only. draft -> published, stamping published_at. Its published shifts become visible to employees and are announced in the same transaction: an event.published webhook event, then a shift.published one per shift, and with notify_on_assignment one schedule.published notification per person and ISO week whose shifts became visible. Publishing a published event is 409 INVALID_STATE.
          */
         post: operations["publishEvent"];
         delete?: never;
@@ -352,6 +352,26 @@ export interface paths {
          * @description Admins, and employees for events they may see. Each document has a presigned GET URL valid for UPLOAD_URL_TTL_SECONDS. 503 while object storage is not configured.
          */
         get: operations["listEventDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/shifts/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plan of a window: every shift with its slots and who holds their seats
+         * @description Admins only: what the manager's week grid shows, in one read. Every shift of the tenant (drafts and shifts of draft events included) whose [starts_at, ends_at) overlaps [from, to), by start, each with its slots (oldest first) and their seats (the holder's id and display name). from and to are both required, to at most 62 days after from; dates mean 00:00 in the tenant time zone. A malformed bound or event_id, to at or before from, a longer window or an unknown query parameter is 422.
+         */
+        get: operations["getShiftPlan"];
         put?: never;
         post?: never;
         delete?: never;
@@ -442,8 +462,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publish many draft shifts at once: by ids, or every shift of an event
-         * @description Admins only. Exactly one of shift_ids (1 to 1000 distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE, and nothing is published.
+         * Publish a plan in one call: shifts by ids or every shift of an event, with their events if asked; or preview it
+         * @description Admins only. Exactly one of shift_ids (1 to 1000 distinct ids) or event_id. Every draft named is published in one transaction; shifts published already stay as they are and are not counted. With include_event true, the event (event_id) or the events of the shifts named (shift_ids) are published in the same transaction where they are drafts; events_published counts them. Staff see a shift once it and its event are published: each shift that becomes visible is announced then, once (a shift.published webhook event; with notify_on_assignment, one schedule.published notification per person and ISO week whose shifts became visible), and a shift published in a draft event is announced when its event is published. With dry_run true nothing changes: the answer says what the call would do, with the people whose published week changes and the webhook events it would queue; it is refused as the call would be. An id that is not a shift of the tenant is 422 naming every such id, and nothing is published; an event_id that is not an event of the tenant is 422 too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE, and nothing is published.
          */
         post: operations["publishShifts"];
         delete?: never;
@@ -463,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a draft shift (again: 409 INVALID_STATE)
-         * @description Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.
+         * @description Admins only. draft -> open (or filled, or completed, as its slots and end say). Employees see it once its event is published too; it is announced (shift.published webhook event, schedule.published notification) when they can. A shift longer than 7 days (only one stored before shifts were bounded can be) is 409 INVALID_STATE until its times change.
          */
         post: operations["publishShift"];
         delete?: never;
@@ -1698,7 +1718,7 @@ export interface components {
             /** @description Where deliveries are POSTed */
             url: string;
             /** @description The event types it receives */
-            events: ("shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
+            events: ("event.published" | "shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
             /**
              * Format: date-time
              * @description When it was disabled (the receiver answered 410 Gone); nothing is sent since
@@ -1811,7 +1831,7 @@ export interface components {
              */
             url: string;
             /** @description The event types to receive: at least one, each once */
-            events: ("shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
+            events: ("event.published" | "shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
         };
         /** CustomerForm */
         CustomerForm: {
@@ -2133,7 +2153,7 @@ export interface components {
             readonly tenant_id: string;
             /** @description UUID as 32 lowercase hex digits */
             readonly user_id: string;
-            /** @description assignment.created, assignment.removed, shift.changed, shift.reminder, offer.created, offer.accepted, offer.taken, offer.approved or offer.rejected (more may come; ignore unknown types) */
+            /** @description assignment.created, assignment.removed, shift.changed, shift.reminder, schedule.published, offer.created, offer.accepted, offer.taken, offer.approved or offer.rejected (more may come; ignore unknown types) */
             type: string;
             title: string;
             body: string | null;
@@ -2341,6 +2361,74 @@ export interface components {
             lat: number | null;
             lng: number | null;
         };
+        /** PlannedShift */
+        PlannedShift: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            readonly tenant_id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            event_id: string;
+            name: string;
+            /** @description UUID as 32 lowercase hex digits */
+            location_id: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            ends_at: string;
+            /**
+             * @description draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed
+             * @enum {string}
+             */
+            readonly status: "draft" | "open" | "filled" | "completed";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            readonly published_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            readonly created_at: string;
+            /** @description The shift’s slots, oldest first, each with its seats */
+            slots: components["schemas"]["PlanSlot"][];
+        };
+        /** PlanSeat */
+        PlanSeat: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly assignment_id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            readonly user_id: string;
+            /** @description The person’s display name (null when they have none) */
+            name: string | null;
+        };
+        /** PlanSlot */
+        PlanSlot: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            role_id: string;
+            capacity: number;
+            readonly filled_count: number;
+            /** @description Who holds the slot’s seats, by name then assignment id */
+            seats: components["schemas"]["PlanSeat"][];
+        };
+        /** PublishedPerson */
+        PublishedPerson: {
+            /** @description The user */
+            id: string;
+            /** @description Their display name; null when they have none */
+            name: string | null;
+            /** @description The ISO weeks (tenant time zone, by the start of each shift) in which shifts they hold a seat on become visible, earliest first; each is one notification when notify_on_assignment is on */
+            weeks: string[];
+        };
         /**
          * PublishShiftsRequest
          * @description Exactly one of shift_ids or event_id (422 otherwise).
@@ -2350,11 +2438,23 @@ export interface components {
             shift_ids?: string[];
             /** @description Publish every draft shift of this event of the tenant */
             event_id?: string;
+            /** @description Publish the event too (with event_id), or the events of the shifts named (with shift_ids), where they are drafts, in the same transaction; omitted: false, the events stay as they are */
+            include_event?: boolean;
+            /** @description Only answer what the call would do (with people and webhook_events), changing nothing; omitted: false */
+            dry_run?: boolean;
         };
         /** PublishShiftsResult */
         PublishShiftsResult: {
             /** @description How many shifts went from draft to published; those published already count 0 */
             published: number;
+            /** @description How many events went from draft to published (only with include_event) */
+            events_published: number;
+            /** @description true: a preview; nothing was changed */
+            dry_run?: boolean;
+            /** @description Preview only: the people whose published week changes (a seat on a shift that becomes visible to staff), by name */
+            people?: components["schemas"]["PublishedPerson"][];
+            /** @description Preview only: the webhook events the call would queue, by type, in the order the API lists the types */
+            webhook_events?: components["schemas"]["WebhookEventCount"][];
         };
         /**
          * PushSubscription
@@ -2915,7 +3015,7 @@ export interface components {
             /** @description Where deliveries are POSTed */
             url: string;
             /** @description The event types it receives */
-            events: ("shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
+            events: ("event.published" | "shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted")[];
             /**
              * Format: date-time
              * @description When it was disabled (the receiver answered 410 Gone); nothing is sent since
@@ -2939,7 +3039,7 @@ export interface components {
             /** @description UUID as 32 lowercase hex digits */
             readonly webhook_id: string;
             /** @description A kind of change the webhook receives */
-            event_type: "shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted";
+            event_type: "event.published" | "shift.published" | "assignment.created" | "assignment.removed" | "offer.updated" | "time_off.updated" | "time_entry.recorded" | "form.submitted";
             /** @description pending (not tried yet, or waiting for an earlier delivery of the hook), failed (the last try failed; tried again at next_retry_at), delivered (a 2xx answer), dead (given up: tries used, refused destination, or the hook disabled) */
             status: "pending" | "delivered" | "failed" | "dead";
             /** @description Tries made so far */
@@ -2965,6 +3065,13 @@ export interface components {
              * @description When the receiver took it
              */
             delivered_at: string | null;
+        };
+        /** WebhookEventCount */
+        WebhookEventCount: {
+            /** @description A webhook event type */
+            type: string;
+            /** @description Events of that type, each sent to every enabled webhook subscribed to it */
+            count: number;
         };
     };
     responses: never;
@@ -6086,6 +6193,124 @@ export interface operations {
             };
         };
     };
+    getShiftPlan: {
+        parameters: {
+            query: {
+                /**
+                 * @description The first instant of the plan: shifts that end after it; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-06-28
+                 */
+                from: string;
+                /**
+                 * @description The end of the plan: shifts that start before it; after from, at most 62 days later; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-05
+                 */
+                to: string;
+                /**
+                 * @description Only shifts of this event; UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a70
+                 */
+                event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts of the window, earliest start first */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a71",
+                     *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *         "event_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a70",
+                     *         "name": "Bar, early",
+                     *         "location_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6c",
+                     *         "starts_at": "2027-07-02T08:00:00.000Z",
+                     *         "ends_at": "2027-07-02T14:00:00.000Z",
+                     *         "status": "open",
+                     *         "published_at": "2026-11-03T10:05:00.000Z",
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "slots": [
+                     *           {
+                     *             "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a72",
+                     *             "role_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *             "capacity": 2,
+                     *             "filled_count": 1,
+                     *             "seats": [
+                     *               {
+                     *                 "assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *                 "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *                 "name": "Maria Weber"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PlannedShift"][];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listShifts: {
         parameters: {
             query?: {
@@ -6890,16 +7115,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "shift_ids": [
-                 *         "0193a1b2c3d47e8f9a0b1c2d3e4f5a71"
-                 *       ]
+                 *       "event_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a70",
+                 *       "include_event": true
                  *     }
                  */
                 "application/json": components["schemas"]["PublishShiftsRequest"];
             };
         };
         responses: {
-            /** @description How many drafts were published */
+            /** @description What was published (or, with dry_run, would be) */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6908,7 +7132,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "published": 7
+                     *       "published": 7,
+                     *       "events_published": 1
                      *     }
                      */
                     "application/json": components["schemas"]["PublishShiftsResult"];
