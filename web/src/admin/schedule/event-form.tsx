@@ -6,6 +6,7 @@ import { useText } from '../text.ts';
 import { useAdminAction } from './action.ts';
 import type { Event, Place } from './data.ts';
 import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
 import { fromLocal } from './time.ts';
 
 /** Create an event: a name, its window as local date-times in the tenant's zone, what and where. */
@@ -89,17 +90,14 @@ export function EventDialog({
             onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
           />
         </label>
-        <label class="field">
-          <span>{text('schedule.location')}</span>
-          <select value={locationId} onChange={(e) => setLocationId((e.target as HTMLSelectElement).value)}>
-            <option value="">{text('schedule.noLocation')}</option>
-            {locations.map((place) => (
-              <option key={place.id} value={place.id}>
-                {place.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label={text('schedule.location')} value={locationId} onChange={setLocationId}>
+          <option value="">{text('schedule.noLocation')}</option>
+          {locations.map((place) => (
+            <option key={place.id} value={place.id}>
+              {place.name}
+            </option>
+          ))}
+        </SelectField>
         <p class="muted">{text('schedule.inZone', { zone: timeZone })}</p>
         <OutcomeMessage outcome={action.outcome} />
         <div class="actions">

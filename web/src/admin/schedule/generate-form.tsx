@@ -6,6 +6,7 @@ import { useText } from '../text.ts';
 import { useAdminAction } from './action.ts';
 import type { Event, Role, Shift } from './data.ts';
 import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
 import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 
 /**
@@ -75,16 +76,18 @@ export function GenerateDialog({
             });
           }}
         >
-          <label class="field">
-            <span>{text('schedule.event')}</span>
-            <select required value={event} onChange={(e) => setEvent((e.target as HTMLSelectElement).value)}>
-              {events.map((option) => (
-                <option key={option.id} value={option.id}>
-                  {option.name} ({format.range(option.starts_at, option.ends_at)})
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label={text('schedule.event')}
+            required
+            value={event}
+            onChange={(value) => setEvent(value)}
+          >
+            {events.map((option) => (
+              <option key={option.id} value={option.id}>
+                {option.name} ({format.range(option.starts_at, option.ends_at)})
+              </option>
+            ))}
+          </SelectField>
           <div class="field-row">
             <label class="field">
               <span>{text('schedule.startTime')}</span>

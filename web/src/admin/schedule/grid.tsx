@@ -36,17 +36,25 @@ const ShiftCard = memo(function ShiftCard({ entry, clock, timeZone, selected, on
         />
       )}
       <button type="button" class="shift-open" onClick={() => onOpen(shift.id)}>
-        <span class="shift-card-time">{when}</span>
+        {/* Spaces between the parts: the button's name reads as words. */}
+        <span class="shift-card-time">{when}</span>{' '}
         {endDay !== startDay && (
-          <span class="shift-card-ends">{text('schedule.endsOn', { day: clock.day(endDay) })}</span>
+          <>
+            <span class="shift-card-ends">{text('schedule.endsOn', { day: clock.day(endDay) })}</span>{' '}
+          </>
         )}
-        <span class="shift-card-name">{shift.name}</span>
+        <span class="shift-card-name">{shift.name}</span>{' '}
         <span class="shift-card-fill">
           {seats
             ? text('schedule.fill', { filled: seats.filled, needed: seats.needed })
             : text('schedule.fillUnknown')}
         </span>
-        {draft && <span class="chip chip-draft">{text('schedule.draft')}</span>}
+        {draft && (
+          <>
+            {' '}
+            <span class="chip chip-draft">{text('schedule.draft')}</span>
+          </>
+        )}
       </button>
     </div>
   );

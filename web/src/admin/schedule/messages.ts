@@ -45,7 +45,7 @@ export const en = {
   'schedule.generateHint':
     'One draft shift on each day of the event. An end at or before the start ends the next day.',
   'schedule.shiftNameOptional': 'Shift name (optional: the event’s)',
-  'schedule.generated': '{count} draft shifts generated',
+  'schedule.generated': 'Draft shifts generated: {count}',
 
   'schedule.slots': 'Seats per role',
   'schedule.noSlots': 'No seats.',
@@ -70,7 +70,7 @@ export const en = {
   'schedule.split': 'Split',
   'schedule.pieces': 'Pieces',
   'schedule.splitButton': 'Split shift',
-  'schedule.splitDone': 'Split into {count} shifts.',
+  'schedule.splitDone': 'Split into pieces: {count}.',
   'schedule.deleteShift': 'Delete shift',
   'schedule.deleteAsk': 'Delete this shift and its seats? This cannot be undone.',
   'schedule.deleteConfirm': 'Yes, delete',
@@ -86,20 +86,20 @@ export const en = {
   'schedule.previewEvent': 'The event “{event}” is published: employees see it.',
   'schedule.previewHidden':
     'The event “{event}” is still a draft: employees see its shifts once the event is published.',
-  'schedule.previewShifts': '{count} shifts become visible to employees:',
+  'schedule.previewShifts': 'Shifts that become visible to employees: {count}',
   'schedule.nobody': 'nobody on it yet',
-  'schedule.previewPeople': '{count} people hold seats in them: {people}.',
+  'schedule.previewPeople': 'People holding seats in them ({count}): {people}.',
   'schedule.previewNoPeople': 'Nobody holds a seat in them yet.',
-  'schedule.previewWebhooks': 'A shift.published webhook goes out for each of these {count} shifts.',
-  'schedule.publishNow': 'Publish {count} shifts',
-  'schedule.publishedDone': '{count} shifts published.',
+  'schedule.previewWebhooks': 'A shift.published webhook goes out for each of these shifts ({count}).',
+  'schedule.publishNow': 'Publish now ({count})',
+  'schedule.publishedDone': 'Shifts published: {count}.',
 
   'schedule.copyWeek': 'Copy week forward',
   'schedule.copyAsk':
-    'Copy the {count} shifts of this week to {week} as drafts? Their seats are copied, not the people.',
-  'schedule.copyConfirm': 'Copy {count} shifts',
-  'schedule.copied': '{count} shifts copied to {week} as drafts.',
-  'schedule.copyRefused': '{count} were refused: {reason}',
+    'Copy this week’s shifts ({count}) to {week} as drafts? Their seats are copied, not the people.',
+  'schedule.copyConfirm': 'Copy ({count})',
+  'schedule.copied': 'Shifts copied to {week} as drafts: {count}.',
+  'schedule.copyRefused': 'Refused: {count}. {reason}',
 };
 
 export const de: Record<keyof typeof en, string> = {
@@ -149,7 +149,7 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.generateHint':
     'Eine Entwurfsschicht an jedem Tag der Veranstaltung. Ein Ende vor oder gleich dem Beginn liegt am nächsten Tag.',
   'schedule.shiftNameOptional': 'Name der Schicht (optional: der der Veranstaltung)',
-  'schedule.generated': '{count} Entwurfsschichten erzeugt',
+  'schedule.generated': 'Erzeugte Entwurfsschichten: {count}',
 
   'schedule.slots': 'Plätze je Rolle',
   'schedule.noSlots': 'Keine Plätze.',
@@ -174,7 +174,7 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.split': 'Teilen',
   'schedule.pieces': 'Teile',
   'schedule.splitButton': 'Schicht teilen',
-  'schedule.splitDone': 'In {count} Schichten geteilt.',
+  'schedule.splitDone': 'Geteilt in Teile: {count}.',
   'schedule.deleteShift': 'Schicht löschen',
   'schedule.deleteAsk': 'Diese Schicht mit ihren Plätzen löschen? Das lässt sich nicht rückgängig machen.',
   'schedule.deleteConfirm': 'Ja, löschen',
@@ -190,18 +190,18 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.previewEvent': 'Die Veranstaltung „{event}“ wird veröffentlicht: die Beschäftigten sehen sie.',
   'schedule.previewHidden':
     'Die Veranstaltung „{event}“ ist noch ein Entwurf: ihre Schichten sind erst sichtbar, wenn sie veröffentlicht ist.',
-  'schedule.previewShifts': '{count} Schichten werden für die Beschäftigten sichtbar:',
+  'schedule.previewShifts': 'Schichten, die für die Beschäftigten sichtbar werden: {count}',
   'schedule.nobody': 'noch niemand eingeteilt',
-  'schedule.previewPeople': '{count} Personen haben Plätze darin: {people}.',
+  'schedule.previewPeople': 'Personen mit Plätzen darin ({count}): {people}.',
   'schedule.previewNoPeople': 'Noch niemand hat einen Platz darin.',
-  'schedule.previewWebhooks': 'Für jede dieser {count} Schichten geht ein Webhook shift.published hinaus.',
-  'schedule.publishNow': '{count} Schichten veröffentlichen',
-  'schedule.publishedDone': '{count} Schichten veröffentlicht.',
+  'schedule.previewWebhooks': 'Für jede dieser Schichten ({count}) geht ein Webhook shift.published hinaus.',
+  'schedule.publishNow': 'Jetzt veröffentlichen ({count})',
+  'schedule.publishedDone': 'Veröffentlichte Schichten: {count}.',
 
   'schedule.copyWeek': 'Woche vorwärts kopieren',
   'schedule.copyAsk':
-    'Die {count} Schichten dieser Woche als Entwürfe in die Woche {week} kopieren? Die Plätze werden kopiert, nicht die Personen.',
-  'schedule.copyConfirm': '{count} Schichten kopieren',
-  'schedule.copied': '{count} Schichten als Entwürfe in die Woche {week} kopiert.',
-  'schedule.copyRefused': '{count} wurden abgelehnt: {reason}',
+    'Die Schichten dieser Woche ({count}) als Entwürfe in die Woche {week} kopieren? Die Plätze werden kopiert, nicht die Personen.',
+  'schedule.copyConfirm': 'Kopieren ({count})',
+  'schedule.copied': 'In die Woche {week} als Entwürfe kopierte Schichten: {count}.',
+  'schedule.copyRefused': 'Abgelehnt: {count}. {reason}',
 };

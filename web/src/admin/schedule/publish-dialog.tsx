@@ -7,6 +7,7 @@ import { useAdminAction } from './action.ts';
 import type { Event, SeatStore, Seats, Shift, User } from './data.ts';
 import { Dialog } from './dialog.tsx';
 import { publish } from './publish.ts';
+import { SelectField } from './select-field.tsx';
 import { personName } from './shift-panel.tsx';
 
 type Mode = 'shifts' | 'event';
@@ -116,16 +117,13 @@ export function PublishDialog({
           <span>{text('schedule.publishEvent')}</span>
         </label>
         {mode === 'event' && (
-          <label class="field">
-            <span>{text('schedule.event')}</span>
-            <select value={event} onChange={(e) => setEvent((e.target as HTMLSelectElement).value)}>
-              {events.map((option) => (
-                <option key={option.id} value={option.id}>
-                  {option.name} ({format.range(option.starts_at, option.ends_at)})
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label={text('schedule.event')} value={event} onChange={(value) => setEvent(value)}>
+            {events.map((option) => (
+              <option key={option.id} value={option.id}>
+                {option.name} ({format.range(option.starts_at, option.ends_at)})
+              </option>
+            ))}
+          </SelectField>
         )}
       </fieldset>
 

@@ -13,6 +13,7 @@ import { GenerateDialog } from './generate-form.tsx';
 import { WeekGrid } from './grid.tsx';
 import { type GroupBy, groupWeek } from './grouping.ts';
 import { PublishDialog } from './publish-dialog.tsx';
+import { SelectField } from './select-field.tsx';
 import { AddShiftDialog } from './shift-form.tsx';
 import { ShiftDialog } from './shift-panel.tsx';
 import { dayOf, mondayOf, thisMonday, weekDays } from './time.ts';
@@ -57,14 +58,16 @@ export function Schedule() {
             {text('schedule.nextWeek')}
           </button>
         </nav>
-        <label class="field group-by">
-          <span>{text('schedule.groupByLabel')}</span>
-          <select value={by} onChange={(e) => setBy((e.target as HTMLSelectElement).value as GroupBy)}>
-            <option value="event">{text('schedule.groupBy.event')}</option>
-            <option value="role">{text('schedule.groupBy.role')}</option>
-            <option value="person">{text('schedule.groupBy.person')}</option>
-          </select>
-        </label>
+        <SelectField
+          label={text('schedule.groupByLabel')}
+          class="field group-by"
+          value={by}
+          onChange={(value) => setBy(value as GroupBy)}
+        >
+          <option value="event">{text('schedule.groupBy.event')}</option>
+          <option value="role">{text('schedule.groupBy.role')}</option>
+          <option value="person">{text('schedule.groupBy.person')}</option>
+        </SelectField>
       </div>
       <h2 class="week-heading" aria-live="polite">
         {heading}

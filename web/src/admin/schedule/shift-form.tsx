@@ -6,6 +6,7 @@ import { useText } from '../text.ts';
 import { useAdminAction } from './action.ts';
 import type { Event, Role, Shift } from './data.ts';
 import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
 import { newSlot, type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 import { fromLocal } from './time.ts';
 
@@ -58,16 +59,18 @@ export function AddShiftDialog({
           });
         }}
       >
-        <label class="field">
-          <span>{text('schedule.event')}</span>
-          <select required value={event} onChange={(e) => setEvent((e.target as HTMLSelectElement).value)}>
-            {events.map((option) => (
-              <option key={option.id} value={option.id}>
-                {option.name} ({format.range(option.starts_at, option.ends_at)})
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label={text('schedule.event')}
+          required
+          value={event}
+          onChange={(value) => setEvent(value)}
+        >
+          {events.map((option) => (
+            <option key={option.id} value={option.id}>
+              {option.name} ({format.range(option.starts_at, option.ends_at)})
+            </option>
+          ))}
+        </SelectField>
         <ShiftFields name={name} start={start} end={end} onName={setName} onStart={setStart} onEnd={setEnd} />
         <SlotsField roles={roles} value={slots} onChange={setSlots} />
         <OutcomeMessage outcome={action.outcome} />

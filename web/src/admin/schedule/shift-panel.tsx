@@ -6,6 +6,7 @@ import { useText } from '../text.ts';
 import { useAdminAction } from './action.ts';
 import type { Event, Role, SeatStore, Seats, Shift, User } from './data.ts';
 import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
 import { ShiftFields } from './shift-form.tsx';
 import { fromLocal, toLocal } from './time.ts';
 
@@ -181,22 +182,18 @@ function SeatsSection({
                       .then(refresh);
                   }}
                 >
-                  <label class="field">
-                    <span>{text('schedule.personFor', { role })}</span>
-                    <select
-                      value={picked}
-                      onChange={(e) =>
-                        setChoice({ ...choice, [slot.id]: (e.target as HTMLSelectElement).value })
-                      }
-                    >
-                      <option value="">{text('schedule.choosePerson')}</option>
-                      {people.map((u) => (
-                        <option key={u.id} value={u.id}>
-                          {personName(u, u.id)}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
+                  <SelectField
+                    label={text('schedule.personFor', { role })}
+                    value={picked}
+                    onChange={(value) => setChoice({ ...choice, [slot.id]: value })}
+                  >
+                    <option value="">{text('schedule.choosePerson')}</option>
+                    {people.map((u) => (
+                      <option key={u.id} value={u.id}>
+                        {personName(u, u.id)}
+                      </option>
+                    ))}
+                  </SelectField>
                   <button
                     type="submit"
                     class="button"

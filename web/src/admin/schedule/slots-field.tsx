@@ -1,5 +1,6 @@
 import { useText } from '../text.ts';
 import type { Role } from './data.ts';
+import { SelectField } from './select-field.tsx';
 
 export interface SlotDraft {
   /** A key for the list only. */
@@ -34,19 +35,17 @@ export function SlotsField({
       {value.length === 0 && <p class="muted">{text('schedule.noSlots')}</p>}
       {value.map((slot, i) => (
         <div class="slot-row" key={slot.key}>
-          <label class="field">
-            <span>{text('schedule.slotRole', { n: i + 1 })}</span>
-            <select
-              value={slot.role_id}
-              onChange={(e) => change(slot.key, { role_id: (e.target as HTMLSelectElement).value })}
-            >
-              {roles.map((role) => (
-                <option key={role.id} value={role.id}>
-                  {role.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label={text('schedule.slotRole', { n: i + 1 })}
+            value={slot.role_id}
+            onChange={(value) => change(slot.key, { role_id: value })}
+          >
+            {roles.map((role) => (
+              <option key={role.id} value={role.id}>
+                {role.name}
+              </option>
+            ))}
+          </SelectField>
           <label class="field">
             <span>{text('schedule.slotCapacity', { n: i + 1 })}</span>
             <input
