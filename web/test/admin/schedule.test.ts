@@ -138,9 +138,21 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     const { context, page } = await desktop(stage.browser);
     await openSchedule(page);
     await expect.poll(() => shiftButtons(page).count()).toBe(3);
+    // Tuesday's shift: a new name, and an hour shorter.
+    await shiftButtons(page).nth(1).click();
+    let shift = page.getByRole('dialog', { name: eventName });
+    await shift.getByLabel('Shift name').fill('Late stall');
+    await shift.getByLabel('End', { exact: true }).fill(`${wednesday}T01:00`);
+    await shift.getByRole('button', { name: 'Save shift' }).click();
+    await page.getByRole('dialog', { name: 'Late stall' }).waitFor();
+    await page.keyboard.press('Escape');
+    await expect
+      .poll(() => shiftButtons(page).nth(1).textContent())
+      .toMatch(/^18:00–01:00 ends .* Late stall /);
+
     // The last shift has no one on it: split into two pieces of four hours.
     await shiftButtons(page).last().click();
-    let shift = page.getByRole('dialog', { name: eventName });
+    shift = page.getByRole('dialog', { name: eventName });
     await shift.getByLabel('Pieces').fill('2');
     await shift.getByRole('button', { name: 'Split shift' }).click();
     await expect.poll(() => status(page).textContent()).toBe('Split into pieces: 2.');
@@ -168,7 +180,12 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     await page.getByRole('button', { name: 'Next week' }).click();
     await expect.poll(() => grid(page).getByText('Draft', { exact: true }).count()).toBe(3);
     // Seats copied, people not.
-    for (const text of await shiftButtons(page).allTextContents()) expect(text).toContain('0/1 filled');
+    await expect
+      .poll(
+        async () =>
+          (await shiftButtons(page).allTextContents()).filter((t) => t.includes('0/1 filled')).length,
+      )
+      .toBe(3);
 
     // Publish a selection: one of the copies.
     await page.getByRole('checkbox').first().check();
@@ -185,6 +202,7 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     const { context, page } = await desktop(stage.browser);
     await openSchedule(page);
     await expect.poll(() => shiftButtons(page).count()).toBe(3);
+    expect(await shiftButtons(page).allTextContents()).toContainEqual(expect.stringMatching(/Late stall/));
     const focused = () =>
       page.evaluate(() => {
         const element = document.activeElement as HTMLElement | null;
@@ -206,6 +224,19 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     await reach(/^Create event$/);
     await page.keyboard.press('Enter');
     await expect.poll(() => status(page).textContent()).toBe('Event “Keyboard gala” created as a draft.');
+
+    // A shift for it, on the week's Monday (the times the form starts with), one Bar seat.
+    await reach(/^Add shift$/);
+    await page.keyboard.press('Enter');
+    const add = page.getByRole('dialog', { name: 'Add shift' });
+    await add.waitFor();
+    expect(await add.getByRole('combobox', { name: 'Event' }).inputValue()).not.toBe('');
+    await reach(/^$/); // the name field, after the event
+    await page.keyboard.type('Gala bar');
+    await reach(/^Add shift$/);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => status(page).textContent()).toBe('Shift “Gala bar” added as a draft.');
+    await expect.poll(() => shiftButtons(page).count()).toBe(4);
 
     // A shift of the week: open it, give Lena the seat, close with Escape.
     await reach(/^18:00–22:00/);
@@ -231,9 +262,9 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     await openManagerScreen(page, 'Dienstplan');
     await page.getByLabel('Gruppieren nach').waitFor();
     for (let i = 0; i < weeksAhead; i++) await page.getByRole('button', { name: 'Nächste Woche' }).click();
-    await expect.poll(() => shiftButtons(page).count()).toBe(3);
+    await expect.poll(() => shiftButtons(page).count()).toBe(4);
     await expectAccessible(page);
-    await shiftButtons(page).first().click();
+    await shiftButtons(page).filter({ hasText: eventName }).first().click();
     await page.getByRole('dialog', { name: eventName }).getByRole('heading', { name: 'Plätze' }).waitFor();
     await expectAccessible(page);
     await page.keyboard.press('Escape');

@@ -83,25 +83,27 @@ export async function inPool<T>(items: readonly T[], limit: number, work: (item:
 
 /** How many reads of seats run at once: the browser's connections are shared with the rest. */
 const parallelReads = 6;
+/** How often the seats read so far are handed to the grid, in milliseconds. */
+const flushEvery = 250;
 
 /**
  * The seats of many shifts, read a few at a time and shown as they come: the answers are
- * gathered and handed to the screen at most once a frame, so a week of a thousand shifts
+ * gathered and handed to the screen a few times a second, so a week of a thousand shifts
  * fills in without a render per answer.
  */
 export function useSeats(api: Api, shiftIds: readonly string[]) {
   const [seats, setSeats] = useState<ReadonlyMap<string, Seats>>(() => new Map());
   const known = useRef(new Map<string, Seats>());
   const asked = useRef(new Set<string>());
-  const frame = useRef(0);
+  const timer = useRef(0);
   const [failed, setFailed] = useState<unknown>(null);
 
   const flush = useCallback(() => {
-    if (frame.current) return;
-    frame.current = requestAnimationFrame(() => {
-      frame.current = 0;
+    if (timer.current) return;
+    timer.current = window.setTimeout(() => {
+      timer.current = 0;
       setSeats(new Map(known.current));
-    });
+    }, flushEvery);
   }, []);
 
   const fetchSeats = useCallback(
@@ -125,7 +127,7 @@ export function useSeats(api: Api, shiftIds: readonly string[]) {
     if (missing.length > 0) void fetchSeats(missing);
   }, [shiftIds, fetchSeats]);
 
-  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+  useEffect(() => () => clearTimeout(timer.current), []);
 
   return {
     seats,

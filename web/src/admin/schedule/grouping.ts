@@ -1,5 +1,20 @@
 import { fill, type Seats, type Shift, type Week } from './data.ts';
-import { dayOf } from './time.ts';
+import { dayOf, lastDayOf } from './time.ts';
+
+/** The first and last day of a shift record, worked out once per record and zone. */
+const spans = new WeakMap<Shift, { zone: string; start: string; end: string }>();
+export function daysOf(shift: Shift, timeZone: string): { start: string; end: string } {
+  let span = spans.get(shift);
+  if (!span || span.zone !== timeZone) {
+    span = {
+      zone: timeZone,
+      start: dayOf(timeZone, shift.starts_at),
+      end: lastDayOf(timeZone, shift.ends_at),
+    };
+    spans.set(shift, span);
+  }
+  return span;
+}
 
 export type GroupBy = 'event' | 'role' | 'person';
 
@@ -50,7 +65,7 @@ export function groupWeek(
   const users = new Map(week.users.map((u) => [u.id, u]));
 
   for (const shift of week.shifts) {
-    const index = dayIndex.get(dayOf(timeZone, shift.starts_at));
+    const index = dayIndex.get(daysOf(shift, timeZone).start);
     if (index === undefined) continue;
     const held = seats.get(shift.id);
     const add = (target: Row, key: string, roleId?: string) =>

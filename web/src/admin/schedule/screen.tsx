@@ -7,7 +7,7 @@ import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useClock } from './clock.ts';
 import { CopyDialog } from './copy-dialog.tsx';
-import { loadWeek, useSeats, type Week } from './data.ts';
+import { type Event, loadWeek, useSeats, type Week } from './data.ts';
 import { EventDialog } from './event-form.tsx';
 import { GenerateDialog } from './generate-form.tsx';
 import { WeekGrid } from './grid.tsx';
@@ -124,6 +124,12 @@ function WeekDesk({
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
   const [open, setOpen] = useState<Open>(null);
   const [eventId, setEventId] = useState('');
+  // An event just made is offered at once, before the week is read again.
+  const [made, setMade] = useState<Event | null>(null);
+  const events = useMemo(
+    () => (made && !week.events.some((e) => e.id === made.id) ? [...week.events, made] : week.events),
+    [week.events, made],
+  );
   const toggle = useCallback(
     (id: string) =>
       setSelected((current) => {
@@ -142,6 +148,8 @@ function WeekDesk({
     void reload();
   };
   const drafts = week.shifts.filter((s) => s.status === 'draft');
+  // A selection made in another week stays, but this week's count is what the bar says.
+  const chosen = drafts.filter((s) => selected.has(s.id)).length;
   const read = week.shifts.filter((s) => store.seats.has(s.id)).length;
   const shownShift = open?.kind === 'shift' ? week.shifts.find((s) => s.id === open.id) : undefined;
   const at = (time: string) => `${monday}T${time}`;
@@ -155,7 +163,7 @@ function WeekDesk({
         <button
           type="button"
           class="button"
-          disabled={week.events.length === 0}
+          disabled={events.length === 0}
           onClick={() => setOpen({ kind: 'generate' })}
         >
           {text('schedule.generate')}
@@ -163,7 +171,7 @@ function WeekDesk({
         <button
           type="button"
           class="button"
-          disabled={week.events.length === 0}
+          disabled={events.length === 0}
           onClick={() => setOpen({ kind: 'add' })}
         >
           {text('schedule.addShift')}
@@ -179,14 +187,14 @@ function WeekDesk({
         <button
           type="button"
           class="button button-primary"
-          disabled={week.events.length === 0}
+          disabled={events.length === 0}
           onClick={() => setOpen({ kind: 'publish' })}
         >
           {text('schedule.publish')}
         </button>
       </div>
       <div class="selection-bar">
-        <p class="muted">{text('schedule.selected', { count: selected.size })}</p>
+        <p class="muted">{text('schedule.selected', { count: chosen })}</p>
         <button
           type="button"
           class="button"
@@ -195,12 +203,7 @@ function WeekDesk({
         >
           {text('schedule.selectDrafts', { count: drafts.length })}
         </button>
-        <button
-          type="button"
-          class="button"
-          disabled={selected.size === 0}
-          onClick={() => setSelected(new Set())}
-        >
+        <button type="button" class="button" disabled={chosen === 0} onClick={() => setSelected(new Set())}>
           {text('schedule.clearSelection')}
         </button>
         {read < week.shifts.length && (
@@ -236,6 +239,7 @@ function WeekDesk({
           onClose={close}
           onCreated={(event) => {
             setEventId(event.id);
+            setMade(event);
             goTo(dayOf(timeZone, event.starts_at));
             done(text('schedule.eventCreated', { event: event.name }));
           }}
@@ -243,7 +247,7 @@ function WeekDesk({
       )}
       {open?.kind === 'generate' && (
         <GenerateDialog
-          events={week.events}
+          events={events}
           roles={week.roles}
           eventId={eventId}
           onClose={close}
@@ -252,7 +256,7 @@ function WeekDesk({
       )}
       {open?.kind === 'add' && (
         <AddShiftDialog
-          events={week.events}
+          events={events}
           roles={week.roles}
           eventId={eventId}
           defaultStart={at('09:00')}
@@ -276,7 +280,7 @@ function WeekDesk({
         <PublishDialog
           weekShifts={week.shifts}
           selected={selected}
-          events={week.events}
+          events={events}
           users={week.users}
           store={store}
           eventId={eventId}
@@ -290,7 +294,7 @@ function WeekDesk({
       {shownShift && (
         <ShiftDialog
           shift={shownShift}
-          events={week.events}
+          events={events}
           roles={week.roles}
           users={week.users}
           store={store}
