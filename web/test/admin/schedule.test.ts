@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
+import { fromLocal, mondayOf, shiftByDays, toLocal } from '../../src/admin/schedule/time.ts';
 import { demo, expectAccessible, openManagerScreen, signIn } from '../support/app.ts';
 import { chromiumAvailable, desktop, NEEDS_CHROMIUM } from '../support/browser.ts';
 import { useStage } from '../support/stage.ts';
@@ -150,6 +151,18 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
       .poll(() => shiftButtons(page).nth(1).textContent())
       .toMatch(/^18:00–01:00 ends .* Late stall /);
 
+    // Monday's shift has Sam on it: the API refuses a split, said in words.
+    await shiftButtons(page).first().click();
+    shift = page.getByRole('dialog', { name: eventName });
+    await shift.getByRole('button', { name: 'Split shift' }).click();
+    await expect
+      .poll(() => shift.getByRole('alert').textContent())
+      .toBe(
+        'Not while people are on this shift (or it changed meanwhile): unassign them first, then try again.',
+      );
+    await page.keyboard.press('Escape');
+    await shift.waitFor({ state: 'detached' });
+
     // The last shift has no one on it: split into two pieces of four hours.
     await shiftButtons(page).last().click();
     shift = page.getByRole('dialog', { name: eventName });
@@ -272,5 +285,19 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     await page.getByRole('dialog', { name: 'Schicht hinzufügen' }).getByLabel('Rolle 1').waitFor();
     await expectAccessible(page);
     await context.close();
+  });
+});
+
+describe("the Schedule screen's calendar", () => {
+  it('reads wall-clock times in the tenant zone across clock changes, and weeks from Monday', () => {
+    // Berlin: 29 March 2026 skips 02:00–03:00, 25 October 2026 repeats 02:00–03:00.
+    expect(fromLocal(zone, '2026-03-28T22:00')).toBe('2026-03-28T21:00:00.000Z');
+    expect(fromLocal(zone, '2026-03-29T02:30')).toBe('2026-03-29T01:30:00.000Z'); // 03:30, after the gap
+    expect(fromLocal(zone, '2026-10-25T02:30')).toBe('2026-10-25T00:30:00.000Z'); // the first 02:30
+    expect(toLocal(zone, '2026-10-25T01:30:00.000Z')).toBe('2026-10-25T02:30');
+    // A week later is the same wall time: 168 hours less the hour the clocks skip.
+    expect(shiftByDays(zone, '2026-03-24T08:00:00.000Z', 7)).toBe('2026-03-31T07:00:00.000Z');
+    expect(mondayOf('2026-11-29')).toBe('2026-11-23');
+    expect(mondayOf('2026-11-30')).toBe('2026-11-30');
   });
 });

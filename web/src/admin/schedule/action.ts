@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ApiError } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import type { Outcome } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
@@ -23,7 +24,14 @@ export function useAdminAction() {
     busy,
     outcome,
     clear: () => setOutcome(null),
-    async run(action: () => Promise<string | undefined>): Promise<boolean> {
+    /**
+     * `words` says a code in this action's own terms where the general sentence would
+     * mislead (a shift with people on it cannot be split or deleted: `INVALID_STATE`).
+     */
+    async run(
+      action: () => Promise<string | undefined>,
+      words?: Partial<Record<string, string>>,
+    ): Promise<boolean> {
       if (busy) return false;
       setBusy(true);
       setOutcome(null);
@@ -32,9 +40,10 @@ export function useAdminAction() {
         setOutcome(done ? { kind: 'done', text: done } : null);
         return true;
       } catch (error) {
+        const own = error instanceof ApiError ? words?.[error.problem.code] : undefined;
         setOutcome({
           kind: 'refused',
-          text: error instanceof Refused ? error.message : describeRefusal(error, text, t),
+          text: own ?? (error instanceof Refused ? error.message : describeRefusal(error, text, t)),
         });
         return false;
       } finally {

@@ -76,6 +76,8 @@ export const en = {
   'schedule.deleteConfirm': 'Yes, delete',
   'schedule.keep': 'Keep it',
   'schedule.deleted': 'Shift “{shift}” deleted.',
+  'schedule.error.inUse':
+    'Not while people are on this shift (or it changed meanwhile): unassign them first, then try again.',
 
   'schedule.publish': 'Publish',
   'schedule.publishWhat': 'What to publish',
@@ -180,6 +182,8 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.deleteConfirm': 'Ja, löschen',
   'schedule.keep': 'Behalten',
   'schedule.deleted': 'Schicht „{shift}“ gelöscht.',
+  'schedule.error.inUse':
+    'Nicht, solange Personen in dieser Schicht sind (oder sie sich inzwischen geändert hat): erst austragen, dann nochmal versuchen.',
 
   'schedule.publish': 'Veröffentlichen',
   'schedule.publishWhat': 'Was veröffentlicht wird',

@@ -240,16 +240,19 @@ function EditSection({
           const timesChanged =
             Date.parse(starts_at) !== Date.parse(shift.starts_at) ||
             Date.parse(ends_at) !== Date.parse(shift.ends_at);
-          void action.run(async () => {
-            await expectData(
-              api.PATCH('/api/v1/shifts/{id}', {
-                params: { path: { id: shift.id } },
-                body: { name: name.trim(), ...(timesChanged ? { starts_at, ends_at } : {}) },
-              }),
-            );
-            onSaved();
-            return text('schedule.saved');
-          });
+          void action.run(
+            async () => {
+              await expectData(
+                api.PATCH('/api/v1/shifts/{id}', {
+                  params: { path: { id: shift.id } },
+                  body: { name: name.trim(), ...(timesChanged ? { starts_at, ends_at } : {}) },
+                }),
+              );
+              onSaved();
+              return text('schedule.saved');
+            },
+            timesChanged ? { INVALID_STATE: text('schedule.error.inUse') } : undefined,
+          );
         }}
       >
         <ShiftFields name={name} start={start} end={end} onName={setName} onStart={setStart} onEnd={setEnd} />
@@ -271,7 +274,7 @@ function SplitForm({ action, run }: { action: Action; run: (n: number) => Promis
       class="inline-form"
       onSubmit={(e) => {
         e.preventDefault();
-        void action.run(() => run(pieces));
+        void action.run(() => run(pieces), { INVALID_STATE: text('schedule.error.inUse') });
       }}
     >
       <label class="field">
@@ -311,7 +314,7 @@ function DeleteShift({ action, run }: { action: Action; run: () => Promise<undef
         disabled={action.busy}
         // biome-ignore lint/a11y/noAutofocus: the question just asked; the answer is the next step
         autoFocus
-        onClick={() => void action.run(run)}
+        onClick={() => void action.run(run, { INVALID_STATE: text('schedule.error.inUse') })}
       >
         {text('schedule.deleteConfirm')}
       </button>
