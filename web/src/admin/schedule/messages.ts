@@ -89,6 +89,7 @@ export const en = {
   'schedule.previewHidden':
     'The event “{event}” is still a draft: employees see its shifts once the event is published.',
   'schedule.previewShifts': 'Shifts that become visible to employees: {count}',
+  'schedule.previewNothing': 'Nothing to publish: no draft shift here.',
   'schedule.nobody': 'nobody on it yet',
   'schedule.previewPeople': 'People holding seats in them ({count}): {people}.',
   'schedule.previewNoPeople': 'Nobody holds a seat in them yet.',
@@ -195,6 +196,7 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.previewHidden':
     'Die Veranstaltung „{event}“ ist noch ein Entwurf: ihre Schichten sind erst sichtbar, wenn sie veröffentlicht ist.',
   'schedule.previewShifts': 'Schichten, die für die Beschäftigten sichtbar werden: {count}',
+  'schedule.previewNothing': 'Nichts zu veröffentlichen: hier ist keine Entwurfsschicht.',
   'schedule.nobody': 'noch niemand eingeteilt',
   'schedule.previewPeople': 'Personen mit Plätzen darin ({count}): {people}.',
   'schedule.previewNoPeople': 'Noch niemand hat einen Platz darin.',

@@ -145,7 +145,11 @@ export function PublishDialog({
                 {text('schedule.previewHidden', { event: eventsById.get(id)?.name ?? '' })}
               </p>
             ))}
-            <p>{text('schedule.previewShifts', { count })}</p>
+            <p>
+              {count === 0 && !(mode === 'event' && target?.status === 'draft')
+                ? text('schedule.previewNothing')
+                : text('schedule.previewShifts', { count })}
+            </p>
             {count > 0 && (
               <ul class="preview-list">
                 {preview.shifts.map((s) => {
