@@ -143,7 +143,9 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     const previewText = await preview.textContent();
     expect(previewText).toContain(`The event “${eventName}” is published: employees see it.`);
     expect(previewText).toContain('People holding seats in them (1): Sam Okafor.');
-    expect(previewText).toContain('A shift.published webhook goes out for each of these shifts (3).');
+    expect(previewText).toContain(
+      'A shift.published webhook would go out for each of these shifts (3), but no webhook of this tenant receives them now.',
+    );
     await expectAccessible(page);
     await publish.getByRole('button', { name: 'Publish now (3)' }).click();
     await expect.poll(() => status(page).textContent()).toBe('Shifts published: 3.');

@@ -94,6 +94,10 @@ export const en = {
   'schedule.previewPeople': 'People holding seats in them ({count}): {people}.',
   'schedule.previewNoPeople': 'Nobody holds a seat in them yet.',
   'schedule.previewWebhooks': 'A shift.published webhook goes out for each of these shifts ({count}).',
+  'schedule.previewWebhooksTo':
+    'A shift.published webhook goes out for each of these shifts ({count}), to each webhook that receives them ({hooks}).',
+  'schedule.previewNoWebhooks':
+    'A shift.published webhook would go out for each of these shifts ({count}), but no webhook of this tenant receives them now.',
   'schedule.publishNow': 'Publish now ({count})',
   'schedule.publishedDone': 'Shifts published: {count}.',
 
@@ -201,6 +205,10 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.previewPeople': 'Personen mit Plätzen darin ({count}): {people}.',
   'schedule.previewNoPeople': 'Noch niemand hat einen Platz darin.',
   'schedule.previewWebhooks': 'Für jede dieser Schichten ({count}) geht ein Webhook shift.published hinaus.',
+  'schedule.previewWebhooksTo':
+    'Für jede dieser Schichten ({count}) geht ein Webhook shift.published hinaus, an jeden Webhook, der sie empfängt ({hooks}).',
+  'schedule.previewNoWebhooks':
+    'Für jede dieser Schichten ({count}) ginge ein Webhook shift.published hinaus, aber derzeit empfängt ihn kein Webhook dieses Mandanten.',
   'schedule.publishNow': 'Jetzt veröffentlichen ({count})',
   'schedule.publishedDone': 'Veröffentlichte Schichten: {count}.',
 

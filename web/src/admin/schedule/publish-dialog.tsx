@@ -72,6 +72,16 @@ export function PublishDialog({
     };
   }, [mode, event, chosen]);
 
+  // Who hears of it: the tenant's webhooks that receive shift.published and are not disabled.
+  const [hooks, setHooks] = useState<number | null>(null);
+  useEffect(() => {
+    expectData(api.GET('/api/v1/webhooks'))
+      .then((list) =>
+        setHooks(list.filter((w) => !w.disabled_at && w.events.includes('shift.published')).length),
+      )
+      .catch(() => setHooks(null));
+  }, []);
+
   const byId = useMemo(() => new Map(users.map((u) => [u.id, u])), [users]);
   const eventsById = useMemo(() => new Map(events.map((e) => [e.id, e])), [events]);
   const target = eventsById.get(event);
@@ -172,7 +182,13 @@ export function PublishDialog({
                 ? text('schedule.previewNoPeople')
                 : text('schedule.previewPeople', { count: people.length, people: people.join(', ') })}
             </p>
-            <p>{text('schedule.previewWebhooks', { count })}</p>
+            <p>
+              {hooks === 0
+                ? text('schedule.previewNoWebhooks', { count })
+                : hooks === null
+                  ? text('schedule.previewWebhooks', { count })
+                  : text('schedule.previewWebhooksTo', { count, hooks })}
+            </p>
           </>
         )}
       </section>
