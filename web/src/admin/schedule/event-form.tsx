@@ -1,0 +1,111 @@
+import { useState } from 'preact/hooks';
+import { expectData } from '../../api/client.ts';
+import { useApp } from '../../app-context.ts';
+import { OutcomeMessage } from '../../ui/feedback.tsx';
+import { useText } from '../text.ts';
+import { useAdminAction } from './action.ts';
+import type { Event, Place } from './data.ts';
+import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
+import { fromLocal } from './time.ts';
+
+/** Create an event: a name, its window as local date-times in the tenant's zone, what and where. */
+export function EventDialog({
+  locations,
+  defaultStart,
+  defaultEnd,
+  onClose,
+  onCreated,
+}: {
+  locations: readonly Place[];
+  defaultStart: string;
+  defaultEnd: string;
+  onClose: () => void;
+  onCreated: (event: Event) => void;
+}) {
+  const { api, timeZone } = useApp();
+  const text = useText();
+  const action = useAdminAction();
+  const [name, setName] = useState('');
+  const [start, setStart] = useState(defaultStart);
+  const [end, setEnd] = useState(defaultEnd);
+  const [description, setDescription] = useState('');
+  const [locationId, setLocationId] = useState('');
+  return (
+    <Dialog title={text('schedule.newEvent')} onClose={onClose}>
+      <form
+        class="dialog-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            const event = await expectData(
+              api.POST('/api/v1/events', {
+                body: {
+                  name: name.trim(),
+                  starts_at: fromLocal(timeZone, start),
+                  ends_at: fromLocal(timeZone, end),
+                  description: description.trim() === '' ? null : description,
+                  location_id: locationId === '' ? null : locationId,
+                },
+              }),
+            );
+            onCreated(event);
+            return undefined;
+          });
+        }}
+      >
+        <label class="field">
+          <span>{text('schedule.eventName')}</span>
+          <input
+            type="text"
+            required
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="field">
+          <span>{text('schedule.start')}</span>
+          <input
+            type="datetime-local"
+            required
+            value={start}
+            onInput={(e) => setStart((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="field">
+          <span>{text('schedule.end')}</span>
+          <input
+            type="datetime-local"
+            required
+            min={start}
+            value={end}
+            onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="field">
+          <span>{text('schedule.description')}</span>
+          <textarea
+            rows={3}
+            value={description}
+            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <SelectField label={text('schedule.location')} value={locationId} onChange={setLocationId}>
+          <option value="">{text('schedule.noLocation')}</option>
+          {locations.map((place) => (
+            <option key={place.id} value={place.id}>
+              {place.name}
+            </option>
+          ))}
+        </SelectField>
+        <p class="muted">{text('schedule.inZone', { zone: timeZone })}</p>
+        <OutcomeMessage outcome={action.outcome} />
+        <div class="actions">
+          <button type="submit" class="button button-primary" disabled={action.busy}>
+            {text('schedule.createEvent')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

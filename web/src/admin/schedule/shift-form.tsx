@@ -1,0 +1,132 @@
+import { useState } from 'preact/hooks';
+import { expectData } from '../../api/client.ts';
+import { useApp } from '../../app-context.ts';
+import { OutcomeMessage } from '../../ui/feedback.tsx';
+import { useText } from '../text.ts';
+import { useAdminAction } from './action.ts';
+import type { Event, Role, Shift } from './data.ts';
+import { Dialog } from './dialog.tsx';
+import { SelectField } from './select-field.tsx';
+import { newSlot, type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
+import { fromLocal } from './time.ts';
+
+/** Add one shift to an event: its name, times (local, in the tenant's zone) and seats per role. */
+export function AddShiftDialog({
+  events,
+  roles,
+  eventId,
+  defaultStart,
+  defaultEnd,
+  onClose,
+  onAdded,
+}: {
+  events: readonly Event[];
+  roles: readonly Role[];
+  eventId: string;
+  defaultStart: string;
+  defaultEnd: string;
+  onClose: () => void;
+  onAdded: (shift: Shift) => void;
+}) {
+  const { api, timeZone, format } = useApp();
+  const text = useText();
+  const action = useAdminAction();
+  const [event, setEvent] = useState(eventId || events[0]?.id || '');
+  const [name, setName] = useState('');
+  const [start, setStart] = useState(defaultStart);
+  const [end, setEnd] = useState(defaultEnd);
+  const [slots, setSlots] = useState<SlotDraft[]>(() => (roles.length > 0 ? [newSlot(roles)] : []));
+  return (
+    <Dialog title={text('schedule.addShift')} onClose={onClose}>
+      <form
+        class="dialog-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            const shift = await expectData(
+              api.POST('/api/v1/shifts', {
+                body: {
+                  event_id: event,
+                  name: name.trim(),
+                  starts_at: fromLocal(timeZone, start),
+                  ends_at: fromLocal(timeZone, end),
+                  slots: slotsBody(slots),
+                },
+              }),
+            );
+            onAdded(shift);
+            return undefined;
+          });
+        }}
+      >
+        <SelectField
+          label={text('schedule.event')}
+          required
+          value={event}
+          onChange={(value) => setEvent(value)}
+        >
+          {events.map((option) => (
+            <option key={option.id} value={option.id}>
+              {option.name} ({format.range(option.starts_at, option.ends_at)})
+            </option>
+          ))}
+        </SelectField>
+        <ShiftFields name={name} start={start} end={end} onName={setName} onStart={setStart} onEnd={setEnd} />
+        <SlotsField roles={roles} value={slots} onChange={setSlots} />
+        <OutcomeMessage outcome={action.outcome} />
+        <div class="actions">
+          <button type="submit" class="button button-primary" disabled={action.busy || event === ''}>
+            {text('schedule.addShift')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** A shift's name and its start and end as local date-times. */
+export function ShiftFields(props: {
+  name: string;
+  start: string;
+  end: string;
+  onName: (value: string) => void;
+  onStart: (value: string) => void;
+  onEnd: (value: string) => void;
+}) {
+  const text = useText();
+  const { timeZone } = useApp();
+  return (
+    <>
+      <label class="field">
+        <span>{text('schedule.shiftName')}</span>
+        <input
+          type="text"
+          required
+          value={props.name}
+          onInput={(e) => props.onName((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <div class="field-row">
+        <label class="field">
+          <span>{text('schedule.start')}</span>
+          <input
+            type="datetime-local"
+            required
+            value={props.start}
+            onInput={(e) => props.onStart((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="field">
+          <span>{text('schedule.end')}</span>
+          <input
+            type="datetime-local"
+            required
+            value={props.end}
+            onInput={(e) => props.onEnd((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      </div>
+      <p class="muted">{text('schedule.inZone', { zone: timeZone })}</p>
+    </>
+  );
+}
