@@ -142,9 +142,11 @@ describe('the Schedule screen', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () =>
     await preview.getByText('Shifts that become visible to employees: 3').waitFor();
     const previewText = await preview.textContent();
     expect(previewText).toContain(`The event “${eventName}” is published: employees see it.`);
-    expect(previewText).toContain('People holding seats in them (1): Sam Okafor.');
+    expect(previewText).toMatch(
+      /People told of their published week, once per week \(1\): Sam Okafor \(\d{4}-W\d\d(, \d{4}-W\d\d)?\)\./,
+    );
     expect(previewText).toContain(
-      'A shift.published webhook would go out for each of these shifts (3), but no webhook of this tenant receives them now.',
+      'Webhook events it sends: 1 × event.published, 3 × shift.published. Webhooks of this tenant that receive them: 0.',
     );
     await expectAccessible(page);
     await publish.getByRole('button', { name: 'Publish now (3)' }).click();

@@ -1,20 +1,21 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import { type Api, expectData, type Schemas } from '../../api/client.ts';
 import { addDays } from '../../i18n/format.ts';
 import { dayOf } from './time.ts';
 
 export type Shift = Schemas['Shift'];
+/** A shift of the plan: with its slots and who holds their seats. */
+export type PlannedShift = Schemas['PlannedShift'];
 export type Event = Schemas['Event'];
 export type Role = Schemas['RoleDefinition'];
 export type User = Schemas['UserRecord'];
-export type Slot = Schemas['ShiftSlotWithFill'];
-export type Assignment = Schemas['ShiftAssignment'];
+export type Slot = Schemas['PlanSlot'];
 export type Place = Schemas['Location'];
 
 /** What the grid shows of one week, and the names it needs. */
 export interface Week {
   /** The shifts that start in the week (an overnight shift belongs to its start day). */
-  shifts: Shift[];
+  shifts: PlannedShift[];
   events: Event[];
   roles: Role[];
   users: User[];
@@ -22,14 +23,15 @@ export interface Week {
 }
 
 /**
- * One week's shifts and the tenant's events, roles, people and places, in one go. `GET
- * /shifts` with dates keeps the shifts overlapping the week, so one that started on the
- * Sunday before is left out here: it is shown on its start day, in the week before.
+ * One week's plan (every shift with its slots and seats, `GET /shifts/plan`) and the
+ * tenant's events, roles, people and places, in one go. The plan keeps the shifts
+ * overlapping the week, so one that started on the Sunday before is left out here: it is
+ * shown on its start day, in the week before.
  */
 export async function loadWeek(api: Api, timeZone: string, monday: string): Promise<Week> {
   const next = addDays(monday, 7);
   const [shifts, events, roles, users, locations] = await Promise.all([
-    expectData(api.GET('/api/v1/shifts', { params: { query: { from: monday, to: next } } })),
+    expectData(api.GET('/api/v1/shifts/plan', { params: { query: { from: monday, to: next } } })),
     expectData(api.GET('/api/v1/events')),
     expectData(api.GET('/api/v1/roles')),
     expectData(api.GET('/api/v1/users')),
@@ -50,102 +52,43 @@ export async function loadWeek(api: Api, timeZone: string, monday: string): Prom
 /** A shift's seats and who holds them. */
 export interface Seats {
   slots: Slot[];
-  assignments: Assignment[];
+  assignments: Seat[];
 }
 
-/**
- * The seats of a shift. The list of shifts does not carry them, so each shift takes its own
- * read of its slots, and of its assignments only when a slot has a seat taken.
- */
-export async function loadSeats(api: Api, shiftId: string): Promise<Seats> {
-  const path = { params: { path: { id: shiftId } } };
-  const slots = await expectData(api.GET('/api/v1/shifts/{id}/slots', path));
-  const taken = slots.some((slot) => slot.filled_count > 0);
-  const assignments = taken
-    ? await expectData(
-        api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shiftId } } }),
-      )
-    : [];
-  return { slots, assignments };
+/** A seat taken: the assignment, the slot it fills, who holds it. */
+export interface Seat {
+  id: string;
+  slot_id: string;
+  user_id: string;
 }
 
-/** Runs `work` on every item, at most `limit` at a time. */
-export async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** How many reads of seats run at once: the browser's connections are shared with the rest. */
-const parallelReads = 6;
-/** How often the seats read so far are handed to the grid, in milliseconds. */
-const flushEvery = 250;
-
-/**
- * The seats of many shifts, read a few at a time and shown as they come: the answers are
- * gathered and handed to the screen a few times a second, so a week of a thousand shifts
- * fills in without a render per answer.
- */
-export function useSeats(api: Api, shiftIds: readonly string[]) {
-  const [seats, setSeats] = useState<ReadonlyMap<string, Seats>>(() => new Map());
-  const known = useRef(new Map<string, Seats>());
-  const asked = useRef(new Set<string>());
-  const timer = useRef(0);
-  const [failed, setFailed] = useState<unknown>(null);
-
-  const flush = useCallback(() => {
-    if (timer.current) return;
-    timer.current = window.setTimeout(() => {
-      timer.current = 0;
-      setSeats(new Map(known.current));
-    }, flushEvery);
-  }, []);
-
-  const fetchSeats = useCallback(
-    async (ids: readonly string[]) => {
-      await inPool(ids, parallelReads, async (id) => {
-        try {
-          known.current.set(id, await loadSeats(api, id));
-          flush();
-        } catch (error) {
-          asked.current.delete(id);
-          setFailed(error);
-        }
-      });
-    },
-    [api, flush],
-  );
-
-  useEffect(() => {
-    const missing = shiftIds.filter((id) => !asked.current.has(id));
-    for (const id of missing) asked.current.add(id);
-    if (missing.length > 0) void fetchSeats(missing);
-  }, [shiftIds, fetchSeats]);
-
-  useEffect(() => () => clearTimeout(timer.current), []);
-
+/** The seats of a shift of the plan, as the grid, the panel and the preview use them. */
+function seatsOf(shift: PlannedShift): Seats {
   return {
-    seats,
-    failed,
-    /** Reads these shifts' seats again (after an assignment changed them). */
-    refresh: (ids: readonly string[]) => {
-      for (const id of ids) asked.current.add(id);
-      return fetchSeats(ids);
-    },
-    /** Reads the seats of shifts not read yet and answers all of them (copy and publish need every one). */
+    slots: shift.slots,
+    assignments: shift.slots.flatMap((slot) =>
+      slot.seats.map((seat) => ({ id: seat.assignment_id, slot_id: slot.id, user_id: seat.user_id })),
+    ),
+  };
+}
+
+/**
+ * The seats of the week's shifts. They come with the week (`GET /shifts/plan` carries every
+ * shift's slots and seats in one read), so nothing is read shift by shift: after a change,
+ * the week is read again.
+ */
+export function useSeats(week: Week, reload: () => Promise<void>) {
+  const seats = useMemo(
+    () => new Map<string, Seats>(week.shifts.map((shift) => [shift.id, seatsOf(shift)])),
+    [week.shifts],
+  );
+  return {
+    seats: seats as ReadonlyMap<string, Seats>,
+    /** Reads the week again (after an assignment changed seats). */
+    refresh: (_ids: readonly string[]) => reload(),
+    /** The seats of these shifts (copy and publish need every one). */
     async ensure(ids: readonly string[]): Promise<Map<string, Seats>> {
-      const missing = ids.filter((id) => !known.current.has(id));
-      for (const id of missing) asked.current.add(id);
-      await inPool(missing, parallelReads, async (id) => {
-        known.current.set(id, await loadSeats(api, id));
-      });
-      flush();
-      return new Map(ids.map((id) => [id, known.current.get(id) as Seats]));
+      return new Map(ids.map((id) => [id, seats.get(id) as Seats]));
     },
   };
 }
@@ -163,4 +106,16 @@ export function fill(seats: Seats | undefined, roleId?: string): { filled: numbe
     needed += slot.capacity;
   }
   return { filled, needed };
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+export async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

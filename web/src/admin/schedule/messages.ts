@@ -22,8 +22,6 @@ export const en = {
   'schedule.selected': '{count} selected',
   'schedule.selectDrafts': 'Select all drafts ({count})',
   'schedule.clearSelection': 'Clear selection',
-  'schedule.readingSeats': 'Reading seats: {read} of {count} shifts.',
-  'schedule.seatsFailed': 'The seats of some shifts could not be read. Reload the page to try again.',
   'schedule.close': 'Close',
   'schedule.inZone': 'Times in {zone}.',
 
@@ -86,18 +84,15 @@ export const en = {
   'schedule.preview': 'What employees will see',
   'schedule.previewFailed': 'The preview could not be read. Close and try again.',
   'schedule.previewEvent': 'The event “{event}” is published: employees see it.',
-  'schedule.previewHidden':
-    'The event “{event}” is still a draft: employees see its shifts once the event is published.',
+  'schedule.previewEventsToo': 'Draft events published with them, so that employees see them: {count}.',
   'schedule.previewShifts': 'Shifts that become visible to employees: {count}',
   'schedule.previewNothing': 'Nothing to publish: no draft shift here.',
   'schedule.nobody': 'nobody on it yet',
-  'schedule.previewPeople': 'People holding seats in them ({count}): {people}.',
-  'schedule.previewNoPeople': 'Nobody holds a seat in them yet.',
-  'schedule.previewWebhooks': 'A shift.published webhook goes out for each of these shifts ({count}).',
-  'schedule.previewWebhooksTo':
-    'A shift.published webhook goes out for each of these shifts ({count}), to each webhook that receives them ({hooks}).',
-  'schedule.previewNoWebhooks':
-    'A shift.published webhook would go out for each of these shifts ({count}), but no webhook of this tenant receives them now.',
+  'schedule.previewPeople': 'People told of their published week, once per week ({count}): {people}.',
+  'schedule.previewNoPeople': 'Nobody holds a seat in them yet: nobody is told.',
+  'schedule.previewWebhookEvents': 'Webhook events it sends: {events}.',
+  'schedule.previewWebhooksTo': 'Webhooks of this tenant that receive them: {hooks}.',
+  'schedule.previewNoWebhookEvents': 'It sends no webhook event.',
   'schedule.publishNow': 'Publish now ({count})',
   'schedule.publishedDone': 'Shifts published: {count}.',
 
@@ -132,9 +127,6 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.selected': '{count} ausgewählt',
   'schedule.selectDrafts': 'Alle Entwürfe auswählen ({count})',
   'schedule.clearSelection': 'Auswahl aufheben',
-  'schedule.readingSeats': 'Plätze werden gelesen: {read} von {count} Schichten.',
-  'schedule.seatsFailed':
-    'Die Plätze einiger Schichten konnten nicht gelesen werden. Lade die Seite neu, um es nochmal zu versuchen.',
   'schedule.close': 'Schließen',
   'schedule.inZone': 'Zeiten in {zone}.',
 
@@ -197,18 +189,17 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.preview': 'Was die Beschäftigten sehen werden',
   'schedule.previewFailed': 'Die Vorschau konnte nicht gelesen werden. Schließe und versuche es nochmal.',
   'schedule.previewEvent': 'Die Veranstaltung „{event}“ wird veröffentlicht: die Beschäftigten sehen sie.',
-  'schedule.previewHidden':
-    'Die Veranstaltung „{event}“ ist noch ein Entwurf: ihre Schichten sind erst sichtbar, wenn sie veröffentlicht ist.',
+  'schedule.previewEventsToo':
+    'Entwurfsveranstaltungen, die mit veröffentlicht werden, damit die Beschäftigten sie sehen: {count}.',
   'schedule.previewShifts': 'Schichten, die für die Beschäftigten sichtbar werden: {count}',
   'schedule.previewNothing': 'Nichts zu veröffentlichen: hier ist keine Entwurfsschicht.',
   'schedule.nobody': 'noch niemand eingeteilt',
-  'schedule.previewPeople': 'Personen mit Plätzen darin ({count}): {people}.',
-  'schedule.previewNoPeople': 'Noch niemand hat einen Platz darin.',
-  'schedule.previewWebhooks': 'Für jede dieser Schichten ({count}) geht ein Webhook shift.published hinaus.',
-  'schedule.previewWebhooksTo':
-    'Für jede dieser Schichten ({count}) geht ein Webhook shift.published hinaus, an jeden Webhook, der sie empfängt ({hooks}).',
-  'schedule.previewNoWebhooks':
-    'Für jede dieser Schichten ({count}) ginge ein Webhook shift.published hinaus, aber derzeit empfängt ihn kein Webhook dieses Mandanten.',
+  'schedule.previewPeople':
+    'Personen, die von ihrer veröffentlichten Woche erfahren, einmal je Woche ({count}): {people}.',
+  'schedule.previewNoPeople': 'Noch niemand hat einen Platz darin: niemand wird benachrichtigt.',
+  'schedule.previewWebhookEvents': 'Webhook-Ereignisse, die es sendet: {events}.',
+  'schedule.previewWebhooksTo': 'Webhooks dieses Mandanten, die sie empfangen: {hooks}.',
+  'schedule.previewNoWebhookEvents': 'Es sendet kein Webhook-Ereignis.',
   'schedule.publishNow': 'Jetzt veröffentlichen ({count})',
   'schedule.publishedDone': 'Veröffentlichte Schichten: {count}.',
 

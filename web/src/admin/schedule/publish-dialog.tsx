@@ -1,22 +1,21 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { expectData } from '../../api/client.ts';
+import { expectData, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from './action.ts';
-import type { Event, SeatStore, Seats, Shift, User } from './data.ts';
+import type { Event, SeatStore, Shift, User } from './data.ts';
 import { Dialog } from './dialog.tsx';
-import { publish } from './publish.ts';
+import { type PublishResult, type PublishTarget, publish } from './publish.ts';
 import { SelectField } from './select-field.tsx';
 import { personName } from './shift-panel.tsx';
 
 type Mode = 'shifts' | 'event';
 
 /**
- * Publish, with a preview first: the selected drafts, or an event with all its draft
- * shifts; what employees will see (each shift and who holds its seats), and that a
- * shift.published webhook goes out for each. Built from what the screen read (an event's
- * drafts outside the week are read with it).
+ * Publish, with a preview first: the selected drafts (with their draft events), or an
+ * event with all its draft shifts, in one call. The preview is that call's dry run: what
+ * becomes visible, who is told of their week, which webhook events go out.
  */
 export function PublishDialog({
   weekShifts,
@@ -46,24 +45,28 @@ export function PublishDialog({
   );
   const [mode, setMode] = useState<Mode>(chosen.length > 0 ? 'shifts' : 'event');
   const [event, setEvent] = useState(eventId || events[0]?.id || '');
-  const [preview, setPreview] = useState<{ shifts: readonly Shift[]; seats: Map<string, Seats> } | null>(
-    null,
-  );
+  const [preview, setPreview] = useState<{ shifts: readonly Shift[]; result: PublishResult } | null>(null);
   const [failed, setFailed] = useState<unknown>(null);
+  const target: PublishTarget =
+    mode === 'event'
+      ? { kind: 'event', eventId: event }
+      : { kind: 'shifts', shiftIds: chosen.map((s) => s.id) };
 
   useEffect(() => {
     let live = true;
     setPreview(null);
     setFailed(null);
     const read = async () => {
-      const shifts =
+      // The server says what the call would do (dry_run); the list shows which shifts.
+      const [shifts, result] = await Promise.all([
         mode === 'shifts'
           ? chosen
-          : await expectData(
+          : expectData(
               api.GET('/api/v1/shifts', { params: { query: { event_id: event, status: 'draft' } } }),
-            );
-      const seats = await store.ensure(shifts.map((s) => s.id));
-      if (live) setPreview({ shifts, seats });
+            ),
+        publish(api, target, true),
+      ]);
+      if (live) setPreview({ shifts, result });
     };
     if (mode === 'event' && !event) return;
     read().catch((error: unknown) => live && setFailed(error));
@@ -72,36 +75,28 @@ export function PublishDialog({
     };
   }, [mode, event, chosen]);
 
-  // Who hears of it: the tenant's webhooks that receive shift.published and are not disabled.
-  const [hooks, setHooks] = useState<number | null>(null);
+  // Who hears of it: the tenant's webhooks, not disabled, that receive one of the events sent.
+  const [hooks, setHooks] = useState<Schemas['Webhook'][] | null>(null);
   useEffect(() => {
     expectData(api.GET('/api/v1/webhooks'))
-      .then((list) =>
-        setHooks(list.filter((w) => !w.disabled_at && w.events.includes('shift.published')).length),
-      )
+      .then((list) => setHooks(list.filter((w) => !w.disabled_at)))
       .catch(() => setHooks(null));
   }, []);
 
   const byId = useMemo(() => new Map(users.map((u) => [u.id, u])), [users]);
   const eventsById = useMemo(() => new Map(events.map((e) => [e.id, e])), [events]);
-  const target = eventsById.get(event);
-  const people = preview
-    ? [
-        ...new Set(
-          preview.shifts.flatMap((s) => preview.seats.get(s.id)?.assignments.map((a) => a.user_id) ?? []),
-        ),
-      ]
-        .map((id) => personName(byId.get(id), id))
-        .sort((a, b) => a.localeCompare(b))
-    : [];
-  // Shifts of a draft event stay hidden from employees until the event is published.
-  const hiddenEvents =
-    mode === 'shifts' && preview
-      ? [...new Set(preview.shifts.map((s) => s.event_id))].filter(
-          (id) => eventsById.get(id)?.status === 'draft',
-        )
-      : [];
-  const count = preview?.shifts.length ?? 0;
+  const chosenEvent = eventsById.get(event);
+  const result = preview?.result;
+  const people = (result?.people ?? []).map(
+    (person) => `${personName(byId.get(person.id), person.id)} (${person.weeks.join(', ')})`,
+  );
+  const sent = result?.webhook_events ?? [];
+  const receiving =
+    hooks === null
+      ? null
+      : hooks.filter((hook) => sent.some((e) => (hook.events as readonly string[]).includes(e.type))).length;
+  const count = result?.published ?? 0;
+  const changes = count + (result?.events_published ?? 0);
 
   return (
     <Dialog title={text('schedule.publish')} onClose={onClose} wide>
@@ -147,31 +142,29 @@ export function PublishDialog({
           <p class="muted">{text('admin.loading')}</p>
         ) : (
           <>
-            {mode === 'event' && target?.status === 'draft' && (
-              <p>{text('schedule.previewEvent', { event: target.name })}</p>
+            {mode === 'event' && chosenEvent?.status === 'draft' && (
+              <p>{text('schedule.previewEvent', { event: chosenEvent.name })}</p>
             )}
-            {hiddenEvents.map((id) => (
-              <p key={id} class="notice">
-                {text('schedule.previewHidden', { event: eventsById.get(id)?.name ?? '' })}
-              </p>
-            ))}
+            {mode === 'shifts' && (result?.events_published ?? 0) > 0 && (
+              <p>{text('schedule.previewEventsToo', { count: result?.events_published ?? 0 })}</p>
+            )}
             <p>
-              {count === 0 && !(mode === 'event' && target?.status === 'draft')
-                ? text('schedule.previewNothing')
-                : text('schedule.previewShifts', { count })}
+              {changes === 0 ? text('schedule.previewNothing') : text('schedule.previewShifts', { count })}
             </p>
             {count > 0 && (
               <ul class="preview-list">
                 {preview.shifts.map((s) => {
-                  const holders = preview.seats.get(s.id)?.assignments ?? [];
+                  const holders = store.seats.get(s.id)?.assignments;
                   return (
                     <li key={s.id}>
                       <strong>{format.range(s.starts_at, s.ends_at)}</strong> · {s.name} ·{' '}
                       {eventsById.get(s.event_id)?.name}
-                      {' · '}
-                      {holders.length === 0
-                        ? text('schedule.nobody')
-                        : holders.map((a) => personName(byId.get(a.user_id), a.user_id)).join(', ')}
+                      {holders &&
+                        ` · ${
+                          holders.length === 0
+                            ? text('schedule.nobody')
+                            : holders.map((a) => personName(byId.get(a.user_id), a.user_id)).join(', ')
+                        }`}
                     </li>
                   );
                 })}
@@ -183,11 +176,14 @@ export function PublishDialog({
                 : text('schedule.previewPeople', { count: people.length, people: people.join(', ') })}
             </p>
             <p>
-              {hooks === 0
-                ? text('schedule.previewNoWebhooks', { count })
-                : hooks === null
-                  ? text('schedule.previewWebhooks', { count })
-                  : text('schedule.previewWebhooksTo', { count, hooks })}
+              {sent.length === 0
+                ? text('schedule.previewNoWebhookEvents')
+                : text('schedule.previewWebhookEvents', {
+                    events: sent.map((e) => `${e.count} × ${e.type}`).join(', '),
+                  })}
+              {sent.length > 0 &&
+                receiving !== null &&
+                ` ${text('schedule.previewWebhooksTo', { hooks: receiving })}`}
             </p>
           </>
         )}
@@ -197,18 +193,11 @@ export function PublishDialog({
         <button
           type="button"
           class="button button-primary"
-          disabled={
-            action.busy || !preview || (count === 0 && !(mode === 'event' && target?.status === 'draft'))
-          }
+          disabled={action.busy || !preview || changes === 0}
           onClick={() =>
             void action.run(async () => {
-              const published = await publish(
-                api,
-                mode === 'event'
-                  ? { kind: 'event', eventId: event, eventIsDraft: target?.status === 'draft' }
-                  : { kind: 'shifts', shiftIds: chosen.map((s) => s.id) },
-              );
-              onPublished(text('schedule.publishedDone', { count: published }));
+              const done = await publish(api, target);
+              onPublished(text('schedule.publishedDone', { count: done.published }));
               return undefined;
             })
           }

@@ -113,10 +113,9 @@ function WeekDesk({
   setOutcome: (outcome: Outcome) => void;
   goTo: (date: string) => void;
 }) {
-  const { api, timeZone } = useApp();
+  const { timeZone } = useApp();
   const text = useText();
-  const ids = useMemo(() => week.shifts.map((s) => s.id), [week.shifts]);
-  const store = useSeats(api, ids);
+  const store = useSeats(week, reload);
   const rows = useMemo(
     () => groupWeek(week, store.seats, days, by, timeZone),
     [week, store.seats, days, by, timeZone],
@@ -150,7 +149,6 @@ function WeekDesk({
   const drafts = week.shifts.filter((s) => s.status === 'draft');
   // A selection made in another week stays, but this week's count is what the bar says.
   const chosen = drafts.filter((s) => selected.has(s.id)).length;
-  const read = week.shifts.filter((s) => store.seats.has(s.id)).length;
   const shownShift = open?.kind === 'shift' ? week.shifts.find((s) => s.id === open.id) : undefined;
   const at = (time: string) => `${monday}T${time}`;
 
@@ -206,15 +204,7 @@ function WeekDesk({
         <button type="button" class="button" disabled={chosen === 0} onClick={() => setSelected(new Set())}>
           {text('schedule.clearSelection')}
         </button>
-        {read < week.shifts.length && (
-          <p class="muted">{text('schedule.readingSeats', { read, count: week.shifts.length })}</p>
-        )}
       </div>
-      {store.failed !== null && (
-        <p class="notice notice-refused" role="alert">
-          {text('schedule.seatsFailed')}
-        </p>
-      )}
       {week.shifts.length === 0 ? (
         <p class="muted empty">{text('schedule.empty')}</p>
       ) : (
