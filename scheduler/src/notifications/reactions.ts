@@ -6,7 +6,7 @@ import { assigneesOf, findShift } from '../shifts/repository.ts';
 import { notificationSettings } from '../tenants/repository.ts';
 import { activeAdminIds } from '../users/repository.ts';
 import { stageNotifications } from './outbox.ts';
-import { shiftWindow, type TimeStyle } from './wording.ts';
+import { shiftWindow, type TimeStyle, withReason } from './wording.ts';
 
 type Notifying = ChangeOf<NotifyingChangeType>;
 
@@ -98,9 +98,21 @@ function dataOf(change: Notifying): Record<string, unknown> {
   }
 }
 
+/** The reason an admin gave for the decision a change tells of (an offer approved or rejected), if any. */
+function reasonOf(change: Notifying): string | null {
+  switch (change.type) {
+    case 'seat.handed_over':
+    case 'offer.approved':
+    case 'offer.rejected':
+      return change.offer.decision_reason;
+    default:
+      return null;
+  }
+}
+
 function bodyOf(change: Notifying, shift: ShiftView, style: TimeStyle): string {
   const window = shiftWindow(shift.starts_at, shift.ends_at, style);
-  return change.type === 'shift.changed' ? `${shift.name}, ${window}` : window;
+  return withReason(change.type === 'shift.changed' ? `${shift.name}, ${window}` : window, reasonOf(change));
 }
 
 /**
