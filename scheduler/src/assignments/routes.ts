@@ -29,6 +29,7 @@ import {
   getMyAssignments,
   getShiftAssignments,
   getShiftColleagues,
+  getUserAssignments,
   unassign,
 } from './service.ts';
 
@@ -218,5 +219,30 @@ export async function assignmentsRoutes(app: App, deps: Deps): Promise<void> {
       },
     },
     async (request) => getMyAssignments(deps, identityOf(request), request.query),
+  );
+
+  app.get(
+    '/api/v1/users/:id/assignments',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['assignments'],
+        operationId: 'listUserAssignments',
+        summary: 'One person’s assignments, as GET /me/assignments gives them to that person (admins)',
+        description:
+          'Admins only. The assignments of an admin or employee of the tenant, in exactly the shape and order of GET /me/assignments (one read: shift, event, slot role and location; shifts not yet ended first, soonest first, then past ones, latest first), drafts included. from and to keep the assignments whose shift overlaps [from, to), either end open when absent, each an instant or a calendar date (the start of that day in the tenant’s time zone); to at or before from, a malformed time or an unknown query parameter is 422. Anyone else (another tenant’s user, a customer, an unknown id) is 404.',
+        security: bearerSecurity,
+        params: IdParams,
+        querystring: MyAssignmentsQuery,
+        response: {
+          200: ok(Type.Array(MyAssignment), 'The person’s assignments', [exampleMyAssignment]),
+          ...errorResponses([...pathIdCodes, 'VALIDATION_FAILED'], {
+            messages: { NOT_FOUND: 'user not found', VALIDATION_FAILED: 'to: must be after from' },
+          }),
+        },
+      },
+    },
+    async (request) =>
+      getUserAssignments(deps, identityOf(request), pathId(request.params.id, 'user'), request.query),
   );
 }

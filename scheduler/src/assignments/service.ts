@@ -154,6 +154,28 @@ export async function getMyAssignments(
 }
 
 /**
+ * An admin reads one admin's or employee's seats, in the shape and order of their own
+ * GET /me/assignments (the same read), drafts included as admins see them; anyone who is
+ * not staff of the tenant is 404. The window is checked first, as on every list.
+ */
+export async function getUserAssignments(
+  deps: Deps,
+  caller: Identity,
+  userId: string,
+  query: MyAssignmentsQuery = {},
+): Promise<MyAssignment[]> {
+  const window = await filterWindow(deps, caller, query);
+  if (!(await findStaff(deps.db, caller.tenantId, userId))) throw notFound('user');
+  return listUserAssignments(deps.db, {
+    tenantId: caller.tenantId,
+    userId,
+    now: deps.clock.now(),
+    onlyVisible: !seesUnpublishedShifts(caller),
+    window,
+  });
+}
+
+/**
  * Frees a seat. Admins remove any assignment; an employee withdraws only a seat they
  * claimed themselves, before the shift starts (someone else's is 404 to them). A seat
  * with recorded time is never removed: the minutes would be lost.

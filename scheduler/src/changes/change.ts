@@ -22,6 +22,8 @@ export interface OfferRecord extends WireRecord {
   readonly from_user_id: string;
   readonly to_user_id: string | null;
   readonly accepted_by: string | null;
+  /** Why an admin approved or rejected it (migration 0029); what the notifications of the decision carry. */
+  readonly decision_reason: string | null;
 }
 
 type Seat = { seat: SeatRecord };

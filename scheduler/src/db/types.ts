@@ -311,6 +311,8 @@ export interface TimeOffTable {
   decided_by: string | null;
   decided_at: NullableTimestamp;
   created_at: CreatedAt;
+  /** Migration 0029: why an admin approved or rejected it; null when they gave no reason. */
+  decision_reason: string | null;
 }
 
 export interface OffersTable {
@@ -328,6 +330,8 @@ export interface OffersTable {
   decided_at: Timestamp | null;
   decided_by: string | null;
   expires_at: Timestamp;
+  /** Migration 0029: why an admin approved or rejected it; null when they gave no reason. */
+  decision_reason: string | null;
 }
 
 /** Migration 0018: the webhooks of a tenant (src/webhooks/). */

@@ -16,6 +16,13 @@ export const OID = { int8: 20, uuid: 2950, timestamptz: 1184 } as const;
  */
 export const uuidColumnToWire = (column: string) => sql<string>`replace(${sql.ref(column)}::text, '-', '')`;
 
+/**
+ * A timestamptz column as its wire form, in SQL (RFC 3339 UTC, milliseconds, `Z`): for
+ * values inside JSON built by the query, which the driver hands back as text of its own.
+ */
+export const timestamptzColumnToWire = (column: string) =>
+  sql<string>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 export function uuidToWire(text: string): string {
   return text.length === 36
     ? text.slice(0, 8) + text.slice(9, 13) + text.slice(14, 18) + text.slice(19, 23) + text.slice(24)

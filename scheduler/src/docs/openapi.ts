@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { NO_BODY_TITLE } from '../http/schemas.ts';
+import { DECISION_REQUEST_TITLE, NO_BODY_TITLE } from '../http/schemas.ts';
 import type { App } from '../http/types.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -79,6 +79,7 @@ export function declareRequestIdHeader(document: JsonObject): JsonObject {
  * Operations whose body schema is NoBody (http/schemas.ts) take no body: the document
  * gives them no request body (a client sends none), where Fastify's swagger would declare
  * a required one. Sending `{}` is still accepted, a field refused (the description says so).
+ * A decision's body (DecisionRequest) is declared, and marked optional.
  */
 export function dropEmptyRequestBodies(document: JsonObject): JsonObject {
   const paths = isObject(document.paths) ? document.paths : {};
@@ -88,12 +89,11 @@ export function dropEmptyRequestBodies(document: JsonObject): JsonObject {
       if (!isObject(operation) || !isObject(operation.requestBody)) continue;
       const content = isObject(operation.requestBody.content) ? operation.requestBody.content : {};
       const media = Object.values(content);
-      if (
-        media.length > 0 &&
-        media.every((m) => isObject(m) && isObject(m.schema) && m.schema.title === NO_BODY_TITLE)
-      ) {
-        delete operation.requestBody;
-      }
+      const titled = (title: string) =>
+        media.length > 0 && media.every((m) => isObject(m) && isObject(m.schema) && m.schema.title === title);
+      if (titled(NO_BODY_TITLE)) delete operation.requestBody;
+      // A decision's reason is optional: the decision without a body is what it always was.
+      else if (titled(DECISION_REQUEST_TITLE)) operation.requestBody.required = false;
     }
   }
   return document;

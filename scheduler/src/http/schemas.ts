@@ -108,6 +108,35 @@ export const NoBody = Type.Unsafe<Record<string, never> | null>({
   description: 'This action takes no body: send none, or {}; any field is 422',
 });
 
+/** The title of the optional body of an admin's decision (see DecisionRequest). */
+export const DECISION_REQUEST_TITLE = 'DecisionRequest';
+/** The longest reason an admin gives for a decision, in characters (migration 0029 holds it too). */
+export const MAX_DECISION_REASON_LENGTH = 500;
+
+/**
+ * The body of an admin's decision (approve, reject): as NoBody, none, an empty one, `{}`
+ * or `null` is the decision as it always was; or `{ "reason": "..." }`, one line of 1 to
+ * 500 characters, trimmed (blank is 422), stored with the decision as `decision_reason`
+ * and shown to the people it concerns. Any other field is 422 naming it. The OpenAPI
+ * document marks the body optional (docs/openapi.ts).
+ */
+export const DecisionRequest = Type.Unsafe<{ reason?: string } | null>({
+  title: DECISION_REQUEST_TITLE,
+  type: ['object', 'null'],
+  properties: {
+    reason: OneLine({
+      minLength: 1,
+      maxLength: MAX_DECISION_REASON_LENGTH,
+      description: `Why: one line, at most ${MAX_DECISION_REASON_LENGTH} characters, trimmed; shown to the people the decision concerns`,
+      examples: ['Two bartenders are away that week already'],
+    }),
+  },
+  additionalProperties: false,
+  description: 'Optional: send none, {}, or a reason; any other field is 422',
+  examples: [{ reason: 'Two bartenders are away that week already' }],
+});
+export type DecisionRequest = { reason?: string } | null;
+
 /** Path ids are parsed by the handler (a malformed id is 404, not 422). */
 export const IdParams = Type.Object({
   id: Type.String({

@@ -51,6 +51,13 @@ export function requiredText(field: string, value: string): string {
   return text;
 }
 
+/**
+ * The reason of an admin's decision (http/schemas.ts DecisionRequest), trimmed; null when
+ * none was sent; blank is 422 naming `reason`.
+ */
+export const decisionReason = (body: { reason?: string } | null | undefined): string | null =>
+  body?.reason === undefined ? null : requiredText('reason', body.reason);
+
 /** An optional text field, trimmed; blank becomes null. */
 export const optionalText = (value: string | null | undefined): string | null => value?.trim() || null;
 

@@ -7,7 +7,7 @@ import { publishedWeeks } from '../shifts/weeks.ts';
 import { notificationSettings } from '../tenants/repository.ts';
 import { activeAdminIds } from '../users/repository.ts';
 import { stageMessages, stageNotifications } from './outbox.ts';
-import { schedulePublished, shiftWindow, type TimeStyle } from './wording.ts';
+import { schedulePublished, shiftWindow, type TimeStyle, withReason } from './wording.ts';
 
 type Notifying = ChangeOf<NotifyingChangeType>;
 
@@ -102,9 +102,21 @@ function dataOf(change: AboutOneShift): Record<string, unknown> {
   }
 }
 
+/** The reason an admin gave for the decision a change tells of (an offer approved or rejected), if any. */
+function reasonOf(change: AboutOneShift): string | null {
+  switch (change.type) {
+    case 'seat.handed_over':
+    case 'offer.approved':
+    case 'offer.rejected':
+      return change.offer.decision_reason;
+    default:
+      return null;
+  }
+}
+
 function bodyOf(change: AboutOneShift, shift: ShiftView, style: TimeStyle): string {
   const window = shiftWindow(shift.starts_at, shift.ends_at, style);
-  return change.type === 'shift.changed' ? `${shift.name}, ${window}` : window;
+  return withReason(change.type === 'shift.changed' ? `${shift.name}, ${window}` : window, reasonOf(change));
 }
 
 /**

@@ -63,3 +63,13 @@ export function schedulePublished(
     body: many ? `${shifts.length} shifts, the first ${when}` : `1 shift, ${when}`,
   };
 }
+
+/**
+ * A message's body with the reason an admin gave for a decision (an offer approved or
+ * rejected), on a line of its own after the shift's window: `Sat 13 Dec, 18:00–02:00`,
+ * then `Reason: The shift needs someone who knows the till`. As the titles, in English;
+ * the reason as the admin wrote it. Without a reason, the body as it is.
+ */
+export function withReason(body: string, reason: string | null): string {
+  return reason === null ? body : `${body}\nReason: ${reason}`;
+}

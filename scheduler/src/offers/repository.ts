@@ -23,6 +23,7 @@ function offerColumns(now: Date) {
     'o.expires_at',
     'o.decided_at',
     'o.decided_by',
+    'o.decision_reason',
   ] as const;
 }
 
@@ -243,6 +244,8 @@ export interface OfferDecision {
   status: 'accepted' | 'approved' | 'rejected' | 'cancelled';
   acceptedBy?: string;
   decidedBy: string | null;
+  /** An admin's reason for approving or rejecting (migration 0029); left as it is when absent. */
+  reason?: string | null;
 }
 
 export async function decideOffer(
@@ -260,6 +263,7 @@ export async function decideOffer(
       ...(decision.acceptedBy === undefined ? {} : { accepted_by: decision.acceptedBy }),
       decided_at: decided ? now.toISOString() : null,
       decided_by: decided ? decision.decidedBy : null,
+      ...(decision.reason === undefined ? {} : { decision_reason: decision.reason }),
     })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)

@@ -4,6 +4,7 @@ import type { ErrorCode } from '../errors.ts';
 import {
   bearerSecurity,
   bodyCodes,
+  DecisionRequest,
   errorResponses,
   IdParams,
   NoBody,
@@ -53,6 +54,10 @@ const moveMessages = {
   OVERLAPPING_ASSIGNMENT: 'the user is assigned to an overlapping shift',
   UNAVAILABLE: 'the user has approved time off overlapping the shift',
 };
+/** What a decision's body does, for both of an admin's decisions. */
+const reasonRule =
+  'The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason; the notifications of the decision (to the taker and the giver) carry it.';
+const reasonMessage = 'reason: must be one line of text, without control characters';
 const moveRules =
   'The seat moves in one transaction: the same assignment in the same slot (capacity unchanged), checked by the database as a claim is (role, one seat per shift, no overlap, an active user, no approved time off, no recorded time).';
 
@@ -177,10 +182,10 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['offers'],
         operationId: 'approveOffer',
         summary: 'Approve the move of an accepted offer',
-        description: `Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). ${moveRules} What became impossible since it was accepted is refused with its own 409.`,
+        description: `Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). ${moveRules} What became impossible since it was accepted is refused with its own 409. ${reasonRule}`,
         security: bearerSecurity,
         params: IdParams,
-        body: NoBody,
+        body: DecisionRequest,
         response: {
           200: ok(Offer, 'The offer, approved: the seat moved', {
             ...exampleOffer,
@@ -189,11 +194,14 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
             decided_at: exampleDecision.decidedAt,
             decided_by: exampleOffer.from_user_id,
           }),
-          ...errorResponses(moveCodes, { messages: moveMessages }),
+          ...errorResponses([...moveCodes, ...bodyCodes], {
+            messages: { ...moveMessages, VALIDATION_FAILED: reasonMessage },
+          }),
         },
       },
     },
-    async (request) => approveOffer(deps, identityOf(request), pathId(request.params.id, 'offer')),
+    async (request) =>
+      approveOffer(deps, identityOf(request), pathId(request.params.id, 'offer'), request.body),
   );
 
   app.post(
@@ -204,11 +212,10 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['offers'],
         operationId: 'rejectOffer',
         summary: 'Refuse the move of an accepted offer',
-        description:
-          'Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). Final: the giver keeps the seat and may offer it again.',
+        description: `Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). Final: the giver keeps the seat and may offer it again. ${reasonRule}`,
         security: bearerSecurity,
         params: IdParams,
-        body: NoBody,
+        body: DecisionRequest,
         response: {
           200: ok(Offer, 'The offer, rejected', {
             ...exampleOffer,
@@ -216,14 +223,20 @@ export async function offersRoutes(app: App, deps: Deps): Promise<void> {
             accepted_by: exampleDecision.taker,
             decided_at: exampleDecision.decidedAt,
             decided_by: exampleOffer.from_user_id,
+            decision_reason: 'The shift needs someone who knows the till',
           }),
-          ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {
-            messages: { NOT_FOUND: 'offer not found', INVALID_STATE: 'the offer is open, not accepted' },
+          ...errorResponses([...pathIdCodes, ...bodyCodes, 'INVALID_STATE'], {
+            messages: {
+              NOT_FOUND: 'offer not found',
+              VALIDATION_FAILED: reasonMessage,
+              INVALID_STATE: 'the offer is open, not accepted',
+            },
           }),
         },
       },
     },
-    async (request) => rejectOffer(deps, identityOf(request), pathId(request.params.id, 'offer')),
+    async (request) =>
+      rejectOffer(deps, identityOf(request), pathId(request.params.id, 'offer'), request.body),
   );
 
   app.delete(

@@ -54,6 +54,13 @@ export const Offer = Type.Object(
     decided_by: Nullable(
       Type.String({ ...Id, readOnly: true, description: 'Who approved, rejected, cancelled or took it' }),
     ),
+    decision_reason: Nullable(
+      Type.String({
+        readOnly: true,
+        description:
+          'Why an admin approved or rejected the move, as they wrote it (one line, at most 500 characters); null when they gave none, and on every other offer',
+      }),
+    ),
   },
   { title: 'Offer' },
 );
@@ -71,6 +78,7 @@ export const exampleOffer: Offer = {
   expires_at: '2027-07-02T08:00:00.000Z',
   decided_at: null,
   decided_by: null,
+  decision_reason: null,
 };
 
 export const OfferRequest = Type.Object(

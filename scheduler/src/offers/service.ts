@@ -5,7 +5,9 @@ import { type InUnit, unitOfWork } from '../changes/unit-of-work.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
+import type { DecisionRequest } from '../http/schemas.ts';
 import { newId, queryId } from '../ids.ts';
+import { decisionReason } from '../input/text.ts';
 import { getShift } from '../shifts/service.ts';
 import { offersNeedApproval } from '../tenants/repository.ts';
 import { findStaff } from '../users/repository.ts';
@@ -194,7 +196,7 @@ async function handOver(
   caller: Identity,
   offer: Offer,
   takerId: string,
-  decision: { acceptedBy?: string },
+  decision: { acceptedBy?: string; reason?: string | null },
 ): Promise<Offer> {
   const seatId = seatOf(offer);
   if (!(await moveSeat(tx.db, caller.tenantId, seatId, offer.from_user_id, takerId))) {
@@ -266,18 +268,36 @@ export function acceptOffer(deps: Deps, caller: Identity, id: string): Promise<O
   });
 }
 
-/** An admin moves the seat of an accepted offer; the database refuses what became impossible meanwhile. */
-export function approveOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
+/**
+ * An admin moves the seat of an accepted offer, with their reason when one is given; the
+ * database refuses what became impossible meanwhile.
+ */
+export async function approveOffer(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  input?: DecisionRequest,
+): Promise<Offer> {
+  const reason = decisionReason(input);
   return offerStep(deps, caller, 'approved', async (tx) => {
     const { offer, taker } = await acceptedOffer(tx, caller, id);
-    const approved = await handOver(tx, caller, offer, taker, {});
+    const approved = await handOver(tx, caller, offer, taker, { reason });
     await tx.record({ type: 'offer.approved', offer: approved });
     return approved;
   });
 }
 
-/** An admin refuses the move of an accepted offer; final: the giver keeps the seat and may offer it again. */
-export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<Offer> {
+/**
+ * An admin refuses the move of an accepted offer, with their reason when one is given;
+ * final: the giver keeps the seat and may offer it again.
+ */
+export async function rejectOffer(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  input?: DecisionRequest,
+): Promise<Offer> {
+  const reason = decisionReason(input);
   return offerStep(deps, caller, 'rejected', async (tx) => {
     // Locked and checked: only an accepted offer is rejected; its taker and giver are told.
     await acceptedOffer(tx, caller, id);
@@ -285,7 +305,7 @@ export function rejectOffer(deps: Deps, caller: Identity, id: string): Promise<O
       tx.db,
       caller.tenantId,
       id,
-      { status: 'rejected', decidedBy: caller.userId },
+      { status: 'rejected', decidedBy: caller.userId, reason },
       tx.clock.now(),
     );
     await tx.record({ type: 'offer.rejected', offer: rejected });

@@ -15,6 +15,7 @@ const columns = [
   'decided_by',
   'decided_at',
   'created_at',
+  'decision_reason',
 ] as const;
 
 export interface TimeOffValues {
@@ -58,11 +59,22 @@ export function findTimeOff(
  */
 export function decideTimeOff(
   db: Db,
-  decision: { tenantId: string; id: string; status: 'approved' | 'rejected'; decidedBy: string },
+  decision: {
+    tenantId: string;
+    id: string;
+    status: 'approved' | 'rejected';
+    decidedBy: string;
+    reason: string | null;
+  },
 ): Promise<TimeOff | undefined> {
   return db
     .updateTable('time_off')
-    .set({ status: decision.status, decided_by: decision.decidedBy, decided_at: sql<string>`now()` })
+    .set({
+      status: decision.status,
+      decided_by: decision.decidedBy,
+      decided_at: sql<string>`now()`,
+      decision_reason: decision.reason,
+    })
     .where('tenant_id', '=', decision.tenantId)
     .where('id', '=', decision.id)
     .where('status', '=', 'requested')

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import {
   bearerSecurity,
   bodyCodes,
+  DecisionRequest,
   errorResponses,
   IdParams,
   NoBody,
@@ -31,6 +32,11 @@ const examples = {
 const overlapMessage =
   'the time off overlaps assignments of the user: 0193a1b2c3d47e8f9a0b1c2d3e4f5a73 (shift "Bar", 0193a1b2c3d47e8f9a0b1c2d3e4f5a71)';
 const approved = { ...exampleTimeOff, status: 'approved' as const };
+
+/** What a decision's body does, for both decisions. */
+const reasonRule =
+  'The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason, which the requester reads on their time off (GET /time-off).';
+const reasonMessage = 'reason: must be one line of text, without control characters';
 
 /** Time off: the staff's own requests, and the admins' decisions. */
 export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
@@ -93,20 +99,20 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time off'],
         operationId: 'approveTimeOff',
         summary: 'Approve requested time off',
-        description:
-          'Admins only. Only a requested time off (409 INVALID_STATE otherwise). Approved time off blocks every claim, assignment and offer of a shift overlapping it (409 UNAVAILABLE there). When it overlaps assignments of the user, the answer is 409 OVERLAPPING_ASSIGNMENT naming them (the first 10, with their shifts) and nothing changes: remove them first, nothing is removed for you. The database holds the rule under concurrent claims too.',
+        description: `Admins only. Only a requested time off (409 INVALID_STATE otherwise). Approved time off blocks every claim, assignment and offer of a shift overlapping it (409 UNAVAILABLE there). When it overlaps assignments of the user, the answer is 409 OVERLAPPING_ASSIGNMENT naming them (the first 10, with their shifts) and nothing changes: remove them first, nothing is removed for you. The database holds the rule under concurrent claims too. ${reasonRule}`,
         security: bearerSecurity,
         params: IdParams,
-        body: NoBody,
+        body: DecisionRequest,
         response: {
           200: ok(TimeOff, 'The time off, approved', {
             ...approved,
             decided_by: examples.admin,
             decided_at: examples.decidedAt,
           }),
-          ...errorResponses([...pathIdCodes, 'INVALID_STATE', 'OVERLAPPING_ASSIGNMENT'], {
+          ...errorResponses([...pathIdCodes, ...bodyCodes, 'INVALID_STATE', 'OVERLAPPING_ASSIGNMENT'], {
             messages: {
               NOT_FOUND: 'time off not found',
+              VALIDATION_FAILED: reasonMessage,
               INVALID_STATE: 'the time off is rejected; only a requested one can be decided',
               OVERLAPPING_ASSIGNMENT: overlapMessage,
             },
@@ -114,7 +120,8 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         },
       },
     },
-    async (request) => decide(deps, identityOf(request), pathId(request.params.id, 'time off'), 'approved'),
+    async (request) =>
+      decide(deps, identityOf(request), pathId(request.params.id, 'time off'), 'approved', request.body),
   );
 
   app.post(
@@ -125,27 +132,30 @@ export async function timeOffRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time off'],
         operationId: 'rejectTimeOff',
         summary: 'Reject requested time off',
-        description: 'Admins only. Only a requested time off (409 INVALID_STATE otherwise).',
+        description: `Admins only. Only a requested time off (409 INVALID_STATE otherwise). ${reasonRule}`,
         security: bearerSecurity,
         params: IdParams,
-        body: NoBody,
+        body: DecisionRequest,
         response: {
           200: ok(TimeOff, 'The time off, rejected', {
             ...exampleTimeOff,
             status: 'rejected',
             decided_by: examples.admin,
             decided_at: examples.decidedAt,
+            decision_reason: 'Two bartenders are away that week already',
           }),
-          ...errorResponses([...pathIdCodes, 'INVALID_STATE'], {
+          ...errorResponses([...pathIdCodes, ...bodyCodes, 'INVALID_STATE'], {
             messages: {
               NOT_FOUND: 'time off not found',
+              VALIDATION_FAILED: reasonMessage,
               INVALID_STATE: 'the time off is approved; only a requested one can be decided',
             },
           }),
         },
       },
     },
-    async (request) => decide(deps, identityOf(request), pathId(request.params.id, 'time off'), 'rejected'),
+    async (request) =>
+      decide(deps, identityOf(request), pathId(request.params.id, 'time off'), 'rejected', request.body),
   );
 
   app.delete(

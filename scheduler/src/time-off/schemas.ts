@@ -76,6 +76,13 @@ export const TimeOff = Type.Object(
       }),
     ),
     created_at: ReadOnlyTimestamp,
+    decision_reason: Nullable(
+      Type.String({
+        readOnly: true,
+        description:
+          'Why the admin approved or rejected it, as they wrote it (one line, at most 500 characters); null when they gave none, and while requested',
+      }),
+    ),
   },
   { title: 'TimeOff', description: 'A span an admin or employee is away, requested or decided' },
 );
@@ -92,6 +99,7 @@ export const exampleTimeOff: TimeOff = {
   decided_by: null,
   decided_at: null,
   created_at: examples.createdAt,
+  decision_reason: null,
 };
 
 export const TIME_OFF_LIST_DEFAULT_LIMIT = 100;

@@ -3,8 +3,9 @@ import { unitOfWork } from '../changes/unit-of-work.ts';
 import { isCheckViolation, isExclusionViolation } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, notFound, validationFailed } from '../errors.ts';
+import type { DecisionRequest } from '../http/schemas.ts';
 import { newId, queryId } from '../ids.ts';
-import { optionalText } from '../input/text.ts';
+import { decisionReason, optionalText } from '../input/text.ts';
 import { seesUnpublishedShifts } from '../shifts/visibility.ts';
 import { timeOffNeedsApproval } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
@@ -170,16 +171,18 @@ export async function getTimeOff(deps: Deps, caller: Identity, query: TimeOffLis
 }
 
 /**
- * Approves or rejects a requested time off (admins). Anything but a request is 409
- * INVALID_STATE; an approval overlapping the user's assignments is 409 naming them, and
- * changes nothing.
+ * Approves or rejects a requested time off (admins), with the admin's reason when one is
+ * given (stored as `decision_reason`). Anything but a request is 409 INVALID_STATE; an
+ * approval overlapping the user's assignments is 409 naming them, and changes nothing.
  */
 export async function decide(
   deps: Deps,
   caller: Identity,
   id: string,
   status: 'approved' | 'rejected',
+  input?: DecisionRequest,
 ): Promise<TimeOff> {
+  const reason = decisionReason(input);
   const current = await findTimeOff(deps.db, caller.tenantId, id);
   if (!current) throw notFound('time off');
   const span = { userId: current.user_id, startsAt: current.starts_at, endsAt: current.ends_at };
@@ -190,6 +193,7 @@ export async function decide(
         id,
         status,
         decidedBy: caller.userId,
+        reason,
       });
       if (record) await tx.record({ type: `time_off.${status}`, timeOff: record });
       return record;

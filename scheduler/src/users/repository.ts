@@ -1,22 +1,47 @@
 import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { AccessRole } from '../auth/identity.ts';
 import { isAnyOf, type RowColumns, unnestRows } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
+import { timestamptzColumnToWire, uuidColumnToWire } from '../db/wire-types.ts';
 import { roleColumns } from '../roles/repository.ts';
 
 const userColumns = ['id', 'tenant_id', 'role', 'display_name', 'email', 'active', 'created_at'] as const;
 
 const staffRoles: AccessRole[] = ['admin', 'employee'];
 
-/** Staff only: customers are provisioned too, but they are not users of the schedule. */
+/**
+ * Staff only: customers are provisioned too, but they are not users of the schedule.
+ * Each with the roles granted to them, by name, as qualificationsOf reads them for one
+ * user; one statement for the whole tenant, never one per user.
+ */
 export function listStaff(db: Db, tenantId: string) {
   return db
-    .selectFrom('users')
-    .select(userColumns)
-    .where('tenant_id', '=', tenantId)
-    .where('role', 'in', staffRoles)
-    .orderBy('display_name')
-    .orderBy('id')
+    .selectFrom('users as u')
+    .select(userColumns.map((column) => `u.${column}` as const))
+    .select((user) =>
+      jsonArrayFrom(
+        user
+          .selectFrom('user_qualifications as q')
+          .innerJoin('roles as r', (join) =>
+            join.onRef('r.tenant_id', '=', 'q.tenant_id').onRef('r.id', '=', 'q.role_id'),
+          )
+          .select([
+            uuidColumnToWire('r.id').as('id'),
+            uuidColumnToWire('r.tenant_id').as('tenant_id'),
+            'r.name',
+            'r.description',
+            timestamptzColumnToWire('r.created_at').as('created_at'),
+          ])
+          .whereRef('q.tenant_id', '=', 'u.tenant_id')
+          .whereRef('q.user_id', '=', 'u.id')
+          .orderBy('r.name'),
+      ).as('qualifications'),
+    )
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.role', 'in', staffRoles)
+    .orderBy('u.display_name')
+    .orderBy('u.id')
     .execute();
 }
 

@@ -49,11 +49,16 @@ export async function usersRoutes(app: App, deps: Deps, signIns: SignInMemo): Pr
         tags: ['users'],
         operationId: 'listUsers',
         description:
-          'Admins only. Users appear after their first request with a valid token, or when an admin pre-provisions them; customers are not listed. Deactivated users are listed with `active: false`.',
-        summary: 'List the admins and employees of the tenant, deactivated ones included',
+          'Admins only. Users appear after their first request with a valid token, or when an admin pre-provisions them; customers are not listed. Deactivated users are listed with `active: false`. Each carries their qualifications, the roles granted to them by name, as GET /users/{id} gives them, read with the list in one statement. By name (a user without one last), then id.',
+        summary:
+          'List the admins and employees of the tenant with their qualifications, deactivated ones included',
         security: bearerSecurity,
         response: {
-          200: ok(Type.Array(UserRecord), 'The admins and employees of the caller tenant', [exampleUser]),
+          200: ok(
+            Type.Array(UserDetail),
+            'The admins and employees of the caller tenant, with their qualifications',
+            [exampleUserDetail],
+          ),
           ...errorResponses([]),
         },
       },

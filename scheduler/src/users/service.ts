@@ -30,14 +30,15 @@ import type {
 } from './schemas.ts';
 import { canSeeUser } from './visibility.ts';
 
-type Row = Awaited<ReturnType<typeof listStaff>>[number];
+type Row = NonNullable<Awaited<ReturnType<typeof findStaff>>>;
 
-function toWire(row: Row): UserRecord {
+function toWire<T extends Row>(row: T): T & UserRecord {
   // listStaff/findStaff filter customers out; this narrows the type accordingly.
   return { ...row, role: row.role === 'admin' ? 'admin' : 'employee' };
 }
 
-export async function getUsers(deps: Deps, caller: Identity): Promise<UserRecord[]> {
+/** The tenant's admins and employees, each with their qualifications, in one read. */
+export async function getUsers(deps: Deps, caller: Identity): Promise<UserDetail[]> {
   return (await listStaff(deps.db, caller.tenantId)).map(toWire);
 }
 

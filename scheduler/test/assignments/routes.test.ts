@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { type Caller, FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
 import { appDbHooks } from '../support/db-hooks.ts';
-import { created, newEvent, newRole, newShift, qualify, tenantOf } from '../support/scheduling.ts';
+import {
+  created,
+  newColleague,
+  newEvent,
+  newRole,
+  newShift,
+  qualify,
+  tenantOf,
+} from '../support/scheduling.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
 const hooks = appDbHooks();
@@ -504,6 +512,110 @@ describe('GET /api/v1/me/assignments?from=&to=', () => {
     ['an unknown parameter', 'since=2030-07-02T10:00:00Z', 'since: is not an allowed field'],
   ])('refuses %s with 422', async (_label, query, message) => {
     const response = await t.employee.request('GET', `/api/v1/me/assignments?${query}`);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+  });
+});
+
+describe('GET /api/v1/users/{id}/assignments', () => {
+  const theirs = (caller: Caller, userId: string, query = '') =>
+    caller.request('GET', `/api/v1/users/${userId}/assignments${query}`);
+
+  it('gives an admin exactly what the person reads on /me/assignments: shape, order, window', async () => {
+    const { roleId, eventId, shift } = await qualifiedSetup();
+    const night = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2030-07-02T22:00:00Z',
+      ends_at: '2030-07-03T06:00:00Z',
+    });
+    const past = await newShift(t.admin, eventId, {
+      roleId,
+      starts_at: '2020-01-01T10:00:00Z',
+      ends_at: '2020-01-01T12:00:00Z',
+    });
+    for (const staffed of [past, night, shift]) {
+      await created(t.admin, `/api/v1/shifts/${staffed.id}/slots/${staffed.slots[0]}/assign`, {
+        user_id: t.employee.userId,
+      });
+    }
+    // The admin's own seat is not the employee's.
+    await qualify(t.admin, t.admin, roleId);
+    await created(t.admin, `/api/v1/shifts/${night.id}/slots/${night.slots[0]}/assign`, {
+      user_id: t.admin.userId,
+    });
+    for (const query of [
+      '',
+      '?from=2030-07-02T14:00:00Z',
+      '?from=2030-07-02&to=2030-07-03',
+      '?to=2030-01-01',
+    ]) {
+      const own = await t.employee.request('GET', `/api/v1/me/assignments${query}`);
+      const read = await theirs(t.admin, t.employee.userId, query);
+      expect(read.statusCode, read.body).toBe(200);
+      expect(read.json(), query).toEqual(own.json());
+    }
+    const all = (await theirs(t.admin, t.employee.userId)).json() as { shift_id: string }[];
+    expect(all.map((a) => a.shift_id)).toEqual([shift.id, night.id, past.id]);
+    expect(all[0]).toMatchObject({
+      user_id: t.employee.userId,
+      shift: { id: shift.id, name: 'Bar' },
+      role: { id: roleId },
+      event: { id: eventId },
+    });
+    // An admin's own seats, read as anyone else's.
+    expect((await theirs(t.admin, t.admin.userId)).json()).toEqual(
+      (await t.admin.request('GET', '/api/v1/me/assignments')).json(),
+    );
+  });
+
+  it('shows an admin the person’s seats in drafts too, which the person does not see', async () => {
+    const { roleId, eventId } = await qualifiedSetup();
+    const draft = await newShift(t.admin, eventId, { roleId, publish: false });
+    await created(t.admin, `/api/v1/shifts/${draft.id}/slots/${draft.slots[0]}/assign`, {
+      user_id: t.employee.userId,
+    });
+    expect((await t.employee.request('GET', '/api/v1/me/assignments')).json()).toEqual([]);
+    const read = (await theirs(t.admin, t.employee.userId)).json() as { shift_id: string }[];
+    expect(read.map((a) => a.shift_id)).toEqual([draft.id]);
+  });
+
+  it('is 403 to an employee, for a colleague and for themselves', async () => {
+    for (const userId of [t.employee.userId, t.admin.userId]) {
+      const response = await theirs(t.employee, userId);
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual(FORBIDDEN_BODY);
+    }
+  });
+
+  it('is 404 for another tenant’s user, a customer, an unknown and a malformed id', async () => {
+    const { roleId, shift } = await qualifiedSetup();
+    // A subject only this tenant has, with a seat: ids derive from issuer and subject, not tenant.
+    const worker = await newColleague(t.ctx, t.admin, roleId);
+    await created(worker, claimUrl(shift), {});
+    const customer = await t.ctx.caller('customer', tenantOf(t.admin), uniqueName('customer'), {
+      customer: 'c-1',
+    });
+    const stranger = await t.ctx.caller('employee', tenantOf(t.otherAdmin), uniqueName('stranger'));
+    for (const [caller, userId] of [
+      [t.otherAdmin, worker.userId],
+      [t.admin, stranger.userId],
+      [t.admin, customer.userId],
+      [t.admin, '0193a1b2c3d47e8f9a0b1c2d3e4f5aff'],
+      [t.admin, 'nope'],
+    ] as const) {
+      const response = await theirs(caller, userId);
+      expect(response.statusCode, `${userId}: ${response.body}`).toBe(404);
+      expect(response.json()).toEqual(conflict('NOT_FOUND', 'user not found'));
+    }
+  });
+
+  it.each([
+    ['to before from', '?from=2030-07-02T10:00:00Z&to=2030-07-02T09:00:00Z', 'to: must be after from'],
+    ['the same day as from', '?from=2026-12-01&to=2026-12-01', 'to: must be after from'],
+    ['an impossible date', '?from=2026-02-30', 'from: must match format "date-time" or "date"'],
+    ['an unknown parameter', '?user_id=0193a1b2c3d47e8f9a0b1c2d3e4f5aff', 'user_id: is not an allowed field'],
+  ])('refuses %s with 422', async (_label, query, message) => {
+    const response = await theirs(t.admin, t.employee.userId, query);
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
   });

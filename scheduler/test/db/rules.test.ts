@@ -704,6 +704,80 @@ describe('a user’s language (migration 0023)', () => {
   });
 });
 
+describe('the reason of an admin’s decision (migration 0029)', () => {
+  /** A decided time off of Alice's and a rejected offer of her seat, to write reasons on. */
+  async function decided() {
+    const timeOff = randomUUID();
+    await run(
+      `INSERT INTO time_off (tenant_id, id, user_id, starts_at, ends_at, status, decided_at)
+       VALUES (?, ?, ?, '2030-03-01T00:00:00Z', '2030-03-02T00:00:00Z', 'approved', now())`,
+      w.tenant,
+      timeOff,
+      w.alice,
+    );
+    const s = await shift('2030-01-02T10:00:00Z', '2030-01-02T14:00:00Z');
+    const seat = await assign(s, await slot(s, 1), w.alice);
+    const offer = randomUUID();
+    await run(
+      `INSERT INTO offers (tenant_id, id, assignment_id, shift_id, from_user_id, status, expires_at, decided_at)
+       VALUES (?, ?, ?, ?, ?, 'rejected', '2030-01-02T10:00:00Z', now())`,
+      w.tenant,
+      offer,
+      seat,
+      s,
+      w.alice,
+    );
+    return { timeOff, offer };
+  }
+
+  it('holds one line of 1 to 500 characters, or null, on time off and offers alike', async () => {
+    const { timeOff, offer } = await decided();
+    for (const [table, id] of [
+      ['time_off', timeOff],
+      ['offers', offer],
+    ] as const) {
+      const set = (reason: string | null) =>
+        run(`UPDATE ${table} SET decision_reason = ? WHERE tenant_id = ? AND id = ?`, reason, w.tenant, id);
+      for (const reason of ['x', 'x'.repeat(500), `${'x'.repeat(499)}🏖`, 'Tab\there', null])
+        await set(reason);
+      const shape = { code: '23514', constraint: `${table}_decision_reason_shape` };
+      for (const reason of ['', 'x'.repeat(501), 'Two\nlines', 'Two\r\nlines', 'Line\u2028separator']) {
+        expect(await refusal(set(reason)), `${table}: ${JSON.stringify(reason)}`).toEqual(shape);
+      }
+      // As the application's role, in the tenant's scope, too.
+      const asApp = asTenant(w.tenant, () =>
+        sql`UPDATE ${sql.table(table)} SET decision_reason = ${'x'.repeat(501)}
+             WHERE tenant_id = ${w.tenant} AND id = ${id}`.execute(handle.db),
+      );
+      expect(await refusal(asApp), table).toEqual(shape);
+    }
+  });
+
+  it('is only on a decision: approved or rejected, never requested, open, taken or cancelled', async () => {
+    const { timeOff, offer } = await decided();
+    await run(
+      "UPDATE time_off SET decision_reason = 'Enjoy' WHERE tenant_id = ? AND id = ?",
+      w.tenant,
+      timeOff,
+    );
+    await run("UPDATE offers SET decision_reason = 'No' WHERE tenant_id = ? AND id = ?", w.tenant, offer);
+    expect(
+      await refusal(
+        run(
+          "UPDATE time_off SET status = 'requested', decided_at = NULL WHERE tenant_id = ? AND id = ?",
+          w.tenant,
+          timeOff,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_off_decision_reason_decided' });
+    expect(
+      await refusal(
+        run("UPDATE offers SET status = 'cancelled' WHERE tenant_id = ? AND id = ?", w.tenant, offer),
+      ),
+    ).toEqual({ code: '23514', constraint: 'offers_decision_reason_decided' });
+  });
+});
+
 describe('push subscriptions', () => {
   it('keeps at most 10 per user, the newest, whatever writes them', async () => {
     for (let i = 0; i < 12; i++) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DECISION_REQUEST_TITLE } from '../../src/http/schemas.ts';
 import { type Caller, createTestContext, type RouteInfo, type TestContext } from '../support/context.ts';
 
 /**
@@ -50,8 +51,6 @@ describe('request bodies on every write route', () => {
       'POST /api/v1/shifts/:id/publish',
       'POST /api/v1/shifts/:shift_id/slots/:slot_id/claim',
       'POST /api/v1/offers/:id/accept',
-      'POST /api/v1/offers/:id/approve',
-      'POST /api/v1/time-off/:id/approve',
       'POST /api/v1/notifications/read-all',
       'POST /api/v1/me/calendar-token',
       'DELETE /api/v1/roles/:id',
@@ -102,6 +101,28 @@ describe('request bodies on every write route', () => {
         // The id names nothing, so most answer 404; none refuses the body.
         expect(response.statusCode, `${label(route)}: ${response.body}`).not.toBe(422);
         expect(response.statusCode, `${label(route)}: ${response.body}`).toBeLessThan(500);
+      }
+    }
+  });
+
+  it('takes an admin’s decision with no body, an empty one, {} or null alike, as an action', async () => {
+    const decisions = writes.filter(
+      (route) => (route.schema.body as { title?: string } | undefined)?.title === DECISION_REQUEST_TITLE,
+    );
+    expect(decisions.map(label).sort()).toEqual([
+      'POST /api/v1/offers/:id/approve',
+      'POST /api/v1/offers/:id/reject',
+      'POST /api/v1/time-off/:id/approve',
+      'POST /api/v1/time-off/:id/reject',
+    ]);
+    for (const route of decisions) {
+      for (const rawBody of [undefined, '', '{}', 'null']) {
+        const response = await ctx.request(route.method, concrete(route), {
+          token: admin.token,
+          ...(rawBody === undefined ? {} : { rawBody }),
+        });
+        // The id names nothing: 404, never a refusal of the body.
+        expect(response.statusCode, `${label(route)} ${rawBody}: ${response.body}`).toBe(404);
       }
     }
   });

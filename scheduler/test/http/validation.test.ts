@@ -160,6 +160,7 @@ describe('calendar dates in every time filter', () => {
       'GET /api/v1/time-off',
       'GET /api/v1/time-tracking/entries',
       'GET /api/v1/time-tracking/export.csv',
+      'GET /api/v1/users/:id/assignments',
     ]);
     const eventId = (
       await t.admin.request('POST', '/api/v1/events', {
@@ -169,7 +170,10 @@ describe('calendar dates in every time filter', () => {
       })
     ).json().id;
     for (const route of routes) {
-      const path = route.url.replace(/:[a-z_]+/g, eventId);
+      // A path names the event, or the admin whose assignments are read.
+      const path = route.url
+        .replace(':id/assignments', `${t.admin.userId}/assignments`)
+        .replace(/:[a-z_]+/g, eventId);
       for (const [query, message] of [
         ['from=2026-02-30&to=2026-03-01', 'from: must match format "date-time" or "date"'],
         ['from=2026-02-01&to=2026-13-01', 'to: must match format "date-time" or "date"'],

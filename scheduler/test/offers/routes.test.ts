@@ -100,6 +100,7 @@ describe('POST /api/v1/assignments/{id}/offer', () => {
       expires_at: '2030-07-02T10:00:00.000Z',
       decided_at: null,
       decided_by: null,
+      decision_reason: null,
     });
     expect(await list(t.admin)).toEqual([body]);
   });
@@ -537,15 +538,105 @@ describe('with offers_need_approval on', () => {
     expect(await notes(t.employee)).toEqual(rejected);
   });
 
-  it('is 403 to employees and 404 to another tenant', async () => {
+  it('is 403 to employees and 404 to another tenant, with a reason or without', async () => {
     const { id } = await accepted();
     for (const action of ['approve', 'reject']) {
-      const forbidden = await t.employee.request('POST', `/api/v1/offers/${id}/${action}`);
-      expect(forbidden.statusCode).toBe(403);
-      expect(forbidden.json()).toEqual(FORBIDDEN_BODY);
-      const other = await t.otherAdmin.request('POST', `/api/v1/offers/${id}/${action}`);
-      expect(other.json()).toEqual(error('NOT_FOUND', 'offer not found'));
+      for (const body of [undefined, { reason: 'Not mine to decide' }]) {
+        const forbidden = await t.employee.request('POST', `/api/v1/offers/${id}/${action}`, body);
+        expect(forbidden.statusCode).toBe(403);
+        expect(forbidden.json()).toEqual(FORBIDDEN_BODY);
+        const other = await t.otherAdmin.request('POST', `/api/v1/offers/${id}/${action}`, body);
+        expect(other.statusCode).toBe(404);
+        expect(other.json()).toEqual(error('NOT_FOUND', 'offer not found'));
+      }
     }
+    expect((await list(t.admin, '?status=accepted')).map((o) => o.id)).toEqual([id]);
+  });
+
+  it('stores an admin’s reason with an approval or a rejection, trimmed, and lists it', async () => {
+    const approval = await accepted();
+    const approved = await t.admin.request('POST', `/api/v1/offers/${approval.id}/approve`, {
+      reason: '  Bob knows the till  ',
+    });
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect(approved.json()).toMatchObject({ status: 'approved', decision_reason: 'Bob knows the till' });
+    const rejection = await accepted();
+    const rejected = await t.admin.request('POST', `/api/v1/offers/${rejection.id}/reject`, {
+      reason: 'Two cooks are away that week',
+    });
+    expect(rejected.statusCode, rejected.body).toBe(200);
+    expect(rejected.json()).toMatchObject({
+      status: 'rejected',
+      decision_reason: 'Two cooks are away that week',
+    });
+    const listed = await list(t.admin);
+    expect(listed.find((o) => o.id === approval.id)).toMatchObject({ decision_reason: 'Bob knows the till' });
+    // The giver reads the reason on their own offer.
+    expect((await list(t.employee)).find((o) => o.id === rejection.id)).toMatchObject({
+      decision_reason: 'Two cooks are away that week',
+    });
+  });
+
+  it('decides as before with no body, {} or null: no reason', async () => {
+    // Approved, so the employee is free for the next seat of the same hours.
+    for (const body of [undefined, {}, null]) {
+      const { id } = await accepted();
+      const response = await t.ctx.request('POST', `/api/v1/offers/${id}/approve`, {
+        token: t.admin.token,
+        ...(body === undefined ? {} : { rawBody: JSON.stringify(body) }),
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ status: 'approved', decision_reason: null });
+    }
+  });
+
+  it('refuses (422) a reason too long, of two lines, blank or not text, and an unknown field; nothing changes', async () => {
+    const { w, id } = await accepted();
+    for (const action of ['approve', 'reject']) {
+      for (const [body, message] of [
+        [{ reason: 'x'.repeat(501) }, 'reason: must NOT have more than 500 characters'],
+        [
+          { reason: 'Too few cooks\nthat week' },
+          'reason: must be one line of text, without control characters',
+        ],
+        [{ reason: '' }, 'reason: must NOT have fewer than 1 characters'],
+        [{ reason: '   ' }, 'reason: must not be blank'],
+        [{ reason: 42 }, 'reason: must be string'],
+        [{ reason: 'ok', notify: false }, 'notify: is not an allowed field'],
+      ] as const) {
+        const response = await t.admin.request('POST', `/api/v1/offers/${id}/${action}`, body);
+        expect(response.statusCode, JSON.stringify(body)).toBe(422);
+        expect(response.json()).toEqual(error('VALIDATION_FAILED', message));
+      }
+    }
+    expect((await list(t.admin, '?status=accepted')).map((o) => o.id)).toEqual([id]);
+    expect(await holders(w)).toEqual([[w.seat, t.employee.userId]]);
+    // 500 characters exactly is a reason.
+    const response = await t.admin.request('POST', `/api/v1/offers/${id}/reject`, {
+      reason: 'x'.repeat(500),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  });
+
+  it('tells giver and taker the admin’s reason, on a line after the shift’s time', async () => {
+    const approval = await accepted();
+    expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', both)).statusCode).toBe(200);
+    const body = (caller: Caller) =>
+      notificationsOf(caller).then((all) => all.map((n) => (n as { body?: string }).body));
+    expect(
+      (
+        await t.admin.request('POST', `/api/v1/offers/${approval.id}/approve`, {
+          reason: 'Bob knows the till',
+        })
+      ).statusCode,
+    ).toBe(200);
+    const window = 'Tue 2 Jul, 10:00–14:00';
+    expect(await body(approval.w.bob)).toEqual([`${window}\nReason: Bob knows the till`]);
+    expect(await body(t.employee)).toEqual([`${window}\nReason: Bob knows the till`]);
+    const rejection = await accepted();
+    expect((await t.admin.request('PATCH', '/api/v1/tenant/settings', both)).statusCode).toBe(200);
+    expect((await t.admin.request('POST', `/api/v1/offers/${rejection.id}/reject`)).statusCode).toBe(200);
+    expect(await body(rejection.w.bob)).toEqual([window]);
   });
 });
 

@@ -14,8 +14,10 @@ const elsewhen = { starts_at: '2030-08-01T00:00:00Z', ends_at: '2030-08-15T00:00
 const request = (caller: Caller, body: Record<string, unknown>) =>
   caller.request('POST', '/api/v1/me/time-off', body);
 const ask = (caller: Caller, body: Record<string, unknown>) => created(caller, '/api/v1/me/time-off', body);
-const approve = (caller: Caller, id: string) => caller.request('POST', `/api/v1/time-off/${id}/approve`);
-const reject = (caller: Caller, id: string) => caller.request('POST', `/api/v1/time-off/${id}/reject`);
+const approve = (caller: Caller, id: string, body?: unknown) =>
+  caller.request('POST', `/api/v1/time-off/${id}/approve`, body);
+const reject = (caller: Caller, id: string, body?: unknown) =>
+  caller.request('POST', `/api/v1/time-off/${id}/reject`, body);
 const list = async (caller: Caller, query = '') => {
   const response = await caller.request('GET', `/api/v1/time-off${query}`);
   expect(response.statusCode, response.body).toBe(200);
@@ -103,6 +105,7 @@ describe('POST /me/time-off', () => {
       decided_by: null,
       decided_at: null,
       created_at: expect.any(String),
+      decision_reason: null,
     });
     expect(await list(t.employee)).toEqual([body.id]);
   });
@@ -361,13 +364,16 @@ describe('POST /time-off/{id}/approve and /reject', () => {
     );
   });
 
-  it('refuses employees (403)', async () => {
+  it('refuses employees (403), with a reason or without', async () => {
     const off = await ask(t.employee, elsewhen);
     for (const decide of [approve, reject]) {
-      const response = await decide(t.employee, off.id);
-      expect(response.statusCode).toBe(403);
-      expect(response.json()).toEqual(FORBIDDEN_BODY);
+      for (const body of [undefined, { reason: 'Approving my own' }]) {
+        const response = await decide(t.employee, off.id, body);
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toEqual(FORBIDDEN_BODY);
+      }
     }
+    expect(await list(t.admin, '?status=requested')).toEqual([off.id]);
   });
 
   it('answers 404 for another tenant’s time off, an unknown id and a malformed one', async () => {
@@ -378,12 +384,81 @@ describe('POST /time-off/{id}/approve and /reject', () => {
         [t.admin, '0193a1b2c3d47e8f9a0b1c2d3e4f5aff'],
         [t.admin, 'nope'],
       ] as const) {
-        const response = await decide(caller, id);
-        expect(response.statusCode).toBe(404);
-        expect(response.json()).toEqual(error('NOT_FOUND', 'time off not found'));
+        for (const body of [undefined, { reason: 'Enjoy' }]) {
+          const response = await decide(caller, id, body);
+          expect(response.statusCode).toBe(404);
+          expect(response.json()).toEqual(error('NOT_FOUND', 'time off not found'));
+        }
       }
     }
     expect(await list(t.admin, '?status=requested')).toEqual([off.id]);
+  });
+
+  it('stores the admin’s reason, trimmed, as decision_reason, which the requester reads', async () => {
+    const first = await ask(t.employee, elsewhen);
+    const approved = await approve(t.admin, first.id, { reason: '  Enjoy the summer ' });
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect(approved.json()).toMatchObject({ status: 'approved', decision_reason: 'Enjoy the summer' });
+    const second = await ask(t.employee, {
+      starts_at: '2030-09-01T00:00:00Z',
+      ends_at: '2030-09-02T00:00:00Z',
+    });
+    const rejected = await reject(t.admin, second.id, { reason: 'Inventory day: everyone is needed' });
+    expect(rejected.json()).toMatchObject({
+      status: 'rejected',
+      decision_reason: 'Inventory day: everyone is needed',
+    });
+    const own = (await t.employee.request('GET', '/api/v1/time-off')).json() as Record<string, unknown>[];
+    expect(own.map((row) => [row.id, row.decision_reason])).toEqual([
+      [first.id, 'Enjoy the summer'],
+      [second.id, 'Inventory day: everyone is needed'],
+    ]);
+  });
+
+  it('decides as before with no body, an empty one, {} or null: no reason', async () => {
+    const days = ['01', '03', '05', '07'];
+    for (const [i, sent] of [undefined, '', '{}', 'null'].entries()) {
+      const day = days[i] as string;
+      const off = await ask(t.employee, {
+        starts_at: `2030-10-${day}T00:00:00Z`,
+        ends_at: `2030-10-${day}T12:00:00Z`,
+      });
+      const response = await t.ctx.request(
+        'POST',
+        `/api/v1/time-off/${off.id}/${i % 2 ? 'reject' : 'approve'}`,
+        {
+          token: t.admin.token,
+          ...(sent === undefined ? {} : { rawBody: sent }),
+        },
+      );
+      expect(response.statusCode, `${sent}: ${response.body}`).toBe(200);
+      expect(response.json()).toMatchObject({ decided_by: t.admin.userId, decision_reason: null });
+    }
+  });
+
+  it('refuses (422) a reason too long, of two lines, blank or not text, and an unknown field; nothing changes', async () => {
+    const off = await ask(t.employee, elsewhen);
+    for (const decide of [approve, reject]) {
+      for (const [body, message] of [
+        [{ reason: 'x'.repeat(501) }, 'reason: must NOT have more than 500 characters'],
+        [{ reason: 'Busy week\r\nsorry' }, 'reason: must be one line of text, without control characters'],
+        [{ reason: 'Busy week\u2028sorry' }, 'reason: must be one line of text, without control characters'],
+        [{ reason: '' }, 'reason: must NOT have fewer than 1 characters'],
+        [{ reason: ' \t ' }, 'reason: must not be blank'],
+        [{ reason: null }, 'reason: must be string'],
+        [{ reason: 'ok', status: 'approved' }, 'status: is not an allowed field'],
+      ] as const) {
+        const response = await decide(t.admin, off.id, body);
+        expect(response.statusCode, JSON.stringify(body)).toBe(422);
+        expect(response.json()).toEqual(error('VALIDATION_FAILED', message));
+      }
+    }
+    expect(await list(t.admin, '?status=requested')).toEqual([off.id]);
+    // 500 characters, astral ones counted as one each as the database counts them, is a reason.
+    const longest = `${'x'.repeat(499)}🏖`;
+    const response = await approve(t.admin, off.id, { reason: longest });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ decision_reason: longest });
   });
 });
 

@@ -51,7 +51,64 @@ describe('GET /api/v1/users', () => {
       email: null,
       active: true,
       created_at: expect.stringMatching(/Z$/),
+      qualifications: [],
     });
+  });
+
+  it('gives each user their qualifications exactly as GET /users/{id} does, read in one statement', async () => {
+    for (const [user, role] of [
+      [employee, medic],
+      [employee, driver],
+      [admin, driver],
+    ] as const) {
+      expect((await admin.request('POST', qualification(user.userId, role.id))).statusCode).toBe(204);
+    }
+    // A description too, so the whole role definition is compared.
+    const cook = (
+      await admin.request('POST', '/api/v1/roles', { name: 'Cook', description: 'Hot line' })
+    ).json();
+    expect((await admin.request('POST', qualification(colleague.userId, cook.id))).statusCode).toBe(204);
+    hooks.statements.length = 0;
+    const response = await admin.request('GET', '/api/v1/users');
+    expect(response.statusCode, response.body).toBe(200);
+    const reads = hooks.statements.filter((s) => s.tables.includes('user_qualifications'));
+    expect(reads).toEqual([{ kind: 'select', tables: expect.arrayContaining(['users', 'roles']) }]);
+    const users = response.json() as { id: string; qualifications: { name: string }[] }[];
+    for (const user of [admin, employee, colleague]) {
+      const detail = (await admin.request('GET', `/api/v1/users/${user.userId}`)).json();
+      expect(
+        users.find((u) => u.id === user.userId),
+        user.userId,
+      ).toEqual(detail);
+    }
+    expect(users.find((u) => u.id === employee.userId)?.qualifications.map((q) => q.name)).toEqual([
+      'Driver',
+      'Medic',
+    ]);
+    expect(users.find((u) => u.id === colleague.userId)?.qualifications).toEqual([
+      {
+        id: cook.id,
+        tenant_id: admin.tenantId,
+        name: 'Cook',
+        description: 'Hot line',
+        created_at: cook.created_at,
+      },
+    ]);
+  });
+
+  it('never carries another tenant’s qualifications', async () => {
+    expect(
+      (await otherAdmin.request('POST', qualification(otherEmployee.userId, foreignRole.id))).statusCode,
+    ).toBe(204);
+    const users = (await admin.request('GET', '/api/v1/users')).json() as { qualifications: unknown[] }[];
+    expect(users.flatMap((u) => u.qualifications)).toEqual([]);
+    const theirs = (await otherAdmin.request('GET', '/api/v1/users')).json() as {
+      id: string;
+      qualifications: { id: string }[];
+    }[];
+    expect(theirs.find((u) => u.id === otherEmployee.userId)?.qualifications.map((q) => q.id)).toEqual([
+      foreignRole.id,
+    ]);
   });
 
   it('answers the fixed 403 to an employee', async () => {

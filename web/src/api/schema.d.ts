@@ -140,8 +140,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the admins and employees of the tenant, deactivated ones included
-         * @description Admins only. Users appear after their first request with a valid token, or when an admin pre-provisions them; customers are not listed. Deactivated users are listed with `active: false`.
+         * List the admins and employees of the tenant with their qualifications, deactivated ones included
+         * @description Admins only. Users appear after their first request with a valid token, or when an admin pre-provisions them; customers are not listed. Deactivated users are listed with `active: false`. Each carries their qualifications, the roles granted to them by name, as GET /users/{id} gives them, read with the list in one statement. By name (a user without one last), then id.
          */
         get: operations["listUsers"];
         put?: never;
@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{id}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person’s assignments, as GET /me/assignments gives them to that person (admins)
+         * @description Admins only. The assignments of an admin or employee of the tenant, in exactly the shape and order of GET /me/assignments (one read: shift, event, slot role and location; shifts not yet ended first, soonest first, then past ones, latest first), drafts included. from and to keep the assignments whose shift overlaps [from, to), either end open when absent, each an instant or a calendar date (the start of that day in the tenant’s time zone); to at or before from, a malformed time or an unknown query parameter is 422. Anyone else (another tenant’s user, a customer, an unknown id) is 404.
+         */
+        get: operations["listUserAssignments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/assignments/{id}/offer": {
         parameters: {
             query?: never;
@@ -791,7 +811,7 @@ export interface paths {
         put?: never;
         /**
          * Approve the move of an accepted offer
-         * @description Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). The seat moves in one transaction: the same assignment in the same slot (capacity unchanged), checked by the database as a claim is (role, one seat per shift, no overlap, an active user, no approved time off, no recorded time). What became impossible since it was accepted is refused with its own 409.
+         * @description Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). The seat moves in one transaction: the same assignment in the same slot (capacity unchanged), checked by the database as a claim is (role, one seat per shift, no overlap, an active user, no approved time off, no recorded time). What became impossible since it was accepted is refused with its own 409. The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason; the notifications of the decision (to the taker and the giver) carry it.
          */
         post: operations["approveOffer"];
         delete?: never;
@@ -811,7 +831,7 @@ export interface paths {
         put?: never;
         /**
          * Refuse the move of an accepted offer
-         * @description Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). Final: the giver keeps the seat and may offer it again.
+         * @description Admins only, for an offer in status accepted (anything else is 409 INVALID_STATE). Final: the giver keeps the seat and may offer it again. The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason; the notifications of the decision (to the taker and the giver) carry it.
          */
         post: operations["rejectOffer"];
         delete?: never;
@@ -1155,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Approve requested time off
-         * @description Admins only. Only a requested time off (409 INVALID_STATE otherwise). Approved time off blocks every claim, assignment and offer of a shift overlapping it (409 UNAVAILABLE there). When it overlaps assignments of the user, the answer is 409 OVERLAPPING_ASSIGNMENT naming them (the first 10, with their shifts) and nothing changes: remove them first, nothing is removed for you. The database holds the rule under concurrent claims too.
+         * @description Admins only. Only a requested time off (409 INVALID_STATE otherwise). Approved time off blocks every claim, assignment and offer of a shift overlapping it (409 UNAVAILABLE there). When it overlaps assignments of the user, the answer is 409 OVERLAPPING_ASSIGNMENT naming them (the first 10, with their shifts) and nothing changes: remove them first, nothing is removed for you. The database holds the rule under concurrent claims too. The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason, which the requester reads on their time off (GET /time-off).
          */
         post: operations["approveTimeOff"];
         delete?: never;
@@ -1175,7 +1195,7 @@ export interface paths {
         put?: never;
         /**
          * Reject requested time off
-         * @description Admins only. Only a requested time off (409 INVALID_STATE otherwise).
+         * @description Admins only. Only a requested time off (409 INVALID_STATE otherwise). The body is optional: none, {} or null decide without a reason; { "reason": "..." } (one line, 1 to 500 characters, trimmed; blank, longer, a line break or any other field is 422 naming it) is stored with the decision and returned as decision_reason, which the requester reads on their time off (GET /time-off).
          */
         post: operations["rejectTimeOff"];
         delete?: never;
@@ -2201,6 +2221,8 @@ export interface components {
             readonly decided_at: string | null;
             /** @description Who approved, rejected, cancelled or took it */
             readonly decided_by: string | null;
+            /** @description Why an admin approved or rejected the move, as they wrote it (one line, at most 500 characters); null when they gave none, and on every other offer */
+            readonly decision_reason: string | null;
         };
         /**
          * OfferCandidate
@@ -2833,6 +2855,8 @@ export interface components {
              * @description RFC 3339, UTC
              */
             readonly created_at: string;
+            /** @description Why the admin approved or rejected it, as they wrote it (one line, at most 500 characters); null when they gave none, and while requested */
+            readonly decision_reason: string | null;
         };
         /** TimeOffRequest */
         TimeOffRequest: {
@@ -4049,7 +4073,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The admins and employees of the caller tenant */
+            /** @description The admins and employees of the caller tenant, with their qualifications */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4065,11 +4089,20 @@ export interface operations {
                      *         "display_name": "Eve Employee",
                      *         "email": "eve@example.com",
                      *         "active": true,
-                     *         "created_at": "2026-11-02T09:30:00.000Z"
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "qualifications": [
+                     *           {
+                     *             "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *             "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *             "name": "Medic",
+                     *             "description": "First aid on site",
+                     *             "created_at": "2026-11-02T09:30:00.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["UserRecord"][];
+                    "application/json": components["schemas"]["UserDetail"][];
                 };
             };
             /** @description UNAUTHORIZED: Bearer token missing or invalid. */
@@ -9079,6 +9112,165 @@ export interface operations {
             };
         };
     };
+    listUserAssignments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-01
+                 */
+                from?: string;
+                /**
+                 * @description Only records that start before this instant; after from; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
+                 * @example 2027-07-08T00:00:00Z
+                 */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person’s assignments */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *         "shift_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a71",
+                     *         "slot_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a72",
+                     *         "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *         "source": "claim",
+                     *         "assigned_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "shift": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a71",
+                     *           "name": "Bar, early",
+                     *           "starts_at": "2027-07-02T08:00:00.000Z",
+                     *           "ends_at": "2027-07-02T14:00:00.000Z",
+                     *           "status": "open"
+                     *         },
+                     *         "event": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a70",
+                     *           "name": "Summer festival",
+                     *           "starts_at": "2027-07-02T08:00:00.000Z",
+                     *           "ends_at": "2027-07-05T00:00:00.000Z"
+                     *         },
+                     *         "role": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *           "name": "Bartender"
+                     *         },
+                     *         "location": {
+                     *           "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6c",
+                     *           "name": "Main hall",
+                     *           "street": "Pariser Platz 1",
+                     *           "postal_code": "10117",
+                     *           "city": "Berlin",
+                     *           "country": "DE",
+                     *           "lat": 52.52437,
+                     *           "lng": 13.41053
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MyAssignment"][];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     offerAssignment: {
         parameters: {
             query?: never;
@@ -9122,7 +9314,8 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "expires_at": "2027-07-02T08:00:00.000Z",
                      *       "decided_at": null,
-                     *       "decided_by": null
+                     *       "decided_by": null,
+                     *       "decision_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Offer"];
@@ -9400,7 +9593,8 @@ export interface operations {
                      *         "created_at": "2026-11-02T09:30:00.000Z",
                      *         "expires_at": "2027-07-02T08:00:00.000Z",
                      *         "decided_at": null,
-                     *         "decided_by": null
+                     *         "decided_by": null,
+                     *         "decision_reason": null
                      *       }
                      *     ]
                      */
@@ -9493,7 +9687,8 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "expires_at": "2027-07-02T08:00:00.000Z",
                      *       "decided_at": "2026-11-03T10:00:00.000Z",
-                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3302"
+                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3302",
+                     *       "decision_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Offer"];
@@ -9624,7 +9819,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: send none, {}, or a reason; any other field is 422 */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Two bartenders are away that week already"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Why: one line, at most 500 characters, trimmed; shown to the people the decision concerns
+                     * @example Two bartenders are away that week already
+                     */
+                    reason?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description The offer, approved: the seat moved */
             200: {
@@ -9645,7 +9856,8 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "expires_at": "2027-07-02T08:00:00.000Z",
                      *       "decided_at": "2026-11-03T10:00:00.000Z",
-                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3301"
+                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "decision_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["Offer"];
@@ -9776,7 +9988,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: send none, {}, or a reason; any other field is 422 */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Two bartenders are away that week already"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Why: one line, at most 500 characters, trimmed; shown to the people the decision concerns
+                     * @example Two bartenders are away that week already
+                     */
+                    reason?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description The offer, rejected */
             200: {
@@ -9797,7 +10025,8 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "expires_at": "2027-07-02T08:00:00.000Z",
                      *       "decided_at": "2026-11-03T10:00:00.000Z",
-                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3301"
+                     *       "decided_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "decision_reason": "The shift needs someone who knows the till"
                      *     }
                      */
                     "application/json": components["schemas"]["Offer"];
@@ -11645,7 +11874,8 @@ export interface operations {
                      *       "status": "requested",
                      *       "decided_by": null,
                      *       "decided_at": null,
-                     *       "created_at": "2026-11-02T09:30:00.000Z"
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "decision_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["TimeOff"];
@@ -11802,7 +12032,8 @@ export interface operations {
                      *         "status": "requested",
                      *         "decided_by": null,
                      *         "decided_at": null,
-                     *         "created_at": "2026-11-02T09:30:00.000Z"
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "decision_reason": null
                      *       }
                      *     ]
                      */
@@ -11884,7 +12115,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: send none, {}, or a reason; any other field is 422 */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Two bartenders are away that week already"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Why: one line, at most 500 characters, trimmed; shown to the people the decision concerns
+                     * @example Two bartenders are away that week already
+                     */
+                    reason?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description The time off, approved */
             200: {
@@ -11904,7 +12151,8 @@ export interface operations {
                      *       "status": "approved",
                      *       "decided_by": "3f2504e04f8941d39a0c0305e82c3302",
                      *       "decided_at": "2026-11-03T09:00:00.000Z",
-                     *       "created_at": "2026-11-02T09:30:00.000Z"
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "decision_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["TimeOff"];
@@ -12035,7 +12283,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: send none, {}, or a reason; any other field is 422 */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Two bartenders are away that week already"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Why: one line, at most 500 characters, trimmed; shown to the people the decision concerns
+                     * @example Two bartenders are away that week already
+                     */
+                    reason?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description The time off, rejected */
             200: {
@@ -12055,7 +12319,8 @@ export interface operations {
                      *       "status": "rejected",
                      *       "decided_by": "3f2504e04f8941d39a0c0305e82c3302",
                      *       "decided_at": "2026-11-03T09:00:00.000Z",
-                     *       "created_at": "2026-11-02T09:30:00.000Z"
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "decision_reason": "Two bartenders are away that week already"
                      *     }
                      */
                     "application/json": components["schemas"]["TimeOff"];

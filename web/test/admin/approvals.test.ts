@@ -16,11 +16,13 @@ interface Offer {
   id: string;
   from_user_id: string;
   status: string;
+  decision_reason: string | null;
 }
 interface TimeOff {
   id: string;
   user_id: string;
   status: string;
+  decision_reason: string | null;
 }
 type Api = Awaited<ReturnType<typeof apiAs>>;
 
@@ -114,7 +116,9 @@ describe('approvals', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
       .toMatch(/^Rejected: time off of Lena Fischer, /);
     await timeOff.waitFor({ state: 'detached' });
     const lenas = (await admin<TimeOff[]>('GET', `/time-off?user_id=${ids.lena}`)).body;
-    expect(lenas.map((t) => t.status)).toEqual(['rejected']);
+    expect(lenas.map((t) => [t.status, t.decision_reason])).toEqual([
+      ['rejected', 'The door needs you that night.'],
+    ]);
     await context.close();
   });
 
@@ -174,7 +178,9 @@ describe('approvals', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await expect.poll(() => page.getByRole('status').innerText()).toMatch(/^Abgelehnt: Lena Fischer behält /);
     await page.getByText('Nichts wartet auf deine Freigabe.').waitFor();
     const rejected = (await admin<Offer[]>('GET', '/offers?status=rejected')).body;
-    expect(rejected.map((o) => o.from_user_id)).toEqual([ids.lena]);
+    expect(rejected.map((o) => [o.from_user_id, o.decision_reason])).toEqual([
+      [ids.lena, 'Maria arbeitet schon genug.'],
+    ]);
     await context.close();
   });
 });

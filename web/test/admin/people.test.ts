@@ -95,7 +95,14 @@ describe('people', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     expect(upcoming.length).toBeGreaterThan(0);
 
     const { context, page } = await desktop(stage.browser);
+    // What the screen asks the API for: the list and one person's seats, never user by user or shift by shift.
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/v1/')) asked.push(`${request.method()} ${path}`);
+    });
     await openPeople(page);
+    expect(asked.filter((call) => /^GET \/api\/v1\/users\/[0-9a-f]{32}$/.test(call))).toEqual([]);
     await rowOf(page, 'Alex Admin').getByRole('button', { name: 'Deactivate' }).click();
     await page.getByRole('button', { name: 'Deactivate now' }).click();
     await expect
@@ -106,6 +113,8 @@ describe('people', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await rowOf(page, 'Sam Okafor').getByRole('button', { name: 'Deactivate' }).click();
     const panel = page.getByRole('region', { name: 'Deactivate Sam Okafor?' });
     await panel.getByText('This frees their upcoming seats:').waitFor();
+    expect(asked).toContain(`GET /api/v1/users/${sam.id}/assignments`);
+    expect(asked.filter((call) => call.includes('/shifts/'))).toEqual([]);
     expect(await panel.getByRole('listitem').count()).toBe(upcoming.length);
     for (const seat of upcoming) expect(await panel.innerText()).toContain(seat.shift.name);
     await panel.getByRole('button', { name: 'Deactivate now' }).click();

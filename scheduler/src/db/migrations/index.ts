@@ -26,6 +26,7 @@ import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
 import * as triggerOrder from './0025_trigger_order.ts';
 import * as pruningByFeature from './0026_pruning_by_feature.ts';
 import * as eventPublishedWebhooks from './0027_event_published_webhooks.ts';
+import * as decisionReasons from './0029_decision_reasons.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_trigger_order': triggerOrder,
   '0026_pruning_by_feature': pruningByFeature,
   '0027_event_published_webhooks': eventPublishedWebhooks,
+  '0029_decision_reasons': decisionReasons,
 };

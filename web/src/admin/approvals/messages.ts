@@ -28,7 +28,7 @@ export const en = {
   'approvals.reject': 'Reject',
   'approvals.rejectForm': 'Reject this request',
   'approvals.rejectReason': 'Reason for rejecting',
-  'approvals.rejectHint': 'The scheduler does not take a reason yet, so it is not sent: tell them yourself.',
+  'approvals.rejectHint': 'Optional, one line. They read it with the decision.',
   'approvals.confirmReject': 'Reject now',
   'approvals.approvedOffer': 'Approved: {shift} moves from {from} to {to}.',
   'approvals.rejectedOffer': 'Rejected: {from} keeps {shift}.',
@@ -70,8 +70,7 @@ export const de: Record<keyof typeof en, string> = {
   'approvals.reject': 'Ablehnen',
   'approvals.rejectForm': 'Diese Anfrage ablehnen',
   'approvals.rejectReason': 'Grund der Ablehnung',
-  'approvals.rejectHint':
-    'Der Scheduler nimmt noch keinen Grund an, er wird also nicht gesendet: sag es der Person selbst.',
+  'approvals.rejectHint': 'Freiwillig, eine Zeile. Die Person liest ihn mit der Entscheidung.',
   'approvals.confirmReject': 'Jetzt ablehnen',
   'approvals.approvedOffer': 'Freigegeben: {shift} geht von {from} an {to}.',
   'approvals.rejectedOffer': 'Abgelehnt: {from} behält {shift}.',

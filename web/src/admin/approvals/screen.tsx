@@ -163,8 +163,8 @@ function OfferCard({ offer, nameOf, action, then }: CardProps & { offer: Offer }
           await expectData(api.POST('/api/v1/offers/{id}/approve', call));
           return text('approvals.approvedOffer', { shift: `${shiftName} ${when}`.trim(), from, to });
         }}
-        reject={async () => {
-          await expectData(api.POST('/api/v1/offers/{id}/reject', call));
+        reject={async (reason) => {
+          await expectData(api.POST('/api/v1/offers/{id}/reject', { ...call, body: reasonBody(reason) }));
           return text('approvals.rejectedOffer', { shift: `${shiftName} ${when}`.trim(), from });
         }}
       />
@@ -176,22 +176,19 @@ function TimeOffCard({ timeOff, nameOf, action, then }: CardProps & { timeOff: T
   const { api, format } = useApp();
   const text = useText();
   const [impact, reload] = useResource(async () => {
-    const [shifts, balance] = await Promise.all([
+    // The person's seats overlapping the span, read for them in one call.
+    const [seats, balance] = await Promise.all([
       expectData(
-        api.GET('/api/v1/shifts', { params: { query: { from: timeOff.starts_at, to: timeOff.ends_at } } }),
+        api.GET('/api/v1/users/{id}/assignments', {
+          params: {
+            path: { id: timeOff.user_id },
+            query: { from: timeOff.starts_at, to: timeOff.ends_at },
+          },
+        }),
       ),
       balanceOf(timeOff.user_id),
     ]);
-    // The API lists seats per shift only: read each shift of the span for this person's seats.
-    const held = await Promise.all(
-      shifts.map(async (shift) => {
-        const seats = await expectData(
-          api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shift.id } } }),
-        );
-        return seats.some((seat) => seat.user_id === timeOff.user_id) ? shift : null;
-      }),
-    );
-    return { seats: held.filter((shift) => shift !== null), balance };
+    return { seats: seats.map((seat) => seat.shift), balance };
   }, [timeOff.id]);
 
   /** The overtime balance in minutes, or null while the tenant does not track time (404). */
@@ -260,8 +257,8 @@ function TimeOffCard({ timeOff, nameOf, action, then }: CardProps & { timeOff: T
           }
           return text('approvals.approvedTimeOff', { name, span });
         }}
-        reject={async () => {
-          await expectData(api.POST('/api/v1/time-off/{id}/reject', call));
+        reject={async (reason) => {
+          await expectData(api.POST('/api/v1/time-off/{id}/reject', { ...call, body: reasonBody(reason) }));
           return text('approvals.rejectedTimeOff', { name, span });
         }}
       />
@@ -269,9 +266,13 @@ function TimeOffCard({ timeOff, nameOf, action, then }: CardProps & { timeOff: T
   );
 }
 
+/** The body of a decision: the reason the admin typed, trimmed; none when they typed nothing. */
+const reasonBody = (reason: string) => (reason.trim() === '' ? {} : { reason: reason.trim() });
+
 /**
- * Approve at once; reject after a second step with a reason field. The reason is the
- * admin's note: the API's reject routes take no body, so it is not sent (the hint says so).
+ * Approve at once; reject after a second step with a reason field. The reason goes with
+ * the rejection (one line, as the API takes it): the person reads it on their request, or
+ * in the notification of a handover.
  */
 function Decision({
   action,
@@ -284,7 +285,7 @@ function Decision({
   then: (done: boolean) => unknown;
   describedBy: string;
   approve: () => Promise<string>;
-  reject: () => Promise<string>;
+  reject: (reason: string) => Promise<string>;
 }) {
   const text = useText();
   const { t } = useApp();
@@ -321,18 +322,18 @@ function Decision({
       aria-labelledby={`${reasonId}-legend`}
       onSubmit={(event) => {
         event.preventDefault();
-        void action.run(reject).then(then);
+        void action.run(() => reject(reason)).then(then);
       }}
     >
       <h4 id={`${reasonId}-legend`}>{text('approvals.rejectForm')}</h4>
       <label class="field">
         <span>{text('approvals.rejectReason')}</span>
-        <textarea
-          rows={2}
+        <input
+          type="text"
           maxLength={500}
           value={reason}
           aria-describedby={`${reasonId}-hint`}
-          onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
         />
       </label>
       <p id={`${reasonId}-hint`} class="muted">

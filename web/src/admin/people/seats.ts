@@ -1,23 +1,16 @@
 import { type Api, expectData, type Schemas } from '../../api/client.ts';
 
 /**
- * A person's seats in shifts that have not started yet: what deactivating them frees. The
- * API lists seats per shift only (no list of one person's seats for an admin), so this reads
- * the shifts from now on and each one's seats.
+ * A person's seats in shifts that have not started yet: what deactivating them frees. One
+ * call, the person's assignments from now on (`GET /users/{id}/assignments`), soonest
+ * first; a shift under way is theirs to finish, so it is left out.
  */
-export async function upcomingSeats(api: Api, userId: string): Promise<Schemas['Shift'][]> {
+export async function upcomingSeats(api: Api, userId: string): Promise<Schemas['MyAssignment']['shift'][]> {
   const now = new Date();
-  const shifts = await expectData(
-    api.GET('/api/v1/shifts', { params: { query: { from: now.toISOString().replace(/\.\d+Z$/, 'Z') } } }),
-  );
-  const upcoming = shifts.filter((shift) => Date.parse(shift.starts_at) > now.getTime());
-  const held = await Promise.all(
-    upcoming.map(async (shift) => {
-      const seats = await expectData(
-        api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: shift.id } } }),
-      );
-      return seats.some((seat) => seat.user_id === userId) ? shift : null;
+  const seats = await expectData(
+    api.GET('/api/v1/users/{id}/assignments', {
+      params: { path: { id: userId }, query: { from: now.toISOString().replace(/\.\d+Z$/, 'Z') } },
     }),
   );
-  return held.filter((shift) => shift !== null);
+  return seats.map((seat) => seat.shift).filter((shift) => Date.parse(shift.starts_at) > now.getTime());
 }
