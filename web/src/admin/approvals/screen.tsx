@@ -5,7 +5,7 @@ import { useApp } from '../../app-context.ts';
 import { type Action, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { Refusal, useAdminAction } from './action.ts';
+import { Refusal, useAdminAction } from '../ui/action.ts';
 
 type Offer = Schemas['Offer'];
 type TimeOff = Schemas['TimeOff'];

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, expectData, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import type { Action } from '../../ui/feedback.tsx';
-import { Refusal } from '../approvals/action.ts';
 import { useText } from '../text.ts';
+import { Refusal } from '../ui/action.ts';
 
 /**
  * Pre-provisions a person (`POST /users`): the subject their identity provider will put in

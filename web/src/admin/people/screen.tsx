@@ -4,8 +4,8 @@ import { ApiError, expectData, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import { type Action, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
-import { Refusal, useAdminAction } from '../approvals/action.ts';
 import { type AdminText, useText } from '../text.ts';
+import { Refusal, useAdminAction } from '../ui/action.ts';
 import { InviteForm, RoleChoice } from './invite.tsx';
 import { upcomingSeats } from './seats.ts';
 

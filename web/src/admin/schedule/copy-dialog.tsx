@@ -1,8 +1,8 @@
 import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
+import { Refusal, useAdminAction } from '../ui/action.ts';
 import { describeRefusal } from '../ui/problems.ts';
-import { Refused, useAdminAction } from './action.ts';
 import type { Clock } from './clock.ts';
 import { copyForward } from './copy.ts';
 import type { SeatStore, Shift } from './data.ts';
@@ -47,7 +47,7 @@ export function CopyDialog({
               const done = text('schedule.copied', { count: copied, week: target });
               if (refused.length > 0) {
                 reload();
-                throw new Refused(
+                throw new Refusal(
                   `${done} ${text('schedule.copyRefused', { count: refused.length, reason: describeRefusal(refused[0], text, t) })}`,
                 );
               }

@@ -3,7 +3,7 @@ import { expectData } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
-import { useAdminAction } from './action.ts';
+import { useAdminAction } from '../ui/action.ts';
 import type { Event, Place } from './data.ts';
 import { Dialog } from './dialog.tsx';
 import { SelectField } from './select-field.tsx';

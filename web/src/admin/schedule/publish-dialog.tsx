@@ -3,7 +3,7 @@ import { expectData, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
-import { useAdminAction } from './action.ts';
+import { useAdminAction } from '../ui/action.ts';
 import type { Event, SeatStore, Shift, User } from './data.ts';
 import { Dialog } from './dialog.tsx';
 import { type PublishResult, type PublishTarget, publish } from './publish.ts';

@@ -4,7 +4,7 @@ import { useApp } from '../../app-context.ts';
 import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { useAdminAction } from '../timesheets/kit.ts';
+import { useAdminAction } from '../ui/action.ts';
 
 /** Job roles: what qualifications grant and slots require. List, add, delete. */
 export function Roles() {

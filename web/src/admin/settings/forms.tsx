@@ -5,7 +5,8 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
-import { type AdminAction, instantOf, useAdminAction } from '../timesheets/kit.ts';
+import { instantOf } from '../timesheets/kit.ts';
+import { type AdminAction, useAdminAction } from '../ui/action.ts';
 
 type Form = Schemas['CustomerForm'];
 type Field = Schemas['FormField'];

@@ -4,7 +4,7 @@ import { useApp } from '../../app-context.ts';
 import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
-import { type AdminAction, useAdminAction } from '../timesheets/kit.ts';
+import { type AdminAction, useAdminAction } from '../ui/action.ts';
 
 type Record = Schemas['TenantSettings'];
 

@@ -4,7 +4,7 @@ import { useApp } from '../../app-context.ts';
 import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { useAdminAction } from '../timesheets/kit.ts';
+import { useAdminAction } from '../ui/action.ts';
 import { DeleteButton } from './catalogues.tsx';
 
 type EventType = Schemas['CreateWebhookRequest']['events'][number];

@@ -1,74 +1,9 @@
-import { useState } from 'preact/hooks';
-import { ApiError, type Schemas } from '../../api/client.ts';
-import { useApp } from '../../app-context.ts';
-import type { Outcome } from '../../ui/feedback.tsx';
-import { type AdminKey, type AdminText, adminCatalogues, useText } from '../text.ts';
-import { describeRefusal } from '../ui/problems.ts';
-
+import type { Schemas } from '../../api/client.ts';
 /**
  * Pieces the Timesheets and Settings screens share (to be merged with the other manager
  * screens' later): an action whose refusal is said in an admin's words, names of people,
  * and wall-clock times in the tenant's time zone for `datetime-local` inputs.
  */
-
-/** Sentences for refusal codes a screen knows better than the shared catalogue, by code. */
-export type Words = Partial<Record<string, string>>;
-
-/** A refusal in words: the action's own sentence for its code, a screen's, or the shared one. */
-export function describeAdminProblem(
-  error: unknown,
-  text: AdminText,
-  t: Parameters<typeof describeRefusal>[2],
-  words?: Words,
-): string {
-  if (error instanceof ApiError) {
-    const own = words?.[error.problem.code];
-    if (own) return own;
-    for (const screen of ['timesheets', 'settings']) {
-      const key = `${screen}.error.${error.problem.code}`;
-      if (key in adminCatalogues.en) return text(key as AdminKey);
-    }
-  }
-  return describeRefusal(error, text, t);
-}
-
-/**
- * Like the staff app's useAction (one at a time, its outcome in words), with the refusal
- * said in an admin's words; `words` names sentences for codes this action alone means.
- */
-export function useAdminAction(): {
-  busy: boolean;
-  outcome: Outcome;
-  run(action: () => Promise<string | undefined>, words?: Words): Promise<boolean>;
-  clear(): void;
-} {
-  const { t } = useApp();
-  const text = useText();
-  const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome>(null);
-  return {
-    busy,
-    outcome,
-    clear: () => setOutcome(null),
-    async run(action, words) {
-      if (busy) return false;
-      setBusy(true);
-      setOutcome(null);
-      try {
-        const said = await action();
-        setOutcome(said ? { kind: 'done', text: said } : null);
-        return true;
-      } catch (error) {
-        setOutcome({ kind: 'refused', text: describeAdminProblem(error, text, t, words) });
-        return false;
-      } finally {
-        setBusy(false);
-      }
-    },
-  };
-}
-
-export type AdminAction = ReturnType<typeof useAdminAction>;
 
 /** A person's name as people read it: the display name, else the email, else the id. */
 export function personName(user: Schemas['UserRecord'] | undefined, id: string): string {

@@ -6,8 +6,9 @@ import { addDays, dateIn } from '../../i18n/format.ts';
 import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
+import { type AdminAction, useAdminAction } from '../ui/action.ts';
 import { ENTRIES_PAGE, exportPayroll, loadEntriesPage, offerDownload } from './calls.ts';
-import { type AdminAction, byId, instantOf, personName, useAdminAction, wallTime } from './kit.ts';
+import { byId, instantOf, personName, wallTime } from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
