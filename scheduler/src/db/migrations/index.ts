@@ -25,6 +25,7 @@ import * as staffApp from './0023_staff_app.ts';
 import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
 import * as triggerOrder from './0025_trigger_order.ts';
 import * as pruningByFeature from './0026_pruning_by_feature.ts';
+import * as clockedTime from './0028_clocked_time.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_shift_colleagues_setting': shiftColleaguesSetting,
   '0025_trigger_order': triggerOrder,
   '0026_pruning_by_feature': pruningByFeature,
+  '0028_clocked_time': clockedTime,
 };
