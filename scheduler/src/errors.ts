@@ -35,6 +35,11 @@ export const errorCatalogue = {
     status: 409,
     summary: 'Time is recorded for a shift once it has ended, unless the tenant allows it before.',
   },
+  OUTSIDE_CLOCK_WINDOW: {
+    status: 409,
+    summary:
+      'A seat is clocked from 1 hour before its shift starts until the end of the day (tenant time zone) it ends on.',
+  },
   RATE_LIMITED: { status: 429, summary: 'Too many requests; see the Retry-After header.' },
   HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers exceed the server limit (16 KiB).' },
   INTERNAL: {

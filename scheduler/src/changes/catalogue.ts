@@ -278,6 +278,24 @@ export const catalogue = {
     notification: null,
     means: 'worked time was recorded or corrected',
   }),
+  'time_entry.clocked_in': entry({
+    audit: 'time_entry.clocked_in',
+    webhooks: [],
+    notification: null,
+    means: 'an employee clocked in to their seat: a proposed entry, not in the books',
+  }),
+  'time_entry.clocked_out': entry({
+    audit: 'time_entry.clocked_out',
+    webhooks: [],
+    notification: null,
+    means: 'an employee clocked out of their seat (the entry stays proposed)',
+  }),
+  'time_entry.confirmed': entry({
+    audit: 'time_entry.confirmed',
+    webhooks: ['time_entry.recorded'],
+    notification: null,
+    means: 'an admin confirmed a clocked entry (as clocked or corrected): it reached the books',
+  }),
   'payout.made': entry({
     audit: null,
     webhooks: [],

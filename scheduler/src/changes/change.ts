@@ -100,6 +100,9 @@ interface Payloads {
   'time_off.rejected': TimeOff;
   'time_off.removed': TimeOff;
   'time_entry.recorded': { entry: WireRecord };
+  'time_entry.clocked_in': { entry: WireRecord };
+  'time_entry.clocked_out': { entry: WireRecord };
+  'time_entry.confirmed': { entry: WireRecord };
   'payout.made': { payoutId: string; userId: string };
   'form.submitted': { submission: WireRecord };
   'form.created': { formId: string };

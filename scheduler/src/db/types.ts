@@ -176,14 +176,23 @@ export interface TimeEntriesTable {
   shift_assignment_id: string;
   user_id: string;
   started_at: Timestamp;
-  ended_at: Timestamp;
+  /** Null while the entry is open (clocked in, not out). */
+  ended_at: NullableTimestamp;
   break_minutes: number;
-  worked_minutes: number;
+  worked_minutes: number | null;
   scheduled_minutes: number;
-  overtime_minutes: number;
+  overtime_minutes: number | null;
   recorded_by: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** `proposed` (clocked, not in the books) or `confirmed` (in the overtime ledger). */
+  status: ColumnType<
+    'proposed' | 'confirmed',
+    'proposed' | 'confirmed' | undefined,
+    'proposed' | 'confirmed'
+  >;
+  confirmed_at: NullableTimestamp;
+  confirmed_by: string | null;
 }
 
 export interface OvertimeBalancesTable {

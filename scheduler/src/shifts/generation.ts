@@ -19,7 +19,7 @@ import {
   shiftHasAssignments,
   updateShift,
 } from './repository.ts';
-import type { BulkGenerateRequest, Shift } from './schemas.ts';
+import type { BulkGenerateRequest, GeneratedShift, GenerationWarning, Shift } from './schemas.ts';
 import { checkRoles, isOverlongShift, shiftChangedMeanwhile } from './service.ts';
 
 /** Bulk generation makes at most this many shifts in one call (two years of days). */
@@ -51,18 +51,29 @@ function slotsOf(
   );
 }
 
+/** What is worth a look about a generated shift: ending after its event, for now. */
+function warningsOf(shift: { ends_at: string }, eventEndsAt: string): GenerationWarning[] {
+  if (Date.parse(shift.ends_at) <= Date.parse(eventEndsAt)) return [];
+  return [
+    {
+      code: 'ENDS_AFTER_EVENT',
+      message: `the shift ends at ${new Date(shift.ends_at).toISOString()}, after its event ends at ${new Date(eventEndsAt).toISOString()}`,
+    },
+  ];
+}
+
 /**
  * One draft shift per local calendar day of the event window, in the tenant's time zone,
  * all in one transaction (see dailyWindows for overnight and daylight-saving rules).
  * Shifts may end after the event does: an overnight shift on the last day ends the
- * next morning.
+ * next morning. Such a shift is made all the same, with an ENDS_AFTER_EVENT warning.
  */
 export async function generateShifts(
   deps: Deps,
   caller: Identity,
   eventId: string,
   input: BulkGenerateRequest,
-): Promise<Shift[]> {
+): Promise<GeneratedShift[]> {
   const event = await findEvent(deps.db, caller.tenantId, eventId, false);
   if (!event) throw notFound('event');
   const name = input.name === undefined ? event.name : input.name.trim();
@@ -106,7 +117,11 @@ export async function generateShifts(
       return rows;
     });
     // Generated shifts are drafts.
-    return rows.map((row) => ({ ...row, status: 'draft' as const }));
+    return rows.map((row) => ({
+      ...row,
+      status: 'draft' as const,
+      warnings: warningsOf(row, event.ends_at),
+    }));
   } catch (error) {
     if (isForeignKeyViolation(error)) {
       // The event went meanwhile (404, as for an event that was never there), or a role.

@@ -23,6 +23,7 @@ import {
   examplePlannedShift,
   exampleShift,
   exampleSlot,
+  GeneratedShift,
   maxPlanDays,
   maxPublishedShifts,
   maxSlotsPerShift,
@@ -394,9 +395,28 @@ export async function shiftsRoutes(app: App, deps: Deps): Promise<void> {
         params: EventIdParams,
         body: BulkGenerateRequest,
         response: {
-          201: ok(Type.Array(Shift), 'The generated draft shifts, by start', [
-            { ...exampleShift, status: 'draft', published_at: null },
-          ]),
+          201: ok(
+            Type.Array(GeneratedShift),
+            'The generated draft shifts, by start, each with its warnings',
+            [
+              { ...exampleShift, status: 'draft', published_at: null, warnings: [] },
+              {
+                ...exampleShift,
+                id: '0193a1b2c3d47e8f9a0b1c2d3e4f5a72',
+                status: 'draft',
+                published_at: null,
+                starts_at: '2027-07-03T20:00:00.000Z',
+                ends_at: '2027-07-04T04:00:00.000Z',
+                warnings: [
+                  {
+                    code: 'ENDS_AFTER_EVENT',
+                    message:
+                      'the shift ends at 2027-07-04T04:00:00.000Z, after its event ends at 2027-07-03T22:00:00.000Z',
+                  },
+                ],
+              },
+            ],
+          ),
           ...missing('event', [...bodyCodes, 'INVALID_STATE'], {
             INVALID_STATE: `the event spans 800 days; bulk generation makes at most ${maxGeneratedDays}`,
           }),

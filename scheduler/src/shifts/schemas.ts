@@ -283,6 +283,34 @@ export const BulkGenerateRequest = Type.Object(
 );
 export type BulkGenerateRequest = Static<typeof BulkGenerateRequest>;
 
+export const GenerationWarning = Type.Object(
+  {
+    code: Type.Enum(['ENDS_AFTER_EVENT'], {
+      type: 'string',
+      description: 'ENDS_AFTER_EVENT: the shift ends after its event does (an overnight last shift, say)',
+    }),
+    message: Type.String({ description: 'For people; may be reworded' }),
+  },
+  {
+    title: 'GenerationWarning',
+    description: 'Something about a generated shift worth a look; it was made all the same',
+  },
+);
+export type GenerationWarning = Static<typeof GenerationWarning>;
+
+/** A shift as bulk generation answers it: the shift, and what is worth a look about it. */
+export const GeneratedShift = Type.Object(
+  {
+    ...Shift.properties,
+    warnings: Type.Array(GenerationWarning, {
+      readOnly: true,
+      description: 'Empty for most shifts; never a refusal (the shift was made)',
+    }),
+  },
+  { title: 'GeneratedShift' },
+);
+export type GeneratedShift = Static<typeof GeneratedShift>;
+
 export const SplitParams = Type.Object({
   id: Type.String({
     description: 'UUID, 32 hex digits or hyphenated',

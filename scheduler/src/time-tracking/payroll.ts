@@ -1,5 +1,5 @@
 import { lastLocalDay, localDate, wallClockWithOffset } from '../time/local.ts';
-import type { Cell } from './csv.ts';
+import { type Cell, FixedNumber } from './csv.ts';
 import type { BalanceSheetRow, ExportEntry } from './repository.ts';
 
 /** The longest period one export covers: a year, leap day included. */
@@ -7,12 +7,37 @@ export const MAX_EXPORT_DAYS = 366;
 /** Entries read from the database per query while an export streams. */
 export const EXPORT_BATCH_SIZE = 500;
 
+/** How an entries export is laid out beyond its rows: hours columns, and their decimal mark. */
+export interface EntryColumns {
+  /** An hours column after each minutes column. */
+  hours: boolean;
+  /** The decimal mark of the hours: `.` or `,`. */
+  decimalMark: '.' | ',';
+}
+
+/** Today's layout: minutes only. */
+export const MINUTES_ONLY: EntryColumns = { hours: false, decimalMark: '.' };
+
+/**
+ * Minutes as decimal hours to 2 places, rounded half away from zero, with the given mark:
+ * 375 is `6.25`, -15 is `-0.25`, 20 is `0.33`.
+ */
+export function decimalHours(minutes: number, mark: '.' | ','): FixedNumber {
+  const hundredths = Math.round((Math.abs(minutes) * 100) / 60);
+  const sign = minutes < 0 && hundredths > 0 ? '-' : '';
+  const whole = Math.floor(hundredths / 100);
+  const fraction = String(hundredths % 100).padStart(2, '0');
+  return new FixedNumber(`${sign}${whole}${mark}${fraction}`);
+}
+
+const minuteColumns = ['break', 'worked', 'scheduled', 'overtime'] as const;
+
 /**
  * Times are written as the tenant's wall-clock time with its offset (time/local.ts),
  * `2027-10-31 02:30 +01:00`, the zone named in the column header: a time in the hour a
  * fall-back night repeats is told apart from its twin.
  */
-export function entryHeader(zone: string): string[] {
+export function entryHeader(zone: string, columns: EntryColumns = MINUTES_ONLY): string[] {
   return [
     'user_id',
     'user_name',
@@ -21,15 +46,20 @@ export function entryHeader(zone: string): string[] {
     'shift',
     `started_at (${zone})`,
     `ended_at (${zone})`,
-    'break_minutes',
-    'worked_minutes',
-    'scheduled_minutes',
-    'overtime_minutes',
+    ...minuteColumns.flatMap((name) =>
+      columns.hours ? [`${name}_minutes`, `${name}_hours`] : [`${name}_minutes`],
+    ),
     'entry_id',
   ];
 }
 
-export function entryCells(entry: ExportEntry, zone: string): Cell[] {
+export function entryCells(entry: ExportEntry, zone: string, columns: EntryColumns = MINUTES_ONLY): Cell[] {
+  const minutes = [
+    entry.break_minutes,
+    entry.worked_minutes,
+    entry.scheduled_minutes,
+    entry.overtime_minutes,
+  ];
   return [
     entry.user_id,
     entry.user_name,
@@ -38,10 +68,9 @@ export function entryCells(entry: ExportEntry, zone: string): Cell[] {
     entry.shift_name,
     wallClockWithOffset(entry.started_at, zone),
     wallClockWithOffset(entry.ended_at, zone),
-    entry.break_minutes,
-    entry.worked_minutes,
-    entry.scheduled_minutes,
-    entry.overtime_minutes,
+    ...minutes.flatMap((value) =>
+      columns.hours ? [value, decimalHours(value, columns.decimalMark)] : [value],
+    ),
     entry.id,
   ];
 }

@@ -2,7 +2,15 @@ import { sql } from 'kysely';
 import { isAnyOf } from '../db/arrays.ts';
 import type { Db } from '../db/database.ts';
 import { spanOverlaps, type TimeWindow } from '../db/time-window.ts';
-import type { LedgerRow, OvertimeBalance, PayoutRecord, TimeEntry } from './schemas.ts';
+import type { Overtime } from './overtime.ts';
+import type {
+  LedgerRow,
+  OvertimeBalance,
+  PayoutRecord,
+  StaffBalance,
+  TimeEntry,
+  TimeEntryStatus,
+} from './schemas.ts';
 
 const entryColumns = [
   'id',
@@ -16,6 +24,9 @@ const entryColumns = [
   'scheduled_minutes',
   'overtime_minutes',
   'recorded_by',
+  'status',
+  'confirmed_at',
+  'confirmed_by',
   'created_at',
   'updated_at',
 ] as const;
@@ -52,16 +63,24 @@ export interface EntryValues {
 export function insertEntry(db: Db, id: string, values: EntryValues): Promise<TimeEntry | undefined> {
   return db
     .insertInto('time_entries')
-    .values({ id, ...values })
+    .values({
+      id,
+      ...values,
+      status: 'confirmed',
+      confirmed_at: sql<string>`now()`,
+      confirmed_by: values.recorded_by,
+    })
     .onConflict((oc) => oc.columns(['tenant_id', 'shift_assignment_id']).doNothing())
     .returning(entryColumns)
     .executeTakeFirst();
 }
 
 /**
- * Rewrites an assignment's entry when the recorded times differ; undefined when they are
- * the same (then nothing is written). The row lock orders concurrent edits, and the
- * trigger books the difference of each against the version it replaced.
+ * Rewrites an assignment's entry, confirmed, when the recorded times differ or it was a
+ * proposed one; undefined when it is confirmed with the same times (then nothing is
+ * written). The row lock orders concurrent edits, and the trigger books the difference of
+ * each against the version it replaced (or the whole overtime, as a proposed entry is
+ * confirmed).
  */
 export function updateEntryIfChanged(db: Db, values: EntryValues): Promise<TimeEntry | undefined> {
   return db
@@ -74,15 +93,144 @@ export function updateEntryIfChanged(db: Db, values: EntryValues): Promise<TimeE
       scheduled_minutes: values.scheduled_minutes,
       overtime_minutes: values.overtime_minutes,
       recorded_by: values.recorded_by,
+      status: 'confirmed',
+      confirmed_at: sql<string>`coalesce(confirmed_at, now())`,
+      confirmed_by: sql<string>`coalesce(confirmed_by, ${values.recorded_by}::uuid)`,
       updated_at: sql<string>`now()`,
     })
     .where('tenant_id', '=', values.tenant_id)
     .where('shift_assignment_id', '=', values.shift_assignment_id)
     .where(
-      sql<boolean>`(started_at, ended_at, break_minutes) IS DISTINCT FROM
-        (${values.started_at}::timestamptz, ${values.ended_at}::timestamptz, ${values.break_minutes}::integer)`,
+      sql<boolean>`(status, started_at, ended_at, break_minutes) IS DISTINCT FROM
+        ('confirmed', ${values.started_at}::timestamptz, ${values.ended_at}::timestamptz, ${values.break_minutes}::integer)`,
     )
     .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+/** A clock-in: the seat's open, proposed entry, or undefined when the seat has an entry already. */
+export function insertClockIn(
+  db: Db,
+  values: {
+    id: string;
+    tenant_id: string;
+    shift_assignment_id: string;
+    user_id: string;
+    started_at: string;
+    scheduled_minutes: number;
+  },
+): Promise<TimeEntry | undefined> {
+  return db
+    .insertInto('time_entries')
+    .values({
+      ...values,
+      ended_at: null,
+      break_minutes: 0,
+      worked_minutes: null,
+      overtime_minutes: null,
+      recorded_by: values.user_id,
+      status: 'proposed',
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'shift_assignment_id']).doNothing())
+    .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+/**
+ * A clock-out: closes the seat's open entry at `endedAt`, if it is still open and
+ * proposed (undefined otherwise: nothing is written). Its worked minutes are the whole
+ * minutes since the clock-in, as the database's checks count them.
+ */
+export function closeClockedEntry(
+  db: Db,
+  key: { tenantId: string; assignmentId: string; userId: string },
+  endedAt: string,
+): Promise<TimeEntry | undefined> {
+  const worked = sql<number>`floor(extract(epoch FROM ${endedAt}::timestamptz - started_at) / 60)::integer - break_minutes`;
+  return db
+    .updateTable('time_entries')
+    .set({
+      ended_at: endedAt,
+      worked_minutes: worked,
+      overtime_minutes: sql<number>`${worked} - scheduled_minutes`,
+      updated_at: sql<string>`now()`,
+    })
+    .where('tenant_id', '=', key.tenantId)
+    .where('shift_assignment_id', '=', key.assignmentId)
+    .where('user_id', '=', key.userId)
+    .where('status', '=', 'proposed')
+    .where('ended_at', 'is', null)
+    .where('started_at', '<', endedAt)
+    .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+/** What a confirmation writes: the entry's times as confirmed, and who confirmed it. */
+export interface Confirmation extends Overtime {
+  tenantId: string;
+  id: string;
+  started_at: string;
+  ended_at: string;
+  break_minutes: number;
+  confirmedBy: string;
+}
+
+/**
+ * Confirms a proposed entry with the given times; undefined when it is not proposed (any
+ * more): of concurrent confirmations the row lock lets one through, and the others find
+ * it confirmed. The trigger credits the ledger in the same statement, once.
+ */
+export function confirmEntry(db: Db, c: Confirmation): Promise<TimeEntry | undefined> {
+  return db
+    .updateTable('time_entries')
+    .set({
+      started_at: c.started_at,
+      ended_at: c.ended_at,
+      break_minutes: c.break_minutes,
+      worked_minutes: c.worked_minutes,
+      scheduled_minutes: c.scheduled_minutes,
+      overtime_minutes: c.overtime_minutes,
+      status: 'confirmed',
+      confirmed_at: sql<string>`now()`,
+      confirmed_by: c.confirmedBy,
+      updated_at: sql<string>`now()`,
+    })
+    .where('tenant_id', '=', c.tenantId)
+    .where('id', '=', c.id)
+    .where('status', '=', 'proposed')
+    .returning(entryColumns)
+    .executeTakeFirst();
+}
+
+/** An entry with its seat's planned times, for a confirmation. */
+export function findEntryWithSeat(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom('time_entries as e')
+    .innerJoin('shift_assignments as a', (join) =>
+      join.onRef('a.tenant_id', '=', 'e.tenant_id').onRef('a.id', '=', 'e.shift_assignment_id'),
+    )
+    .select([
+      'e.id',
+      'e.status',
+      'e.started_at',
+      'e.ended_at',
+      'e.break_minutes',
+      'a.starts_at as seat_starts_at',
+      'a.ends_at as seat_ends_at',
+    ])
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** One of the caller's own seats with its planned times; undefined for anyone else's. */
+export function findOwnSeat(db: Db, tenantId: string, assignmentId: string, userId: string) {
+  return db
+    .selectFrom('shift_assignments')
+    .select(['id', 'user_id', 'starts_at', 'ends_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', assignmentId)
+    .where('user_id', '=', userId)
     .executeTakeFirst();
 }
 
@@ -124,12 +272,13 @@ function staffWithBalances(db: Db, tenantId: string) {
     .orderBy('u.id');
 }
 
-/** Every admin and employee of the tenant with their balance, 0 for those without activity. */
-export function listBalances(db: Db, tenantId: string): Promise<OvertimeBalance[]> {
+/** Every admin and employee of the tenant with their name and balance, 0 for those without activity: one statement. */
+export function listBalances(db: Db, tenantId: string): Promise<StaffBalance[]> {
   return staffWithBalances(db, tenantId)
     .select((eb) => [
       'u.tenant_id',
       'u.id as user_id',
+      'u.display_name as name',
       eb.fn.coalesce('b.balance_minutes', sql<number>`0`).as('balance_minutes'),
       'b.updated_at',
     ])
@@ -216,6 +365,8 @@ export interface EntryFilter extends TimeWindow {
   tenantId: string;
   /** Only this user's entries; all of the tenant when absent. */
   userId?: string | undefined;
+  /** Only entries of this status; every one when absent. */
+  status?: TimeEntryStatus | undefined;
   /** Keyset cursor: only entries after this one. */
   after?: EntryCursor | undefined;
   limit: number;
@@ -261,8 +412,14 @@ export function listEntries(db: Db, filter: EntryFilter): Promise<TimeEntry[]> {
     .selectFrom('time_entries as e')
     .select(entryColumns.map((column) => `e.${column}` as const))
     .where('e.tenant_id', '=', filter.tenantId)
-    .where(spanOverlaps('e.started_at', 'e.ended_at', filter));
+    .where(spanOverlaps('e.started_at', 'e.ended_at', { to: filter.to }));
+  // An open entry (clocked in, not out) runs on: it overlaps every window after its start.
+  if (filter.from !== undefined) {
+    const from = filter.from;
+    query = query.where((eb) => eb.or([eb('e.ended_at', '>', from), eb('e.ended_at', 'is', null)]));
+  }
   if (filter.userId !== undefined) query = query.where('e.user_id', '=', filter.userId);
+  if (filter.status !== undefined) query = query.where('e.status', '=', filter.status);
   if (filter.after !== undefined) {
     query = query.where(
       sql<boolean>`(e.started_at, e.id) > (${filter.after.startedAt}::timestamptz, ${filter.after.id}::uuid)`,
@@ -288,6 +445,8 @@ export async function listExportEntryIds(
     )
     .select('e.id')
     .where('e.tenant_id', '=', tenantId)
+    // Payroll holds what is in the books: proposed (clocked, unconfirmed) entries are left out.
+    .where('e.status', '=', 'confirmed')
     .where(spanOverlaps('e.started_at', 'e.ended_at', window))
     .orderBy('u.display_name')
     .orderBy('u.id')
@@ -316,37 +475,41 @@ export interface ExportEntry {
 /** The payroll rows of these entries, in no particular order (the caller orders them). */
 export function findExportEntries(db: Db, tenantId: string, ids: string[]): Promise<ExportEntry[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('time_entries as e')
-    .innerJoin('users as u', (join) =>
-      join.onRef('u.tenant_id', '=', 'e.tenant_id').onRef('u.id', '=', 'e.user_id'),
-    )
-    .innerJoin('shift_assignments as a', (join) =>
-      join.onRef('a.tenant_id', '=', 'e.tenant_id').onRef('a.id', '=', 'e.shift_assignment_id'),
-    )
-    .innerJoin('shifts as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
-    )
-    .innerJoin('events as ev', (join) =>
-      join.onRef('ev.tenant_id', '=', 's.tenant_id').onRef('ev.id', '=', 's.event_id'),
-    )
-    .select([
-      'e.id',
-      'e.user_id',
-      'u.display_name as user_name',
-      'u.email as user_email',
-      'ev.name as event_name',
-      's.name as shift_name',
-      'e.started_at',
-      'e.ended_at',
-      'e.break_minutes',
-      'e.worked_minutes',
-      'e.scheduled_minutes',
-      'e.overtime_minutes',
-    ])
-    .where('e.tenant_id', '=', tenantId)
-    .where(isAnyOf('e.id', ids))
-    .execute();
+  return (
+    db
+      .selectFrom('time_entries as e')
+      .innerJoin('users as u', (join) =>
+        join.onRef('u.tenant_id', '=', 'e.tenant_id').onRef('u.id', '=', 'e.user_id'),
+      )
+      .innerJoin('shift_assignments as a', (join) =>
+        join.onRef('a.tenant_id', '=', 'e.tenant_id').onRef('a.id', '=', 'e.shift_assignment_id'),
+      )
+      .innerJoin('shifts as s', (join) =>
+        join.onRef('s.tenant_id', '=', 'a.tenant_id').onRef('s.id', '=', 'a.shift_id'),
+      )
+      .innerJoin('events as ev', (join) =>
+        join.onRef('ev.tenant_id', '=', 's.tenant_id').onRef('ev.id', '=', 's.event_id'),
+      )
+      .select([
+        'e.id',
+        'e.user_id',
+        'u.display_name as user_name',
+        'u.email as user_email',
+        'ev.name as event_name',
+        's.name as shift_name',
+        'e.started_at',
+        'e.ended_at',
+        'e.break_minutes',
+        'e.worked_minutes',
+        'e.scheduled_minutes',
+        'e.overtime_minutes',
+      ])
+      .where('e.tenant_id', '=', tenantId)
+      .where(isAnyOf('e.id', ids))
+      // The ids are of confirmed entries, which stay confirmed, closed and worked.
+      .$narrowType<{ ended_at: string; worked_minutes: number; overtime_minutes: number }>()
+      .execute()
+  );
 }
 
 /** One staff member's books, for the balances export. */

@@ -1,26 +1,43 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
-import { bearerSecurity, bodyCodes, errorResponses, IdParams, ok, pathIdCodes } from '../http/schemas.ts';
+import {
+  bearerSecurity,
+  bodyCodes,
+  errorResponses,
+  IdParams,
+  NoBody,
+  ok,
+  pathIdCodes,
+} from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
 import { pathId } from '../ids.ts';
 import { MAX_EXPORT_DAYS } from './payroll.ts';
 import {
+  ConfirmEntryRequest,
   EntryExportQuery,
   EntryListQuery,
   exampleBalance,
+  exampleClockedIn,
+  exampleClockedOut,
   exampleLedger,
   examplePayout,
+  exampleStaffBalance,
   exampleTimeEntry,
   LedgerRow,
   OvertimeBalance,
   PayoutRecord,
   PayoutRequest,
   RecordTimeRequest,
+  StaffBalance,
   TimeEntry,
 } from './schemas.ts';
 import {
+  CLOCK_IN_LEAD_MINUTES,
   type CsvFile,
+  clockIn,
+  clockOut,
+  confirmTime,
   exportBalances,
   exportEntries,
   getBalance,
@@ -117,9 +134,9 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'listOvertimeBalances',
         summary: 'Every admin and employee with their balance',
-        description: `Admins only. Everyone on the staff, by display name, 0 for those without activity. ${gated}`,
+        description: `Admins only. Everyone on the staff, by display name, with that name (null when they have none) and their balance, 0 for those without activity; name and balance come from one read. ${gated}`,
         security: bearerSecurity,
-        response: { 200: ok(Type.Array(OvertimeBalance), 'The balances', [exampleBalance]), ...gateOnly },
+        response: { 200: ok(Type.Array(StaffBalance), 'The balances', [exampleStaffBalance]), ...gateOnly },
       },
     },
     async (request) => getBalances(deps, identityOf(request)),
@@ -150,7 +167,7 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'recordTime',
         summary: 'Record the time worked on an assignment (idempotent per assignment)',
-        description: `Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. ${gated}`,
+        description: `Admins only. The entry is confirmed at once: it is in the books. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. A post for a seat whose employee clocked time (a proposed entry, open or closed) records these times over the clocked ones and confirms the entry: its overtime is credited then. ${gated}`,
         security: bearerSecurity,
         body: RecordTimeRequest,
         response: {
@@ -180,7 +197,7 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'listTimeEntries',
         summary: 'Time entries, by start, a page at a time',
-        description: `Admins read every entry of the tenant, or one admin's or employee's with user_id (404 for anyone else); employees read their own, and naming another user_id is 403. from and to keep the entries whose span [started_at, ended_at) overlaps [from, to); either may be left out; to at or before from is 422. Pages: at most limit entries (100 by default); pass the id of the last one as after for the next page; a shorter page is the last. ${gated}`,
+        description: `Admins read every entry of the tenant, or one admin's or employee's with user_id (404 for anyone else); employees read their own, and naming another user_id is 403. status keeps the proposed (clocked, waiting for an admin) or the confirmed entries only. from and to keep the entries whose span [started_at, ended_at) overlaps [from, to), an open entry (clocked in, not out: ended_at null) running on; either may be left out; to at or before from is 422. Pages: at most limit entries (100 by default); pass the id of the last one as after for the next page; a shorter page is the last. ${gated}`,
         security: bearerSecurity,
         querystring: EntryListQuery,
         response: {
@@ -214,6 +231,102 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
     async (request) => getEntry(deps, identityOf(request), pathId(request.params.id, 'time entry')),
   );
 
+  app.post(
+    '/api/v1/time-tracking/entries/:id/confirm',
+    {
+      config: admin,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'confirmTimeEntry',
+        summary: 'Confirm a clocked (proposed) entry, as clocked or corrected',
+        description: `Admins only. A proposed entry (an employee clocked it) reaches the books: its overtime is credited to the ledger in the same statement, once, also under concurrent confirmations. No body (or {}) confirms it as clocked; started_at, ended_at and break_minutes correct it as it is confirmed, each by the rules of a recorded entry. An entry still open (clocked in, not out) needs ended_at (422). An entry confirmed already, by this route or by an admin's recording, is 409 INVALID_STATE: correct it with POST /time-tracking/entries. Another tenant's entry, or none, is 404. ${gated}`,
+        security: bearerSecurity,
+        params: IdParams,
+        body: ConfirmEntryRequest,
+        response: {
+          200: ok(TimeEntry, 'The entry, confirmed', exampleTimeEntry),
+          ...errorResponses([...bodyCodes, ...pathIdCodes, 'INVALID_STATE'], {
+            messages: {
+              NOT_FOUND: 'time entry not found',
+              INVALID_STATE: 'the time entry is confirmed; an admin corrects it now',
+              VALIDATION_FAILED: 'ended_at: required: the employee has not clocked out',
+            },
+          }),
+        },
+      },
+    },
+    async (request) =>
+      confirmTime(deps, identityOf(request), pathId(request.params.id, 'time entry'), request.body ?? {}),
+  );
+
+  const clockWindowText = `A seat is clocked from ${CLOCK_IN_LEAD_MINUTES} minutes before its shift starts until midnight, in the tenant's time zone, at the end of the day the shift ends on (so an overnight shift's clock-out counts); outside that it is 409 OUTSIDE_CLOCK_WINDOW. The times are the server's clock.`;
+  const ownSeat = "Your own seats only: anyone else's, or another tenant's, is 404 like a missing one.";
+
+  app.post(
+    '/api/v1/me/assignments/:id/clock-in',
+    {
+      config: member,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'clockIn',
+        summary: 'Clock in to your own current seat',
+        description: `Starts the seat's time entry now: a proposed entry, open (ended_at null), which moves no balance until an admin confirms it. ${clockWindowText} ${ownSeat} One entry per seat: a repeat answers the entry as it stands (200) while it is proposed; once an admin recorded or confirmed the seat's time it is 409 INVALID_STATE. ${gated}`,
+        security: bearerSecurity,
+        params: IdParams,
+        body: NoBody,
+        response: {
+          201: ok(TimeEntry, 'Clocked in: the open, proposed entry', exampleClockedIn),
+          200: ok(TimeEntry, 'Clocked in before: the entry as it stands', exampleClockedIn),
+          ...errorResponses([...bodyCodes, ...pathIdCodes, 'INVALID_STATE', 'OUTSIDE_CLOCK_WINDOW'], {
+            messages: {
+              NOT_FOUND: 'shift assignment not found',
+              INVALID_STATE: 'the time entry is confirmed; an admin corrects it now',
+              OUTSIDE_CLOCK_WINDOW:
+                'this seat is clocked from 2027-07-02T07:00:00.000Z until 2027-07-02T22:00:00.000Z',
+            },
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { entry, changed } = await clockIn(
+        deps,
+        identityOf(request),
+        pathId(request.params.id, 'shift assignment'),
+      );
+      return reply.code(changed ? 201 : 200).send(entry);
+    },
+  );
+
+  app.post(
+    '/api/v1/me/assignments/:id/clock-out',
+    {
+      config: member,
+      schema: {
+        tags: ['time tracking'],
+        operationId: 'clockOut',
+        summary: 'Clock out of your own current seat',
+        description: `Ends the seat's open entry now; it stays proposed until an admin confirms it (POST /time-tracking/entries/{id}/confirm). ${clockWindowText} ${ownSeat} Without a clock-in, or in the same instant as it, 409 INVALID_STATE. A repeat answers the closed entry as it stands (200) while it is proposed; a confirmed one is 409 INVALID_STATE. ${gated}`,
+        security: bearerSecurity,
+        params: IdParams,
+        body: NoBody,
+        response: {
+          200: ok(TimeEntry, 'Clocked out: the closed, proposed entry', exampleClockedOut),
+          ...errorResponses([...bodyCodes, ...pathIdCodes, 'INVALID_STATE', 'OUTSIDE_CLOCK_WINDOW'], {
+            messages: {
+              NOT_FOUND: 'shift assignment not found',
+              INVALID_STATE: 'not clocked in to this seat',
+              OUTSIDE_CLOCK_WINDOW:
+                'this seat is clocked from 2027-07-02T07:00:00.000Z until 2027-07-02T22:00:00.000Z',
+            },
+          }),
+        },
+      },
+    },
+    async (request) =>
+      (await clockOut(deps, identityOf(request), pathId(request.params.id, 'shift assignment'))).entry,
+  );
+
   app.get(
     '/api/v1/time-tracking/export.csv',
     {
@@ -222,7 +335,7 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['time tracking'],
         operationId: 'exportTimeEntries',
         summary: 'Payroll export: the entries of a period as CSV',
-        description: `Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most ${MAX_EXPORT_DAYS} days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header) with the offset in force, so a time in the hour a fall-back night repeats is one instant, and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). ${gated}`,
+        description: `Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most ${MAX_EXPORT_DAYS} days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header) with the offset in force, so a time in the hour a fall-back night repeats is one instant, and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). Only confirmed entries: proposed (clocked, unconfirmed) ones are not in the books. delimiter: comma (the default), semicolon or tab; quoting follows it. hours=true adds an hours column (decimal hours, 2 places, rounded half away from zero: 375 minutes are 6.25) after each minutes column, named like it (worked_hours); the decimal mark is decimal, by default a comma with delimiter=semicolon (as German Excel reads it) and a point otherwise. Without these parameters the file is as it always was. ${gated}`,
         security: bearerSecurity,
         querystring: EntryExportQuery,
         response: {

@@ -9,14 +9,16 @@ import { newId, queryId } from '../ids.ts';
 import { optionalText } from '../input/text.ts';
 import { tenantTimeZone, timeEntriesBeforeEnd } from '../tenants/repository.ts';
 import { filterWindow } from '../tenants/service.ts';
-import { checkBoundedWindow, windowInZone } from '../time/window.ts';
+import { localDay } from '../time/local.ts';
+import { checkBoundedWindow, dayStart, windowInZone } from '../time/window.ts';
 import { findStaff } from '../users/repository.ts';
-import { type Cell, csvStream } from './csv.ts';
-import { overtimeOf } from './overtime.ts';
+import { type Cell, csvStream, type Delimiter } from './csv.ts';
+import { elapsedMinutes, overtimeOf } from './overtime.ts';
 import {
   balanceCells,
   balanceHeader,
   balancesFileName,
+  type EntryColumns,
   EXPORT_BATCH_SIZE,
   entriesFileName,
   entryCells,
@@ -24,13 +26,18 @@ import {
   MAX_EXPORT_DAYS,
 } from './payroll.ts';
 import {
+  closeClockedEntry,
+  confirmEntry,
   type EntryValues,
   findAssignmentTimes,
   findBalance,
   findEntry,
   findEntryById,
   findEntryCursor,
+  findEntryWithSeat,
   findExportEntries,
+  findOwnSeat,
+  insertClockIn,
   insertEntry,
   listBalanceSheet,
   listBalances,
@@ -42,6 +49,7 @@ import {
   updateEntryIfChanged,
 } from './repository.ts';
 import {
+  type ConfirmEntryRequest,
   ENTRY_LIST_DEFAULT_LIMIT,
   type EntryExportQuery,
   type EntryListQuery,
@@ -50,6 +58,7 @@ import {
   type PayoutRecord,
   type PayoutRequest,
   type RecordTimeRequest,
+  type StaffBalance,
   type TimeEntry,
 } from './schemas.ts';
 
@@ -127,6 +136,157 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
   }
 }
 
+/** How long before its shift starts a seat may be clocked in to. */
+export const CLOCK_IN_LEAD_MINUTES = 60;
+
+/**
+ * When a seat may be clocked: from CLOCK_IN_LEAD_MINUTES before its shift starts until
+ * the end of the local day (tenant's zone) the shift ends on, so a clock-out a little
+ * late, or an overnight shift's, still counts.
+ */
+export function clockWindow(seat: { starts_at: string; ends_at: string }, zone: string) {
+  const opens = new Date(Date.parse(seat.starts_at) - CLOCK_IN_LEAD_MINUTES * 60_000);
+  const closes = new Date(dayStart(localDay(seat.ends_at, zone).add({ days: 1 }).toString(), zone));
+  return { opens, closes };
+}
+
+export interface Clocked {
+  entry: TimeEntry;
+  /** True when this call wrote the step (201 for a clock-in); a repeat answers 200. */
+  changed: boolean;
+}
+
+const alreadyConfirmed = () =>
+  new AppError('INVALID_STATE', 'the time entry is confirmed; an admin corrects it now');
+
+/** The caller's own seat, current now; 404 for anyone else's, 409 outside its window. */
+async function currentSeat(deps: Deps, caller: Identity, assignmentId: string, now: Date) {
+  const seat = await findOwnSeat(deps.db, caller.tenantId, assignmentId, caller.userId);
+  if (!seat) throw notFound('shift assignment');
+  const zone = await tenantTimeZone(deps.db, caller.tenantId);
+  const { opens, closes } = clockWindow(seat, zone);
+  if (now < opens || now >= closes) {
+    throw new AppError(
+      'OUTSIDE_CLOCK_WINDOW',
+      `this seat is clocked from ${opens.toISOString()} until ${closes.toISOString()}`,
+    );
+  }
+  return seat;
+}
+
+/**
+ * The caller clocks in to their own seat: a proposed, open entry starting now. A repeat
+ * (the app retrying, a second tap) answers the entry as it stands while it is proposed;
+ * once an admin confirmed or recorded the seat's time it is 409 INVALID_STATE.
+ */
+export async function clockIn(deps: Deps, caller: Identity, assignmentId: string): Promise<Clocked> {
+  const now = deps.clock.now();
+  const seat = await currentSeat(deps, caller, assignmentId, now);
+  try {
+    const inserted = await unitOfWork(deps, caller, 'time_entry.clocked_in', async (tx) => {
+      const entry = await insertClockIn(tx.db, {
+        id: newId(),
+        tenant_id: caller.tenantId,
+        shift_assignment_id: seat.id,
+        user_id: caller.userId,
+        started_at: now.toISOString(),
+        scheduled_minutes: elapsedMinutes(new Date(seat.starts_at), new Date(seat.ends_at)),
+      });
+      if (entry) await tx.record({ type: 'time_entry.clocked_in', entry });
+      return entry;
+    });
+    if (inserted) return { entry: inserted, changed: true };
+  } catch (error) {
+    // The seat went between the read and the insert.
+    if (isForeignKeyViolation(error)) throw notFound('shift assignment');
+    throw error;
+  }
+  const existing = await findEntry(deps.db, caller.tenantId, seat.id);
+  if (!existing) throw new Error('time entry vanished between insert and read');
+  if (existing.status === 'confirmed') throw alreadyConfirmed();
+  return { entry: existing, changed: false };
+}
+
+/**
+ * The caller clocks out of their own seat: the open entry ends now (still proposed). A
+ * repeat answers the closed entry as it stands while it is proposed; no clock-in is 409
+ * INVALID_STATE, as is a confirmed entry.
+ */
+export async function clockOut(deps: Deps, caller: Identity, assignmentId: string): Promise<Clocked> {
+  const now = deps.clock.now();
+  const seat = await currentSeat(deps, caller, assignmentId, now);
+  const key = { tenantId: caller.tenantId, assignmentId: seat.id, userId: caller.userId };
+  let closed: TimeEntry | undefined;
+  try {
+    closed = await unitOfWork(deps, caller, 'time_entry.clocked_out', async (tx) => {
+      const entry = await closeClockedEntry(tx.db, key, now.toISOString());
+      if (entry) await tx.record({ type: 'time_entry.clocked_out', entry });
+      return entry;
+    });
+  } catch (error) {
+    if (isCheckViolation(error, 'time_entries_at_most_10080_minutes')) {
+      throw new AppError(
+        'INVALID_STATE',
+        'an entry spans at most 10080 minutes (7 days); an admin records it',
+      );
+    }
+    throw error;
+  }
+  if (closed) return { entry: closed, changed: true };
+  const existing = await findEntry(deps.db, caller.tenantId, seat.id);
+  if (!existing) throw new AppError('INVALID_STATE', 'not clocked in to this seat');
+  if (existing.status === 'confirmed') throw alreadyConfirmed();
+  if (existing.ended_at === null) {
+    // Open, proposed and not closed: the clock-out is not after the clock-in.
+    throw new AppError('INVALID_STATE', 'a clock-out comes after the clock-in');
+  }
+  return { entry: existing, changed: false };
+}
+
+/**
+ * An admin confirms a proposed entry, as clocked or with corrected times: it reaches the
+ * ledger then, in the same statement, once (of concurrent confirmations one wins; the
+ * others find it confirmed, 409 INVALID_STATE). An open entry needs an ended_at.
+ */
+export async function confirmTime(
+  deps: Deps,
+  caller: Identity,
+  id: string,
+  input: ConfirmEntryRequest,
+): Promise<TimeEntry> {
+  const found = await findEntryWithSeat(deps.db, caller.tenantId, id);
+  if (!found) throw notFound('time entry');
+  if (found.status === 'confirmed') throw alreadyConfirmed();
+  const endedAtText = input.ended_at ?? found.ended_at;
+  if (endedAtText === null) {
+    throw validationFailed('ended_at', 'required: the employee has not clocked out');
+  }
+  const startedAt = new Date(input.started_at ?? found.started_at);
+  const endedAt = new Date(endedAtText);
+  const breakMinutes = input.break_minutes ?? found.break_minutes;
+  const overtime = overtimeOf(
+    { startedAt, endedAt, breakMinutes },
+    { startsAt: new Date(found.seat_starts_at), endsAt: new Date(found.seat_ends_at) },
+  );
+  const confirmed = await unitOfWork(deps, caller, 'time_entry.confirmed', async (tx) => {
+    const entry = await confirmEntry(tx.db, {
+      tenantId: caller.tenantId,
+      id,
+      // Corrected times in millisecond form, as the arithmetic saw them; clocked ones as stored.
+      started_at: input.started_at === undefined ? found.started_at : startedAt.toISOString(),
+      ended_at: input.ended_at === undefined ? endedAtText : endedAt.toISOString(),
+      break_minutes: breakMinutes,
+      ...overtime,
+      confirmedBy: caller.userId,
+    });
+    if (entry) await tx.record({ type: 'time_entry.confirmed', entry });
+    return entry;
+  });
+  if (confirmed) return confirmed;
+  if (!(await findEntryById(deps.db, caller.tenantId, id))) throw notFound('time entry');
+  throw alreadyConfirmed();
+}
+
 async function staffMember(deps: Deps, caller: Identity, userId: string): Promise<void> {
   if (!(await findStaff(deps.db, caller.tenantId, userId))) throw notFound('user');
 }
@@ -140,7 +300,7 @@ export async function getBalance(deps: Deps, caller: Identity, userId: string): 
   return findBalance(deps.db, caller.tenantId, userId);
 }
 
-export function getBalances(deps: Deps, caller: Identity): Promise<OvertimeBalance[]> {
+export function getBalances(deps: Deps, caller: Identity): Promise<StaffBalance[]> {
   return listBalances(deps.db, caller.tenantId);
 }
 
@@ -224,6 +384,7 @@ export async function getEntries(deps: Deps, caller: Identity, query: EntryListQ
   return listEntries(deps.db, {
     tenantId: caller.tenantId,
     userId,
+    status: query.status,
     from: window.from,
     to: window.to,
     after,
@@ -249,6 +410,12 @@ export async function getEntry(deps: Deps, caller: Identity, id: string): Promis
   return entry;
 }
 
+const delimiters: Record<NonNullable<EntryExportQuery['delimiter']>, Delimiter> = {
+  comma: ',',
+  semicolon: ';',
+  tab: '\t',
+};
+
 /** A CSV download: its file name and its content, streamed. */
 export interface CsvFile {
   filename: string;
@@ -267,14 +434,20 @@ export interface CsvFile {
 export async function exportEntries(deps: Deps, caller: Identity, query: EntryExportQuery): Promise<CsvFile> {
   const zone = await tenantTimeZone(deps.db, caller.tenantId);
   // A date is the start of that day in the tenant's zone; both ends are required.
-  const window = windowInZone(query, zone);
+  const window = windowInZone({ from: query.from, to: query.to }, zone);
   const from = window.from ?? query.from;
   const to = window.to ?? query.to;
   checkBoundedWindow(from, to, MAX_EXPORT_DAYS, 'an export');
   const ids = await listExportEntryIds(deps.db, caller.tenantId, { from, to });
   const { tenantId } = caller;
+  const delimiter = delimiters[query.delimiter ?? 'comma'];
+  const columns: EntryColumns = {
+    hours: query.hours === 'true',
+    // German Excel reads semicolon files with decimal commas: that pair is the default.
+    decimalMark: (query.decimal ?? (delimiter === ';' ? 'comma' : 'point')) === 'comma' ? ',' : '.',
+  };
   async function* records(): AsyncGenerator<Cell[]> {
-    yield entryHeader(zone);
+    yield entryHeader(zone, columns);
     for (let start = 0; start < ids.length; start += EXPORT_BATCH_SIZE) {
       const batch = ids.slice(start, start + EXPORT_BATCH_SIZE);
       // The stream pulls batches after the handler has returned, outside the request's
@@ -283,11 +456,11 @@ export async function exportEntries(deps: Deps, caller: Identity, query: EntryEx
       const byId = new Map(found.map((entry) => [entry.id, entry]));
       for (const id of batch) {
         const entry = byId.get(id);
-        if (entry) yield entryCells(entry, zone);
+        if (entry) yield entryCells(entry, zone, columns);
       }
     }
   }
-  return { filename: entriesFileName({ from, to }, zone), body: csvStream(records()) };
+  return { filename: entriesFileName({ from, to }, zone), body: csvStream(records(), delimiter) };
 }
 
 /** Every admin and employee with what their ledger holds and their balance, by display name. */

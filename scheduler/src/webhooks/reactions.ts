@@ -49,6 +49,7 @@ function recordsOf(change: ChangeOf<WebhookChangeType>, type: WebhookEventType):
     case 'time_off.removed':
       return these(change.timeOff);
     case 'time_entry.recorded':
+    case 'time_entry.confirmed':
       return these(change.entry);
     case 'form.submitted':
       return these(change.submission);

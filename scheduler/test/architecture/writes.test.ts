@@ -209,8 +209,11 @@ const madeUpStorage: ObjectStorage = {
 };
 
 const watch = transactionWatch();
+/** The API's clock: the real one, except while the tour clocks in and out on a shift of 2030. */
+let apiNow: Date | null = null;
 const t = useTestContext({
   viewDb: watch.view,
+  clock: { now: () => apiNow ?? new Date() },
   // Background work writes on its own (the job worker, the reminder sweep): not a service.
   startBackgroundWork: false,
   documents: { store: madeUpStorage, urlTtlSeconds: 900, maxBytes: 1024 * 1024 },
@@ -398,6 +401,15 @@ describe('the writes the API makes', () => {
       },
     );
     await call(admin, 201, 'POST /api/v1/time-tracking/payouts', {}, { user_id: giver.userId, minutes: 30 });
+
+    // Time clocked from the phone, then confirmed.
+    const clocked = await claim(taker, bar.id, await slotOf(bar.id));
+    apiNow = new Date('2030-07-02T09:55:00Z');
+    const proposed = await call(taker, 201, 'POST /api/v1/me/assignments/:id/clock-in', { id: clocked.id });
+    apiNow = new Date('2030-07-02T14:05:00Z');
+    await call(taker, 200, 'POST /api/v1/me/assignments/:id/clock-out', { id: clocked.id });
+    apiNow = null;
+    await call(admin, 200, 'POST /api/v1/time-tracking/entries/:id/confirm', { id: proposed.id });
 
     // Offers: approved, rejected, cancelled.
     const offer = (seatId: string) =>

@@ -608,6 +608,159 @@ describe('the overtime ledger', () => {
   });
 });
 
+describe('clocked time, proposed until confirmed (migration 0028)', () => {
+  /** Raw SQL as the application's role, in the tenant's scope: past every service, not past the wall. */
+  const asApp = (statement: string, ...values: unknown[]) =>
+    asTenant(w.tenant, () => runSql(handle.db, statement, ...values));
+  const books = async () => {
+    const ledger = await run(
+      'SELECT kind, delta_minutes FROM overtime_ledger WHERE tenant_id = ? AND user_id = ? ORDER BY seq',
+      w.tenant,
+      w.alice,
+    );
+    const balance = await run(
+      'SELECT balance_minutes FROM overtime_balances WHERE tenant_id = ? AND user_id = ?',
+      w.tenant,
+      w.alice,
+    );
+    return { ledger: ledger.rows, balance: balance.rows };
+  };
+  /** A seat of Alice's on a shift still ahead (2030, 10:00 to 12:00), and its clock-in: open and proposed. */
+  async function clockedIn(): Promise<string> {
+    await run('UPDATE tenant_settings SET time_entries_before_end = false WHERE tenant_id = ?', w.tenant);
+    const s = await shift('2030-01-01T10:00:00Z', '2030-01-01T12:00:00Z');
+    const seat = await assign(s, await slot(s, 1), w.alice);
+    const id = randomUUID();
+    // Before the shift ends, whatever the tenant allows: the rule of 0023 judges confirmed entries.
+    await asApp(
+      `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, scheduled_minutes, status)
+       VALUES (?, ?, ?, ?, '2030-01-01T09:55:00Z', 120, 'proposed')`,
+      w.tenant,
+      id,
+      seat,
+      w.alice,
+    );
+    return id;
+  }
+  const clockOut = (id: string) =>
+    asApp(
+      `UPDATE time_entries SET ended_at = '2030-01-01T12:30:00Z', worked_minutes = 155, overtime_minutes = 35
+        WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+
+  it('books nothing for a proposed entry, whatever is written to it, and its whole overtime once confirmed', async () => {
+    const id = await clockedIn();
+    await clockOut(id);
+    // A proposed entry corrected again: still nothing in the books.
+    await asApp(
+      `UPDATE time_entries SET ended_at = '2030-01-01T12:45:00Z', worked_minutes = 170, overtime_minutes = 50
+        WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+    expect(await books()).toEqual({ ledger: [], balance: [] });
+    await asApp(
+      `UPDATE time_entries SET status = 'confirmed', confirmed_at = now(), confirmed_by = ?
+        WHERE tenant_id = ? AND id = ?`,
+      w.bob,
+      w.tenant,
+      id,
+    );
+    expect(await books()).toEqual({
+      ledger: [{ kind: 'entry', delta_minutes: 50 }],
+      balance: [{ balance_minutes: 50 }],
+    });
+    // Confirmed, it books corrections as any entry does.
+    await asApp(
+      `UPDATE time_entries SET ended_at = '2030-01-01T12:00:00Z', worked_minutes = 125, overtime_minutes = 5
+        WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+    expect((await books()).ledger).toEqual([
+      { kind: 'entry', delta_minutes: 50 },
+      { kind: 'correction', delta_minutes: -45 },
+    ]);
+  });
+
+  it('refuses a confirmed entry going back to proposed, a confirmed or unworked open entry, and a proposed one marked confirmed by', async () => {
+    const id = await clockedIn();
+    // Open: no end, no worked or overtime minutes; only while proposed.
+    expect(
+      await refusal(
+        asApp(`UPDATE time_entries SET worked_minutes = 0 WHERE tenant_id = ? AND id = ?`, w.tenant, id),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_open_unworked' });
+    expect(
+      await refusal(
+        asApp(
+          `UPDATE time_entries SET status = 'confirmed', confirmed_at = now() WHERE tenant_id = ? AND id = ?`,
+          w.tenant,
+          id,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_open_proposed' });
+    expect(
+      await refusal(
+        asApp(`UPDATE time_entries SET confirmed_by = ? WHERE tenant_id = ? AND id = ?`, w.bob, w.tenant, id),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_proposed_unconfirmed' });
+    await clockOut(id);
+    expect(
+      await refusal(
+        asApp(`UPDATE time_entries SET status = 'maybe' WHERE tenant_id = ? AND id = ?`, w.tenant, id),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_status' });
+    await asApp(
+      `UPDATE time_entries SET status = 'confirmed', confirmed_at = now() WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+    expect(
+      await refusal(
+        asApp(
+          `UPDATE time_entries SET status = 'proposed', confirmed_at = NULL WHERE tenant_id = ? AND id = ?`,
+          w.tenant,
+          id,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_confirmed_final' });
+    // Nothing of those refusals reached the books: one credit, of the confirmation.
+    expect(await books()).toEqual({
+      ledger: [{ kind: 'entry', delta_minutes: 35 }],
+      balance: [{ balance_minutes: 35 }],
+    });
+  });
+
+  it('still refuses a confirmed first entry before the shift ends, and confirms a proposed one then', async () => {
+    const id = await clockedIn();
+    const s = await shift('2030-01-02T10:00:00Z', '2030-01-02T12:00:00Z');
+    const seat = await assign(s, await slot(s, 1), w.alice);
+    expect(
+      await refusal(
+        asApp(
+          `INSERT INTO time_entries (tenant_id, id, shift_assignment_id, user_id, started_at, ended_at,
+             worked_minutes, scheduled_minutes, overtime_minutes)
+           VALUES (?, ?, ?, ?, '2030-01-02T10:00:00Z', '2030-01-02T12:00:00Z', 120, 120, 0)`,
+          w.tenant,
+          randomUUID(),
+          seat,
+          w.alice,
+        ),
+      ),
+    ).toEqual({ code: '23514', constraint: 'time_entries_shift_ended' });
+    await clockOut(id);
+    await asApp(
+      `UPDATE time_entries SET status = 'confirmed', confirmed_at = now() WHERE tenant_id = ? AND id = ?`,
+      w.tenant,
+      id,
+    );
+    expect((await books()).ledger).toEqual([{ kind: 'entry', delta_minutes: 35 }]);
+  });
+});
+
 describe('a time entry before its shift ends (migration 0023)', () => {
   const beforeEnd = (allowed: boolean) =>
     run('UPDATE tenant_settings SET time_entries_before_end = ? WHERE tenant_id = ?', allowed, w.tenant);

@@ -104,34 +104,98 @@ describe('POST /api/v1/events/{event_id}/shifts/bulk', () => {
       status: 'draft',
       published_at: null,
       created_at: expect.stringMatching(/Z$/),
+      warnings: [],
     });
+    // Every shift ends before the event does: nothing to warn of.
+    expect(shifts.flatMap((s: { warnings: unknown[] }) => s.warnings)).toEqual([]);
     const listed = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
-    expect(listed).toEqual(shifts);
+    expect(listed).toEqual(shifts.map(({ warnings: _, ...shift }: { warnings: unknown[] }) => shift));
     for (const shift of shifts) {
       const slots = (await t.admin.request('GET', `/api/v1/shifts/${shift.id}/slots`)).json();
       expect(slots).toEqual([expect.objectContaining({ role_id: roleId, capacity: 3, filled_count: 0 })]);
     }
   });
 
-  it('lets the overnight shift of the last day end after the event', async () => {
+  it('lets the overnight shift of the last day end after the event, with an ENDS_AFTER_EVENT warning', async () => {
     const eventId = await newEvent(t.admin, {
       starts_at: '2030-07-01T00:00:00Z',
       ends_at: '2030-07-02T00:00:00Z',
     });
-    const shifts = (
-      await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
-        start_time: '22:00',
-        end_time: '06:00',
-        name: 'Night',
-      })
-    ).json();
+    const response = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '22:00',
+      end_time: '06:00',
+      name: 'Night',
+    });
+    expect(response.statusCode).toBe(201);
+    const shifts = response.json();
     expect(
-      shifts.map((s: { name: string; starts_at: string; ends_at: string }) => [
+      shifts.map((s: { name: string; starts_at: string; ends_at: string; warnings: unknown[] }) => [
         s.name,
         s.starts_at,
         s.ends_at,
+        s.warnings,
       ]),
-    ).toEqual([['Night', '2030-07-01T22:00:00.000Z', '2030-07-02T06:00:00.000Z']]);
+    ).toEqual([
+      [
+        'Night',
+        '2030-07-01T22:00:00.000Z',
+        '2030-07-02T06:00:00.000Z',
+        [
+          {
+            code: 'ENDS_AFTER_EVENT',
+            message:
+              'the shift ends at 2030-07-02T06:00:00.000Z, after its event ends at 2030-07-02T00:00:00.000Z',
+          },
+        ],
+      ],
+    ]);
+    // Made all the same, as a draft like the others.
+    const listed = (await t.admin.request('GET', `/api/v1/events/${eventId}/shifts`)).json();
+    expect(listed).toEqual([expect.objectContaining({ id: shifts[0].id, status: 'draft' })]);
+  });
+
+  it('warns of the last day shift alone when the event ends during it, overnight or not', async () => {
+    const eventId = await newEvent(t.admin, {
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-03T12:00:00Z',
+    });
+    const day = await t.admin.request('POST', `/api/v1/events/${eventId}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+    });
+    expect(day.statusCode).toBe(201);
+    expect(
+      day.json().map((s: { ends_at: string; warnings: { code: string }[] }) => [s.ends_at, s.warnings]),
+    ).toEqual([
+      ['2030-07-01T17:00:00.000Z', []],
+      ['2030-07-02T17:00:00.000Z', []],
+      [
+        '2030-07-03T17:00:00.000Z',
+        [
+          {
+            code: 'ENDS_AFTER_EVENT',
+            message:
+              'the shift ends at 2030-07-03T17:00:00.000Z, after its event ends at 2030-07-03T12:00:00.000Z',
+          },
+        ],
+      ],
+    ]);
+    // A last shift ending exactly as its event does ends within it: no warning.
+    const exact = await newEvent(t.admin, {
+      starts_at: '2030-07-01T00:00:00Z',
+      ends_at: '2030-07-02T17:00:00Z',
+    });
+    const flush = await t.admin.request('POST', `/api/v1/events/${exact}/shifts/bulk`, {
+      start_time: '09:00',
+      end_time: '17:00',
+    });
+    expect(flush.statusCode).toBe(201);
+    expect(
+      flush.json().map((s: { ends_at: string; warnings: unknown[] }) => [s.ends_at, s.warnings]),
+    ).toEqual([
+      ['2030-07-01T17:00:00.000Z', []],
+      ['2030-07-02T17:00:00.000Z', []],
+    ]);
   });
 
   it('generates 366 shifts for a 366-day event, 3 slots each', async () => {

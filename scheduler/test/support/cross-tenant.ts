@@ -88,6 +88,8 @@ function idFor(route: string, param: string, world: World): string {
     'time-tracking': world.timeEntry,
     'time-off': world.timeOff,
     assignments: world.assignment,
+    // /me/assignments/{id}/clock-in and clock-out: a seat of the worker's.
+    me: world.assignment,
     offers: world.offer,
     webhooks: world.webhook,
   };

@@ -8,8 +8,11 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  * a pool of 20 connections); PGlite has one connection and runs the same requests one
  * after another, which must give the same books.
  */
-const t = useRouteTests();
+/** The API's clock, set where a test clocks in (the database's stays real). */
+let apiNow: Date | null = null;
+const t = useRouteTests({ clock: { now: () => apiNow ?? new Date() } });
 afterEach(async () => {
+  apiNow = null;
   expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
 });
 
@@ -63,13 +66,44 @@ describe('concurrent time entries and payouts', () => {
       .select('overtime_minutes')
       .where('shift_assignment_id', '=', assignment)
       .executeTakeFirstOrThrow();
-    expect(Math.abs(stored.overtime_minutes) % 7).toBe(0);
+    expect(stored.overtime_minutes).not.toBeNull();
+    expect(Math.abs(stored.overtime_minutes ?? 1) % 7).toBe(0);
     expect(await balanceOf(t.employee.userId)).toBe(stored.overtime_minutes);
     // One credit; every other row books the difference to the version it replaced.
     const ledger = await ledgerOf(t.employee.userId);
     expect(ledger.filter((row) => row.kind === 'entry')).toHaveLength(1);
     expect(ledger.every((row) => row.kind !== 'payout')).toBe(true);
     expect(ledger.reduce((sum, row) => sum + row.delta_minutes, 0)).toBe(stored.overtime_minutes);
+  });
+
+  it('turns 20 concurrent confirmations of one clocked entry into one confirmation and one credit', async () => {
+    await setTimeTracking(t.admin, true);
+    const assignment = await assignedShift(t.admin, t.employee);
+    apiNow = new Date('2030-07-02T10:00:00Z');
+    const clockedIn = await t.employee.request('POST', `/api/v1/me/assignments/${assignment}/clock-in`);
+    expect(clockedIn.statusCode).toBe(201);
+    const id = clockedIn.json().id as string;
+    // Each with other corrections: whichever wins, the others must not add or correct anything.
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.admin.request('POST', `/api/v1/time-tracking/entries/${id}/confirm`, {
+          ended_at: new Date(Date.parse('2030-07-02T14:00:00Z') + i * 60_000).toISOString(),
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.statusCode).sort()).toEqual([200, ...Array(19).fill(409)]);
+    const winner = responses.find((r) => r.statusCode === 200)?.json();
+    for (const lost of responses.filter((r) => r.statusCode === 409)) {
+      expect(lost.json()).toEqual({
+        error: { code: 'INVALID_STATE', message: 'the time entry is confirmed; an admin corrects it now' },
+      });
+    }
+    expect(await ledgerOf(t.employee.userId)).toMatchObject([
+      { kind: 'entry', delta_minutes: winner.overtime_minutes },
+    ]);
+    expect(await balanceOf(t.employee.userId)).toBe(winner.overtime_minutes);
+    const stored = (await t.admin.request('GET', `/api/v1/time-tracking/entries/${id}`)).json();
+    expect(stored).toEqual(winner);
   });
 
   it('never lets 20 concurrent payouts that together exceed the balance take it below zero', async () => {

@@ -2,13 +2,21 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { type Cell, csvStream } from '../../src/time-tracking/csv.ts';
+import { type Cell, csvStream, FixedNumber } from '../../src/time-tracking/csv.ts';
 
 /** The file as written, BOM included (a TextDecoder would drop it). */
 const text = async (stream: Readable) => (await buffer(stream)).toString('utf8');
 
 /** The CSV writer of the downloads: format, formula cells, numbers, errors mid-stream. */
 describe('csvStream', () => {
+  it('separates by the delimiter given, quoting what holds it, and writes fixed numbers as they are', async () => {
+    const row: Cell[] = ['a;b', 'a,b', 'a\tb', new FixedNumber('-0,25'), new FixedNumber('1.50'), '-x', -15];
+    expect(await text(csvStream([row], ';'))).toBe('\uFEFF"a;b";a,b;a\tb;-0,25;1.50;\'-x;-15\r\n');
+    expect(await text(csvStream([row], '\t'))).toBe('\uFEFFa;b\ta,b\t"a\tb"\t-0,25\t1.50\t\'-x\t-15\r\n');
+    // A decimal comma in a comma file is quoted; never taken for a formula.
+    expect(await text(csvStream([row]))).toBe('\uFEFFa;b,"a,b",a\tb,"-0,25",1.50,\'-x,-15\r\n');
+  });
+
   it('writes RFC 4180 with a BOM and CRLF, quoting only what needs it, and reads back the same', async () => {
     const rows: Cell[][] = [
       ['name', 'note', 'minutes'],

@@ -148,7 +148,8 @@ describe('GET /time-tracking/entries', () => {
       ['limit=501', 'limit: must be a whole number from 1 to 500'],
       ['limit=ten', 'limit: must be a whole number from 1 to 500'],
       ['after=42', 'after: must match pattern'],
-      ['status=open', 'status: is not an allowed field'],
+      ['status=open', 'status: must be one of proposed, confirmed'],
+      ['state=proposed', 'state: is not an allowed field'],
     ]) {
       for (const caller of [t.admin, t.employee]) {
         const response = await caller.request('GET', `/api/v1/time-tracking/entries?${query}`);

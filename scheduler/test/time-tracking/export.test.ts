@@ -138,6 +138,120 @@ describe('GET /time-tracking/export.csv', () => {
     ]);
   });
 
+  it('takes a delimiter, hours columns and a decimal mark, quoting for the delimiter chosen: the exact bytes', async () => {
+    const w = await world();
+    // A name holding every delimiter and a quote: quoted, whichever delimiter is chosen.
+    await t.ctx.db.owner
+      .updateTable('users')
+      .set({ display_name: 'Lovelace; Ada,\t"AL"' })
+      .where('tenant_id', '=', t.admin.tenantId)
+      .where('id', '=', w.ada.userId)
+      .execute();
+    const bytes = async (query: string) => {
+      const response = await exportOf(t.admin, `${JULY}&${query}`);
+      expect(response.statusCode, `${query}: ${response.body}`).toBe(200);
+      return response.rawPayload;
+    };
+    const file = (lines: string[]) =>
+      Buffer.from(`\uFEFF${lines.map((line) => `${line}\r\n`).join('')}`, 'utf8');
+    const name = '"Lovelace; Ada,\t""AL"""';
+    const zone = '(Europe/Berlin)';
+    const ada = [w.ada.userId, name, 'ada@example.com', 'Festival', 'Bar'];
+    const zoe = [w.zoe.userId, 'Zoë Müller', 'zoe@example.com', 'Festival', 'Bar'];
+    const adaTimes = ['2030-07-02 11:50 +02:00', '2030-07-02 16:40 +02:00'];
+    const zoeTimes = ['2030-07-03 12:00 +02:00', '2030-07-03 15:45 +02:00'];
+    const minutesHeader = ['break_minutes', 'worked_minutes', 'scheduled_minutes', 'overtime_minutes'];
+    const hoursHeader = minutesHeader.flatMap((minutes) => [minutes, minutes.replace('_minutes', '_hours')]);
+    const header = (columns: string[]) => [
+      'user_id',
+      'user_name',
+      'user_email',
+      'event',
+      'shift',
+      `started_at ${zone}`,
+      `ended_at ${zone}`,
+      ...columns,
+      'entry_id',
+    ];
+
+    // Today's file, byte for byte, with or without delimiter=comma.
+    const today = file([
+      header(minutesHeader).join(','),
+      [...ada, ...adaTimes, 30, 260, 240, 20, w.adaEntry.id].join(','),
+      [...zoe, ...zoeTimes, 0, 225, 240, -15, w.zoeEntry.id].join(','),
+    ]);
+    expect(await bytes('delimiter=comma')).toEqual(today);
+    expect((await exportOf(t.admin)).rawPayload).toEqual(today);
+
+    // Semicolons: hours with a decimal comma by default, as German Excel reads them.
+    expect((await bytes('delimiter=semicolon&hours=true')).toString('utf8')).toBe(
+      file([
+        header(hoursHeader).join(';'),
+        [...ada, ...adaTimes, 30, '0,50', 260, '4,33', 240, '4,00', 20, '0,33', w.adaEntry.id].join(';'),
+        [...zoe, ...zoeTimes, 0, '0,00', 225, '3,75', 240, '4,00', -15, '-0,25', w.zoeEntry.id].join(';'),
+      ]).toString('utf8'),
+    );
+    // Named otherwise, a point.
+    expect(await bytes('delimiter=semicolon&hours=true&decimal=point')).toEqual(
+      file([
+        header(hoursHeader).join(';'),
+        [...ada, ...adaTimes, 30, '0.50', 260, '4.33', 240, '4.00', 20, '0.33', w.adaEntry.id].join(';'),
+        [...zoe, ...zoeTimes, 0, '0.00', 225, '3.75', 240, '4.00', -15, '-0.25', w.zoeEntry.id].join(';'),
+      ]),
+    );
+    // Tabs: a point by default; the name still quoted (it holds a tab).
+    expect(await bytes('delimiter=tab&hours=true')).toEqual(
+      file([
+        header(hoursHeader).join('\t'),
+        [...ada, ...adaTimes, 30, '0.50', 260, '4.33', 240, '4.00', 20, '0.33', w.adaEntry.id].join('\t'),
+        [...zoe, ...zoeTimes, 0, '0.00', 225, '3.75', 240, '4.00', -15, '-0.25', w.zoeEntry.id].join('\t'),
+      ]),
+    );
+    // A decimal comma in a comma file is quoted, so the columns hold.
+    const commaCommas = await bytes('hours=true&decimal=comma');
+    expect(commaCommas.toString('utf8')).toContain(`,-15,"-0,25",${w.zoeEntry.id}\r\n`);
+    expect(records(commaCommas.toString('utf8')).map((row) => row.length)).toEqual([16, 16, 16]);
+  });
+
+  it('refuses (422) an unknown delimiter, decimal mark or hours value', async () => {
+    await setTimeTracking(t.admin, true, 'Europe/Berlin');
+    for (const [query, message] of [
+      ['delimiter=pipe', 'delimiter: must be one of comma, semicolon, tab'],
+      ['decimal=dot', 'decimal: must be one of point, comma'],
+      ['hours=yes', 'hours: must be one of true, false'],
+    ]) {
+      const response = await exportOf(t.admin, `${JULY}&${query}`);
+      expect(response.statusCode, query).toBe(422);
+      expect(response.json()).toEqual({ error: { code: 'VALIDATION_FAILED', message } });
+    }
+  });
+
+  it('leaves out proposed entries: only what is in the books is paid', async () => {
+    const w = await world();
+    const seat = await assignedShift(t.admin, w.ada, {
+      starts_at: '2030-07-04T10:00:00Z',
+      ends_at: '2030-07-04T14:00:00Z',
+    });
+    await t.ctx.db.owner
+      .insertInto('time_entries')
+      .values({
+        tenant_id: t.admin.tenantId,
+        id: crypto.randomUUID(),
+        shift_assignment_id: seat,
+        user_id: w.ada.userId,
+        started_at: '2030-07-04T10:00:00Z',
+        ended_at: '2030-07-04T14:00:00Z',
+        break_minutes: 0,
+        worked_minutes: 240,
+        scheduled_minutes: 240,
+        overtime_minutes: 0,
+        status: 'proposed',
+      })
+      .execute();
+    const rows = records((await exportOf(t.admin)).body);
+    expect(rows.map((row) => row[11])).toEqual(['entry_id', w.adaEntry.id, w.zoeEntry.id]);
+  });
+
   it('neutralises text cells a spreadsheet would run as formulas, and keeps negative numbers numbers', async () => {
     const w = await world();
     const hostile = {

@@ -16,7 +16,10 @@ afterEach(async () => {
 const NOT_FOUND_BODY = { error: { code: 'NOT_FOUND', message: 'resource not found' } };
 
 function timeRoutes(): RouteInfo[] {
-  const routes = t.ctx.routes.filter((r) => r.url.startsWith('/api/v1/time-tracking/'));
+  const routes = t.ctx.routes.filter(
+    (r) =>
+      r.url.startsWith('/api/v1/time-tracking/') || /^\/api\/v1\/me\/assignments\/:id\/clock-/.test(r.url),
+  );
   expect(routes.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
     'GET /api/v1/time-tracking/balance',
     'GET /api/v1/time-tracking/balance/:user_id',
@@ -29,7 +32,10 @@ function timeRoutes(): RouteInfo[] {
     'GET /api/v1/time-tracking/ledger/:user_id',
     'GET /api/v1/time-tracking/payouts/:user_id',
     'GET /api/v1/time-tracking/payouts/me',
+    'POST /api/v1/me/assignments/:id/clock-in',
+    'POST /api/v1/me/assignments/:id/clock-out',
     'POST /api/v1/time-tracking/entries',
+    'POST /api/v1/time-tracking/entries/:id/confirm',
     'POST /api/v1/time-tracking/payouts',
   ]);
   return routes;
@@ -55,9 +61,23 @@ const bodyOf = (response: {
 }): Record<string, unknown> | string =>
   String(response.headers['content-type']).startsWith('text/csv') ? response.body : response.json();
 
+/**
+ * Past the gate and the role check, the answers that are not a plain success: the entry
+ * is an admin's, confirmed already; the seat is the employee's (the admin's is 404), on
+ * 2 July 2030, far from now (409 for its holder). Each shows the route ran.
+ */
+const onAnswers: Record<string, { admin: number; employee?: number }> = {
+  'POST /api/v1/time-tracking/entries/:id/confirm': { admin: 409 },
+  'POST /api/v1/me/assignments/:id/clock-in': { admin: 404, employee: 409 },
+  'POST /api/v1/me/assignments/:id/clock-out': { admin: 404, employee: 409 },
+};
+
+const isClock = (route: RouteInfo) => route.url.startsWith('/api/v1/me/assignments/');
+
 /** A valid call of each route: the user is the employee, the entry gives 60 minutes overtime. */
 async function call(caller: Caller, route: RouteInfo, assignment: string) {
-  const url = `${route.url.replace(':user_id', t.employee.userId).replace(':id', entryId)}${queries[route.url] ?? ''}`;
+  const id = isClock(route) ? assignment : entryId;
+  const url = `${route.url.replace(':user_id', t.employee.userId).replace(':id', id)}${queries[route.url] ?? ''}`;
   const bodies: Record<string, unknown> = {
     '/api/v1/time-tracking/entries': {
       shift_assignment_id: assignment,
@@ -101,7 +121,7 @@ describe('time tracking behind time_tracking_enabled', () => {
       const name = `${route.method} ${route.url}`;
       const asAdmin = await call(t.admin, route, assignment);
       expect(asAdmin.statusCode, `on: admin ${name}: ${asAdmin.body}`).toBe(
-        route.method === 'POST' ? 201 : 200,
+        onAnswers[name]?.admin ?? (route.method === 'POST' ? 201 : 200),
       );
       const asEmployee = await call(t.employee, route, assignment);
       if (route.access === 'admin') {
@@ -109,7 +129,9 @@ describe('time tracking behind time_tracking_enabled', () => {
         expect(asEmployee.json()).toEqual(FORBIDDEN_BODY);
       } else {
         expect(route.access, name).toBe('member');
-        expect(asEmployee.statusCode, `on: employee ${name}`).toBe(200);
+        expect(asEmployee.statusCode, `on: employee ${name}: ${asEmployee.body}`).toBe(
+          onAnswers[name]?.employee ?? 200,
+        );
       }
       const asCustomer = await call(tenantCustomer, route, assignment);
       expect(asCustomer.statusCode, `on: customer ${name}`).toBe(403);

@@ -6,9 +6,29 @@ import {
   balanceCells,
   balanceHeader,
   balancesFileName,
+  decimalHours,
   entriesFileName,
   entryCells,
 } from '../../src/time-tracking/payroll.ts';
+
+describe('decimalHours', () => {
+  it('writes minutes as hours to 2 places, with the mark given, the sign only where it shows', () => {
+    const cases: [number, string][] = [
+      [0, '0.00'],
+      [1, '0.02'],
+      [-1, '-0.02'],
+      [15, '0.25'],
+      [-15, '-0.25'],
+      [20, '0.33'],
+      [40, '0.67'],
+      [375, '6.25'],
+      [600, '10.00'],
+      [-10_080, '-168.00'],
+    ];
+    expect(cases.map(([minutes]) => decimalHours(minutes, '.').text)).toEqual(cases.map(([, text]) => text));
+    expect(decimalHours(-15, ',').text).toBe('-0,25');
+  });
+});
 
 /** How the payroll files name themselves, in the tenant's zone. */
 describe('file names', () => {

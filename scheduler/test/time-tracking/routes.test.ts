@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, uniqueName, useRouteTests } from '../support/context.ts';
+import { appDbHooks } from '../support/db-hooks.ts';
 import { asLegacyRows } from '../support/legacy-rows.ts';
 import { created, tenantOf } from '../support/scheduling.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
@@ -11,7 +12,8 @@ import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/tim
  */
 /** The API's clock: the real one, unless a test sets it elsewhere (the database's stays real). */
 let apiNow: Date | null = null;
-const t = useRouteTests({ clock: { now: () => apiNow ?? new Date() } });
+const hooks = appDbHooks();
+const t = useRouteTests({ clock: { now: () => apiNow ?? new Date() }, viewDb: hooks.viewDb });
 afterEach(async () => {
   apiNow = null;
   expect(await ledgerMismatches(t.ctx.db.owner)).toEqual([]);
@@ -203,6 +205,8 @@ describe('POST /time-tracking/entries', () => {
       tenant_id: t.employee.tenantId,
       shift_assignment_id: w.assignment,
       user_id: t.employee.userId,
+      // An admin's recording is in the books at once.
+      status: 'confirmed',
       started_at: '2030-07-02T09:50:00.000Z',
       ended_at: '2030-07-02T14:40:00.000Z',
       break_minutes: 30,
@@ -210,6 +214,8 @@ describe('POST /time-tracking/entries', () => {
       scheduled_minutes: 240,
       overtime_minutes: 20,
       recorded_by: t.admin.userId,
+      confirmed_at: entry.created_at,
+      confirmed_by: t.admin.userId,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -588,8 +594,14 @@ describe('balance, payout and ledger reads', () => {
     expect(all).toHaveLength(2);
     expect(all).toEqual(
       expect.arrayContaining([
-        { tenant_id: t.admin.tenantId, user_id: t.admin.userId, balance_minutes: 0, updated_at: null },
-        { ...own },
+        {
+          tenant_id: t.admin.tenantId,
+          user_id: t.admin.userId,
+          balance_minutes: 0,
+          updated_at: null,
+          name: null,
+        },
+        { ...own, name: null },
       ]),
     );
     expect(await w.ledger()).toEqual([
@@ -598,6 +610,46 @@ describe('balance, payout and ledger reads', () => {
       ['payout', -20],
       ['payout', -30],
     ]);
+  });
+
+  it('names everyone on the balances list, by name, as the users list has them', async () => {
+    await setTimeTracking(t.admin, true);
+    const tenant = tenantOf(t.admin);
+    const zoe = await t.ctx.caller('employee', tenant, uniqueName('zoe'), { name: 'Zoë Müller' });
+    const ada = await t.ctx.caller('employee', tenant, uniqueName('ada'), { name: 'Ada Lovelace' });
+    hooks.statements.length = 0;
+    const all = (await t.admin.request('GET', '/api/v1/time-tracking/balances')).json() as {
+      user_id: string;
+      name: string | null;
+    }[];
+    // Names and balances come from one statement: a rename cannot fall between them.
+    const reads = hooks.statements.filter((s) => s.tables.includes('overtime_balances'));
+    expect(reads).toEqual([
+      expect.objectContaining({
+        kind: 'select',
+        tables: expect.arrayContaining(['users', 'overtime_balances']),
+      }),
+    ]);
+    // By display name; those without one (the test's admin and employee) after, by id.
+    expect(all.slice(0, 2)).toEqual([
+      {
+        tenant_id: t.admin.tenantId,
+        user_id: ada.userId,
+        name: 'Ada Lovelace',
+        balance_minutes: 0,
+        updated_at: null,
+      },
+      {
+        tenant_id: t.admin.tenantId,
+        user_id: zoe.userId,
+        name: 'Zoë Müller',
+        balance_minutes: 0,
+        updated_at: null,
+      },
+    ]);
+    expect(all.slice(2).map((b) => [b.user_id, b.name])).toEqual(
+      [t.admin.userId, t.employee.userId].sort().map((id) => [id, null]),
+    );
   });
 
   it('answers 404 for an unknown user and another tenant’s, 403 to an employee on admin reads', async () => {
@@ -635,6 +687,7 @@ describe('balance, payout and ledger reads', () => {
           user_id: t.employee.userId,
           balance_minutes: 0,
           updated_at: null,
+          name: null,
         },
       ]),
     );

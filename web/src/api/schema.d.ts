@@ -909,7 +909,7 @@ export interface paths {
         };
         /**
          * Every admin and employee with their balance
-         * @description Admins only. Everyone on the staff, by display name, 0 for those without activity. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         * @description Admins only. Everyone on the staff, by display name, with that name (null when they have none) and their balance, 0 for those without activity; name and balance come from one read. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
          */
         get: operations["listOvertimeBalances"];
         put?: never;
@@ -949,13 +949,13 @@ export interface paths {
         };
         /**
          * Time entries, by start, a page at a time
-         * @description Admins read every entry of the tenant, or one admin's or employee's with user_id (404 for anyone else); employees read their own, and naming another user_id is 403. from and to keep the entries whose span [started_at, ended_at) overlaps [from, to); either may be left out; to at or before from is 422. Pages: at most limit entries (100 by default); pass the id of the last one as after for the next page; a shorter page is the last. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         * @description Admins read every entry of the tenant, or one admin's or employee's with user_id (404 for anyone else); employees read their own, and naming another user_id is 403. status keeps the proposed (clocked, waiting for an admin) or the confirmed entries only. from and to keep the entries whose span [started_at, ended_at) overlaps [from, to), an open entry (clocked in, not out: ended_at null) running on; either may be left out; to at or before from is 422. Pages: at most limit entries (100 by default); pass the id of the last one as after for the next page; a shorter page is the last. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
          */
         get: operations["listTimeEntries"];
         put?: never;
         /**
          * Record the time worked on an assignment (idempotent per assignment)
-         * @description Admins only. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         * @description Admins only. The entry is confirmed at once: it is in the books. Overtime = worked minutes (whole elapsed minutes from started_at to ended_at, across midnight and daylight-saving changes as they passed, minus the break) - the shift's scheduled minutes; it may be negative. The entry and the balance change in one statement. One entry per assignment: the first post creates it (201); a re-post with the same times returns it (200); one with other times rewrites it (200) and moves the balance by the difference only, also under concurrent posts. Every change is a row of the user's ledger. A first entry for a shift that has not ended yet is 409 SHIFT_NOT_ENDED unless the tenant's time_entries_before_end is on; a correction of a recorded entry is always taken. A post for a seat whose employee clocked time (a proposed entry, open or closed) records these times over the clocked ones and confirms the entry: its overtime is credited then. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
          */
         post: operations["recordTime"];
         delete?: never;
@@ -984,6 +984,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/time-tracking/entries/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a clocked (proposed) entry, as clocked or corrected
+         * @description Admins only. A proposed entry (an employee clocked it) reaches the books: its overtime is credited to the ledger in the same statement, once, also under concurrent confirmations. No body (or {}) confirms it as clocked; started_at, ended_at and break_minutes correct it as it is confirmed, each by the rules of a recorded entry. An entry still open (clocked in, not out) needs ended_at (422). An entry confirmed already, by this route or by an admin's recording, is 409 INVALID_STATE: correct it with POST /time-tracking/entries. Another tenant's entry, or none, is 404. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         */
+        post: operations["confirmTimeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/assignments/{id}/clock-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clock in to your own current seat
+         * @description Starts the seat's time entry now: a proposed entry, open (ended_at null), which moves no balance until an admin confirms it. A seat is clocked from 60 minutes before its shift starts until midnight, in the tenant's time zone, at the end of the day the shift ends on (so an overnight shift's clock-out counts); outside that it is 409 OUTSIDE_CLOCK_WINDOW. The times are the server's clock. Your own seats only: anyone else's, or another tenant's, is 404 like a missing one. One entry per seat: a repeat answers the entry as it stands (200) while it is proposed; once an admin recorded or confirmed the seat's time it is 409 INVALID_STATE. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         */
+        post: operations["clockIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/assignments/{id}/clock-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clock out of your own current seat
+         * @description Ends the seat's open entry now; it stays proposed until an admin confirms it (POST /time-tracking/entries/{id}/confirm). A seat is clocked from 60 minutes before its shift starts until midnight, in the tenant's time zone, at the end of the day the shift ends on (so an overnight shift's clock-out counts); outside that it is 409 OUTSIDE_CLOCK_WINDOW. The times are the server's clock. Your own seats only: anyone else's, or another tenant's, is 404 like a missing one. Without a clock-in, or in the same instant as it, 409 INVALID_STATE. A repeat answers the closed entry as it stands (200) while it is proposed; a confirmed one is 409 INVALID_STATE. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         */
+        post: operations["clockOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/time-tracking/export.csv": {
         parameters: {
             query?: never;
@@ -993,7 +1053,7 @@ export interface paths {
         };
         /**
          * Payroll export: the entries of a period as CSV
-         * @description Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most 366 days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header) with the offset in force, so a time in the hour a fall-back night repeats is one instant, and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
+         * @description Admins only. One row per entry whose span overlaps [from, to) (both required, to after from, at most 366 days apart), by person (display name) and start: the user's id, name and email, the event and shift, start and end as wall-clock times in the tenant's time zone (named in the header) with the offset in force, so a time in the hour a fall-back night repeats is one instant, and the break, worked, scheduled and overtime minutes (overtime negative when less was worked). Only confirmed entries: proposed (clocked, unconfirmed) ones are not in the books. delimiter: comma (the default), semicolon or tab; quoting follows it. hours=true adds an hours column (decimal hours, 2 places, rounded half away from zero: 375 minutes are 6.25) after each minutes column, named like it (worked_hours); the decimal mark is decimal, by default a comma with delimiter=semicolon (as German Excel reads it) and a point otherwise. Without these parameters the file is as it always was. While the tenant has time tracking switched off, every caller gets 404 here, before any role check.
          */
         get: operations["exportTimeEntries"];
         put?: never;
@@ -1886,7 +1946,7 @@ export interface components {
                  * @description Stable; see the error catalogue
                  * @enum {string}
                  */
-                code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "SLOT_FULL" | "ALREADY_ASSIGNED" | "NOT_QUALIFIED" | "OVERLAPPING_ASSIGNMENT" | "UNAVAILABLE" | "INVALID_STATE" | "DUPLICATE" | "INSUFFICIENT_BALANCE" | "SHIFT_NOT_ENDED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
+                code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "SLOT_FULL" | "ALREADY_ASSIGNED" | "NOT_QUALIFIED" | "OVERLAPPING_ASSIGNMENT" | "UNAVAILABLE" | "INVALID_STATE" | "DUPLICATE" | "INSUFFICIENT_BALANCE" | "SHIFT_NOT_ENDED" | "OUTSIDE_CLOCK_WINDOW" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "SERVICE_UNAVAILABLE";
                 /** @description For people; may be reworded */
                 message: string;
             };
@@ -1998,6 +2058,58 @@ export interface components {
              * @description RFC 3339, UTC
              */
             readonly created_at: string;
+        };
+        /** GeneratedShift */
+        GeneratedShift: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            readonly tenant_id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            event_id: string;
+            name: string;
+            /** @description UUID as 32 lowercase hex digits */
+            location_id: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            ends_at: string;
+            /**
+             * @description draft until published; then open, filled while every slot is at capacity, completed once ends_at has passed
+             * @enum {string}
+             */
+            readonly status: "draft" | "open" | "filled" | "completed";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            readonly published_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            readonly created_at: string;
+            /** @description Empty for most shifts; never a refusal (the shift was made) */
+            readonly warnings: components["schemas"]["GenerationWarning"][];
+        };
+        /**
+         * GenerationWarning
+         * @description Something about a generated shift worth a look; it was made all the same
+         */
+        GenerationWarning: {
+            /**
+             * @description ENDS_AFTER_EVENT: the shift ends after its event does (an overnight last shift, say)
+             * @enum {string}
+             */
+            code: "ENDS_AFTER_EVENT";
+            /** @description For people; may be reworded */
+            message: string;
         };
         /**
          * Health
@@ -2728,6 +2840,28 @@ export interface components {
             /** @description Seats in the slot */
             capacity: number;
         };
+        /**
+         * StaffBalance
+         * @description A balance with the name of its user
+         */
+        StaffBalance: {
+            /** @description UUID as 32 lowercase hex digits */
+            readonly tenant_id: string;
+            /** @description UUID as 32 lowercase hex digits */
+            readonly user_id: string;
+            /**
+             * Format: int64
+             * @description The sum of the user ledger: overtime credited and corrected, minus payouts
+             */
+            balance_minutes: number;
+            /**
+             * Format: date-time
+             * @description Last change; null while there was none
+             */
+            readonly updated_at: string | null;
+            /** @description The user’s display name, if any */
+            readonly name: string | null;
+        };
         /** SubmitFormRequest */
         SubmitFormRequest: {
             /** @description A value per field name; checked against the form’s fields (unknown names refused) */
@@ -2775,7 +2909,7 @@ export interface components {
         };
         /**
          * TimeEntry
-         * @description The time worked on one assignment; one entry per assignment
+         * @description The time worked on one assignment; one entry per assignment. Only a confirmed entry moves the overtime balance.
          */
         TimeEntry: {
             /** @description UUID as 32 lowercase hex digits */
@@ -2787,24 +2921,36 @@ export interface components {
             /** @description The assignment user */
             readonly user_id: string;
             /**
+             * @description proposed: clocked by the employee, not in the books until an admin confirms it; confirmed: in the overtime ledger (an admin recorded or confirmed it)
+             * @enum {string}
+             */
+            readonly status: "proposed" | "confirmed";
+            /**
              * Format: date-time
              * @description RFC 3339, UTC
              */
             started_at: string;
             /**
              * Format: date-time
-             * @description RFC 3339, UTC
+             * @description Null while the employee is clocked in (not out yet)
              */
-            ended_at: string;
+            ended_at: string | null;
             break_minutes: number;
-            /** @description Whole minutes from started_at to ended_at, minus the break */
-            readonly worked_minutes: number;
+            /** @description Whole minutes from started_at to ended_at, minus the break; null while the entry is open */
+            readonly worked_minutes: number | null;
             /** @description Whole minutes of the shift */
             readonly scheduled_minutes: number;
-            /** @description worked_minutes - scheduled_minutes; negative when less was worked */
-            readonly overtime_minutes: number;
-            /** @description The admin who last recorded it */
+            /** @description worked_minutes - scheduled_minutes; negative when less was worked; null while the entry is open */
+            readonly overtime_minutes: number | null;
+            /** @description Who last recorded the times: the admin, or the employee who clocked them */
             readonly recorded_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it reached the books; null while proposed
+             */
+            readonly confirmed_at: string | null;
+            /** @description The admin who confirmed or recorded it */
+            readonly confirmed_by: string | null;
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -8016,7 +8162,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The generated draft shifts, by start */
+            /** @description The generated draft shifts, by start, each with its warnings */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8035,11 +8181,30 @@ export interface operations {
                      *         "ends_at": "2027-07-02T14:00:00.000Z",
                      *         "status": "draft",
                      *         "published_at": null,
-                     *         "created_at": "2026-11-02T09:30:00.000Z"
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "warnings": []
+                     *       },
+                     *       {
+                     *         "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a72",
+                     *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *         "event_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a70",
+                     *         "name": "Bar, early",
+                     *         "location_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a6c",
+                     *         "starts_at": "2027-07-03T20:00:00.000Z",
+                     *         "ends_at": "2027-07-04T04:00:00.000Z",
+                     *         "status": "draft",
+                     *         "published_at": null,
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "warnings": [
+                     *           {
+                     *             "code": "ENDS_AFTER_EVENT",
+                     *             "message": "the shift ends at 2027-07-04T04:00:00.000Z, after its event ends at 2027-07-03T22:00:00.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["Shift"][];
+                    "application/json": components["schemas"]["GeneratedShift"][];
                 };
             };
             /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
@@ -10506,11 +10671,12 @@ export interface operations {
                      *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *         "user_id": "3f2504e04f8941d39a0c0305e82c3301",
                      *         "balance_minutes": 135,
-                     *         "updated_at": "2026-11-03T18:00:00.000Z"
+                     *         "updated_at": "2026-11-03T18:00:00.000Z",
+                     *         "name": "Alice Example"
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["OvertimeBalance"][];
+                    "application/json": components["schemas"]["StaffBalance"][];
                 };
             };
             /** @description UNAUTHORIZED: Bearer token missing or invalid. */
@@ -10679,6 +10845,11 @@ export interface operations {
                  */
                 user_id?: string;
                 /**
+                 * @description Only entries of this status (proposed: waiting for an admin); every entry when absent
+                 * @example proposed
+                 */
+                status?: "proposed" | "confirmed";
+                /**
                  * @description Only records that end after this instant; RFC 3339 with an offset up to ±15:59 (write + as %2B), or a date YYYY-MM-DD: that day's 00:00 in the tenant time zone
                  * @example 2027-07-01
                  */
@@ -10719,6 +10890,7 @@ export interface operations {
                      *         "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *         "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
                      *         "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *         "status": "confirmed",
                      *         "started_at": "2027-07-02T07:55:00.000Z",
                      *         "ended_at": "2027-07-02T14:40:00.000Z",
                      *         "break_minutes": 30,
@@ -10726,6 +10898,8 @@ export interface operations {
                      *         "scheduled_minutes": 360,
                      *         "overtime_minutes": 15,
                      *         "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *         "confirmed_at": "2027-07-02T15:00:00.000Z",
+                     *         "confirmed_by": "3f2504e04f8941d39a0c0305e82c3301",
                      *         "created_at": "2026-11-02T09:30:00.000Z",
                      *         "updated_at": "2026-11-02T09:30:00.000Z"
                      *       }
@@ -10830,6 +11004,7 @@ export interface operations {
                      *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
                      *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "confirmed",
                      *       "started_at": "2027-07-02T07:55:00.000Z",
                      *       "ended_at": "2027-07-02T14:40:00.000Z",
                      *       "break_minutes": 30,
@@ -10837,6 +11012,8 @@ export interface operations {
                      *       "scheduled_minutes": 360,
                      *       "overtime_minutes": 15,
                      *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": "2027-07-02T15:00:00.000Z",
+                     *       "confirmed_by": "3f2504e04f8941d39a0c0305e82c3301",
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
@@ -10857,6 +11034,7 @@ export interface operations {
                      *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
                      *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "confirmed",
                      *       "started_at": "2027-07-02T07:55:00.000Z",
                      *       "ended_at": "2027-07-02T14:40:00.000Z",
                      *       "break_minutes": 30,
@@ -10864,6 +11042,8 @@ export interface operations {
                      *       "scheduled_minutes": 360,
                      *       "overtime_minutes": 15,
                      *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": "2027-07-02T15:00:00.000Z",
+                     *       "confirmed_by": "3f2504e04f8941d39a0c0305e82c3301",
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
@@ -11001,6 +11181,7 @@ export interface operations {
                      *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
                      *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
                      *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "confirmed",
                      *       "started_at": "2027-07-02T07:55:00.000Z",
                      *       "ended_at": "2027-07-02T14:40:00.000Z",
                      *       "break_minutes": 30,
@@ -11008,6 +11189,8 @@ export interface operations {
                      *       "scheduled_minutes": 360,
                      *       "overtime_minutes": 15,
                      *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": "2027-07-02T15:00:00.000Z",
+                     *       "confirmed_by": "3f2504e04f8941d39a0c0305e82c3301",
                      *       "created_at": "2026-11-02T09:30:00.000Z",
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
@@ -11087,6 +11270,531 @@ export interface operations {
             };
         };
     };
+    confirmTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Corrections to make as the entry is confirmed; an empty object (or no body) confirms it as clocked */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ended_at": "2027-07-02T14:40:00Z",
+                 *       "break_minutes": 30
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description A corrected start; the clocked one when absent; RFC 3339 with an offset up to ±15:59, stored in UTC
+                     */
+                    started_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description A corrected end; the clocked one when absent (required while the employee has not clocked out); after started_at, at most 10080 minutes later; RFC 3339 with an offset up to ±15:59, stored in UTC
+                     */
+                    ended_at?: string;
+                    /** @description The unpaid break; the recorded one (0 for a clocked entry) when absent */
+                    break_minutes?: number;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The entry, confirmed */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a80",
+                     *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "confirmed",
+                     *       "started_at": "2027-07-02T07:55:00.000Z",
+                     *       "ended_at": "2027-07-02T14:40:00.000Z",
+                     *       "break_minutes": 30,
+                     *       "worked_minutes": 375,
+                     *       "scheduled_minutes": 360,
+                     *       "overtime_minutes": 15,
+                     *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": "2027-07-02T15:00:00.000Z",
+                     *       "confirmed_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE: The record is not in a state that allows this operation. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body above BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Request body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clockIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Clocked in before: the entry as it stands */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a80",
+                     *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "proposed",
+                     *       "started_at": "2027-07-02T07:55:00.000Z",
+                     *       "ended_at": null,
+                     *       "break_minutes": 0,
+                     *       "worked_minutes": null,
+                     *       "scheduled_minutes": 360,
+                     *       "overtime_minutes": null,
+                     *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": null,
+                     *       "confirmed_by": null,
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Clocked in: the open, proposed entry */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a80",
+                     *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "proposed",
+                     *       "started_at": "2027-07-02T07:55:00.000Z",
+                     *       "ended_at": null,
+                     *       "break_minutes": 0,
+                     *       "worked_minutes": null,
+                     *       "scheduled_minutes": 360,
+                     *       "overtime_minutes": null,
+                     *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": null,
+                     *       "confirmed_by": null,
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE: The record is not in a state that allows this operation. OUTSIDE_CLOCK_WINDOW: A seat is clocked from 1 hour before its shift starts until the end of the day (tenant time zone) it ends on. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body above BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Request body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clockOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID, 32 hex digits or hyphenated
+                 * @example 0193a1b2c3d47e8f9a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Clocked out: the closed, proposed entry */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a80",
+                     *       "tenant_id": "0190f3a2c5a87c3e9b1d2f4a6c8e0b13",
+                     *       "shift_assignment_id": "0193a1b2c3d47e8f9a0b1c2d3e4f5a73",
+                     *       "user_id": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "status": "proposed",
+                     *       "started_at": "2027-07-02T07:55:00.000Z",
+                     *       "ended_at": "2027-07-02T14:10:00.000Z",
+                     *       "break_minutes": 0,
+                     *       "worked_minutes": 375,
+                     *       "scheduled_minutes": 360,
+                     *       "overtime_minutes": 15,
+                     *       "recorded_by": "3f2504e04f8941d39a0c0305e82c3301",
+                     *       "confirmed_at": null,
+                     *       "confirmed_by": null,
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description BAD_REQUEST: The request could not be read (malformed JSON, wrong content type). */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE: The record is not in a state that allows this operation. OUTSIDE_CLOCK_WINDOW: A seat is clocked from 1 hour before its shift starts until the end of the day (tenant time zone) it ends on. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Request body above BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Request body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     exportTimeEntries: {
         parameters: {
             query: {
@@ -11100,6 +11808,21 @@ export interface operations {
                  * @example 2027-07-08T00:00:00Z
                  */
                 to: string;
+                /**
+                 * @description Between the cells: comma (the default), semicolon (as German Excel reads) or tab
+                 * @example semicolon
+                 */
+                delimiter?: "comma" | "semicolon" | "tab";
+                /**
+                 * @description true: an hours column (decimal hours, 2 places) beside each minutes column; false (the default): minutes only
+                 * @example true
+                 */
+                hours?: "true" | "false";
+                /**
+                 * @description The decimal mark of the hours columns: comma with delimiter=semicolon, point otherwise, unless named
+                 * @example comma
+                 */
+                decimal?: "point" | "comma";
             };
             header?: never;
             path?: never;

@@ -35,17 +35,22 @@ export function MyTime() {
                 <p class="muted">{t('time.noEntries')}</p>
               ) : (
                 <ul class="cards">
-                  {[...entries].reverse().map((entry) => (
-                    <li key={entry.id} class="card">
-                      <p class="shift-time">{format.range(entry.started_at, entry.ended_at)}</p>
-                      <p>
-                        {t('time.worked', {
-                          worked: format.minutes(entry.worked_minutes),
-                          break: format.minutes(entry.break_minutes),
-                        })}
-                      </p>
-                    </li>
-                  ))}
+                  {/* An open entry (clocked in, not out) has no end or worked minutes yet: not listed here. */}
+                  {[...entries].reverse().flatMap((entry) =>
+                    entry.ended_at === null || entry.worked_minutes === null
+                      ? []
+                      : [
+                          <li key={entry.id} class="card">
+                            <p class="shift-time">{format.range(entry.started_at, entry.ended_at)}</p>
+                            <p>
+                              {t('time.worked', {
+                                worked: format.minutes(entry.worked_minutes),
+                                break: format.minutes(entry.break_minutes),
+                              })}
+                            </p>
+                          </li>,
+                        ],
+                  )}
                 </ul>
               )}
             </section>

@@ -26,6 +26,7 @@ import * as shiftColleaguesSetting from './0024_shift_colleagues_setting.ts';
 import * as triggerOrder from './0025_trigger_order.ts';
 import * as pruningByFeature from './0026_pruning_by_feature.ts';
 import * as eventPublishedWebhooks from './0027_event_published_webhooks.ts';
+import * as clockedTime from './0028_clocked_time.ts';
 import * as decisionReasons from './0029_decision_reasons.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
@@ -57,5 +58,6 @@ export const migrations: Record<string, Migration> = {
   '0025_trigger_order': triggerOrder,
   '0026_pruning_by_feature': pruningByFeature,
   '0027_event_published_webhooks': eventPublishedWebhooks,
+  '0028_clocked_time': clockedTime,
   '0029_decision_reasons': decisionReasons,
 };
