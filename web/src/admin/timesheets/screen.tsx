@@ -118,7 +118,7 @@ function RecordTime({
   useEffect(() => {
     if (correction) {
       setStart(wallTime(timeZone, correction.entry.started_at));
-      setEnd(wallTime(timeZone, correction.entry.ended_at));
+      setEnd(wallTime(timeZone, correction.entry.ended_at ?? correction.entry.started_at));
       setPause(String(correction.entry.break_minutes));
       document.getElementById('record-time-form')?.focus();
     }
@@ -355,11 +355,19 @@ function Entries({
                         <th scope="row" id={`entry-${entry.id}`}>
                           {name(entry.user_id)}
                         </th>
-                        <td>{format.range(entry.started_at, entry.ended_at)}</td>
+                        <td>
+                          {entry.ended_at === null
+                            ? format.dateTime(entry.started_at)
+                            : format.range(entry.started_at, entry.ended_at)}
+                        </td>
                         <td class="number">{format.minutes(entry.break_minutes)}</td>
-                        <td class="number">{format.minutes(entry.worked_minutes)}</td>
+                        <td class="number">
+                          {entry.worked_minutes === null ? '' : format.minutes(entry.worked_minutes)}
+                        </td>
                         <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
-                        <td class="number">{format.minutes(entry.overtime_minutes)}</td>
+                        <td class="number">
+                          {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
+                        </td>
                         <td>
                           <button
                             type="button"
