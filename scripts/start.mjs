@@ -206,7 +206,7 @@ function banner(api, schedulerPid, dashboardUrl, appliancePid) {
   console.log(`
   Scheduler API   ${api}/api/v1   (docs: ${api}/api/docs/)   pid ${schedulerPid}
   Health          ${api}/health
-  Staff app       ${api}/app/   ${devIssuer ? '(sign in as a demo user)' : '(sign in with your identity provider)'}
+  Web app         ${api}/app/   ${devIssuer ? '(staff: a demo employee; manager: Alex Admin)' : '(sign in with your identity provider)'}
 ${
   devIssuer
     ? `  Token (dev)     npm run -s token -w scheduler -- --role admin --tenant demo

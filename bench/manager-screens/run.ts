@@ -273,7 +273,7 @@ try {
     );
   }
   const jank = await weekGrid(page);
-  const shown = await page.getByRole('main').locator('[data-shift-id]').count();
+  const shown = await page.getByRole('main').locator('.shift-open').count();
   console.log(
     `\n  week grid: ${shown} shifts shown, loaded in ${jank.renderMs.toFixed(0)} ms; long animation frames (> 50 ms): ${jank.frames}, longest ${jank.longestMs.toFixed(0)} ms, blocking ${jank.blockingMs.toFixed(0)} ms`,
   );

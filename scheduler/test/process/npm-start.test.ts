@@ -169,7 +169,9 @@ describe('npm start', () => {
     const started = await npmStart({ PORT: String(port), DATA_DIR: dataDir, DEMO_DATA: undefined });
     await banner(started);
     const base = `http://127.0.0.1:${port}`;
-    expect(started.output()).toContain(`  Staff app       ${base}/app/   (sign in as a demo user)\n`);
+    expect(started.output()).toContain(
+      `  Web app         ${base}/app/   (staff: a demo employee; manager: Alex Admin)\n`,
+    );
     expect(started.output()).toMatch(/demo data: seeded tenant \\?"demo\\?": 4 people/);
     const discovery = await fetch(`${base}/dev-issuer/.well-known/openid-configuration`);
     expect(await discovery.json()).toMatchObject({ issuer: `${base}/dev-issuer` });

@@ -24,18 +24,34 @@ export function Approvals() {
   const action = useAdminAction();
   const heading = useRef<HTMLHeadingElement>(null);
   const [resource, reload] = useResource(async () => {
-    const [users, offers, timeOff] = await Promise.all([
+    const [users, offers, timeOff, balances, roles] = await Promise.all([
       expectData(api.GET('/api/v1/users')),
       expectData(api.GET('/api/v1/offers', { params: { query: { status: 'accepted', limit: '500' } } })),
       expectData(api.GET('/api/v1/time-off', { params: { query: { status: 'requested', limit: '500' } } })),
+      balancesOf(),
+      expectData(api.GET('/api/v1/roles')),
     ]);
     const items: Item[] = [
       ...offers.map((offer): Item => ({ kind: 'offer', at: offer.created_at, offer })),
       ...timeOff.map((request): Item => ({ kind: 'timeOff', at: request.created_at, timeOff: request })),
     ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
     const names = new Map(users.map((user) => [user.id, user.display_name ?? user.email ?? '']));
-    return { items, names };
+    return { items, names, balances, roles: new Map(roles.map((role) => [role.id, role.name])) };
   }, []);
+
+  /**
+   * Everyone's overtime balance in one read (each time-off card shows its person's), or
+   * null while the tenant does not track time (404).
+   */
+  async function balancesOf(): Promise<Map<string, number> | null> {
+    try {
+      const all = await expectData(api.GET('/api/v1/time-tracking/balances'));
+      return new Map(all.map((balance) => [balance.user_id, balance.balance_minutes]));
+    } catch (error) {
+      if (error instanceof ApiError && error.problem.status === 404) return null;
+      throw error;
+    }
+  }
 
   /** After a decision the item leaves: read the inbox again, keep the keyboard on the screen. */
   const decided = async (done: boolean) => {
@@ -55,7 +71,7 @@ export function Approvals() {
           {text('approvals.inbox')}
         </h2>
         <Loaded resource={resource} retry={reload}>
-          {({ items, names }) => {
+          {({ items, names, balances, roles }) => {
             const nameOf: NameOf = (id) =>
               id === null ? text('approvals.nobody') : names.get(id) || text('approvals.unnamed');
             if (items.length === 0) return <p class="empty">{text('approvals.empty')}</p>;
@@ -66,11 +82,23 @@ export function Approvals() {
                   {items.map((item) =>
                     item.kind === 'offer' ? (
                       <li key={item.offer.id}>
-                        <OfferCard offer={item.offer} nameOf={nameOf} action={action} then={decided} />
+                        <OfferCard
+                          offer={item.offer}
+                          roles={roles}
+                          nameOf={nameOf}
+                          action={action}
+                          then={decided}
+                        />
                       </li>
                     ) : (
                       <li key={item.timeOff.id}>
-                        <TimeOffCard timeOff={item.timeOff} nameOf={nameOf} action={action} then={decided} />
+                        <TimeOffCard
+                          timeOff={item.timeOff}
+                          balance={balances === null ? null : (balances.get(item.timeOff.user_id) ?? 0)}
+                          nameOf={nameOf}
+                          action={action}
+                          then={decided}
+                        />
                       </li>
                     ),
                   )}
@@ -91,25 +119,30 @@ interface CardProps {
   then: (done: boolean) => unknown;
 }
 
-function OfferCard({ offer, nameOf, action, then }: CardProps & { offer: Offer }) {
+function OfferCard({
+  offer,
+  roles,
+  nameOf,
+  action,
+  then,
+}: CardProps & { offer: Offer; roles: ReadonlyMap<string, string> }) {
   const { api, format } = useApp();
   const text = useText();
   const [impact, reload] = useResource(async () => {
     const path = { params: { path: { id: offer.shift_id } } };
     const shift = await api.GET('/api/v1/shifts/{id}', path);
     if (!shift.data) return null;
-    const [slots, seats, roles] = await Promise.all([
+    const [slots, seats] = await Promise.all([
       expectData(api.GET('/api/v1/shifts/{id}/slots', path)),
       expectData(
         api.GET('/api/v1/shifts/{shift_id}/assignments', { params: { path: { shift_id: offer.shift_id } } }),
       ),
-      expectData(api.GET('/api/v1/roles')),
     ]);
     const seat = seats.find((s) => s.id === offer.assignment_id);
     const slot = slots.find((s) => s.id === seat?.slot_id);
     return {
       shift: shift.data,
-      role: roles.find((r) => r.id === slot?.role_id)?.name ?? null,
+      role: (slot && roles.get(slot.role_id)) ?? null,
       filled: slots.reduce((sum, s) => sum + s.filled_count, 0),
       needed: slots.reduce((sum, s) => sum + s.capacity, 0),
     };
@@ -172,37 +205,27 @@ function OfferCard({ offer, nameOf, action, then }: CardProps & { offer: Offer }
   );
 }
 
-function TimeOffCard({ timeOff, nameOf, action, then }: CardProps & { timeOff: TimeOff }) {
+function TimeOffCard({
+  timeOff,
+  balance,
+  nameOf,
+  action,
+  then,
+}: CardProps & { timeOff: TimeOff; balance: number | null }) {
   const { api, format } = useApp();
   const text = useText();
   const [impact, reload] = useResource(async () => {
     // The person's seats overlapping the span, read for them in one call.
-    const [seats, balance] = await Promise.all([
-      expectData(
-        api.GET('/api/v1/users/{id}/assignments', {
-          params: {
-            path: { id: timeOff.user_id },
-            query: { from: timeOff.starts_at, to: timeOff.ends_at },
-          },
-        }),
-      ),
-      balanceOf(timeOff.user_id),
-    ]);
+    const seats = await expectData(
+      api.GET('/api/v1/users/{id}/assignments', {
+        params: {
+          path: { id: timeOff.user_id },
+          query: { from: timeOff.starts_at, to: timeOff.ends_at },
+        },
+      }),
+    );
     return { seats: seats.map((seat) => seat.shift), balance };
-  }, [timeOff.id]);
-
-  /** The overtime balance in minutes, or null while the tenant does not track time (404). */
-  async function balanceOf(userId: string): Promise<number | null> {
-    try {
-      const balance = await expectData(
-        api.GET('/api/v1/time-tracking/balance/{user_id}', { params: { path: { user_id: userId } } }),
-      );
-      return balance.balance_minutes;
-    } catch (error) {
-      if (error instanceof ApiError && error.problem.status === 404) return null;
-      throw error;
-    }
-  }
+  }, [timeOff.id, balance]);
 
   const name = nameOf(timeOff.user_id);
   // Whole days: the last one is the day before `ends_at` (its start, exclusive).
