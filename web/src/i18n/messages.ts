@@ -42,6 +42,14 @@ export const en = {
   'myShifts.empty': 'No shifts in the next 14 days.',
   'myShifts.findOpen': 'Find open shifts',
   'myShifts.now': 'Now',
+  'clock.label': 'Time clock',
+  'clock.in': 'Clock in',
+  'clock.out': 'Clock out',
+  'clock.clockedIn': 'You are clocked in.',
+  'clock.clockedOut': 'Clocked out. Time sent for confirmation.',
+  'clock.since': 'Clocked in since {time}',
+  'clock.sent': 'Time sent for confirmation: {time}',
+  'clock.confirmed': 'Time confirmed: {time}',
 
   'open.heading': 'Open shifts',
   'open.lead': 'Shifts you can take in the next 14 days.',
@@ -148,6 +156,8 @@ export const en = {
   'error.VALIDATION_FAILED': 'Please check your input: {detail}',
   'error.RATE_LIMITED': 'Too many tries. Wait a moment.',
   'error.SERVICE_UNAVAILABLE': 'The server is busy. Try again in a moment.',
+  'error.OUTSIDE_CLOCK_WINDOW':
+    'Not now: a shift can be clocked from one hour before it starts until midnight after it ends.',
   'error.other': 'Something went wrong ({code}). Try again.',
   'error.network': 'The server cannot be reached. Check your connection.',
 } as const;
@@ -195,6 +205,14 @@ export const de: Messages = {
   'myShifts.empty': 'Keine Schichten in den nächsten 14 Tagen.',
   'myShifts.findOpen': 'Offene Schichten finden',
   'myShifts.now': 'Jetzt',
+  'clock.label': 'Stempeluhr',
+  'clock.in': 'Einstempeln',
+  'clock.out': 'Ausstempeln',
+  'clock.clockedIn': 'Du bist eingestempelt.',
+  'clock.clockedOut': 'Ausgestempelt. Die Zeit ist zur Bestätigung geschickt.',
+  'clock.since': 'Eingestempelt seit {time}',
+  'clock.sent': 'Zeit zur Bestätigung geschickt: {time}',
+  'clock.confirmed': 'Zeit bestätigt: {time}',
 
   'open.heading': 'Offene Schichten',
   'open.lead': 'Schichten, die du in den nächsten 14 Tagen übernehmen kannst.',
@@ -301,6 +319,8 @@ export const de: Messages = {
   'error.VALIDATION_FAILED': 'Bitte prüf deine Eingabe: {detail}',
   'error.RATE_LIMITED': 'Zu viele Versuche. Warte einen Moment.',
   'error.SERVICE_UNAVAILABLE': 'Der Server ist ausgelastet. Versuch es gleich nochmal.',
+  'error.OUTSIDE_CLOCK_WINDOW':
+    'Jetzt nicht: stempeln geht ab einer Stunde vor Schichtbeginn bis Mitternacht nach dem Schichtende.',
   'error.other': 'Etwas ist schiefgegangen ({code}). Versuch es nochmal.',
   'error.network': 'Der Server ist nicht erreichbar. Prüf deine Verbindung.',
 };

@@ -5,8 +5,12 @@ import { paths } from '../routes.ts';
 import { Loaded } from '../ui/feedback.tsx';
 import { useResource } from '../ui/resource.ts';
 import { ShiftSummary } from '../ui/shift-summary.tsx';
+import { Clock, clockOffered } from './clock.tsx';
 
-/** Home: my shifts of the next 14 days in the tenant's zone, the next one first and apart. */
+/**
+ * Home: my shifts of the next 14 days in the tenant's zone, the next one first and apart;
+ * the clock under it while it is the current seat.
+ */
 export function MyShifts() {
   const { api, t, timeZone } = useApp();
   const today = dateIn(timeZone, new Date());
@@ -48,6 +52,7 @@ export function MyShifts() {
                   )}
                   <ShiftSummary facts={next!} />
                 </a>
+                {clockOffered(next!.shift, now) && <Clock seat={next!} />}
               </section>
               {later.length > 0 && (
                 <section aria-labelledby="later-shifts">

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openDevIssuer } from '../../../scheduler/src/auth/dev-issuer.ts';
 import { runsIf } from '../../../scripts/test-skip.ts';
+import { wallTime } from '../../src/admin/timesheets/kit.ts';
 import { addDays, dateIn, formatter } from '../../src/i18n/format.ts';
 import { demo, expectAccessible, openManagerScreen, signIn } from '../support/app.ts';
 import { chromiumAvailable, desktop, NEEDS_CHROMIUM } from '../support/browser.ts';
@@ -70,6 +71,59 @@ async function demoShifts(name: string): Promise<{ shift: Shift; seats: Assignme
   );
 }
 
+const MINUTE = 60_000;
+
+/**
+ * Clocked time, as employees send it from their phones: a new two-hour Bar shift starting
+ * in 20 minutes (its clock window open), a seat each (theirs at that time go first), each
+ * clocked in and out through the API.
+ */
+async function clockedSeats(subjects: string[]): Promise<{ shift: Shift; seats: Map<string, string> }> {
+  const call = await admin();
+  const start = new Date(Math.ceil(Date.now() / MINUTE) * MINUTE + 20 * MINUTE).toISOString();
+  const end = new Date(Date.parse(start) + 120 * MINUTE).toISOString();
+  const event = (await call<{ id: string; name: string }[]>('GET', '/events')).body.find(
+    (e) => e.name === 'Demo week',
+  );
+  const bar = (await call<{ id: string; name: string }[]>('GET', '/roles')).body.find(
+    (r) => r.name === 'Bar',
+  );
+  const shift = await call<Shift>('POST', '/shifts', {
+    event_id: event?.id,
+    name: 'Early doors',
+    starts_at: start,
+    ends_at: end,
+    slots: [{ role_id: bar?.id, capacity: subjects.length }],
+  });
+  expect(shift.status).toBe(201);
+  const [slot] = (await call<{ id: string }[]>('GET', `/shifts/${shift.body.id}/slots`)).body;
+  const seats = new Map<string, string>();
+  for (const subject of subjects) {
+    const person = await apiAs(stage.scheduler, subject, 'employee');
+    const userId = (await person<{ id: string }>('GET', '/me')).body.id;
+    const overlapping = await call<{ id: string; shift: { id: string } }[]>(
+      'GET',
+      `/users/${userId}/assignments?from=${start}&to=${end}`,
+    );
+    for (const seat of overlapping.body.filter((a) => a.shift.id !== shift.body.id))
+      expect((await call('DELETE', `/shifts/${seat.shift.id}/assignments/${seat.id}`)).status).toBe(204);
+    const seat = await call<{ id: string }>('POST', `/shifts/${shift.body.id}/slots/${slot?.id}/assign`, {
+      user_id: userId,
+    });
+    expect(seat.status).toBe(201);
+    seats.set(subject, seat.body.id);
+  }
+  expect((await call('POST', '/shifts/publish', { shift_ids: [shift.body.id] })).status).toBe(200);
+  for (const subject of subjects) {
+    const person = await apiAs(stage.scheduler, subject, 'employee');
+    const id = seats.get(subject);
+    expect((await person('POST', `/me/assignments/${id}/clock-in`)).status).toBe(201);
+    // The clock-out must come after the clock-in's instant.
+    await expect.poll(async () => (await person('POST', `/me/assignments/${id}/clock-out`)).status).toBe(200);
+  }
+  return { shift: shift.body, seats };
+}
+
 /** Opens Timesheets with the demo week's shifts to choose from. */
 async function openWithWeek(page: Page): Promise<void> {
   await openManagerScreen(page, 'Timesheets');
@@ -116,6 +170,7 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
         minutes(330),
         minutes(360),
         minutes(-30),
+        'Confirmed',
         'Correct',
       ]);
     const balances = page.getByRole('table', { name: 'Overtime balances' });
@@ -182,6 +237,9 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await signIn(page, stage.scheduler.base, demo.alex);
     await openManagerScreen(page, 'Timesheets');
     await page.getByLabel('Month').fill(month);
+    const delimiter = page.getByRole('combobox', { name: 'Delimiter' });
+    expect(await delimiter.locator('option:checked').textContent()).toBe('Comma');
+    await delimiter.selectOption({ label: 'Semicolon' });
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download CSV' }).click(),
@@ -200,13 +258,17 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
       ttlSeconds: 600,
     });
     const response = await fetch(
-      `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01`,
+      `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01&delimiter=semicolon&hours=true`,
       { headers: { authorization: `Bearer ${token}` } },
     );
     const expected = Buffer.from(await response.arrayBuffer());
     expect(file.equals(expected)).toBe(true);
     const text = file.toString('utf8');
     expect(text).toContain('Box office');
+    // Semicolons between the cells, hours beside minutes with a decimal comma.
+    const header = text.replace(/^\uFEFF/, '').split('\r\n')[0] ?? '';
+    expect(header).toContain(';worked_minutes;worked_hours;');
+    expect(text).toMatch(/;-?\d+,\d\d;/);
     await page
       .getByRole('status')
       .filter({ hasText: `payroll-${month}.csv downloaded.` })
@@ -237,6 +299,69 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     ])
       await page.getByRole('heading', { level: 2, name }).waitFor();
     await page.getByLabel('Monat').waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Zu bestätigen' }).waitFor();
+    // A German manager gets the file German spreadsheets read: semicolons.
+    expect(
+      await page.getByRole('combobox', { name: 'Trennzeichen' }).locator('option:checked').textContent(),
+    ).toBe('Semikolon');
+    await context.close();
+  });
+
+  it('confirms clocked time as clocked, and corrected; each leaves the list and reaches the balance', async () => {
+    const { shift, seats } = await clockedSeats(['demo-employee-1', 'demo-employee-2']);
+    const call = await admin();
+    const mariaId = (
+      await (
+        await apiAs(stage.scheduler, 'demo-employee-1', 'employee')
+      )<{ id: string }>('GET', '/me')
+    ).body.id;
+    const before = (await call<{ balance_minutes: number }>('GET', `/time-tracking/balance/${mariaId}`)).body
+      .balance_minutes;
+
+    const { context, page } = await desktop(stage.browser);
+    await signIn(page, stage.scheduler.base, demo.alex);
+    await openManagerScreen(page, 'Timesheets');
+    const waiting = page.getByRole('table', { name: 'To confirm' });
+    const rowOf = (name: string) =>
+      waiting.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+    await expect
+      .poll(() => rowOf('Maria Weber').getByRole('cell').nth(0).textContent())
+      .toContain('Early doors');
+    const recorded = page.getByRole('table', { name: 'Recorded time' });
+    const recordedRow = (name: string) =>
+      recorded
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name }) })
+        .filter({ hasText: 'Waiting for confirmation' });
+    await recordedRow('Maria Weber').waitFor();
+
+    // Maria's as clocked: a few seconds worked of two hours planned.
+    await rowOf('Maria Weber').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time of Maria Weber confirmed.' }).waitFor();
+    await rowOf('Maria Weber').waitFor({ state: 'detached' });
+    await recordedRow('Maria Weber').waitFor({ state: 'detached' });
+    const mariaBalance = page
+      .getByRole('table', { name: 'Overtime balances' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Maria Weber' }) });
+    await expect.poll(() => mariaBalance.getByRole('cell').first().textContent()).toBe(minutes(before - 120));
+
+    // Sam's corrected: he worked until the shift's end.
+    await rowOf('Sam Okafor').getByRole('button', { name: 'Correct' }).click();
+    const form = page.getByRole('form', { name: 'Correct and confirm the time of Sam Okafor' });
+    await form.waitFor();
+    // The list of clocked time and the correction form open: still no serious violation.
+    await expectAccessible(page);
+    await form.getByLabel('End').fill(wallTime(zone, shift.ends_at));
+    await form.getByRole('button', { name: 'Confirm with these times' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time of Sam Okafor confirmed.' }).waitFor();
+    await page.getByText('No clocked time is waiting for confirmation.').waitFor();
+    const confirmed = await call<{ shift_assignment_id: string; ended_at: string }[]>(
+      'GET',
+      '/time-tracking/entries?status=confirmed&limit=500',
+    );
+    const samEntry = confirmed.body.find((e) => e.shift_assignment_id === seats.get('demo-employee-2'));
+    expect(samEntry?.ended_at).toBe(shift.ends_at);
     await context.close();
   });
 });

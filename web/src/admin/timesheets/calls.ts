@@ -1,14 +1,16 @@
 import { type Api, expectData, type Schemas } from '../../api/client.ts';
 
 /**
- * The Timesheets screen's reads that are expected to grow: the entries list (proposed,
- * clocked entries a manager confirms are coming) and the payroll export (a delimiter and
- * an hours column are coming). Each takes one options object, so a new option is one field.
+ * The Timesheets screen's calls: the entries list (all, or the clocked ones waiting for
+ * confirmation), confirming one, the seats the entries are of, and the payroll export
+ * (a delimiter, hours beside minutes). Each read takes one options object.
  */
 
 export interface EntriesQuery {
   /** Only this person's entries; everyone's when absent. */
   userId?: string;
+  /** Only the clocked entries waiting for an admin, or only the confirmed ones. */
+  status?: Schemas['TimeEntry']['status'];
   /** The id of the last entry of the page before. */
   after?: string;
 }
@@ -25,6 +27,7 @@ export async function loadEntriesPage(
       params: {
         query: {
           ...(query.userId ? { user_id: query.userId } : {}),
+          ...(query.status ? { status: query.status } : {}),
           ...(query.after ? { after: query.after } : {}),
           limit: String(ENTRIES_PAGE),
         },
@@ -34,9 +37,64 @@ export async function loadEntriesPage(
   return { entries, last: entries.length < ENTRIES_PAGE };
 }
 
+/** Every entry a query keeps, page after page (the clocked entries waiting are few). */
+export async function loadAllEntries(api: Api, query: EntriesQuery): Promise<Schemas['TimeEntry'][]> {
+  const all: Schemas['TimeEntry'][] = [];
+  for (let after = query.after; ; ) {
+    const page = await loadEntriesPage(api, { ...query, ...(after ? { after } : {}) });
+    all.push(...page.entries);
+    after = page.entries.at(-1)?.id;
+    if (page.last || !after) return all;
+  }
+}
+
+/** Corrections made as a clocked entry is confirmed; each left out keeps the clocked value. */
+export interface Corrections {
+  started_at?: string;
+  ended_at?: string;
+  break_minutes?: number;
+}
+
+/** Confirms a clocked (proposed) entry, as clocked or corrected: it reaches the balance. */
+export function confirmEntry(
+  api: Api,
+  id: string,
+  corrections: Corrections = {},
+): Promise<Schemas['TimeEntry']> {
+  return expectData(
+    api.POST('/api/v1/time-tracking/entries/{id}/confirm', { params: { path: { id } }, body: corrections }),
+  );
+}
+
+/** The seats (with their shift) of the people named, around the instants given, by seat id. */
+export async function seatsAround(
+  api: Api,
+  people: { userId: string; instants: string[] }[],
+): Promise<Map<string, Schemas['MyAssignment']>> {
+  const day = 86_400_000;
+  const seats = new Map<string, Schemas['MyAssignment']>();
+  await Promise.all(
+    people.map(async ({ userId, instants }) => {
+      const times = instants.map((i) => Date.parse(i));
+      // A clock-in lies between an hour before its shift and the midnight after its end.
+      const from = new Date(Math.min(...times) - 2 * day).toISOString();
+      const to = new Date(Math.max(...times) + 2 * day).toISOString();
+      const list = await expectData(
+        api.GET('/api/v1/users/{id}/assignments', { params: { path: { id: userId }, query: { from, to } } }),
+      );
+      for (const seat of list) seats.set(seat.id, seat);
+    }),
+  );
+  return seats;
+}
+
+export type Delimiter = 'comma' | 'semicolon' | 'tab';
+
 export interface ExportQuery {
   /** A month as `<input type="month">` holds it: YYYY-MM. */
   month: string;
+  /** Between the cells; the hours' decimal mark follows it (the API's default). */
+  delimiter: Delimiter;
 }
 
 /** The first day of a month and the first day of the next, as YYYY-MM-DD. */
@@ -54,7 +112,11 @@ export function monthRange(month: string): { from: string; to: string } {
 export async function exportPayroll(api: Api, query: ExportQuery): Promise<{ file: Blob; name: string }> {
   const { from, to } = monthRange(query.month);
   const file = await expectData(
-    api.GET('/api/v1/time-tracking/export.csv', { params: { query: { from, to } }, parseAs: 'blob' }),
+    api.GET('/api/v1/time-tracking/export.csv', {
+      // Hours beside minutes, always: payroll reads hours, a check reads minutes.
+      params: { query: { from, to, delimiter: query.delimiter, hours: 'true' } },
+      parseAs: 'blob',
+    }),
   );
   return { file, name: `payroll-${query.month}.csv` };
 }

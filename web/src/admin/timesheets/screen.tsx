@@ -7,19 +7,33 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
-import { ENTRIES_PAGE, exportPayroll, loadEntriesPage, offerDownload } from './calls.ts';
+import {
+  confirmEntry,
+  type Delimiter,
+  ENTRIES_PAGE,
+  exportPayroll,
+  loadAllEntries,
+  loadEntriesPage,
+  offerDownload,
+  seatsAround,
+} from './calls.ts';
 import { byId, instantOf, personName, wallTime } from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
 
-/** The entry being corrected: its seat and its recorded times. */
+/**
+ * The entry being corrected: its recorded (or clocked) times, and its shift when known (an
+ * entry still clocked in is proposed to end with it).
+ */
 interface Correction {
   entry: Entry;
+  shift?: { starts_at: string; ends_at: string };
 }
 
 /**
- * Recorded time: record or correct the time of a seat on a recent shift, the entries,
+ * Recorded time: the clocked time waiting for confirmation (confirm as clocked, or correct
+ * and confirm), record or correct the time of a seat on a recent shift, the entries,
  * everyone's overtime balance, payouts and the payroll export of a month.
  */
 export function Timesheets() {
@@ -40,6 +54,13 @@ export function Timesheets() {
           const people = byId(list);
           return (
             <div class="timesheets">
+              <ToConfirm
+                action={action}
+                people={people}
+                version={version}
+                onConfirmed={changed}
+                onCorrect={(entry, shift) => setCorrection({ entry, ...(shift ? { shift } : {}) })}
+              />
               <RecordTime
                 action={action}
                 people={people}
@@ -51,7 +72,7 @@ export function Timesheets() {
                 onCancel={() => setCorrection(null)}
               />
               <Entries people={people} version={version} onCorrect={(entry) => setCorrection({ entry })} />
-              <Balances people={people} version={version} />
+              <Balances version={version} />
               <Payout action={action} people={list} onDone={changed} />
               <Export action={action} />
             </div>
@@ -59,6 +80,117 @@ export function Timesheets() {
         }}
       </Loaded>
     </>
+  );
+}
+
+/**
+ * The time employees clocked, waiting for a manager: who, which shift, what was clocked;
+ * `Confirm` books it as clocked, `Correct` opens the form above the entries with it.
+ */
+function ToConfirm({
+  action,
+  people,
+  version,
+  onConfirmed,
+  onCorrect,
+}: {
+  action: AdminAction;
+  people: Map<string, User>;
+  version: number;
+  onConfirmed: () => void;
+  onCorrect: (entry: Entry, shift?: { starts_at: string; ends_at: string }) => void;
+}) {
+  const text = useText();
+  const { api, format } = useApp();
+  const [waiting, reload] = useResource(async () => {
+    const entries = await loadAllEntries(api, { status: 'proposed' });
+    const byPerson = new Map<string, string[]>();
+    for (const entry of entries)
+      byPerson.set(entry.user_id, [...(byPerson.get(entry.user_id) ?? []), entry.started_at]);
+    const seats = await seatsAround(
+      api,
+      [...byPerson].map(([userId, instants]) => ({ userId, instants })),
+    );
+    return entries.map((entry) => ({ entry, shift: seats.get(entry.shift_assignment_id)?.shift }));
+  }, [version]);
+  const name = (id: string) => personName(people.get(id), id);
+  return (
+    <section aria-labelledby="to-confirm" class="timesheets-section">
+      <h2 id="to-confirm">{text('timesheets.toConfirm')}</h2>
+      <Loaded resource={waiting} retry={reload}>
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">{text('timesheets.nothingToConfirm')}</p>
+          ) : (
+            <div class="timesheets-scroll">
+              <table class="admin-table">
+                <caption class="visually-hidden">{text('timesheets.toConfirm')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{text('timesheets.person')}</th>
+                    <th scope="col">{text('timesheets.shiftTime')}</th>
+                    <th scope="col">{text('timesheets.clocked')}</th>
+                    <th scope="col">
+                      <span class="visually-hidden">{text('timesheets.actions')}</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map(({ entry, shift }) => (
+                    <tr key={entry.id}>
+                      <th scope="row" id={`clocked-${entry.id}`}>
+                        {name(entry.user_id)}
+                      </th>
+                      <td>
+                        {shift ? `${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}` : '—'}
+                      </td>
+                      <td>
+                        {entry.ended_at === null
+                          ? text('timesheets.clockedFrom', { time: format.dateTime(entry.started_at) })
+                          : format.range(entry.started_at, entry.ended_at)}
+                      </td>
+                      <td>
+                        <div class="timesheets-actions">
+                          <button
+                            type="button"
+                            class="button button-primary"
+                            aria-describedby={`clocked-${entry.id}`}
+                            disabled={action.busy}
+                            onClick={() =>
+                              void action.run(
+                                async () => {
+                                  await confirmEntry(api, entry.id);
+                                  onConfirmed();
+                                  return text('timesheets.confirmed', { name: name(entry.user_id) });
+                                },
+                                // Confirming as clocked needs an end: the API's 422 for an open entry.
+                                entry.ended_at === null
+                                  ? { VALIDATION_FAILED: text('timesheets.error.openEntry') }
+                                  : undefined,
+                              )
+                            }
+                          >
+                            {text('timesheets.confirm')}
+                          </button>
+                          <button
+                            type="button"
+                            class="button"
+                            aria-describedby={`clocked-${entry.id}`}
+                            onClick={() => onCorrect(entry, shift)}
+                          >
+                            {text('timesheets.correct')}
+                          </button>
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+    </section>
   );
 }
 
@@ -118,7 +250,12 @@ function RecordTime({
   useEffect(() => {
     if (correction) {
       setStart(wallTime(timeZone, correction.entry.started_at));
-      setEnd(wallTime(timeZone, correction.entry.ended_at ?? correction.entry.started_at));
+      setEnd(
+        wallTime(
+          timeZone,
+          correction.entry.ended_at ?? correction.shift?.ends_at ?? correction.entry.started_at,
+        ),
+      );
       setPause(String(correction.entry.break_minutes));
       document.getElementById('record-time-form')?.focus();
     }
@@ -128,6 +265,9 @@ function RecordTime({
   }, [seats]);
 
   const seat = correction ? correction.entry.shift_assignment_id : assignmentId;
+  // A clocked entry is confirmed with the corrections; a recorded one is recorded again.
+  const confirming = correction?.entry.status === 'proposed';
+  const heading = confirming ? 'timesheets.confirmHeading' : 'timesheets.correctHeading';
   const who = correction
     ? personName(people.get(correction.entry.user_id), correction.entry.user_id)
     : personName(
@@ -162,11 +302,20 @@ function RecordTime({
         id="record-time-form"
         tabIndex={-1}
         class="form"
-        aria-label={correction ? text('timesheets.correctHeading', { name: who }) : text('timesheets.record')}
+        aria-label={correction ? text(heading, { name: who }) : text('timesheets.record')}
         onSubmit={(event) => {
           event.preventDefault();
           void action
             .run(async () => {
+              if (correction && confirming) {
+                await confirmEntry(api, correction.entry.id, {
+                  started_at: instantOf(timeZone, start),
+                  ended_at: instantOf(timeZone, end),
+                  break_minutes: Number(pause || '0'),
+                });
+                onDone();
+                return text('timesheets.confirmed', { name: who });
+              }
               const result = await api.POST('/api/v1/time-tracking/entries', {
                 body: {
                   shift_assignment_id: seat,
@@ -185,7 +334,7 @@ function RecordTime({
         }}
       >
         {correction ? (
-          <h3>{text('timesheets.correctHeading', { name: who })}</h3>
+          <h3>{text(heading, { name: who })}</h3>
         ) : (
           <>
             <Loaded resource={shifts} retry={reloadShifts}>
@@ -272,7 +421,11 @@ function RecordTime({
         <p class="muted">{text('timesheets.zone', { zone: timeZone })}</p>
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={action.busy || !seat}>
-            {correction ? text('timesheets.saveCorrection') : text('timesheets.recordButton')}
+            {confirming
+              ? text('timesheets.confirmCorrected')
+              : correction
+                ? text('timesheets.saveCorrection')
+                : text('timesheets.recordButton')}
           </button>
           {correction && (
             <button type="button" class="button" onClick={onCancel}>
@@ -344,6 +497,7 @@ function Entries({
                       <th scope="col" class="number">
                         {text('timesheets.overtime')}
                       </th>
+                      <th scope="col">{text('timesheets.status')}</th>
                       <th scope="col">
                         <span class="visually-hidden">{text('timesheets.actions')}</span>
                       </th>
@@ -368,6 +522,7 @@ function Entries({
                         <td class="number">
                           {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
                         </td>
+                        <td>{text(`timesheets.status.${entry.status}`)}</td>
                         <td>
                           <button
                             type="button"
@@ -409,13 +564,7 @@ function Entries({
   );
 }
 
-/** A balance's person: its own name once the API carries one, else the users' list. */
-function balanceName(balance: Schemas['OvertimeBalance'], people: Map<string, User>): string {
-  if ('name' in balance && typeof balance.name === 'string' && balance.name) return balance.name;
-  return personName(people.get(balance.user_id), balance.user_id);
-}
-
-function Balances({ people, version }: { people: Map<string, User>; version: number }) {
+function Balances({ version }: { version: number }) {
   const text = useText();
   const { api, format } = useApp();
   const [balances, reload] = useResource(
@@ -441,7 +590,7 @@ function Balances({ people, version }: { people: Map<string, User>; version: num
             <tbody>
               {list.map((balance) => (
                 <tr key={balance.user_id}>
-                  <th scope="row">{balanceName(balance, people)}</th>
+                  <th scope="row">{balance.name ?? text('timesheets.noName')}</th>
                   <td class="number">{format.minutes(balance.balance_minutes)}</td>
                   <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
                 </tr>
@@ -538,10 +687,14 @@ function Payout({ action, people, onDone }: { action: AdminAction; people: User[
   );
 }
 
+const delimiters: Delimiter[] = ['comma', 'semicolon', 'tab'];
+
 function Export({ action }: { action: AdminAction }) {
   const text = useText();
-  const { api, timeZone } = useApp();
+  const { api, timeZone, language } = useApp();
   const [month, setMonth] = useState(dateIn(timeZone, new Date()).slice(0, 7));
+  // German spreadsheets read semicolons (and decimal commas, the API's default with them).
+  const [delimiter, setDelimiter] = useState<Delimiter>(language === 'de' ? 'semicolon' : 'comma');
   return (
     <section aria-labelledby="export" class="timesheets-section">
       <h2 id="export">{text('timesheets.export')}</h2>
@@ -555,13 +708,27 @@ function Export({ action }: { action: AdminAction }) {
             onInput={(e) => setMonth((e.target as HTMLInputElement).value)}
           />
         </label>
+        <label class="field">
+          <span>{text('timesheets.delimiter')}</span>
+          <select
+            value={delimiter}
+            onChange={(e) => setDelimiter((e.target as HTMLSelectElement).value as Delimiter)}
+          >
+            {delimiters.map((d) => (
+              <option key={d} value={d}>
+                {text(`timesheets.delimiter.${d}`)}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
+      <p class="muted">{text('timesheets.exportHint')}</p>
       <div class="actions">
         <ActionButton
           action={action}
           variant="primary"
           run={async () => {
-            const { file, name } = await exportPayroll(api, { month });
+            const { file, name } = await exportPayroll(api, { month, delimiter });
             offerDownload(file, name);
             return text('timesheets.exported', { name });
           }}
