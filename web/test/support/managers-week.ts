@@ -210,6 +210,8 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
 
   const month = yesterday.slice(0, 7);
   await page.getByLabel('Month').fill(month);
+  // The accountant opens it in a German Excel: semicolons, hours beside minutes.
+  await page.getByLabel('Delimiter').selectOption({ label: 'Semicolon' });
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'Download CSV' }).click(),
@@ -220,7 +222,7 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
     ? `${Number(month.slice(0, 4)) + 1}-01`
     : `${month.slice(0, 5)}${String(Number(month.slice(5)) + 1).padStart(2, '0')}`;
   const response = await fetch(
-    `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01`,
+    `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01&delimiter=semicolon&hours=true`,
     { headers: { authorization: `Bearer ${await adminToken(stage)}` } },
   );
   // Byte for byte what the API writes for the month (its byte-order mark included).
@@ -231,12 +233,23 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
     .split(/\r?\n/);
   const ida = rows.filter((row) => row.includes('Ida Invited'));
   expect(ida).toHaveLength(1);
-  const fields = (ida[0] ?? '').split(',');
+  const fields = (ida[0] ?? '').split(';');
   expect(fields.slice(1, 5)).toEqual(['Ida Invited', 'harbour-ida@demo.invalid', eventName, eventName]);
   expect(fields[5]).toMatch(new RegExp(`^${yesterday} 10:00 [+-]\\d\\d:\\d\\d$`));
   expect(fields[6]).toMatch(new RegExp(`^${yesterday} 16:00 [+-]\\d\\d:\\d\\d$`));
-  // 30 minutes' break: 330 worked of 360 scheduled, 30 short.
-  expect(fields.slice(7, 11)).toEqual(['30', '330', '360', '-30']);
+  // 30 minutes' break: 330 worked of 360 scheduled, 30 short; hours beside minutes, with
+  // a decimal comma as German Excel reads them.
+  expect(fields.slice(7, 15)).toEqual(['30', '0,50', '330', '5,50', '360', '6,00', '-30', '-0,50']);
+  expect(rows[0]?.split(';').slice(7, 15)).toEqual([
+    'break_minutes',
+    'break_hours',
+    'worked_minutes',
+    'worked_hours',
+    'scheduled_minutes',
+    'scheduled_hours',
+    'overtime_minutes',
+    'overtime_hours',
+  ]);
   await context.close();
 }
 
