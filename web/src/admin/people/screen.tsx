@@ -22,7 +22,7 @@ const nameOf = (person: Schemas['UserRecord'], text: AdminText) =>
 export function People() {
   const { api } = useApp();
   const text = useText();
-  const action = useAdminAction();
+  const action = useAdminAction('people');
   const heading = useRef<HTMLHeadingElement>(null);
   const [inviting, setInviting] = useState(false);
   const [roleFilter, setRoleFilter] = useState<RoleFilter>('all');

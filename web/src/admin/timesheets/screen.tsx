@@ -39,7 +39,7 @@ interface Correction {
 export function Timesheets() {
   const text = useText();
   const { api } = useApp();
-  const action = useAdminAction();
+  const action = useAdminAction('timesheets');
   // Every change moves entries and balances: both are read again after one.
   const [version, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);

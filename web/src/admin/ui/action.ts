@@ -14,22 +14,27 @@ export class Refusal extends Error {
 /** Sentences for refusal codes one action means in its own terms, by code. */
 export type Words = Partial<Record<string, string>>;
 
-/** The screens whose messages may say a code their own way (`<screen>.error.<CODE>`). */
-const screens = ['schedule', 'approvals', 'people', 'timesheets', 'settings'] as const;
+/** A screen whose messages may say a code its own way (`<screen>.error.<CODE>`). */
+export type Screen = 'schedule' | 'approvals' | 'people' | 'timesheets' | 'settings';
 
 /**
  * A refusal in words, the most particular first: the action's own sentence for its code,
- * a screen's, then an admin's (not qualified, overlap, time off), then the staff app's.
+ * its screen's (only its own: People's "duplicate" is about a sign-in subject, not a
+ * role), then an admin's (not qualified, overlap, time off), then the staff app's.
  */
-export function describeAdminProblem(error: unknown, text: AdminText, t: Translate, words?: Words): string {
+export function describeAdminProblem(
+  error: unknown,
+  text: AdminText,
+  t: Translate,
+  words?: Words,
+  screen?: Screen,
+): string {
   if (error instanceof Refusal) return error.message;
   if (error instanceof ApiError) {
     const own = words?.[error.problem.code];
     if (own) return own;
-    for (const screen of screens) {
-      const key = `${screen}.error.${error.problem.code}`;
-      if (key in adminCatalogues.en) return text(key as AdminKey);
-    }
+    const key = `${screen}.error.${error.problem.code}`;
+    if (screen && key in adminCatalogues.en) return text(key as AdminKey);
   }
   return describeRefusal(error, text, t);
 }
@@ -40,7 +45,7 @@ export function describeAdminProblem(error: unknown, text: AdminText, t: Transla
  * for codes this action alone means (a shift with people on it cannot be split:
  * `INVALID_STATE`).
  */
-export function useAdminAction(): {
+export function useAdminAction(screen?: Screen): {
   busy: boolean;
   outcome: Outcome;
   run(action: () => Promise<string | undefined>, words?: Words): Promise<boolean>;
@@ -63,7 +68,7 @@ export function useAdminAction(): {
         setOutcome(said ? { kind: 'done', text: said } : null);
         return true;
       } catch (error) {
-        setOutcome({ kind: 'refused', text: describeAdminProblem(error, text, t, words) });
+        setOutcome({ kind: 'refused', text: describeAdminProblem(error, text, t, words, screen) });
         return false;
       } finally {
         setBusy(false);
