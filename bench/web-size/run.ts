@@ -17,7 +17,12 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminBudgetBytes, adminLoad, firstLoad, firstLoadBudgetBytes } from '../../web/scripts/bundle-size.ts';
+import {
+  adminBudgetBytes,
+  adminLoad,
+  firstLoad,
+  firstLoadBudgetBytes,
+} from '../../web/scripts/bundle-size.ts';
 import { median } from '../support/harness.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
