@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { expectData } from '../../api/client.ts';
+import { expectData, type Schemas } from '../../api/client.ts';
 import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
@@ -13,7 +13,8 @@ import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
  * Shifts in bulk: one draft per local day of an event, from a start to an end wall time
  * (an end at or before the start is the next morning). The result is listed as the API made
  * it: each shift's real times and length, so an overnight shift or one across a clock
- * change reads as it is.
+ * change reads as it is, and one that ends after its event says so (the API warns; an
+ * overnight last shift may be meant).
  */
 export function GenerateDialog({
   events,
@@ -36,7 +37,7 @@ export function GenerateDialog({
   const [end, setEnd] = useState('17:00');
   const [name, setName] = useState('');
   const [slots, setSlots] = useState<SlotDraft[]>([]);
-  const [made, setMade] = useState<Shift[] | null>(null);
+  const [made, setMade] = useState<Schemas['GeneratedShift'][] | null>(null);
   return (
     <Dialog title={text('schedule.generate')} onClose={onClose}>
       {made ? (
@@ -49,6 +50,12 @@ export function GenerateDialog({
                 {format.minutes(
                   Math.round((Date.parse(shift.ends_at) - Date.parse(shift.starts_at)) / 60_000),
                 )}
+                {shift.warnings.map((warning) => (
+                  <strong key={warning.code} class="generated-warning">
+                    {' · '}
+                    {text(`schedule.warning.${warning.code}`)}
+                  </strong>
+                ))}
               </li>
             ))}
           </ul>

@@ -44,6 +44,7 @@ export const en = {
     'One draft shift on each day of the event. An end at or before the start ends the next day.',
   'schedule.shiftNameOptional': 'Shift name (optional: the event’s)',
   'schedule.generated': 'Draft shifts generated: {count}',
+  'schedule.warning.ENDS_AFTER_EVENT': 'ends after the event',
 
   'schedule.slots': 'Seats per role',
   'schedule.noSlots': 'No seats.',
@@ -149,6 +150,7 @@ export const de: Record<keyof typeof en, string> = {
     'Eine Entwurfsschicht an jedem Tag der Veranstaltung. Ein Ende vor oder gleich dem Beginn liegt am nächsten Tag.',
   'schedule.shiftNameOptional': 'Name der Schicht (optional: der der Veranstaltung)',
   'schedule.generated': 'Erzeugte Entwurfsschichten: {count}',
+  'schedule.warning.ENDS_AFTER_EVENT': 'endet nach der Veranstaltung',
 
   'schedule.slots': 'Plätze je Rolle',
   'schedule.noSlots': 'Keine Plätze.',
