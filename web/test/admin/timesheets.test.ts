@@ -13,8 +13,8 @@ import { apiAs } from '../support/tokens.ts';
 /** Timesheets: record and correct a seat's time, balances by name, payouts, the payroll CSV. */
 const stage = useStage();
 const zone = 'Europe/Berlin';
-/** Minutes as the screen writes them for an en-GB browser. */
-const { minutes } = formatter('en-GB', zone);
+/** Minutes and times as the screen writes them for an en-GB browser. */
+const { minutes, range } = formatter('en-GB', zone);
 
 interface Shift {
   id: string;
@@ -29,6 +29,16 @@ interface Assignment {
 
 async function admin() {
   return apiAs(stage.scheduler, 'demo-admin', 'admin');
+}
+
+/** A demo person's user id and overtime balance now (other tests may have moved it). */
+async function balanceOf(subject: string): Promise<{ id: string; balance: number }> {
+  const person = await apiAs(stage.scheduler, subject, 'employee');
+  const id = (await person<{ id: string }>('GET', '/me')).body.id;
+  const call = await admin();
+  const answer = await call<{ balance_minutes: number }>('GET', `/time-tracking/balance/${id}`);
+  expect(answer.status).toBe(200);
+  return { id, balance: answer.body.balance_minutes };
 }
 
 /** What a colleague sets meanwhile: time may (or may not) be recorded before a shift ends. */
@@ -69,6 +79,17 @@ async function demoShifts(name: string): Promise<{ shift: Shift; seats: Assignme
         seats: (await call<Assignment[]>('GET', `/shifts/${shift.id}/assignments`)).body,
       })),
   );
+}
+
+/** A demo person's first shift of a name in the demo week, with that person's seat only. */
+async function seatOf(name: string, subject: string): Promise<{ shift: Shift; seats: Assignment[] }> {
+  const person = await apiAs(stage.scheduler, subject, 'employee');
+  const userId = (await person<{ id: string }>('GET', '/me')).body.id;
+  for (const { shift, seats } of await demoShifts(name)) {
+    const theirs = seats.filter((a) => a.user_id === userId);
+    if (theirs.length > 0) return { shift, seats: theirs };
+  }
+  throw new Error(`no ${name} seat of ${subject} in the demo week`);
 }
 
 const MINUTE = 60_000;
@@ -139,6 +160,12 @@ async function chooseShift(page: Page, name: string, index = 0): Promise<void> {
 
 describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   it("records a seat's time (refused in words before the shift ends), lists it, corrects it", async () => {
+    // Sam's door security of the demo week's second day, and his balance before it.
+    const [door] = await demoShifts('Door security');
+    const seat = door?.seats[0];
+    if (!door || !seat) throw new Error('no door security seat in the demo week');
+    const sam = await balanceOf('demo-employee-2');
+    expect(seat.user_id).toBe(sam.id);
     const { context, page } = await desktop(stage.browser);
     await recordBeforeEnd(false);
     await signIn(page, stage.scheduler.base, demo.alex);
@@ -161,7 +188,11 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await page.getByRole('button', { name: 'Record time' }).click();
     await page.getByRole('status').filter({ hasText: 'Time recorded for Sam Okafor.' }).waitFor();
     const entries = page.getByRole('table', { name: 'Recorded time' });
-    const row = entries.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Sam Okafor' }) });
+    // Sam's row of this shift's times (other tests may have recorded other time of his).
+    const row = entries
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Sam Okafor' }) })
+      .filter({ hasText: range(door.shift.starts_at, door.shift.ends_at) });
     await expect
       .poll(() => row.getByRole('cell').allTextContents())
       .toEqual([
@@ -177,7 +208,9 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     const samBalance = balances
       .getByRole('row')
       .filter({ has: page.getByRole('rowheader', { name: 'Sam Okafor' }) });
-    await expect.poll(() => samBalance.getByRole('cell').first().textContent()).toBe(minutes(-30));
+    await expect
+      .poll(() => samBalance.getByRole('cell').first().textContent())
+      .toBe(minutes(sam.balance - 30));
 
     // A correction: no break after all. The same seat, new times; the balance moves by the difference.
     await row.getByRole('button', { name: 'Correct' }).click();
@@ -185,28 +218,34 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     await page.getByLabel('Break (minutes)').fill('0');
     await page.getByRole('button', { name: 'Save correction' }).click();
     await page.getByRole('status').filter({ hasText: 'Time of Sam Okafor saved.' }).waitFor();
-    await expect.poll(() => samBalance.getByRole('cell').first().textContent()).toBe(minutes(0));
+    await expect.poll(() => samBalance.getByRole('cell').first().textContent()).toBe(minutes(sam.balance));
+    // One entry for the seat: corrected, not recorded twice.
     const call = await admin();
-    const [sam] = (await demoShifts('Door security'))[0]?.seats ?? [];
-    const recorded = await call<{ break_minutes: number }[]>(
+    const recorded = await call<{ shift_assignment_id: string; break_minutes: number }[]>(
       'GET',
-      `/time-tracking/entries?user_id=${sam?.user_id}`,
+      `/time-tracking/entries?user_id=${sam.id}&limit=500`,
     );
-    expect(recorded.body.map((e) => e.break_minutes)).toEqual([0]);
+    expect(
+      recorded.body.filter((e) => e.shift_assignment_id === seat.id).map((e) => e.break_minutes),
+    ).toEqual([0]);
     await context.close();
   });
 
   it('pays out overtime, and refuses more than the balance in words', async () => {
     // A colleague records Lena's door security (the last of the week) with an hour more than planned.
     await recordBeforeEnd(true);
+    const before = await balanceOf('demo-employee-3');
     await recordSeat((await demoShifts('Door security')).at(-1), 60);
+    // Her balance now: whatever it was, an hour more.
+    const { balance } = await balanceOf('demo-employee-3');
+    expect(balance).toBe(before.balance + 60);
 
     const { context, page } = await desktop(stage.browser);
     await signIn(page, stage.scheduler.base, demo.alex);
     await openManagerScreen(page, 'Timesheets');
     const payout = page.getByRole('form', { name: 'Pay out overtime' });
     await payout.getByLabel('Person').selectOption({ label: 'Lena Fischer' });
-    await payout.getByLabel('Minutes').fill('90');
+    await payout.getByLabel('Minutes').fill(String(balance + 30));
     await payout.getByRole('button', { name: 'Pay out' }).click();
     await expect
       .poll(() => page.getByRole('alert').first().textContent())
@@ -222,14 +261,14 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
       .getByRole('table', { name: 'Overtime balances' })
       .getByRole('row')
       .filter({ has: page.getByRole('rowheader', { name: 'Lena Fischer' }) });
-    await expect.poll(() => lena.getByRole('cell').first().textContent()).toBe(minutes(15));
+    await expect.poll(() => lena.getByRole('cell').first().textContent()).toBe(minutes(balance - 45));
     await context.close();
   });
 
   it("downloads a month's payroll CSV exactly as the API answers it", async () => {
-    // A colleague records the first Box office seat of the week (Maria's or Lena's).
+    // A colleague records Lena's Box office seat of the week (Maria's seats are the clocking test's).
     await recordBeforeEnd(true);
-    const box = (await demoShifts('Box office')).find((s) => s.seats.length > 0);
+    const box = await seatOf('Box office', 'demo-employee-3');
     await recordSeat(box, 0);
     const month = dateIn(zone, new Date(box?.shift.starts_at ?? '')).slice(0, 7);
 
@@ -277,6 +316,9 @@ describe('Timesheets', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
   });
 
   it('passes axe light and dark with its forms, and speaks German', async () => {
+    // Recorded time to list (the table shows once there is some): a colleague records Lena's Bar.
+    await recordBeforeEnd(true);
+    await recordSeat(await seatOf('Bar', 'demo-employee-3'), 0);
     for (const colorScheme of ['light', 'dark'] as const) {
       const { context, page } = await desktop(stage.browser, { colorScheme });
       await signIn(page, stage.scheduler.base, demo.alex);
