@@ -4,10 +4,10 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { SelectField } from '../ui/select-field.tsx';
+import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Place } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
-import { fromLocal } from './time.ts';
 
 /** Create an event: a name, its window as local date-times in the tenant's zone, what and where. */
 export function EventDialog({

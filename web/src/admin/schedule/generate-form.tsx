@@ -4,9 +4,9 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { SelectField } from '../ui/select-field.tsx';
 import type { Event, Role, Shift } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
 import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 
 /**

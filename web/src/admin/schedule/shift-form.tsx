@@ -4,11 +4,11 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { SelectField } from '../ui/select-field.tsx';
+import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Role, Shift } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
 import { newSlot, type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
-import { fromLocal } from './time.ts';
 
 /** Add one shift to an event: its name, times (local, in the tenant's zone) and seats per role. */
 export function AddShiftDialog({

@@ -1,6 +1,6 @@
 import { useText } from '../text.ts';
+import { SelectField } from '../ui/select-field.tsx';
 import type { Role } from './data.ts';
-import { SelectField } from './select-field.tsx';
 
 export interface SlotDraft {
   /** A key for the list only. */

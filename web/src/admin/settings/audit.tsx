@@ -5,7 +5,7 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { byId, personName } from '../timesheets/kit.ts';
+import { byId, personName } from '../ui/people.ts';
 
 type Entry = Schemas['AuditEntry'];
 

@@ -5,8 +5,8 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
-import { instantOf } from '../timesheets/kit.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { fromLocal } from '../ui/wall-time.ts';
 
 type Form = Schemas['CustomerForm'];
 type Field = Schemas['FormField'];
@@ -398,7 +398,7 @@ function Convert({
           const created = await expectData(
             api.POST('/api/v1/forms/{form_id}/submissions/{sub_id}/convert', {
               params: { path: { form_id: form.id, sub_id: submission.id } },
-              body: { name, starts_at: instantOf(timeZone, start), ends_at: instantOf(timeZone, end) },
+              body: { name, starts_at: fromLocal(timeZone, start), ends_at: fromLocal(timeZone, end) },
             }),
           );
           onDone(true);

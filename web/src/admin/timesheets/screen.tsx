@@ -7,6 +7,8 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { byId, personName } from '../ui/people.ts';
+import { fromLocal, toLocal } from '../ui/wall-time.ts';
 import {
   confirmEntry,
   type Delimiter,
@@ -17,7 +19,6 @@ import {
   offerDownload,
   seatsAround,
 } from './calls.ts';
-import { byId, instantOf, personName, wallTime } from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
@@ -242,16 +243,16 @@ function RecordTime({
   // A shift chosen: its times are the proposal; a correction: the recorded ones.
   useEffect(() => {
     if (chosen) {
-      setStart(wallTime(timeZone, chosen.starts_at));
-      setEnd(wallTime(timeZone, chosen.ends_at));
+      setStart(toLocal(timeZone, chosen.starts_at));
+      setEnd(toLocal(timeZone, chosen.ends_at));
       setPause('0');
     }
   }, [chosen?.id]);
   useEffect(() => {
     if (correction) {
-      setStart(wallTime(timeZone, correction.entry.started_at));
+      setStart(toLocal(timeZone, correction.entry.started_at));
       setEnd(
-        wallTime(
+        toLocal(
           timeZone,
           correction.entry.ended_at ?? correction.shift?.ends_at ?? correction.entry.started_at,
         ),
@@ -309,8 +310,8 @@ function RecordTime({
             .run(async () => {
               if (correction && confirming) {
                 await confirmEntry(api, correction.entry.id, {
-                  started_at: instantOf(timeZone, start),
-                  ended_at: instantOf(timeZone, end),
+                  started_at: fromLocal(timeZone, start),
+                  ended_at: fromLocal(timeZone, end),
                   break_minutes: Number(pause || '0'),
                 });
                 onDone();
@@ -319,8 +320,8 @@ function RecordTime({
               const result = await api.POST('/api/v1/time-tracking/entries', {
                 body: {
                   shift_assignment_id: seat,
-                  started_at: instantOf(timeZone, start),
-                  ended_at: instantOf(timeZone, end),
+                  started_at: fromLocal(timeZone, start),
+                  ended_at: fromLocal(timeZone, end),
                   break_minutes: Number(pause || '0'),
                 },
               });
