@@ -5,6 +5,7 @@ import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
 import { SelectField } from '../ui/select-field.tsx';
 import type { Event, Role, Shift } from './data.ts';
 import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
@@ -96,30 +97,17 @@ export function GenerateDialog({
             ))}
           </SelectField>
           <div class="field-row">
-            <label class="field">
-              <span>{text('schedule.startTime')}</span>
-              <input
-                type="time"
-                required
-                value={start}
-                onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-              />
-            </label>
-            <label class="field">
-              <span>{text('schedule.endTime')}</span>
-              <input
-                type="time"
-                required
-                value={end}
-                onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-              />
-            </label>
+            <InputField
+              label={text('schedule.startTime')}
+              type="time"
+              required
+              value={start}
+              onValue={setStart}
+            />
+            <InputField label={text('schedule.endTime')} type="time" required value={end} onValue={setEnd} />
           </div>
           <p class="muted">{text('schedule.generateHint')}</p>
-          <label class="field">
-            <span>{text('schedule.shiftNameOptional')}</span>
-            <input type="text" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          </label>
+          <InputField label={text('schedule.shiftNameOptional')} type="text" value={name} onValue={setName} />
           <SlotsField roles={roles} value={slots} onChange={setSlots} />
           <OutcomeMessage outcome={action.outcome} />
           <div class="actions">

@@ -5,6 +5,7 @@ import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
 import { SelectField } from '../ui/select-field.tsx';
 import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Role, Shift } from './data.ts';
@@ -97,34 +98,28 @@ export function ShiftFields(props: {
   const { timeZone } = useApp();
   return (
     <>
-      <label class="field">
-        <span>{text('schedule.shiftName')}</span>
-        <input
-          type="text"
-          required
-          value={props.name}
-          onInput={(e) => props.onName((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <InputField
+        label={text('schedule.shiftName')}
+        type="text"
+        required
+        value={props.name}
+        onValue={props.onName}
+      />
       <div class="field-row">
-        <label class="field">
-          <span>{text('schedule.start')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={props.start}
-            onInput={(e) => props.onStart((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('schedule.end')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={props.end}
-            onInput={(e) => props.onEnd((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField
+          label={text('schedule.start')}
+          type="datetime-local"
+          required
+          value={props.start}
+          onValue={props.onStart}
+        />
+        <InputField
+          label={text('schedule.end')}
+          type="datetime-local"
+          required
+          value={props.end}
+          onValue={props.onEnd}
+        />
       </div>
       <p class="muted">{text('schedule.inZone', { zone: timeZone })}</p>
     </>

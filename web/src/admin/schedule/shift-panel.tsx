@@ -5,6 +5,7 @@ import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
 import { byId, personName } from '../ui/people.ts';
 import { SelectField } from '../ui/select-field.tsx';
 import { fromLocal, toLocal } from '../ui/wall-time.ts';
@@ -275,17 +276,15 @@ function SplitForm({ action, run }: { action: Action; run: (n: number) => Promis
         void action.run(() => run(pieces), { INVALID_STATE: text('schedule.error.inUse') });
       }}
     >
-      <label class="field">
-        <span>{text('schedule.pieces')}</span>
-        <input
-          type="number"
-          min={2}
-          max={96}
-          required
-          value={pieces}
-          onInput={(e) => setPieces(Number((e.target as HTMLInputElement).value))}
-        />
-      </label>
+      <InputField
+        label={text('schedule.pieces')}
+        type="number"
+        min={2}
+        max={96}
+        required
+        value={pieces}
+        onValue={(value) => setPieces(Number(value))}
+      />
       <button type="submit" class="button" disabled={action.busy}>
         {text('schedule.splitButton')}
       </button>

@@ -5,6 +5,7 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
+import { InputField } from '../ui/field.tsx';
 import { byId, personName } from '../ui/people.ts';
 
 type Entry = Schemas['AuditEntry'];
@@ -73,23 +74,19 @@ export function AuditLog() {
             >
               <h3 id="audit-filters">{text('settings.filters')}</h3>
               <div class="settings-row">
-                <label class="field">
-                  <span>{text('settings.from')}</span>
-                  <input
-                    type="date"
-                    value={draft.from}
-                    onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
-                <label class="field">
-                  <span>{text('settings.to')}</span>
-                  <input
-                    type="date"
-                    value={draft.to}
-                    min={draft.from}
-                    onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
+                <InputField
+                  label={text('settings.from')}
+                  type="date"
+                  value={draft.from}
+                  onValue={(value) => setDraft({ ...draft, from: value })}
+                />
+                <InputField
+                  label={text('settings.to')}
+                  type="date"
+                  value={draft.to}
+                  min={draft.from}
+                  onValue={(value) => setDraft({ ...draft, to: value })}
+                />
                 <label class="field">
                   <span>{text('settings.actor')}</span>
                   <select
@@ -104,15 +101,13 @@ export function AuditLog() {
                     ))}
                   </select>
                 </label>
-                <label class="field">
-                  <span>{text('settings.target')}</span>
-                  <input
-                    type="text"
-                    maxLength={36}
-                    value={draft.target}
-                    onInput={(e) => setDraft({ ...draft, target: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
+                <InputField
+                  label={text('settings.target')}
+                  type="text"
+                  maxLength={36}
+                  value={draft.target}
+                  onValue={(value) => setDraft({ ...draft, target: value })}
+                />
               </div>
               <div class="actions">
                 <button type="submit" class="button button-primary">

@@ -5,6 +5,7 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
 
 /** Job roles: what qualifications grant and slots require. List, add, delete. */
 export function Roles() {
@@ -82,25 +83,21 @@ export function Roles() {
       >
         <h3 id="add-role">{text('settings.addRole')}</h3>
         <div class="settings-row">
-          <label class="field">
-            <span>{text('settings.name')}</span>
-            <input
-              type="text"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('settings.description')}</span>
-            <input
-              type="text"
-              maxLength={2000}
-              value={description}
-              onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField
+            label={text('settings.name')}
+            type="text"
+            required
+            maxLength={100}
+            value={name}
+            onValue={setName}
+          />
+          <InputField
+            label={text('settings.description')}
+            type="text"
+            maxLength={2000}
+            value={description}
+            onValue={setDescription}
+          />
         </div>
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={action.busy}>
@@ -228,34 +225,31 @@ export function Locations() {
       >
         <h3 id="add-location">{text('settings.addLocation')}</h3>
         <div class="settings-row">
-          <label class="field">
-            <span>{text('settings.name')}</span>
-            <input
-              type="text"
-              required
-              maxLength={200}
-              value={draft.name}
-              onInput={(e) => setDraft({ ...draft, name: (e.target as HTMLInputElement).value })}
-            />
-          </label>
+          <InputField
+            label={text('settings.name')}
+            type="text"
+            required
+            maxLength={200}
+            value={draft.name}
+            onValue={(value) => setDraft({ ...draft, name: value })}
+          />
           {addressFields.map((field) => (
-            <label key={field} class="field">
-              <span>{text(`settings.${field}`)}</span>
-              <input
-                type="text"
-                maxLength={field === 'postal_code' ? 32 : 300}
-                autoComplete={
-                  {
-                    street: 'street-address',
-                    postal_code: 'postal-code',
-                    city: 'address-level2',
-                    country: 'country',
-                  }[field]
-                }
-                value={draft[field]}
-                onInput={(e) => setDraft({ ...draft, [field]: (e.target as HTMLInputElement).value })}
-              />
-            </label>
+            <InputField
+              key={field}
+              label={text(`settings.${field}`)}
+              type="text"
+              maxLength={field === 'postal_code' ? 32 : 300}
+              autoComplete={
+                {
+                  street: 'street-address',
+                  postal_code: 'postal-code',
+                  city: 'address-level2',
+                  country: 'country',
+                }[field]
+              }
+              value={draft[field]}
+              onValue={(value) => setDraft({ ...draft, [field]: value })}
+            />
           ))}
         </div>
         <div class="actions">

@@ -5,6 +5,7 @@ import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
 import { DeleteButton } from './catalogues.tsx';
 
 type EventType = Schemas['CreateWebhookRequest']['events'][number];
@@ -145,17 +146,15 @@ export function Webhooks() {
         }}
       >
         <h3 id="add-webhook">{text('settings.addWebhook')}</h3>
-        <label class="field">
-          <span>{text('settings.url')}</span>
-          <input
-            type="url"
-            required
-            maxLength={2048}
-            placeholder="https://"
-            value={url}
-            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField
+          label={text('settings.url')}
+          type="url"
+          required
+          maxLength={2048}
+          placeholder="https://"
+          value={url}
+          onValue={setUrl}
+        />
         <fieldset>
           <legend>{text('settings.events')}</legend>
           <div class="settings-checks">

@@ -7,6 +7,7 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { InputField, TextAreaField } from '../ui/field.tsx';
 import { byId, personName } from '../ui/people.ts';
 import { fromLocal, toLocal } from '../ui/wall-time.ts';
 import {
@@ -284,19 +285,14 @@ function RecordTime({
       {!correction && (
         <fieldset class="timesheets-row">
           <legend>{text('timesheets.period')}</legend>
-          <label class="field">
-            <span>{text('timesheets.shiftsFrom')}</span>
-            <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.shiftsUntil')}</span>
-            <input
-              type="date"
-              value={until}
-              min={from}
-              onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField label={text('timesheets.shiftsFrom')} type="date" value={from} onValue={setFrom} />
+          <InputField
+            label={text('timesheets.shiftsUntil')}
+            type="date"
+            value={until}
+            min={from}
+            onValue={setUntil}
+          />
         </fieldset>
       )}
       <form
@@ -388,36 +384,30 @@ function RecordTime({
           </>
         )}
         <div class="timesheets-row">
-          <label class="field">
-            <span>{text('timesheets.start')}</span>
-            <input
-              type="datetime-local"
-              required
-              value={start}
-              onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.end')}</span>
-            <input
-              type="datetime-local"
-              required
-              value={end}
-              min={start}
-              onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.break')}</span>
-            <input
-              type="number"
-              min={0}
-              max={10080}
-              step={1}
-              value={pause}
-              onInput={(e) => setPause((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField
+            label={text('timesheets.start')}
+            type="datetime-local"
+            required
+            value={start}
+            onValue={setStart}
+          />
+          <InputField
+            label={text('timesheets.end')}
+            type="datetime-local"
+            required
+            value={end}
+            min={start}
+            onValue={setEnd}
+          />
+          <InputField
+            label={text('timesheets.break')}
+            type="number"
+            min={0}
+            max={10080}
+            step={1}
+            value={pause}
+            onValue={setPause}
+          />
         </div>
         <p class="muted">{text('timesheets.zone', { zone: timeZone })}</p>
         <div class="actions">
@@ -657,27 +647,23 @@ function Payout({ action, people, onDone }: { action: AdminAction; people: User[
               ))}
             </select>
           </label>
-          <label class="field">
-            <span>{text('timesheets.minutes')}</span>
-            <input
-              type="number"
-              required
-              min={1}
-              step={1}
-              value={minutes}
-              onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
-            />
-          </label>
-        </div>
-        <label class="field">
-          <span>{text('timesheets.note')}</span>
-          <textarea
-            maxLength={2000}
-            rows={2}
-            value={note}
-            onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
+          <InputField
+            label={text('timesheets.minutes')}
+            type="number"
+            required
+            min={1}
+            step={1}
+            value={minutes}
+            onValue={setMinutes}
           />
-        </label>
+        </div>
+        <TextAreaField
+          label={text('timesheets.note')}
+          maxLength={2000}
+          rows={2}
+          value={note}
+          onValue={setNote}
+        />
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={action.busy}>
             {text('timesheets.payoutButton')}
@@ -700,15 +686,7 @@ function Export({ action }: { action: AdminAction }) {
     <section aria-labelledby="export" class="timesheets-section">
       <h2 id="export">{text('timesheets.export')}</h2>
       <div class="timesheets-row">
-        <label class="field">
-          <span>{text('timesheets.month')}</span>
-          <input
-            type="month"
-            required
-            value={month}
-            onInput={(e) => setMonth((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField label={text('timesheets.month')} type="month" required value={month} onValue={setMonth} />
         <label class="field">
           <span>{text('timesheets.delimiter')}</span>
           <select

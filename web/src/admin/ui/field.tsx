@@ -8,6 +8,7 @@ type Labelled = {
   required?: boolean;
   maxLength?: number;
   placeholder?: string;
+  autoComplete?: string;
   'aria-describedby'?: string;
   /** The label's class: `field` unless said. */
   class?: string;
@@ -27,7 +28,7 @@ export function InputField({
   children,
   ...input
 }: Labelled & {
-  type: 'text' | 'number' | 'date' | 'time' | 'datetime-local' | 'url' | 'email';
+  type: 'text' | 'number' | 'date' | 'month' | 'time' | 'datetime-local' | 'url' | 'email';
   min?: string | number;
   max?: string | number;
   step?: string | number;
