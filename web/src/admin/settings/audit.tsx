@@ -7,6 +7,7 @@ import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { InputField } from '../ui/field.tsx';
 import { byId, personName } from '../ui/people.ts';
+import { AdminTable } from '../ui/table.tsx';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -133,36 +134,36 @@ export function AuditLog() {
                 return (
                   <>
                     <div class="settings-scroll">
-                      <table class="admin-table settings-audit">
-                        <caption class="visually-hidden">{text('settings.audit')}</caption>
-                        <thead>
-                          <tr>
+                      <AdminTable
+                        caption={text('settings.audit')}
+                        class="settings-audit"
+                        head={
+                          <>
                             <th scope="col">{text('settings.when')}</th>
                             <th scope="col">{text('settings.who')}</th>
                             <th scope="col">{text('settings.action')}</th>
                             <th scope="col">{text('settings.record')}</th>
                             <th scope="col">{text('settings.fields')}</th>
+                          </>
+                        }
+                      >
+                        {entries.map((entry) => (
+                          <tr key={entry.id}>
+                            <td>{format.dateTime(entry.at)}</td>
+                            <td>
+                              {entry.actor_user_id
+                                ? personName(names.get(entry.actor_user_id), entry.actor_user_id)
+                                : text('settings.system')}
+                            </td>
+                            <td>{entry.action}</td>
+                            <td>
+                              {entry.target_type}
+                              <code>{entry.target_id}</code>
+                            </td>
+                            <td>{changedFields(entry)}</td>
                           </tr>
-                        </thead>
-                        <tbody>
-                          {entries.map((entry) => (
-                            <tr key={entry.id}>
-                              <td>{format.dateTime(entry.at)}</td>
-                              <td>
-                                {entry.actor_user_id
-                                  ? personName(names.get(entry.actor_user_id), entry.actor_user_id)
-                                  : text('settings.system')}
-                              </td>
-                              <td>{entry.action}</td>
-                              <td>
-                                {entry.target_type}
-                                <code>{entry.target_id}</code>
-                              </td>
-                              <td>{changedFields(entry)}</td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
+                        ))}
+                      </AdminTable>
                     </div>
                     {!last && (
                       <button

@@ -6,6 +6,7 @@ import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { InputField } from '../ui/field.tsx';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 
 /** Job roles: what qualifications grant and slots require. List, add, delete. */
 export function Roles() {
@@ -23,42 +24,39 @@ export function Roles() {
           list.length === 0 ? (
             <p class="muted">{text('admin.empty')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.roles')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.roles')}
+              head={
+                <>
                   <th scope="col">{text('settings.name')}</th>
                   <th scope="col">{text('settings.description')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{text('settings.actions')}</span>
+                  <UnseenHeader label={text('settings.actions')} />
+                </>
+              }
+            >
+              {list.map((role) => (
+                <tr key={role.id}>
+                  <th scope="row" id={`role-${role.id}`}>
+                    {role.name}
                   </th>
+                  <td>{role.description ?? ''}</td>
+                  <td>
+                    <DeleteButton
+                      describedBy={`role-${role.id}`}
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/roles/{id}', { params: { path: { id: role.id } } }),
+                        );
+                        return text('settings.deleted', { name: role.name });
+                      }}
+                      words={{ INVALID_STATE: text('settings.roleInUse', { name: role.name }) }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((role) => (
-                  <tr key={role.id}>
-                    <th scope="row" id={`role-${role.id}`}>
-                      {role.name}
-                    </th>
-                    <td>{role.description ?? ''}</td>
-                    <td>
-                      <DeleteButton
-                        describedBy={`role-${role.id}`}
-                        action={action}
-                        then={reload}
-                        run={async () => {
-                          await expectData(
-                            api.DELETE('/api/v1/roles/{id}', { params: { path: { id: role.id } } }),
-                          );
-                          return text('settings.deleted', { name: role.name });
-                        }}
-                        words={{ INVALID_STATE: text('settings.roleInUse', { name: role.name }) }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>
@@ -161,41 +159,38 @@ export function Locations() {
           list.length === 0 ? (
             <p class="muted">{text('admin.empty')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.locations')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.locations')}
+              head={
+                <>
                   <th scope="col">{text('settings.name')}</th>
                   <th scope="col">{text('settings.address')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{text('settings.actions')}</span>
+                  <UnseenHeader label={text('settings.actions')} />
+                </>
+              }
+            >
+              {list.map((location) => (
+                <tr key={location.id}>
+                  <th scope="row" id={`location-${location.id}`}>
+                    {location.name}
                   </th>
+                  <td>{address(location)}</td>
+                  <td>
+                    <DeleteButton
+                      describedBy={`location-${location.id}`}
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/locations/{id}', { params: { path: { id: location.id } } }),
+                        );
+                        return text('settings.deleted', { name: location.name });
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((location) => (
-                  <tr key={location.id}>
-                    <th scope="row" id={`location-${location.id}`}>
-                      {location.name}
-                    </th>
-                    <td>{address(location)}</td>
-                    <td>
-                      <DeleteButton
-                        describedBy={`location-${location.id}`}
-                        action={action}
-                        then={reload}
-                        run={async () => {
-                          await expectData(
-                            api.DELETE('/api/v1/locations/{id}', { params: { path: { id: location.id } } }),
-                          );
-                          return text('settings.deleted', { name: location.name });
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>

@@ -7,6 +7,7 @@ import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
 import { InputField } from '../ui/field.tsx';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 import { fromLocal } from '../ui/wall-time.ts';
 
 type Form = Schemas['CustomerForm'];
@@ -55,45 +56,42 @@ export function CustomerForms() {
               {list.length === 0 ? (
                 <p class="muted">{text('admin.empty')}</p>
               ) : (
-                <table class="admin-table">
-                  <caption class="visually-hidden">{text('settings.forms')}</caption>
-                  <thead>
-                    <tr>
+                <AdminTable
+                  caption={text('settings.forms')}
+                  head={
+                    <>
                       <th scope="col">{text('settings.formTitle')}</th>
                       <th scope="col">{text('settings.formAddress')}</th>
                       <th scope="col" class="number">
                         {text('settings.formFields')}
                       </th>
-                      <th scope="col">
-                        <span class="visually-hidden">{text('settings.actions')}</span>
+                      <UnseenHeader label={text('settings.actions')} />
+                    </>
+                  }
+                >
+                  {list.map((form) => (
+                    <tr key={form.id}>
+                      <th scope="row" id={`form-${form.id}`}>
+                        {form.title}
                       </th>
+                      <td>
+                        <code>{`/api/v1/f/${form.slug}`}</code>
+                      </td>
+                      <td class="number">{form.fields.length}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`form-${form.id}`}
+                          aria-pressed={openId === form.id}
+                          onClick={() => setOpenId(openId === form.id ? null : form.id)}
+                        >
+                          {text('settings.submissions')}
+                        </button>
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((form) => (
-                      <tr key={form.id}>
-                        <th scope="row" id={`form-${form.id}`}>
-                          {form.title}
-                        </th>
-                        <td>
-                          <code>{`/api/v1/f/${form.slug}`}</code>
-                        </td>
-                        <td class="number">{form.fields.length}</td>
-                        <td>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`form-${form.id}`}
-                            aria-pressed={openId === form.id}
-                            onClick={() => setOpenId(openId === form.id ? null : form.id)}
-                          >
-                            {text('settings.submissions')}
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  ))}
+                </AdminTable>
               )}
               {opened && <Submissions form={opened} action={action} />}
             </>

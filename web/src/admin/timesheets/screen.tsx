@@ -9,6 +9,7 @@ import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
 import { InputField, TextAreaField } from '../ui/field.tsx';
 import { byId, personName } from '../ui/people.ts';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 import { fromLocal, toLocal } from '../ui/wall-time.ts';
 import {
   confirmEntry,
@@ -125,69 +126,64 @@ function ToConfirm({
             <p class="muted">{text('timesheets.nothingToConfirm')}</p>
           ) : (
             <div class="timesheets-scroll">
-              <table class="admin-table">
-                <caption class="visually-hidden">{text('timesheets.toConfirm')}</caption>
-                <thead>
-                  <tr>
+              <AdminTable
+                caption={text('timesheets.toConfirm')}
+                head={
+                  <>
                     <th scope="col">{text('timesheets.person')}</th>
                     <th scope="col">{text('timesheets.shiftTime')}</th>
                     <th scope="col">{text('timesheets.clocked')}</th>
-                    <th scope="col">
-                      <span class="visually-hidden">{text('timesheets.actions')}</span>
+                    <UnseenHeader label={text('timesheets.actions')} />
+                  </>
+                }
+              >
+                {list.map(({ entry, shift }) => (
+                  <tr key={entry.id}>
+                    <th scope="row" id={`clocked-${entry.id}`}>
+                      {name(entry.user_id)}
                     </th>
+                    <td>{shift ? `${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}` : '—'}</td>
+                    <td>
+                      {entry.ended_at === null
+                        ? text('timesheets.clockedFrom', { time: format.dateTime(entry.started_at) })
+                        : format.range(entry.started_at, entry.ended_at)}
+                    </td>
+                    <td>
+                      <div class="timesheets-actions">
+                        <button
+                          type="button"
+                          class="button button-primary"
+                          aria-describedby={`clocked-${entry.id}`}
+                          disabled={action.busy}
+                          onClick={() =>
+                            void action.run(
+                              async () => {
+                                await confirmEntry(api, entry.id);
+                                onConfirmed();
+                                return text('timesheets.confirmed', { name: name(entry.user_id) });
+                              },
+                              // Confirming as clocked needs an end: the API's 422 for an open entry.
+                              entry.ended_at === null
+                                ? { VALIDATION_FAILED: text('timesheets.error.openEntry') }
+                                : undefined,
+                            )
+                          }
+                        >
+                          {text('timesheets.confirm')}
+                        </button>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`clocked-${entry.id}`}
+                          onClick={() => onCorrect(entry, shift)}
+                        >
+                          {text('timesheets.correct')}
+                        </button>
+                      </div>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map(({ entry, shift }) => (
-                    <tr key={entry.id}>
-                      <th scope="row" id={`clocked-${entry.id}`}>
-                        {name(entry.user_id)}
-                      </th>
-                      <td>
-                        {shift ? `${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}` : '—'}
-                      </td>
-                      <td>
-                        {entry.ended_at === null
-                          ? text('timesheets.clockedFrom', { time: format.dateTime(entry.started_at) })
-                          : format.range(entry.started_at, entry.ended_at)}
-                      </td>
-                      <td>
-                        <div class="timesheets-actions">
-                          <button
-                            type="button"
-                            class="button button-primary"
-                            aria-describedby={`clocked-${entry.id}`}
-                            disabled={action.busy}
-                            onClick={() =>
-                              void action.run(
-                                async () => {
-                                  await confirmEntry(api, entry.id);
-                                  onConfirmed();
-                                  return text('timesheets.confirmed', { name: name(entry.user_id) });
-                                },
-                                // Confirming as clocked needs an end: the API's 422 for an open entry.
-                                entry.ended_at === null
-                                  ? { VALIDATION_FAILED: text('timesheets.error.openEntry') }
-                                  : undefined,
-                              )
-                            }
-                          >
-                            {text('timesheets.confirm')}
-                          </button>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`clocked-${entry.id}`}
-                            onClick={() => onCorrect(entry, shift)}
-                          >
-                            {text('timesheets.correct')}
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </AdminTable>
             </div>
           )
         }
@@ -470,10 +466,10 @@ function Entries({
           return (
             <>
               <div class="timesheets-scroll">
-                <table class="admin-table">
-                  <caption class="visually-hidden">{text('timesheets.entries')}</caption>
-                  <thead>
-                    <tr>
+                <AdminTable
+                  caption={text('timesheets.entries')}
+                  head={
+                    <>
                       <th scope="col">{text('timesheets.person')}</th>
                       <th scope="col">{text('timesheets.worked')}</th>
                       <th scope="col" class="number">
@@ -489,45 +485,42 @@ function Entries({
                         {text('timesheets.overtime')}
                       </th>
                       <th scope="col">{text('timesheets.status')}</th>
-                      <th scope="col">
-                        <span class="visually-hidden">{text('timesheets.actions')}</span>
+                      <UnseenHeader label={text('timesheets.actions')} />
+                    </>
+                  }
+                >
+                  {entries.map((entry) => (
+                    <tr key={entry.id}>
+                      <th scope="row" id={`entry-${entry.id}`}>
+                        {name(entry.user_id)}
                       </th>
+                      <td>
+                        {entry.ended_at === null
+                          ? format.dateTime(entry.started_at)
+                          : format.range(entry.started_at, entry.ended_at)}
+                      </td>
+                      <td class="number">{format.minutes(entry.break_minutes)}</td>
+                      <td class="number">
+                        {entry.worked_minutes === null ? '' : format.minutes(entry.worked_minutes)}
+                      </td>
+                      <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
+                      <td class="number">
+                        {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
+                      </td>
+                      <td>{text(`timesheets.status.${entry.status}`)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`entry-${entry.id}`}
+                          onClick={() => onCorrect(entry)}
+                        >
+                          {text('timesheets.correct')}
+                        </button>
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {entries.map((entry) => (
-                      <tr key={entry.id}>
-                        <th scope="row" id={`entry-${entry.id}`}>
-                          {name(entry.user_id)}
-                        </th>
-                        <td>
-                          {entry.ended_at === null
-                            ? format.dateTime(entry.started_at)
-                            : format.range(entry.started_at, entry.ended_at)}
-                        </td>
-                        <td class="number">{format.minutes(entry.break_minutes)}</td>
-                        <td class="number">
-                          {entry.worked_minutes === null ? '' : format.minutes(entry.worked_minutes)}
-                        </td>
-                        <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
-                        <td class="number">
-                          {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
-                        </td>
-                        <td>{text(`timesheets.status.${entry.status}`)}</td>
-                        <td>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`entry-${entry.id}`}
-                            onClick={() => onCorrect(entry)}
-                          >
-                            {text('timesheets.correct')}
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  ))}
+                </AdminTable>
               </div>
               {!last && (
                 <button
@@ -567,27 +560,26 @@ function Balances({ version }: { version: number }) {
       <h2 id="balances">{text('timesheets.balances')}</h2>
       <Loaded resource={balances} retry={reload}>
         {(list) => (
-          <table class="admin-table">
-            <caption class="visually-hidden">{text('timesheets.balances')}</caption>
-            <thead>
-              <tr>
+          <AdminTable
+            caption={text('timesheets.balances')}
+            head={
+              <>
                 <th scope="col">{text('timesheets.person')}</th>
                 <th scope="col" class="number">
                   {text('timesheets.balance')}
                 </th>
                 <th scope="col">{text('timesheets.lastChange')}</th>
+              </>
+            }
+          >
+            {list.map((balance) => (
+              <tr key={balance.user_id}>
+                <th scope="row">{balance.name ?? text('timesheets.noName')}</th>
+                <td class="number">{format.minutes(balance.balance_minutes)}</td>
+                <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((balance) => (
-                <tr key={balance.user_id}>
-                  <th scope="row">{balance.name ?? text('timesheets.noName')}</th>
-                  <td class="number">{format.minutes(balance.balance_minutes)}</td>
-                  <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </AdminTable>
         )}
       </Loaded>
     </section>
