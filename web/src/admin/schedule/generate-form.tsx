@@ -6,8 +6,8 @@ import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { Dialog } from '../ui/dialog.tsx';
 import { InputField } from '../ui/field.tsx';
-import { SelectField } from '../ui/select-field.tsx';
 import type { Event, Role, Shift } from './data.ts';
+import { EventSelect } from './event-select.tsx';
 import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 
 /**
@@ -84,18 +84,7 @@ export function GenerateDialog({
             });
           }}
         >
-          <SelectField
-            label={text('schedule.event')}
-            required
-            value={event}
-            onChange={(value) => setEvent(value)}
-          >
-            {events.map((option) => (
-              <option key={option.id} value={option.id}>
-                {option.name} ({format.range(option.starts_at, option.ends_at)})
-              </option>
-            ))}
-          </SelectField>
+          <EventSelect events={events} value={event} onChange={setEvent} />
           <div class="field-row">
             <InputField
               label={text('schedule.startTime')}

@@ -6,9 +6,9 @@ import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
 import { Dialog } from '../ui/dialog.tsx';
 import { InputField } from '../ui/field.tsx';
-import { SelectField } from '../ui/select-field.tsx';
 import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Role, Shift } from './data.ts';
+import { EventSelect } from './event-select.tsx';
 import { newSlot, type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 
 /** Add one shift to an event: its name, times (local, in the tenant's zone) and seats per role. */
@@ -29,7 +29,7 @@ export function AddShiftDialog({
   onClose: () => void;
   onAdded: (shift: Shift) => void;
 }) {
-  const { api, timeZone, format } = useApp();
+  const { api, timeZone } = useApp();
   const text = useText();
   const action = useAdminAction();
   const [event, setEvent] = useState(eventId || events[0]?.id || '');
@@ -60,18 +60,7 @@ export function AddShiftDialog({
           });
         }}
       >
-        <SelectField
-          label={text('schedule.event')}
-          required
-          value={event}
-          onChange={(value) => setEvent(value)}
-        >
-          {events.map((option) => (
-            <option key={option.id} value={option.id}>
-              {option.name} ({format.range(option.starts_at, option.ends_at)})
-            </option>
-          ))}
-        </SelectField>
+        <EventSelect events={events} value={event} onChange={setEvent} />
         <ShiftFields name={name} start={start} end={end} onName={setName} onStart={setStart} onEnd={setEnd} />
         <SlotsField roles={roles} value={slots} onChange={setSlots} />
         <OutcomeMessage outcome={action.outcome} />
