@@ -6,6 +6,7 @@ import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { InputField } from '../ui/field.tsx';
+import { MoreButton, usePages } from '../ui/pages.tsx';
 import { byId, personName } from '../ui/people.ts';
 import { AdminTable } from '../ui/table.tsx';
 
@@ -36,8 +37,6 @@ export function AuditLog() {
   const { api, format } = useApp();
   const [draft, setDraft] = useState<Filters>(none);
   const [filters, setFilters] = useState<Filters>(none);
-  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
   const page = (after?: string) =>
     expectData(
       api.GET('/api/v1/audit-log', {
@@ -55,10 +54,7 @@ export function AuditLog() {
       }),
     ).then((entries) => ({ entries, last: entries.length < PAGE }));
   const [users, reloadUsers] = useResource(() => expectData(api.GET('/api/v1/users')), []);
-  const [first, reload] = useResource(() => {
-    setMore(null);
-    return page();
-  }, [filters]);
+  const pages = usePages(page, [filters]);
   return (
     <Loaded resource={users} retry={reloadUsers}>
       {(people) => {
@@ -126,10 +122,10 @@ export function AuditLog() {
                 </button>
               </div>
             </form>
-            <Loaded resource={first} retry={reload}>
+            <Loaded resource={pages.first} retry={pages.reload}>
               {(firstPage) => {
-                const entries = [...firstPage.entries, ...(more?.entries ?? [])];
-                const last = more ? more.last : firstPage.last;
+                const shown = pages.joined(firstPage);
+                const { entries } = shown;
                 if (entries.length === 0) return <p class="muted">{text('settings.noAudit')}</p>;
                 return (
                   <>
@@ -165,26 +161,7 @@ export function AuditLog() {
                         ))}
                       </AdminTable>
                     </div>
-                    {!last && (
-                      <button
-                        type="button"
-                        class="button"
-                        disabled={loadingMore}
-                        onClick={() => {
-                          setLoadingMore(true);
-                          void page(entries[entries.length - 1]?.id)
-                            .then((next) =>
-                              setMore({
-                                entries: [...(more?.entries ?? []), ...next.entries],
-                                last: next.last,
-                              }),
-                            )
-                            .finally(() => setLoadingMore(false));
-                        }}
-                      >
-                        {text('settings.older', { count: PAGE })}
-                      </button>
-                    )}
+                    <MoreButton pages={pages} shown={shown} label={text('settings.older', { count: PAGE })} />
                   </>
                 );
               }}

@@ -8,6 +8,7 @@ import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
 import { InputField, TextAreaField } from '../ui/field.tsx';
+import { MoreButton, usePages } from '../ui/pages.tsx';
 import { byId, personName } from '../ui/people.ts';
 import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 import { fromLocal, toLocal } from '../ui/wall-time.ts';
@@ -437,12 +438,7 @@ function Entries({
   const text = useText();
   const { api, format } = useApp();
   const [userId, setUserId] = useState('');
-  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [first, reload] = useResource(() => {
-    setMore(null);
-    return loadEntriesPage(api, { userId });
-  }, [userId, version]);
+  const pages = usePages((after?: string) => loadEntriesPage(api, { userId, after }), [userId, version]);
   const name = (id: string) => personName(people.get(id), id);
   return (
     <section aria-labelledby="entries" class="timesheets-section">
@@ -458,10 +454,10 @@ function Entries({
           ))}
         </select>
       </label>
-      <Loaded resource={first} retry={reload}>
+      <Loaded resource={pages.first} retry={pages.reload}>
         {(page) => {
-          const entries = [...page.entries, ...(more?.entries ?? [])];
-          const last = more ? more.last : page.last;
+          const shown = pages.joined(page);
+          const { entries } = shown;
           if (entries.length === 0) return <p class="muted">{text('timesheets.noEntries')}</p>;
           return (
             <>
@@ -522,24 +518,11 @@ function Entries({
                   ))}
                 </AdminTable>
               </div>
-              {!last && (
-                <button
-                  type="button"
-                  class="button"
-                  disabled={loadingMore}
-                  onClick={() => {
-                    const after = entries[entries.length - 1]?.id;
-                    setLoadingMore(true);
-                    void loadEntriesPage(api, { userId, after })
-                      .then((next) =>
-                        setMore({ entries: [...(more?.entries ?? []), ...next.entries], last: next.last }),
-                      )
-                      .finally(() => setLoadingMore(false));
-                  }}
-                >
-                  {text('timesheets.more', { count: ENTRIES_PAGE })}
-                </button>
-              )}
+              <MoreButton
+                pages={pages}
+                shown={shown}
+                label={text('timesheets.more', { count: ENTRIES_PAGE })}
+              />
             </>
           );
         }}
