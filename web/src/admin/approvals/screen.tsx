@@ -6,6 +6,7 @@ import { type Action, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { Refusal, useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
 
 type Offer = Schemas['Offer'];
 type TimeOff = Schemas['TimeOff'];
@@ -349,16 +350,14 @@ function Decision({
       }}
     >
       <h4 id={`${reasonId}-legend`}>{text('approvals.rejectForm')}</h4>
-      <label class="field">
-        <span>{text('approvals.rejectReason')}</span>
-        <input
-          type="text"
-          maxLength={500}
-          value={reason}
-          aria-describedby={`${reasonId}-hint`}
-          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <InputField
+        label={text('approvals.rejectReason')}
+        type="text"
+        maxLength={500}
+        value={reason}
+        aria-describedby={`${reasonId}-hint`}
+        onValue={setReason}
+      />
       <p id={`${reasonId}-hint`} class="muted">
         {text('approvals.rejectHint')}
       </p>

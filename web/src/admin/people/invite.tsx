@@ -4,6 +4,7 @@ import { useApp } from '../../app-context.ts';
 import type { Action } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { Refusal } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
 
 /**
  * Pre-provisions a person (`POST /users`): the subject their identity provider will put in
@@ -62,28 +63,34 @@ export function InviteForm({
     >
       <h2 id="invite-heading">{text('people.inviteHeading')}</h2>
       <div class="people-fields">
-        <label class="field">
-          <span>{text('people.subject')}</span>
-          <input
-            type="text"
-            required
-            maxLength={255}
-            value={subject}
-            aria-describedby="invite-subject-hint"
-            onInput={(e) => setSubject(value(e))}
-          />
+        <InputField
+          label={text('people.subject')}
+          type="text"
+          required
+          maxLength={255}
+          value={subject}
+          aria-describedby="invite-subject-hint"
+          onValue={setSubject}
+        >
           <small id="invite-subject-hint" class="muted">
             {text('people.subjectHint')}
           </small>
-        </label>
-        <label class="field">
-          <span>{text('people.name')}</span>
-          <input type="text" required maxLength={200} value={name} onInput={(e) => setName(value(e))} />
-        </label>
-        <label class="field">
-          <span>{text('people.email')}</span>
-          <input type="email" maxLength={320} value={email} onInput={(e) => setEmail(value(e))} />
-        </label>
+        </InputField>
+        <InputField
+          label={text('people.name')}
+          type="text"
+          required
+          maxLength={200}
+          value={name}
+          onValue={setName}
+        />
+        <InputField
+          label={text('people.email')}
+          type="email"
+          maxLength={320}
+          value={email}
+          onValue={setEmail}
+        />
         <label class="field">
           <span>{text('people.role')}</span>
           <select value={role} onChange={(e) => setRole(value(e) === 'admin' ? 'admin' : 'employee')}>

@@ -6,6 +6,7 @@ import { type Action, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminText, useText } from '../text.ts';
 import { Refusal, useAdminAction } from '../ui/action.ts';
+import { AdminTable } from '../ui/table.tsx';
 import { InviteForm, RoleChoice } from './invite.tsx';
 import { upcomingSeats } from './seats.ts';
 
@@ -102,32 +103,32 @@ export function People() {
               {shown.length === 0 ? (
                 <p class="empty">{text('people.none')}</p>
               ) : (
-                <table class="admin-table people-table">
-                  <caption class="visually-hidden">{text('people.heading')}</caption>
-                  <thead>
-                    <tr>
+                <AdminTable
+                  caption={text('people.heading')}
+                  class="people-table"
+                  head={
+                    <>
                       <th scope="col">{text('people.name')}</th>
                       <th scope="col">{text('people.email')}</th>
                       <th scope="col">{text('people.role')}</th>
                       <th scope="col">{text('people.qualifications')}</th>
                       <th scope="col">{text('people.status')}</th>
                       <th scope="col">{text('people.actions')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((person) => (
-                      <PersonRows
-                        key={person.id}
-                        person={person}
-                        roles={roles}
-                        action={action}
-                        open={open?.id === person.id ? open.panel : null}
-                        setOpen={(panel) => setOpen(panel ? { id: person.id, panel } : null)}
-                        reload={reload}
-                      />
-                    ))}
-                  </tbody>
-                </table>
+                    </>
+                  }
+                >
+                  {shown.map((person) => (
+                    <PersonRows
+                      key={person.id}
+                      person={person}
+                      roles={roles}
+                      action={action}
+                      open={open?.id === person.id ? open.panel : null}
+                      setOpen={(panel) => setOpen(panel ? { id: person.id, panel } : null)}
+                      reload={reload}
+                    />
+                  ))}
+                </AdminTable>
               )}
             </>
           );

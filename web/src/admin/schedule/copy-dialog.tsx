@@ -2,11 +2,11 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { Refusal, useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
 import { describeRefusal } from '../ui/problems.ts';
 import type { Clock } from './clock.ts';
 import { copyForward } from './copy.ts';
 import type { SeatStore, Shift } from './data.ts';
-import { Dialog } from './dialog.tsx';
 
 /** Copy the shown week's shifts to the next week as drafts, after saying what will happen. */
 export function CopyDialog({

@@ -4,10 +4,11 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { InputField, TextAreaField } from '../ui/field.tsx';
+import { SelectField } from '../ui/select-field.tsx';
+import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Place } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
-import { fromLocal } from './time.ts';
 
 /** Create an event: a name, its window as local date-times in the tenant's zone, what and where. */
 export function EventDialog({
@@ -54,42 +55,28 @@ export function EventDialog({
           });
         }}
       >
-        <label class="field">
-          <span>{text('schedule.eventName')}</span>
-          <input
-            type="text"
-            required
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('schedule.start')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={start}
-            onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('schedule.end')}</span>
-          <input
-            type="datetime-local"
-            required
-            min={start}
-            value={end}
-            onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('schedule.description')}</span>
-          <textarea
-            rows={3}
-            value={description}
-            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
-          />
-        </label>
+        <InputField label={text('schedule.eventName')} type="text" required value={name} onValue={setName} />
+        <InputField
+          label={text('schedule.start')}
+          type="datetime-local"
+          required
+          value={start}
+          onValue={setStart}
+        />
+        <InputField
+          label={text('schedule.end')}
+          type="datetime-local"
+          required
+          min={start}
+          value={end}
+          onValue={setEnd}
+        />
+        <TextAreaField
+          label={text('schedule.description')}
+          rows={3}
+          value={description}
+          onValue={setDescription}
+        />
         <SelectField label={text('schedule.location')} value={locationId} onChange={setLocationId}>
           <option value="">{text('schedule.noLocation')}</option>
           {locations.map((place) => (

@@ -4,9 +4,10 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
 import type { Event, Role, Shift } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
+import { EventSelect } from './event-select.tsx';
 import { type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
 
 /**
@@ -83,43 +84,19 @@ export function GenerateDialog({
             });
           }}
         >
-          <SelectField
-            label={text('schedule.event')}
-            required
-            value={event}
-            onChange={(value) => setEvent(value)}
-          >
-            {events.map((option) => (
-              <option key={option.id} value={option.id}>
-                {option.name} ({format.range(option.starts_at, option.ends_at)})
-              </option>
-            ))}
-          </SelectField>
+          <EventSelect events={events} value={event} onChange={setEvent} />
           <div class="field-row">
-            <label class="field">
-              <span>{text('schedule.startTime')}</span>
-              <input
-                type="time"
-                required
-                value={start}
-                onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-              />
-            </label>
-            <label class="field">
-              <span>{text('schedule.endTime')}</span>
-              <input
-                type="time"
-                required
-                value={end}
-                onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-              />
-            </label>
+            <InputField
+              label={text('schedule.startTime')}
+              type="time"
+              required
+              value={start}
+              onValue={setStart}
+            />
+            <InputField label={text('schedule.endTime')} type="time" required value={end} onValue={setEnd} />
           </div>
           <p class="muted">{text('schedule.generateHint')}</p>
-          <label class="field">
-            <span>{text('schedule.shiftNameOptional')}</span>
-            <input type="text" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          </label>
+          <InputField label={text('schedule.shiftNameOptional')} type="text" value={name} onValue={setName} />
           <SlotsField roles={roles} value={slots} onChange={setSlots} />
           <OutcomeMessage outcome={action.outcome} />
           <div class="actions">

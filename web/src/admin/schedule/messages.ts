@@ -22,7 +22,6 @@ export const en = {
   'schedule.selected': '{count} selected',
   'schedule.selectDrafts': 'Select all drafts ({count})',
   'schedule.clearSelection': 'Clear selection',
-  'schedule.close': 'Close',
   'schedule.inZone': 'Times in {zone}.',
 
   'schedule.newEvent': 'New event',
@@ -128,7 +127,6 @@ export const de: Record<keyof typeof en, string> = {
   'schedule.selected': '{count} ausgewählt',
   'schedule.selectDrafts': 'Alle Entwürfe auswählen ({count})',
   'schedule.clearSelection': 'Auswahl aufheben',
-  'schedule.close': 'Schließen',
   'schedule.inZone': 'Zeiten in {zone}.',
 
   'schedule.newEvent': 'Neue Veranstaltung',

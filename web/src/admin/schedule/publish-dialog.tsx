@@ -4,11 +4,11 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { byId, personName } from '../ui/people.ts';
+import { SelectField } from '../ui/select-field.tsx';
 import type { Event, SeatStore, Shift, User } from './data.ts';
-import { Dialog } from './dialog.tsx';
 import { type PublishResult, type PublishTarget, publish } from './publish.ts';
-import { SelectField } from './select-field.tsx';
-import { personName } from './shift-panel.tsx';
 
 type Mode = 'shifts' | 'event';
 
@@ -83,12 +83,12 @@ export function PublishDialog({
       .catch(() => setHooks(null));
   }, []);
 
-  const byId = useMemo(() => new Map(users.map((u) => [u.id, u])), [users]);
+  const named = useMemo(() => byId(users), [users]);
   const eventsById = useMemo(() => new Map(events.map((e) => [e.id, e])), [events]);
   const chosenEvent = eventsById.get(event);
   const result = preview?.result;
   const people = (result?.people ?? []).map(
-    (person) => `${personName(byId.get(person.id), person.id)} (${person.weeks.join(', ')})`,
+    (person) => `${personName(named.get(person.id), person.id)} (${person.weeks.join(', ')})`,
   );
   const sent = result?.webhook_events ?? [];
   const receiving =
@@ -163,7 +163,7 @@ export function PublishDialog({
                         ` · ${
                           holders.length === 0
                             ? text('schedule.nobody')
-                            : holders.map((a) => personName(byId.get(a.user_id), a.user_id)).join(', ')
+                            : holders.map((a) => personName(named.get(a.user_id), a.user_id)).join(', ')
                         }`}
                     </li>
                   );

@@ -4,11 +4,12 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
+import { fromLocal } from '../ui/wall-time.ts';
 import type { Event, Role, Shift } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
+import { EventSelect } from './event-select.tsx';
 import { newSlot, type SlotDraft, SlotsField, slotsBody } from './slots-field.tsx';
-import { fromLocal } from './time.ts';
 
 /** Add one shift to an event: its name, times (local, in the tenant's zone) and seats per role. */
 export function AddShiftDialog({
@@ -28,7 +29,7 @@ export function AddShiftDialog({
   onClose: () => void;
   onAdded: (shift: Shift) => void;
 }) {
-  const { api, timeZone, format } = useApp();
+  const { api, timeZone } = useApp();
   const text = useText();
   const action = useAdminAction();
   const [event, setEvent] = useState(eventId || events[0]?.id || '');
@@ -59,18 +60,7 @@ export function AddShiftDialog({
           });
         }}
       >
-        <SelectField
-          label={text('schedule.event')}
-          required
-          value={event}
-          onChange={(value) => setEvent(value)}
-        >
-          {events.map((option) => (
-            <option key={option.id} value={option.id}>
-              {option.name} ({format.range(option.starts_at, option.ends_at)})
-            </option>
-          ))}
-        </SelectField>
+        <EventSelect events={events} value={event} onChange={setEvent} />
         <ShiftFields name={name} start={start} end={end} onName={setName} onStart={setStart} onEnd={setEnd} />
         <SlotsField roles={roles} value={slots} onChange={setSlots} />
         <OutcomeMessage outcome={action.outcome} />
@@ -97,34 +87,28 @@ export function ShiftFields(props: {
   const { timeZone } = useApp();
   return (
     <>
-      <label class="field">
-        <span>{text('schedule.shiftName')}</span>
-        <input
-          type="text"
-          required
-          value={props.name}
-          onInput={(e) => props.onName((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <InputField
+        label={text('schedule.shiftName')}
+        type="text"
+        required
+        value={props.name}
+        onValue={props.onName}
+      />
       <div class="field-row">
-        <label class="field">
-          <span>{text('schedule.start')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={props.start}
-            onInput={(e) => props.onStart((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('schedule.end')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={props.end}
-            onInput={(e) => props.onEnd((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField
+          label={text('schedule.start')}
+          type="datetime-local"
+          required
+          value={props.start}
+          onValue={props.onStart}
+        />
+        <InputField
+          label={text('schedule.end')}
+          type="datetime-local"
+          required
+          value={props.end}
+          onValue={props.onEnd}
+        />
       </div>
       <p class="muted">{text('schedule.inZone', { zone: timeZone })}</p>
     </>

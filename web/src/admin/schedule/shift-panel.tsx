@@ -4,14 +4,13 @@ import { useApp } from '../../app-context.ts';
 import { OutcomeMessage } from '../../ui/feedback.tsx';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { Dialog } from '../ui/dialog.tsx';
+import { InputField } from '../ui/field.tsx';
+import { byId, personName } from '../ui/people.ts';
+import { SelectField } from '../ui/select-field.tsx';
+import { fromLocal, toLocal } from '../ui/wall-time.ts';
 import type { Event, Role, SeatStore, Seats, Shift, User } from './data.ts';
-import { Dialog } from './dialog.tsx';
-import { SelectField } from './select-field.tsx';
 import { ShiftFields } from './shift-form.tsx';
-import { fromLocal, toLocal } from './time.ts';
-
-export const personName = (user: User | undefined, fallback: string) =>
-  user?.display_name ?? user?.email ?? fallback;
 
 /**
  * One shift opened from the grid: who holds its seats (assign, unassign; a refusal in an
@@ -105,7 +104,7 @@ function SeatsSection({
 }) {
   const { api } = useApp();
   const text = useText();
-  const byId = useMemo(() => new Map(users.map((u) => [u.id, u])), [users]);
+  const named = useMemo(() => byId(users), [users]);
   const people = useMemo(
     () =>
       users.filter((u) => u.active).sort((a, b) => personName(a, a.id).localeCompare(personName(b, b.id))),
@@ -135,7 +134,7 @@ function SeatsSection({
                 {holders.length > 0 && (
                   <ul class="holders">
                     {holders.map((a) => {
-                      const name = personName(byId.get(a.user_id), a.user_id);
+                      const name = personName(named.get(a.user_id), a.user_id);
                       return (
                         <li key={a.id}>
                           <span>{name}</span>
@@ -168,7 +167,7 @@ function SeatsSection({
                   onSubmit={(e) => {
                     e.preventDefault();
                     if (!picked) return;
-                    const name = personName(byId.get(picked), picked);
+                    const name = personName(named.get(picked), picked);
                     void action
                       .run(async () => {
                         await expectData(
@@ -277,17 +276,15 @@ function SplitForm({ action, run }: { action: Action; run: (n: number) => Promis
         void action.run(() => run(pieces), { INVALID_STATE: text('schedule.error.inUse') });
       }}
     >
-      <label class="field">
-        <span>{text('schedule.pieces')}</span>
-        <input
-          type="number"
-          min={2}
-          max={96}
-          required
-          value={pieces}
-          onInput={(e) => setPieces(Number((e.target as HTMLInputElement).value))}
-        />
-      </label>
+      <InputField
+        label={text('schedule.pieces')}
+        type="number"
+        min={2}
+        max={96}
+        required
+        value={pieces}
+        onValue={(value) => setPieces(Number(value))}
+      />
       <button type="submit" class="button" disabled={action.busy}>
         {text('schedule.splitButton')}
       </button>

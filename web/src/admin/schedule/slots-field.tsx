@@ -1,6 +1,7 @@
 import { useText } from '../text.ts';
+import { InputField } from '../ui/field.tsx';
+import { SelectField } from '../ui/select-field.tsx';
 import type { Role } from './data.ts';
-import { SelectField } from './select-field.tsx';
 
 export interface SlotDraft {
   /** A key for the list only. */
@@ -46,16 +47,14 @@ export function SlotsField({
               </option>
             ))}
           </SelectField>
-          <label class="field">
-            <span>{text('schedule.slotCapacity', { n: i + 1 })}</span>
-            <input
-              type="number"
-              min={1}
-              required
-              value={slot.capacity}
-              onInput={(e) => change(slot.key, { capacity: Number((e.target as HTMLInputElement).value) })}
-            />
-          </label>
+          <InputField
+            label={text('schedule.slotCapacity', { n: i + 1 })}
+            type="number"
+            min={1}
+            required
+            value={slot.capacity}
+            onValue={(value) => change(slot.key, { capacity: Number(value) })}
+          />
           <button
             type="button"
             class="button"

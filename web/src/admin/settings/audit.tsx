@@ -5,7 +5,10 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
-import { byId, personName } from '../timesheets/kit.ts';
+import { InputField } from '../ui/field.tsx';
+import { MoreButton, usePages } from '../ui/pages.tsx';
+import { byId, personName } from '../ui/people.ts';
+import { AdminTable } from '../ui/table.tsx';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -34,8 +37,6 @@ export function AuditLog() {
   const { api, format } = useApp();
   const [draft, setDraft] = useState<Filters>(none);
   const [filters, setFilters] = useState<Filters>(none);
-  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
   const page = (after?: string) =>
     expectData(
       api.GET('/api/v1/audit-log', {
@@ -53,10 +54,7 @@ export function AuditLog() {
       }),
     ).then((entries) => ({ entries, last: entries.length < PAGE }));
   const [users, reloadUsers] = useResource(() => expectData(api.GET('/api/v1/users')), []);
-  const [first, reload] = useResource(() => {
-    setMore(null);
-    return page();
-  }, [filters]);
+  const pages = usePages(page, [filters]);
   return (
     <Loaded resource={users} retry={reloadUsers}>
       {(people) => {
@@ -73,23 +71,19 @@ export function AuditLog() {
             >
               <h3 id="audit-filters">{text('settings.filters')}</h3>
               <div class="settings-row">
-                <label class="field">
-                  <span>{text('settings.from')}</span>
-                  <input
-                    type="date"
-                    value={draft.from}
-                    onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
-                <label class="field">
-                  <span>{text('settings.to')}</span>
-                  <input
-                    type="date"
-                    value={draft.to}
-                    min={draft.from}
-                    onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
+                <InputField
+                  label={text('settings.from')}
+                  type="date"
+                  value={draft.from}
+                  onValue={(value) => setDraft({ ...draft, from: value })}
+                />
+                <InputField
+                  label={text('settings.to')}
+                  type="date"
+                  value={draft.to}
+                  min={draft.from}
+                  onValue={(value) => setDraft({ ...draft, to: value })}
+                />
                 <label class="field">
                   <span>{text('settings.actor')}</span>
                   <select
@@ -104,15 +98,13 @@ export function AuditLog() {
                     ))}
                   </select>
                 </label>
-                <label class="field">
-                  <span>{text('settings.target')}</span>
-                  <input
-                    type="text"
-                    maxLength={36}
-                    value={draft.target}
-                    onInput={(e) => setDraft({ ...draft, target: (e.target as HTMLInputElement).value })}
-                  />
-                </label>
+                <InputField
+                  label={text('settings.target')}
+                  type="text"
+                  maxLength={36}
+                  value={draft.target}
+                  onValue={(value) => setDraft({ ...draft, target: value })}
+                />
               </div>
               <div class="actions">
                 <button type="submit" class="button button-primary">
@@ -130,65 +122,46 @@ export function AuditLog() {
                 </button>
               </div>
             </form>
-            <Loaded resource={first} retry={reload}>
+            <Loaded resource={pages.first} retry={pages.reload}>
               {(firstPage) => {
-                const entries = [...firstPage.entries, ...(more?.entries ?? [])];
-                const last = more ? more.last : firstPage.last;
+                const shown = pages.joined(firstPage);
+                const { entries } = shown;
                 if (entries.length === 0) return <p class="muted">{text('settings.noAudit')}</p>;
                 return (
                   <>
                     <div class="settings-scroll">
-                      <table class="admin-table settings-audit">
-                        <caption class="visually-hidden">{text('settings.audit')}</caption>
-                        <thead>
-                          <tr>
+                      <AdminTable
+                        caption={text('settings.audit')}
+                        class="settings-audit"
+                        head={
+                          <>
                             <th scope="col">{text('settings.when')}</th>
                             <th scope="col">{text('settings.who')}</th>
                             <th scope="col">{text('settings.action')}</th>
                             <th scope="col">{text('settings.record')}</th>
                             <th scope="col">{text('settings.fields')}</th>
-                          </tr>
-                        </thead>
-                        <tbody>
-                          {entries.map((entry) => (
-                            <tr key={entry.id}>
-                              <td>{format.dateTime(entry.at)}</td>
-                              <td>
-                                {entry.actor_user_id
-                                  ? personName(names.get(entry.actor_user_id), entry.actor_user_id)
-                                  : text('settings.system')}
-                              </td>
-                              <td>{entry.action}</td>
-                              <td>
-                                {entry.target_type}
-                                <code>{entry.target_id}</code>
-                              </td>
-                              <td>{changedFields(entry)}</td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
-                    </div>
-                    {!last && (
-                      <button
-                        type="button"
-                        class="button"
-                        disabled={loadingMore}
-                        onClick={() => {
-                          setLoadingMore(true);
-                          void page(entries[entries.length - 1]?.id)
-                            .then((next) =>
-                              setMore({
-                                entries: [...(more?.entries ?? []), ...next.entries],
-                                last: next.last,
-                              }),
-                            )
-                            .finally(() => setLoadingMore(false));
-                        }}
+                          </>
+                        }
                       >
-                        {text('settings.older', { count: PAGE })}
-                      </button>
-                    )}
+                        {entries.map((entry) => (
+                          <tr key={entry.id}>
+                            <td>{format.dateTime(entry.at)}</td>
+                            <td>
+                              {entry.actor_user_id
+                                ? personName(names.get(entry.actor_user_id), entry.actor_user_id)
+                                : text('settings.system')}
+                            </td>
+                            <td>{entry.action}</td>
+                            <td>
+                              {entry.target_type}
+                              <code>{entry.target_id}</code>
+                            </td>
+                            <td>{changedFields(entry)}</td>
+                          </tr>
+                        ))}
+                      </AdminTable>
+                    </div>
+                    <MoreButton pages={pages} shown={shown} label={text('settings.older', { count: PAGE })} />
                   </>
                 );
               }}

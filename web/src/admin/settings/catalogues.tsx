@@ -5,6 +5,8 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 
 /** Job roles: what qualifications grant and slots require. List, add, delete. */
 export function Roles() {
@@ -22,42 +24,39 @@ export function Roles() {
           list.length === 0 ? (
             <p class="muted">{text('admin.empty')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.roles')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.roles')}
+              head={
+                <>
                   <th scope="col">{text('settings.name')}</th>
                   <th scope="col">{text('settings.description')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{text('settings.actions')}</span>
+                  <UnseenHeader label={text('settings.actions')} />
+                </>
+              }
+            >
+              {list.map((role) => (
+                <tr key={role.id}>
+                  <th scope="row" id={`role-${role.id}`}>
+                    {role.name}
                   </th>
+                  <td>{role.description ?? ''}</td>
+                  <td>
+                    <DeleteButton
+                      describedBy={`role-${role.id}`}
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/roles/{id}', { params: { path: { id: role.id } } }),
+                        );
+                        return text('settings.deleted', { name: role.name });
+                      }}
+                      words={{ INVALID_STATE: text('settings.roleInUse', { name: role.name }) }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((role) => (
-                  <tr key={role.id}>
-                    <th scope="row" id={`role-${role.id}`}>
-                      {role.name}
-                    </th>
-                    <td>{role.description ?? ''}</td>
-                    <td>
-                      <DeleteButton
-                        describedBy={`role-${role.id}`}
-                        action={action}
-                        then={reload}
-                        run={async () => {
-                          await expectData(
-                            api.DELETE('/api/v1/roles/{id}', { params: { path: { id: role.id } } }),
-                          );
-                          return text('settings.deleted', { name: role.name });
-                        }}
-                        words={{ INVALID_STATE: text('settings.roleInUse', { name: role.name }) }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>
@@ -82,25 +81,21 @@ export function Roles() {
       >
         <h3 id="add-role">{text('settings.addRole')}</h3>
         <div class="settings-row">
-          <label class="field">
-            <span>{text('settings.name')}</span>
-            <input
-              type="text"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('settings.description')}</span>
-            <input
-              type="text"
-              maxLength={2000}
-              value={description}
-              onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField
+            label={text('settings.name')}
+            type="text"
+            required
+            maxLength={100}
+            value={name}
+            onValue={setName}
+          />
+          <InputField
+            label={text('settings.description')}
+            type="text"
+            maxLength={2000}
+            value={description}
+            onValue={setDescription}
+          />
         </div>
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={action.busy}>
@@ -164,41 +159,38 @@ export function Locations() {
           list.length === 0 ? (
             <p class="muted">{text('admin.empty')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.locations')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.locations')}
+              head={
+                <>
                   <th scope="col">{text('settings.name')}</th>
                   <th scope="col">{text('settings.address')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{text('settings.actions')}</span>
+                  <UnseenHeader label={text('settings.actions')} />
+                </>
+              }
+            >
+              {list.map((location) => (
+                <tr key={location.id}>
+                  <th scope="row" id={`location-${location.id}`}>
+                    {location.name}
                   </th>
+                  <td>{address(location)}</td>
+                  <td>
+                    <DeleteButton
+                      describedBy={`location-${location.id}`}
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/locations/{id}', { params: { path: { id: location.id } } }),
+                        );
+                        return text('settings.deleted', { name: location.name });
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((location) => (
-                  <tr key={location.id}>
-                    <th scope="row" id={`location-${location.id}`}>
-                      {location.name}
-                    </th>
-                    <td>{address(location)}</td>
-                    <td>
-                      <DeleteButton
-                        describedBy={`location-${location.id}`}
-                        action={action}
-                        then={reload}
-                        run={async () => {
-                          await expectData(
-                            api.DELETE('/api/v1/locations/{id}', { params: { path: { id: location.id } } }),
-                          );
-                          return text('settings.deleted', { name: location.name });
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>
@@ -228,34 +220,31 @@ export function Locations() {
       >
         <h3 id="add-location">{text('settings.addLocation')}</h3>
         <div class="settings-row">
-          <label class="field">
-            <span>{text('settings.name')}</span>
-            <input
-              type="text"
-              required
-              maxLength={200}
-              value={draft.name}
-              onInput={(e) => setDraft({ ...draft, name: (e.target as HTMLInputElement).value })}
-            />
-          </label>
+          <InputField
+            label={text('settings.name')}
+            type="text"
+            required
+            maxLength={200}
+            value={draft.name}
+            onValue={(value) => setDraft({ ...draft, name: value })}
+          />
           {addressFields.map((field) => (
-            <label key={field} class="field">
-              <span>{text(`settings.${field}`)}</span>
-              <input
-                type="text"
-                maxLength={field === 'postal_code' ? 32 : 300}
-                autoComplete={
-                  {
-                    street: 'street-address',
-                    postal_code: 'postal-code',
-                    city: 'address-level2',
-                    country: 'country',
-                  }[field]
-                }
-                value={draft[field]}
-                onInput={(e) => setDraft({ ...draft, [field]: (e.target as HTMLInputElement).value })}
-              />
-            </label>
+            <InputField
+              key={field}
+              label={text(`settings.${field}`)}
+              type="text"
+              maxLength={field === 'postal_code' ? 32 : 300}
+              autoComplete={
+                {
+                  street: 'street-address',
+                  postal_code: 'postal-code',
+                  city: 'address-level2',
+                  country: 'country',
+                }[field]
+              }
+              value={draft[field]}
+              onValue={(value) => setDraft({ ...draft, [field]: value })}
+            />
           ))}
         </div>
         <div class="actions">

@@ -5,8 +5,10 @@ import { addDays } from '../../i18n/format.ts';
 import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
-import { instantOf } from '../timesheets/kit.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
+import { fromLocal } from '../ui/wall-time.ts';
 
 type Form = Schemas['CustomerForm'];
 type Field = Schemas['FormField'];
@@ -54,45 +56,42 @@ export function CustomerForms() {
               {list.length === 0 ? (
                 <p class="muted">{text('admin.empty')}</p>
               ) : (
-                <table class="admin-table">
-                  <caption class="visually-hidden">{text('settings.forms')}</caption>
-                  <thead>
-                    <tr>
+                <AdminTable
+                  caption={text('settings.forms')}
+                  head={
+                    <>
                       <th scope="col">{text('settings.formTitle')}</th>
                       <th scope="col">{text('settings.formAddress')}</th>
                       <th scope="col" class="number">
                         {text('settings.formFields')}
                       </th>
-                      <th scope="col">
-                        <span class="visually-hidden">{text('settings.actions')}</span>
+                      <UnseenHeader label={text('settings.actions')} />
+                    </>
+                  }
+                >
+                  {list.map((form) => (
+                    <tr key={form.id}>
+                      <th scope="row" id={`form-${form.id}`}>
+                        {form.title}
                       </th>
+                      <td>
+                        <code>{`/api/v1/f/${form.slug}`}</code>
+                      </td>
+                      <td class="number">{form.fields.length}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`form-${form.id}`}
+                          aria-pressed={openId === form.id}
+                          onClick={() => setOpenId(openId === form.id ? null : form.id)}
+                        >
+                          {text('settings.submissions')}
+                        </button>
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((form) => (
-                      <tr key={form.id}>
-                        <th scope="row" id={`form-${form.id}`}>
-                          {form.title}
-                        </th>
-                        <td>
-                          <code>{`/api/v1/f/${form.slug}`}</code>
-                        </td>
-                        <td class="number">{form.fields.length}</td>
-                        <td>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`form-${form.id}`}
-                            aria-pressed={openId === form.id}
-                            onClick={() => setOpenId(openId === form.id ? null : form.id)}
-                          >
-                            {text('settings.submissions')}
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  ))}
+                </AdminTable>
               )}
               {opened && <Submissions form={opened} action={action} />}
             </>
@@ -164,53 +163,46 @@ function CreateForm({ action, onDone }: { action: AdminAction; onDone: (created:
     >
       <h3 id="create-form">{text('settings.createForm')}</h3>
       <div class="settings-row">
-        <label class="field">
-          <span>{text('settings.formTitle')}</span>
-          <input
-            type="text"
-            required
-            maxLength={200}
-            value={title}
-            onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('settings.slug')}</span>
-          <input
-            type="text"
-            maxLength={80}
-            aria-describedby="slug-hint"
-            value={slug}
-            onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
-          />
+        <InputField
+          label={text('settings.formTitle')}
+          type="text"
+          required
+          maxLength={200}
+          value={title}
+          onValue={setTitle}
+        />
+        <InputField
+          label={text('settings.slug')}
+          type="text"
+          maxLength={80}
+          aria-describedby="slug-hint"
+          value={slug}
+          onValue={setSlug}
+        >
           <small id="slug-hint" class="muted">
             {text('settings.slugHint')}
           </small>
-        </label>
+        </InputField>
       </div>
       {fields.map((field, index) => (
         <fieldset key={index} class="settings-field">
           <legend>{text('settings.fieldNumber', { n: index + 1 })}</legend>
           <div class="settings-row">
-            <label class="field">
-              <span>{text('settings.fieldLabel')}</span>
-              <input
-                type="text"
-                required
-                maxLength={200}
-                value={field.label}
-                onInput={(e) => change(index, { label: (e.target as HTMLInputElement).value })}
-              />
-            </label>
-            <label class="field">
-              <span>{text('settings.fieldKey')}</span>
-              <input
-                type="text"
-                placeholder={keyFor(field.label)}
-                value={field.name}
-                onInput={(e) => change(index, { name: (e.target as HTMLInputElement).value })}
-              />
-            </label>
+            <InputField
+              label={text('settings.fieldLabel')}
+              type="text"
+              required
+              maxLength={200}
+              value={field.label}
+              onValue={(value) => change(index, { label: value })}
+            />
+            <InputField
+              label={text('settings.fieldKey')}
+              type="text"
+              placeholder={keyFor(field.label)}
+              value={field.name}
+              onValue={(value) => change(index, { name: value })}
+            />
             <label class="field">
               <span>{text('settings.fieldType')}</span>
               <select
@@ -227,15 +219,13 @@ function CreateForm({ action, onDone }: { action: AdminAction; onDone: (created:
               </select>
             </label>
             {field.type === 'select' && (
-              <label class="field">
-                <span>{text('settings.fieldOptions')}</span>
-                <input
-                  type="text"
-                  required
-                  value={field.options}
-                  onInput={(e) => change(index, { options: (e.target as HTMLInputElement).value })}
-                />
-              </label>
+              <InputField
+                label={text('settings.fieldOptions')}
+                type="text"
+                required
+                value={field.options}
+                onValue={(value) => change(index, { options: value })}
+              />
             )}
           </div>
           <div class="settings-row">
@@ -398,7 +388,7 @@ function Convert({
           const created = await expectData(
             api.POST('/api/v1/forms/{form_id}/submissions/{sub_id}/convert', {
               params: { path: { form_id: form.id, sub_id: submission.id } },
-              body: { name, starts_at: instantOf(timeZone, start), ends_at: instantOf(timeZone, end) },
+              body: { name, starts_at: fromLocal(timeZone, start), ends_at: fromLocal(timeZone, end) },
             }),
           );
           onDone(true);
@@ -407,36 +397,30 @@ function Convert({
       }}
     >
       <h4 id={heading}>{text('settings.convertHeading')}</h4>
-      <label class="field">
-        <span>{text('settings.eventName')}</span>
-        <input
-          type="text"
-          required
-          maxLength={200}
-          value={name}
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <InputField
+        label={text('settings.eventName')}
+        type="text"
+        required
+        maxLength={200}
+        value={name}
+        onValue={setName}
+      />
       <div class="settings-row">
-        <label class="field">
-          <span>{text('settings.eventStart')}</span>
-          <input
-            type="datetime-local"
-            required
-            value={start}
-            onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>{text('settings.eventEnd')}</span>
-          <input
-            type="datetime-local"
-            required
-            min={start}
-            value={end}
-            onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField
+          label={text('settings.eventStart')}
+          type="datetime-local"
+          required
+          value={start}
+          onValue={setStart}
+        />
+        <InputField
+          label={text('settings.eventEnd')}
+          type="datetime-local"
+          required
+          min={start}
+          value={end}
+          onValue={setEnd}
+        />
       </div>
       <div class="actions">
         <button type="submit" class="button button-primary" disabled={action.busy}>

@@ -3,6 +3,7 @@ import { useApp } from '../../app-context.ts';
 import { Loaded } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
+import { AdminTable } from '../ui/table.tsx';
 
 /** Background jobs given up (Web Push and webhook deliveries), newest first, with why. */
 export function DeadJobs() {
@@ -19,10 +20,10 @@ export function DeadJobs() {
           <p class="muted">{text('settings.noDeadJobs')}</p>
         ) : (
           <div class="settings-scroll">
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.jobs')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.jobs')}
+              head={
+                <>
                   <th scope="col">{text('settings.givenUp')}</th>
                   <th scope="col">{text('settings.kind')}</th>
                   <th scope="col">{text('settings.key')}</th>
@@ -30,22 +31,21 @@ export function DeadJobs() {
                     {text('settings.tries')}
                   </th>
                   <th scope="col">{text('settings.lastError')}</th>
+                </>
+              }
+            >
+              {list.map((job) => (
+                <tr key={job.id}>
+                  <td>{job.finished_at ? format.dateTime(job.finished_at) : '—'}</td>
+                  <td>{job.kind}</td>
+                  <td>
+                    <code>{job.key}</code>
+                  </td>
+                  <td class="number">{`${job.attempts} / ${job.max_attempts}`}</td>
+                  <td>{job.last_error ?? ''}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((job) => (
-                  <tr key={job.id}>
-                    <td>{job.finished_at ? format.dateTime(job.finished_at) : '—'}</td>
-                    <td>{job.kind}</td>
-                    <td>
-                      <code>{job.key}</code>
-                    </td>
-                    <td class="number">{`${job.attempts} / ${job.max_attempts}`}</td>
-                    <td>{job.last_error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           </div>
         )
       }

@@ -1,13 +1,24 @@
 import './settings.css';
-import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import type { FunctionComponent } from 'preact';
 import { type AdminKey, useText } from '../text.ts';
+import { Disclosure } from '../ui/disclosure.tsx';
 import { AuditLog } from './audit.tsx';
 import { Locations, Roles } from './catalogues.tsx';
 import { CustomerForms } from './forms.tsx';
 import { DeadJobs } from './jobs.tsx';
 import { TenantSettings } from './tenant.tsx';
 import { Webhooks } from './webhooks.tsx';
+
+/** The sections in the order they stand: the tenant's own settings first, open. */
+const sections: readonly { id: string; title: AdminKey; Content: FunctionComponent }[] = [
+  { id: 'tenant', title: 'settings.tenant', Content: TenantSettings },
+  { id: 'roles', title: 'settings.roles', Content: Roles },
+  { id: 'locations', title: 'settings.locations', Content: Locations },
+  { id: 'forms', title: 'settings.forms', Content: CustomerForms },
+  { id: 'webhooks', title: 'settings.webhooks', Content: Webhooks },
+  { id: 'audit', title: 'settings.audit', Content: AuditLog },
+  { id: 'jobs', title: 'settings.jobs', Content: DeadJobs },
+];
 
 /**
  * The tenant's settings and what the manager looks into now and then. Each section is a
@@ -18,60 +29,11 @@ export function Settings() {
   return (
     <div class="settings">
       <h1 tabIndex={-1}>{text('settings.heading')}</h1>
-      <Section id="tenant" title="settings.tenant" open>
-        <TenantSettings />
-      </Section>
-      <Section id="roles" title="settings.roles">
-        <Roles />
-      </Section>
-      <Section id="locations" title="settings.locations">
-        <Locations />
-      </Section>
-      <Section id="forms" title="settings.forms">
-        <CustomerForms />
-      </Section>
-      <Section id="webhooks" title="settings.webhooks">
-        <Webhooks />
-      </Section>
-      <Section id="audit" title="settings.audit">
-        <AuditLog />
-      </Section>
-      <Section id="jobs" title="settings.jobs">
-        <DeadJobs />
-      </Section>
+      {sections.map(({ id, title, Content }) => (
+        <Disclosure key={id} id={id} title={text(title)} open={id === 'tenant'}>
+          <Content />
+        </Disclosure>
+      ))}
     </div>
-  );
-}
-
-function Section({
-  id,
-  title,
-  open = false,
-  children,
-}: {
-  id: string;
-  title: AdminKey;
-  open?: boolean;
-  children: ComponentChildren;
-}) {
-  const text = useText();
-  const [expanded, setExpanded] = useState(open);
-  return (
-    <section class="settings-section" aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>
-        <button
-          type="button"
-          class="settings-toggle"
-          aria-expanded={expanded}
-          aria-controls={`${id}-panel`}
-          onClick={() => setExpanded(!expanded)}
-        >
-          {text(title)}
-        </button>
-      </h2>
-      <div id={`${id}-panel`} hidden={!expanded}>
-        {expanded && children}
-      </div>
-    </section>
   );
 }

@@ -5,6 +5,7 @@ import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { type AdminKey, useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
 
 type Record = Schemas['TenantSettings'];
 
@@ -92,17 +93,16 @@ function TenantForm({
             ))}
           </select>
         </label>
-        <label class="field">
-          <span>{text('settings.locale')}</span>
-          <input
-            type="text"
-            required
-            maxLength={35}
-            list="settings-locales"
-            aria-describedby="settings-locale-hint"
-            value={draft.locale}
-            onInput={(e) => set('locale', (e.target as HTMLInputElement).value)}
-          />
+        <InputField
+          label={text('settings.locale')}
+          type="text"
+          required
+          maxLength={35}
+          list="settings-locales"
+          aria-describedby="settings-locale-hint"
+          value={draft.locale}
+          onValue={(value) => set('locale', value)}
+        >
           <small id="settings-locale-hint" class="muted">
             {text('settings.localeHint')}
           </small>
@@ -111,7 +111,7 @@ function TenantForm({
               <option key={tag} value={tag} />
             ))}
           </datalist>
-        </label>
+        </InputField>
       </div>
       <fieldset>
         <legend>{text('settings.reminders')}</legend>
@@ -124,18 +124,17 @@ function TenantForm({
           <span>{text('settings.remind')}</span>
         </label>
         {remind && (
-          <label class="field settings-narrow">
-            <span>{text('settings.remindMinutes')}</span>
-            <input
-              type="number"
-              required
-              min={15}
-              max={10080}
-              step={1}
-              value={minutes}
-              onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField
+            label={text('settings.remindMinutes')}
+            class="field settings-narrow"
+            type="number"
+            required
+            min={15}
+            max={10080}
+            step={1}
+            value={minutes}
+            onValue={setMinutes}
+          />
         )}
       </fieldset>
       <fieldset>

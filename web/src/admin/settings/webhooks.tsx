@@ -5,6 +5,8 @@ import { Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { useAdminAction } from '../ui/action.ts';
+import { InputField } from '../ui/field.tsx';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
 import { DeleteButton } from './catalogues.tsx';
 
 type EventType = Schemas['CreateWebhookRequest']['events'][number];
@@ -69,60 +71,57 @@ export function Webhooks() {
           list.length === 0 ? (
             <p class="muted">{text('settings.noWebhooks')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.webhooks')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.webhooks')}
+              head={
+                <>
                   <th scope="col">{text('settings.url')}</th>
                   <th scope="col">{text('settings.events')}</th>
                   <th scope="col">{text('settings.state')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{text('settings.actions')}</span>
+                  <UnseenHeader label={text('settings.actions')} />
+                </>
+              }
+            >
+              {list.map((hook) => (
+                <tr key={hook.id}>
+                  <th scope="row" id={`hook-${hook.id}`} class="settings-url">
+                    {hook.url}
                   </th>
+                  <td>{hook.events.join(', ')}</td>
+                  <td>
+                    {hook.disabled_at
+                      ? text('settings.disabled', {
+                          time: format.dateTime(hook.disabled_at),
+                          reason: hook.disabled_reason ?? '',
+                        })
+                      : text('settings.active')}
+                  </td>
+                  <td class="settings-buttons">
+                    <button
+                      type="button"
+                      class="button"
+                      aria-describedby={`hook-${hook.id}`}
+                      aria-pressed={openId === hook.id}
+                      onClick={() => setOpenId(openId === hook.id ? null : hook.id)}
+                    >
+                      {text('settings.deliveries')}
+                    </button>
+                    <DeleteButton
+                      describedBy={`hook-${hook.id}`}
+                      action={action}
+                      then={reload}
+                      run={async () => {
+                        await expectData(
+                          api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: hook.id } } }),
+                        );
+                        if (openId === hook.id) setOpenId(null);
+                        return text('settings.deleted', { name: hook.url });
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((hook) => (
-                  <tr key={hook.id}>
-                    <th scope="row" id={`hook-${hook.id}`} class="settings-url">
-                      {hook.url}
-                    </th>
-                    <td>{hook.events.join(', ')}</td>
-                    <td>
-                      {hook.disabled_at
-                        ? text('settings.disabled', {
-                            time: format.dateTime(hook.disabled_at),
-                            reason: hook.disabled_reason ?? '',
-                          })
-                        : text('settings.active')}
-                    </td>
-                    <td class="settings-buttons">
-                      <button
-                        type="button"
-                        class="button"
-                        aria-describedby={`hook-${hook.id}`}
-                        aria-pressed={openId === hook.id}
-                        onClick={() => setOpenId(openId === hook.id ? null : hook.id)}
-                      >
-                        {text('settings.deliveries')}
-                      </button>
-                      <DeleteButton
-                        describedBy={`hook-${hook.id}`}
-                        action={action}
-                        then={reload}
-                        run={async () => {
-                          await expectData(
-                            api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: hook.id } } }),
-                          );
-                          if (openId === hook.id) setOpenId(null);
-                          return text('settings.deleted', { name: hook.url });
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>
@@ -145,17 +144,15 @@ export function Webhooks() {
         }}
       >
         <h3 id="add-webhook">{text('settings.addWebhook')}</h3>
-        <label class="field">
-          <span>{text('settings.url')}</span>
-          <input
-            type="url"
-            required
-            maxLength={2048}
-            placeholder="https://"
-            value={url}
-            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField
+          label={text('settings.url')}
+          type="url"
+          required
+          maxLength={2048}
+          placeholder="https://"
+          value={url}
+          onValue={setUrl}
+        />
         <fieldset>
           <legend>{text('settings.events')}</legend>
           <div class="settings-checks">
@@ -202,10 +199,10 @@ function Deliveries({ id }: { id: string }) {
           list.length === 0 ? (
             <p class="muted">{text('settings.noDeliveries')}</p>
           ) : (
-            <table class="admin-table">
-              <caption class="visually-hidden">{text('settings.deliveries')}</caption>
-              <thead>
-                <tr>
+            <AdminTable
+              caption={text('settings.deliveries')}
+              head={
+                <>
                   <th scope="col">{text('settings.when')}</th>
                   <th scope="col">{text('settings.eventType')}</th>
                   <th scope="col">{text('settings.state')}</th>
@@ -214,29 +211,28 @@ function Deliveries({ id }: { id: string }) {
                   </th>
                   <th scope="col">{text('settings.answer')}</th>
                   <th scope="col">{text('settings.lastError')}</th>
+                </>
+              }
+            >
+              {list.map((delivery) => (
+                <tr key={delivery.id}>
+                  <td>{format.dateTime(delivery.created_at)}</td>
+                  <td>{delivery.event_type}</td>
+                  <td>
+                    {delivery.status}
+                    {delivery.next_retry_at
+                      ? ` (${text('settings.nextTry', { time: format.dateTime(delivery.next_retry_at) })})`
+                      : ''}
+                  </td>
+                  <td class="number">{delivery.attempts}</td>
+                  <td>
+                    {delivery.response_code ?? '—'}
+                    {delivery.duration_ms !== null ? `, ${delivery.duration_ms} ms` : ''}
+                  </td>
+                  <td>{delivery.last_error ?? ''}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td>{format.dateTime(delivery.created_at)}</td>
-                    <td>{delivery.event_type}</td>
-                    <td>
-                      {delivery.status}
-                      {delivery.next_retry_at
-                        ? ` (${text('settings.nextTry', { time: format.dateTime(delivery.next_retry_at) })})`
-                        : ''}
-                    </td>
-                    <td class="number">{delivery.attempts}</td>
-                    <td>
-                      {delivery.response_code ?? '—'}
-                      {delivery.duration_ms !== null ? `, ${delivery.duration_ms} ms` : ''}
-                    </td>
-                    <td>{delivery.last_error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </AdminTable>
           )
         }
       </Loaded>

@@ -7,6 +7,11 @@ import { ActionButton, Loaded, OutcomeMessage } from '../../ui/feedback.tsx';
 import { useResource } from '../../ui/resource.ts';
 import { useText } from '../text.ts';
 import { type AdminAction, useAdminAction } from '../ui/action.ts';
+import { InputField, TextAreaField } from '../ui/field.tsx';
+import { MoreButton, usePages } from '../ui/pages.tsx';
+import { byId, personName } from '../ui/people.ts';
+import { AdminTable, UnseenHeader } from '../ui/table.tsx';
+import { fromLocal, toLocal } from '../ui/wall-time.ts';
 import {
   confirmEntry,
   type Delimiter,
@@ -17,7 +22,6 @@ import {
   offerDownload,
   seatsAround,
 } from './calls.ts';
-import { byId, instantOf, personName, wallTime } from './kit.ts';
 
 type User = Schemas['UserRecord'];
 type Entry = Schemas['TimeEntry'];
@@ -123,69 +127,64 @@ function ToConfirm({
             <p class="muted">{text('timesheets.nothingToConfirm')}</p>
           ) : (
             <div class="timesheets-scroll">
-              <table class="admin-table">
-                <caption class="visually-hidden">{text('timesheets.toConfirm')}</caption>
-                <thead>
-                  <tr>
+              <AdminTable
+                caption={text('timesheets.toConfirm')}
+                head={
+                  <>
                     <th scope="col">{text('timesheets.person')}</th>
                     <th scope="col">{text('timesheets.shiftTime')}</th>
                     <th scope="col">{text('timesheets.clocked')}</th>
-                    <th scope="col">
-                      <span class="visually-hidden">{text('timesheets.actions')}</span>
+                    <UnseenHeader label={text('timesheets.actions')} />
+                  </>
+                }
+              >
+                {list.map(({ entry, shift }) => (
+                  <tr key={entry.id}>
+                    <th scope="row" id={`clocked-${entry.id}`}>
+                      {name(entry.user_id)}
                     </th>
+                    <td>{shift ? `${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}` : '—'}</td>
+                    <td>
+                      {entry.ended_at === null
+                        ? text('timesheets.clockedFrom', { time: format.dateTime(entry.started_at) })
+                        : format.range(entry.started_at, entry.ended_at)}
+                    </td>
+                    <td>
+                      <div class="timesheets-actions">
+                        <button
+                          type="button"
+                          class="button button-primary"
+                          aria-describedby={`clocked-${entry.id}`}
+                          disabled={action.busy}
+                          onClick={() =>
+                            void action.run(
+                              async () => {
+                                await confirmEntry(api, entry.id);
+                                onConfirmed();
+                                return text('timesheets.confirmed', { name: name(entry.user_id) });
+                              },
+                              // Confirming as clocked needs an end: the API's 422 for an open entry.
+                              entry.ended_at === null
+                                ? { VALIDATION_FAILED: text('timesheets.error.openEntry') }
+                                : undefined,
+                            )
+                          }
+                        >
+                          {text('timesheets.confirm')}
+                        </button>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`clocked-${entry.id}`}
+                          onClick={() => onCorrect(entry, shift)}
+                        >
+                          {text('timesheets.correct')}
+                        </button>
+                      </div>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map(({ entry, shift }) => (
-                    <tr key={entry.id}>
-                      <th scope="row" id={`clocked-${entry.id}`}>
-                        {name(entry.user_id)}
-                      </th>
-                      <td>
-                        {shift ? `${shift.name}, ${format.range(shift.starts_at, shift.ends_at)}` : '—'}
-                      </td>
-                      <td>
-                        {entry.ended_at === null
-                          ? text('timesheets.clockedFrom', { time: format.dateTime(entry.started_at) })
-                          : format.range(entry.started_at, entry.ended_at)}
-                      </td>
-                      <td>
-                        <div class="timesheets-actions">
-                          <button
-                            type="button"
-                            class="button button-primary"
-                            aria-describedby={`clocked-${entry.id}`}
-                            disabled={action.busy}
-                            onClick={() =>
-                              void action.run(
-                                async () => {
-                                  await confirmEntry(api, entry.id);
-                                  onConfirmed();
-                                  return text('timesheets.confirmed', { name: name(entry.user_id) });
-                                },
-                                // Confirming as clocked needs an end: the API's 422 for an open entry.
-                                entry.ended_at === null
-                                  ? { VALIDATION_FAILED: text('timesheets.error.openEntry') }
-                                  : undefined,
-                              )
-                            }
-                          >
-                            {text('timesheets.confirm')}
-                          </button>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`clocked-${entry.id}`}
-                            onClick={() => onCorrect(entry, shift)}
-                          >
-                            {text('timesheets.correct')}
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </AdminTable>
             </div>
           )
         }
@@ -242,16 +241,16 @@ function RecordTime({
   // A shift chosen: its times are the proposal; a correction: the recorded ones.
   useEffect(() => {
     if (chosen) {
-      setStart(wallTime(timeZone, chosen.starts_at));
-      setEnd(wallTime(timeZone, chosen.ends_at));
+      setStart(toLocal(timeZone, chosen.starts_at));
+      setEnd(toLocal(timeZone, chosen.ends_at));
       setPause('0');
     }
   }, [chosen?.id]);
   useEffect(() => {
     if (correction) {
-      setStart(wallTime(timeZone, correction.entry.started_at));
+      setStart(toLocal(timeZone, correction.entry.started_at));
       setEnd(
-        wallTime(
+        toLocal(
           timeZone,
           correction.entry.ended_at ?? correction.shift?.ends_at ?? correction.entry.started_at,
         ),
@@ -283,19 +282,14 @@ function RecordTime({
       {!correction && (
         <fieldset class="timesheets-row">
           <legend>{text('timesheets.period')}</legend>
-          <label class="field">
-            <span>{text('timesheets.shiftsFrom')}</span>
-            <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.shiftsUntil')}</span>
-            <input
-              type="date"
-              value={until}
-              min={from}
-              onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField label={text('timesheets.shiftsFrom')} type="date" value={from} onValue={setFrom} />
+          <InputField
+            label={text('timesheets.shiftsUntil')}
+            type="date"
+            value={until}
+            min={from}
+            onValue={setUntil}
+          />
         </fieldset>
       )}
       <form
@@ -309,8 +303,8 @@ function RecordTime({
             .run(async () => {
               if (correction && confirming) {
                 await confirmEntry(api, correction.entry.id, {
-                  started_at: instantOf(timeZone, start),
-                  ended_at: instantOf(timeZone, end),
+                  started_at: fromLocal(timeZone, start),
+                  ended_at: fromLocal(timeZone, end),
                   break_minutes: Number(pause || '0'),
                 });
                 onDone();
@@ -319,8 +313,8 @@ function RecordTime({
               const result = await api.POST('/api/v1/time-tracking/entries', {
                 body: {
                   shift_assignment_id: seat,
-                  started_at: instantOf(timeZone, start),
-                  ended_at: instantOf(timeZone, end),
+                  started_at: fromLocal(timeZone, start),
+                  ended_at: fromLocal(timeZone, end),
                   break_minutes: Number(pause || '0'),
                 },
               });
@@ -387,36 +381,30 @@ function RecordTime({
           </>
         )}
         <div class="timesheets-row">
-          <label class="field">
-            <span>{text('timesheets.start')}</span>
-            <input
-              type="datetime-local"
-              required
-              value={start}
-              onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.end')}</span>
-            <input
-              type="datetime-local"
-              required
-              value={end}
-              min={start}
-              onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-            />
-          </label>
-          <label class="field">
-            <span>{text('timesheets.break')}</span>
-            <input
-              type="number"
-              min={0}
-              max={10080}
-              step={1}
-              value={pause}
-              onInput={(e) => setPause((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <InputField
+            label={text('timesheets.start')}
+            type="datetime-local"
+            required
+            value={start}
+            onValue={setStart}
+          />
+          <InputField
+            label={text('timesheets.end')}
+            type="datetime-local"
+            required
+            value={end}
+            min={start}
+            onValue={setEnd}
+          />
+          <InputField
+            label={text('timesheets.break')}
+            type="number"
+            min={0}
+            max={10080}
+            step={1}
+            value={pause}
+            onValue={setPause}
+          />
         </div>
         <p class="muted">{text('timesheets.zone', { zone: timeZone })}</p>
         <div class="actions">
@@ -450,12 +438,7 @@ function Entries({
   const text = useText();
   const { api, format } = useApp();
   const [userId, setUserId] = useState('');
-  const [more, setMore] = useState<{ entries: Entry[]; last: boolean } | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [first, reload] = useResource(() => {
-    setMore(null);
-    return loadEntriesPage(api, { userId });
-  }, [userId, version]);
+  const pages = usePages((after?: string) => loadEntriesPage(api, { userId, after }), [userId, version]);
   const name = (id: string) => personName(people.get(id), id);
   return (
     <section aria-labelledby="entries" class="timesheets-section">
@@ -471,18 +454,18 @@ function Entries({
           ))}
         </select>
       </label>
-      <Loaded resource={first} retry={reload}>
+      <Loaded resource={pages.first} retry={pages.reload}>
         {(page) => {
-          const entries = [...page.entries, ...(more?.entries ?? [])];
-          const last = more ? more.last : page.last;
+          const shown = pages.joined(page);
+          const { entries } = shown;
           if (entries.length === 0) return <p class="muted">{text('timesheets.noEntries')}</p>;
           return (
             <>
               <div class="timesheets-scroll">
-                <table class="admin-table">
-                  <caption class="visually-hidden">{text('timesheets.entries')}</caption>
-                  <thead>
-                    <tr>
+                <AdminTable
+                  caption={text('timesheets.entries')}
+                  head={
+                    <>
                       <th scope="col">{text('timesheets.person')}</th>
                       <th scope="col">{text('timesheets.worked')}</th>
                       <th scope="col" class="number">
@@ -498,64 +481,48 @@ function Entries({
                         {text('timesheets.overtime')}
                       </th>
                       <th scope="col">{text('timesheets.status')}</th>
-                      <th scope="col">
-                        <span class="visually-hidden">{text('timesheets.actions')}</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {entries.map((entry) => (
-                      <tr key={entry.id}>
-                        <th scope="row" id={`entry-${entry.id}`}>
-                          {name(entry.user_id)}
-                        </th>
-                        <td>
-                          {entry.ended_at === null
-                            ? format.dateTime(entry.started_at)
-                            : format.range(entry.started_at, entry.ended_at)}
-                        </td>
-                        <td class="number">{format.minutes(entry.break_minutes)}</td>
-                        <td class="number">
-                          {entry.worked_minutes === null ? '' : format.minutes(entry.worked_minutes)}
-                        </td>
-                        <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
-                        <td class="number">
-                          {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
-                        </td>
-                        <td>{text(`timesheets.status.${entry.status}`)}</td>
-                        <td>
-                          <button
-                            type="button"
-                            class="button"
-                            aria-describedby={`entry-${entry.id}`}
-                            onClick={() => onCorrect(entry)}
-                          >
-                            {text('timesheets.correct')}
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {!last && (
-                <button
-                  type="button"
-                  class="button"
-                  disabled={loadingMore}
-                  onClick={() => {
-                    const after = entries[entries.length - 1]?.id;
-                    setLoadingMore(true);
-                    void loadEntriesPage(api, { userId, after })
-                      .then((next) =>
-                        setMore({ entries: [...(more?.entries ?? []), ...next.entries], last: next.last }),
-                      )
-                      .finally(() => setLoadingMore(false));
-                  }}
+                      <UnseenHeader label={text('timesheets.actions')} />
+                    </>
+                  }
                 >
-                  {text('timesheets.more', { count: ENTRIES_PAGE })}
-                </button>
-              )}
+                  {entries.map((entry) => (
+                    <tr key={entry.id}>
+                      <th scope="row" id={`entry-${entry.id}`}>
+                        {name(entry.user_id)}
+                      </th>
+                      <td>
+                        {entry.ended_at === null
+                          ? format.dateTime(entry.started_at)
+                          : format.range(entry.started_at, entry.ended_at)}
+                      </td>
+                      <td class="number">{format.minutes(entry.break_minutes)}</td>
+                      <td class="number">
+                        {entry.worked_minutes === null ? '' : format.minutes(entry.worked_minutes)}
+                      </td>
+                      <td class="number">{format.minutes(entry.scheduled_minutes)}</td>
+                      <td class="number">
+                        {entry.overtime_minutes === null ? '' : format.minutes(entry.overtime_minutes)}
+                      </td>
+                      <td>{text(`timesheets.status.${entry.status}`)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="button"
+                          aria-describedby={`entry-${entry.id}`}
+                          onClick={() => onCorrect(entry)}
+                        >
+                          {text('timesheets.correct')}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </AdminTable>
+              </div>
+              <MoreButton
+                pages={pages}
+                shown={shown}
+                label={text('timesheets.more', { count: ENTRIES_PAGE })}
+              />
             </>
           );
         }}
@@ -576,27 +543,26 @@ function Balances({ version }: { version: number }) {
       <h2 id="balances">{text('timesheets.balances')}</h2>
       <Loaded resource={balances} retry={reload}>
         {(list) => (
-          <table class="admin-table">
-            <caption class="visually-hidden">{text('timesheets.balances')}</caption>
-            <thead>
-              <tr>
+          <AdminTable
+            caption={text('timesheets.balances')}
+            head={
+              <>
                 <th scope="col">{text('timesheets.person')}</th>
                 <th scope="col" class="number">
                   {text('timesheets.balance')}
                 </th>
                 <th scope="col">{text('timesheets.lastChange')}</th>
+              </>
+            }
+          >
+            {list.map((balance) => (
+              <tr key={balance.user_id}>
+                <th scope="row">{balance.name ?? text('timesheets.noName')}</th>
+                <td class="number">{format.minutes(balance.balance_minutes)}</td>
+                <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((balance) => (
-                <tr key={balance.user_id}>
-                  <th scope="row">{balance.name ?? text('timesheets.noName')}</th>
-                  <td class="number">{format.minutes(balance.balance_minutes)}</td>
-                  <td>{balance.updated_at ? format.dateTime(balance.updated_at) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </AdminTable>
         )}
       </Loaded>
     </section>
@@ -656,27 +622,23 @@ function Payout({ action, people, onDone }: { action: AdminAction; people: User[
               ))}
             </select>
           </label>
-          <label class="field">
-            <span>{text('timesheets.minutes')}</span>
-            <input
-              type="number"
-              required
-              min={1}
-              step={1}
-              value={minutes}
-              onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
-            />
-          </label>
-        </div>
-        <label class="field">
-          <span>{text('timesheets.note')}</span>
-          <textarea
-            maxLength={2000}
-            rows={2}
-            value={note}
-            onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)}
+          <InputField
+            label={text('timesheets.minutes')}
+            type="number"
+            required
+            min={1}
+            step={1}
+            value={minutes}
+            onValue={setMinutes}
           />
-        </label>
+        </div>
+        <TextAreaField
+          label={text('timesheets.note')}
+          maxLength={2000}
+          rows={2}
+          value={note}
+          onValue={setNote}
+        />
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={action.busy}>
             {text('timesheets.payoutButton')}
@@ -699,15 +661,7 @@ function Export({ action }: { action: AdminAction }) {
     <section aria-labelledby="export" class="timesheets-section">
       <h2 id="export">{text('timesheets.export')}</h2>
       <div class="timesheets-row">
-        <label class="field">
-          <span>{text('timesheets.month')}</span>
-          <input
-            type="month"
-            required
-            value={month}
-            onInput={(e) => setMonth((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <InputField label={text('timesheets.month')} type="month" required value={month} onValue={setMonth} />
         <label class="field">
           <span>{text('timesheets.delimiter')}</span>
           <select

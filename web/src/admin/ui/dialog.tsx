@@ -41,13 +41,13 @@ export function Dialog({
   return (
     <dialog
       ref={ref}
-      class={wide ? 'schedule-dialog schedule-dialog-wide' : 'schedule-dialog'}
+      class={wide ? 'admin-dialog admin-dialog-wide' : 'admin-dialog'}
       aria-labelledby={heading}
     >
-      <div class="schedule-dialog-head">
+      <div class="admin-dialog-head">
         <h2 id={heading}>{title}</h2>
         <button type="button" class="button" onClick={() => ref.current?.close()}>
-          {text('schedule.close')}
+          {text('admin.close')}
         </button>
       </div>
       {children}
