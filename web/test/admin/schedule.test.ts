@@ -1,7 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
-import { fromLocal, mondayOf, shiftByDays, toLocal } from '../../src/admin/schedule/time.ts';
+import { mondayOf, shiftByDays } from '../../src/admin/schedule/time.ts';
+import { fromLocal, toLocal } from '../../src/admin/ui/wall-time.ts';
 import { demo, expectAccessible, openManagerScreen, signIn } from '../support/app.ts';
 import { chromiumAvailable, desktop, NEEDS_CHROMIUM } from '../support/browser.ts';
 import { useStage } from '../support/stage.ts';

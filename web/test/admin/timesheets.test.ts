@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openDevIssuer } from '../../../scheduler/src/auth/dev-issuer.ts';
 import { runsIf } from '../../../scripts/test-skip.ts';
-import { wallTime } from '../../src/admin/timesheets/kit.ts';
+import { toLocal as wallTime } from '../../src/admin/ui/wall-time.ts';
 import { addDays, dateIn, formatter } from '../../src/i18n/format.ts';
 import { demo, expectAccessible, openManagerScreen, signIn } from '../support/app.ts';
 import { chromiumAvailable, desktop, NEEDS_CHROMIUM } from '../support/browser.ts';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { fromLocal, mondayOf } from '../../src/admin/schedule/time.ts';
+import { mondayOf } from '../../src/admin/schedule/time.ts';
+import { fromLocal } from '../../src/admin/ui/wall-time.ts';
 import { addDays, dateIn } from '../../src/i18n/format.ts';
 import { demo, openManagerScreen, signIn } from './app.ts';
 import { desktop, phone } from './browser.ts';

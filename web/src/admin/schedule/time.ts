@@ -1,12 +1,9 @@
 import { addDays, dateIn } from '../../i18n/format.ts';
 import { fromLocal, toLocal } from '../ui/wall-time.ts';
 
-export { fromLocal, toLocal };
-
 /**
  * Calendar arithmetic of the schedule in the tenant's time zone: the ISO week a day is in,
- * a shift's days. Wall-clock times to instants and back are `ui/wall-time.ts`'s (said
- * again here for the modules and tests that take them from the schedule).
+ * a shift's days. Wall-clock times to instants and back are `ui/wall-time.ts`'s.
  */
 
 /** The Monday of the ISO week a calendar date is in. */
