@@ -45,7 +45,11 @@ export function PublishDialog({
   );
   const [mode, setMode] = useState<Mode>(chosen.length > 0 ? 'shifts' : 'event');
   const [event, setEvent] = useState(eventId || events[0]?.id || '');
-  const [preview, setPreview] = useState<{ shifts: readonly Shift[]; result: PublishResult } | null>(null);
+  const [preview, setPreview] = useState<{
+    shifts: readonly Shift[];
+    result: PublishResult;
+    hooks: Schemas['Webhook'][];
+  } | null>(null);
   const [failed, setFailed] = useState<unknown>(null);
   const target: PublishTarget =
     mode === 'event'
@@ -57,16 +61,18 @@ export function PublishDialog({
     setPreview(null);
     setFailed(null);
     const read = async () => {
-      // The server says what the call would do (dry_run); the list shows which shifts.
-      const [shifts, result] = await Promise.all([
+      // The server says what the call would do (dry_run); the list shows which shifts; the
+      // tenant's webhooks (not disabled) say who hears of it. Shown once all three are read.
+      const [shifts, result, webhooks] = await Promise.all([
         mode === 'shifts'
           ? chosen
           : expectData(
               api.GET('/api/v1/shifts', { params: { query: { event_id: event, status: 'draft' } } }),
             ),
         publish(api, target, true),
+        expectData(api.GET('/api/v1/webhooks')),
       ]);
-      if (live) setPreview({ shifts, result });
+      if (live) setPreview({ shifts, result, hooks: webhooks.filter((w) => !w.disabled_at) });
     };
     if (mode === 'event' && !event) return;
     read().catch((error: unknown) => live && setFailed(error));
@@ -74,14 +80,6 @@ export function PublishDialog({
       live = false;
     };
   }, [mode, event, chosen]);
-
-  // Who hears of it: the tenant's webhooks, not disabled, that receive one of the events sent.
-  const [hooks, setHooks] = useState<Schemas['Webhook'][] | null>(null);
-  useEffect(() => {
-    expectData(api.GET('/api/v1/webhooks'))
-      .then((list) => setHooks(list.filter((w) => !w.disabled_at)))
-      .catch(() => setHooks(null));
-  }, []);
 
   const named = useMemo(() => byId(users), [users]);
   const eventsById = useMemo(() => new Map(events.map((e) => [e.id, e])), [events]);
@@ -91,10 +89,9 @@ export function PublishDialog({
     (person) => `${personName(named.get(person.id), person.id)} (${person.weeks.join(', ')})`,
   );
   const sent = result?.webhook_events ?? [];
-  const receiving =
-    hooks === null
-      ? null
-      : hooks.filter((hook) => sent.some((e) => (hook.events as readonly string[]).includes(e.type))).length;
+  const receiving = (preview?.hooks ?? []).filter((hook) =>
+    sent.some((e) => (hook.events as readonly string[]).includes(e.type)),
+  ).length;
   const count = result?.published ?? 0;
   const changes = count + (result?.events_published ?? 0);
 
@@ -181,9 +178,7 @@ export function PublishDialog({
                 : text('schedule.previewWebhookEvents', {
                     events: sent.map((e) => `${e.count} × ${e.type}`).join(', '),
                   })}
-              {sent.length > 0 &&
-                receiving !== null &&
-                ` ${text('schedule.previewWebhooksTo', { hooks: receiving })}`}
+              {sent.length > 0 && ` ${text('schedule.previewWebhooksTo', { hooks: receiving })}`}
             </p>
           </>
         )}
