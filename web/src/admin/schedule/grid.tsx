@@ -1,5 +1,5 @@
 import { memo } from 'preact/compat';
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useApp } from '../../app-context.ts';
 import { fill } from '../../i18n/language.ts';
 import { type AdminKey, adminCatalogues, useText } from '../text.ts';
@@ -109,9 +109,36 @@ const ShiftCard = memo(function ShiftCard({ entry, words, selected, onToggle, on
   );
 }, sameCard);
 
+/** Shift cards drawn in the first frame, and in each frame after it until all are drawn. */
+const cardsPerFrame = 250;
+
+/**
+ * How many of the week's cards to draw now: `cardsPerFrame` more each animation frame, from
+ * the first frame of a new week on. A busy week (a thousand shifts) is drawn over a few
+ * short frames instead of one long one that would leave the page unresponsive meanwhile.
+ */
+function useCardsDrawn(rows: Row[]): number {
+  const [drawn, setDrawn] = useState(cardsPerFrame);
+  useEffect(() => {
+    const total = rows.reduce((sum, row) => sum + row.days.reduce((n, day) => n + day.length, 0), 0);
+    let shown = cardsPerFrame;
+    setDrawn(shown);
+    let frame = 0;
+    const more = () => {
+      if (shown >= total) return;
+      shown += cardsPerFrame;
+      setDrawn(shown);
+      frame = requestAnimationFrame(more);
+    };
+    frame = requestAnimationFrame(more);
+    return () => cancelAnimationFrame(frame);
+  }, [rows]);
+  return drawn;
+}
+
 /**
  * The week as a table: the days as column headers, the groups as row headers, each cell the
- * shifts that start that day. Plain and keyed, so a thousand shifts draw at once.
+ * shifts that start that day, drawn a few hundred a frame (`useCardsDrawn`).
  */
 export function WeekGrid({
   rows,
@@ -136,6 +163,13 @@ export function WeekGrid({
 }) {
   const text = useText();
   const words = useCardWords(clock, timeZone);
+  // Cards left to draw in this frame, counted down row by row, day by day.
+  let budget = useCardsDrawn(rows);
+  const drawable = <T,>(entries: T[]): T[] => {
+    const now = entries.slice(0, Math.max(0, budget));
+    budget -= entries.length;
+    return now;
+  };
   const rowName = (row: Row) =>
     row.fixed === 'noRole'
       ? text('schedule.noRole')
@@ -172,7 +206,7 @@ export function WeekGrid({
                 <td key={days[i]}>
                   {entries.length > 0 && (
                     <ul class="shift-list">
-                      {entries.map((entry) => (
+                      {drawable(entries).map((entry) => (
                         <li key={entry.key}>
                           <ShiftCard
                             entry={entry}
