@@ -210,9 +210,11 @@ async function click(page: Page, screen: ScreenName): Promise<Answer> {
       const w = window as unknown as { clickedAt: number; answeredAt: number };
       const main = document.querySelector('main');
       if (!main || main.querySelector('h1')?.textContent !== heading) return false;
-      if (!w.answeredAt && main.querySelector('table, ol, ul, article, form'))
+      const loading = main.textContent?.includes('Loading…');
+      // Content shown (an empty inbox says so in a paragraph: then nothing is loading either).
+      if (!w.answeredAt && (!loading || main.querySelector('table, ol, ul, article, form')))
         w.answeredAt = performance.now();
-      if (!w.answeredAt || main.textContent?.includes('Loading…')) return false;
+      if (loading) return false;
       return { answered: w.answeredAt - w.clickedAt, complete: performance.now() - w.clickedAt };
     },
     screen,
