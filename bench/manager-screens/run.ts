@@ -29,9 +29,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { openDevIssuer } from '../../scheduler/src/auth/dev-issuer.ts';
 import { launchChromium } from '../../scripts/test-chromium.ts';
 import { type Scheduler, spawnScheduler } from '../../web/test/support/scheduler-process.ts';
+import { apiAs } from '../../web/test/support/tokens.ts';
 import { median } from '../support/harness.ts';
 
 const rounds = Number(process.env.ROUNDS ?? 5);
@@ -52,35 +52,22 @@ execFileSync(
   { cwd: path.join(root, 'web') },
 );
 
-/** The API as the demo admin, or as a person of the tenant. */
-async function apiOf(scheduler: Scheduler) {
-  const issuer = await openDevIssuer(scheduler.dataDir, { create: false });
-  const tokens = new Map<string, string>();
-  const tokenOf = async (subject: string, role: 'admin' | 'employee') => {
-    const key = `${role}:${subject}`;
-    let token = tokens.get(key);
-    if (!token) {
-      token = await issuer.sign({ tenant: 'demo', role, subject, ttlSeconds: 3600 });
-      tokens.set(key, token);
-    }
-    return token;
-  };
+/** The API as the demo admin, or as a person of the tenant (the web tests' own helper). */
+function apiOf(scheduler: Scheduler) {
+  const callers = new Map<string, ReturnType<typeof apiAs>>();
   return async function call<T>(
     method: string,
     url: string,
     body?: unknown,
     as: { subject: string; role: 'admin' | 'employee' } = { subject: 'demo-admin', role: 'admin' },
   ): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${scheduler.base}/api/v1${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${await tokenOf(as.subject, as.role)}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+    const key = `${as.role}:${as.subject}`;
+    let caller = callers.get(key);
+    if (!caller) {
+      caller = apiAs(scheduler, as.subject, as.role);
+      callers.set(key, caller);
+    }
+    return (await caller)<T>(method, url, body);
   };
 }
 
@@ -102,8 +89,9 @@ function thisMonday(): string {
   return monday.toISOString().slice(0, 10);
 }
 
-async function grow(scheduler: Scheduler): Promise<void> {
-  const api = await apiOf(scheduler);
+/** Grows the demo tenant; answers how many of its shifts start in the week shown. */
+async function grow(scheduler: Scheduler): Promise<number> {
+  const api = apiOf(scheduler);
   const must = async <T>(method: string, url: string, body?: unknown, as?: Parameters<typeof api>[3]) => {
     const answer = await api<T>(method, url, body, as);
     if (answer.status >= 300)
@@ -175,6 +163,7 @@ async function grow(scheduler: Scheduler): Promise<void> {
   console.log(
     `  grown: ${people.length} more people, ${perDay * days} shifts (${week.length} in this week), 50 time-off requests`,
   );
+  return week.length;
 }
 
 async function signIn(page: Page, base: string): Promise<void> {
@@ -239,7 +228,7 @@ interface Jank {
 }
 
 /** Schedule opened on the busy week, with long animation frames observed meanwhile. */
-async function weekGrid(page: Page): Promise<Jank> {
+async function weekGrid(page: Page, weekShifts: number): Promise<Jank> {
   await page.getByRole('navigation', { name: 'Manage' }).getByRole('link', { name: 'Approvals' }).click();
   await page.evaluate(() => {
     const seen: { duration: number }[] = [];
@@ -251,10 +240,14 @@ async function weekGrid(page: Page): Promise<Jank> {
   const renderMs = (await click(page, 'Schedule')).complete;
   // Every card drawn (the grid draws a few hundred a frame), then two more frames, so the
   // frame that painted the last of them is reported.
-  await page.waitForFunction(() => document.querySelectorAll('.shift-open').length >= 1000, undefined, {
-    polling: 'raf',
-    timeout: 120_000,
-  });
+  await page.waitForFunction(
+    (count) => document.querySelectorAll('.shift-open').length >= count,
+    weekShifts,
+    {
+      polling: 'raf',
+      timeout: 120_000,
+    },
+  );
   await page.evaluate(
     () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))),
   );
@@ -277,7 +270,7 @@ try {
   await signIn(page, scheduler.base);
   console.log(`manager screens, click to loaded, ${rounds} rounds each\n`);
   const demo = await measureScreens(page);
-  await grow(scheduler);
+  const weekShifts = await grow(scheduler);
   await page.reload();
   await page.getByRole('navigation', { name: 'Manage' }).waitFor();
   const large = await measureScreens(page);
@@ -298,7 +291,7 @@ try {
       );
     }
   }
-  const jank = await weekGrid(page);
+  const jank = await weekGrid(page, weekShifts);
   const shown = await page.getByRole('main').locator('.shift-open').count();
   console.log(
     `\n  week grid: ${shown} shifts shown, complete in ${jank.renderMs.toFixed(0)} ms; long animation frames (> 50 ms): ${jank.frames}, longest ${jank.longestMs.toFixed(0)} ms, blocking ${jank.blockingMs.toFixed(0)} ms`,

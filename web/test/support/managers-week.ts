@@ -7,7 +7,7 @@ import { addDays, dateIn } from '../../src/i18n/format.ts';
 import { demo, openManagerScreen, signIn } from './app.ts';
 import { desktop, phone } from './browser.ts';
 import type { Stage } from './stage.ts';
-import { apiAs } from './tokens.ts';
+import { apiAs, tokenAs } from './tokens.ts';
 
 /** The demo tenant's zone: where the week is planned. */
 const zone = 'Europe/Berlin';
@@ -224,7 +224,7 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
     : `${month.slice(0, 5)}${String(Number(month.slice(5)) + 1).padStart(2, '0')}`;
   const response = await fetch(
     `${stage.scheduler.base}/api/v1/time-tracking/export.csv?from=${month}-01&to=${next}-01&delimiter=semicolon&hours=true`,
-    { headers: { authorization: `Bearer ${await adminToken(stage)}` } },
+    { headers: { authorization: `Bearer ${await tokenAs(stage.scheduler, 'demo-admin', 'admin')}` } },
   );
   // Byte for byte what the API writes for the month (its byte-order mark included).
   expect(bytes.equals(Buffer.from(await response.arrayBuffer()))).toBe(true);
@@ -252,10 +252,4 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
     'overtime_hours',
   ]);
   await context.close();
-}
-
-async function adminToken(stage: Stage): Promise<string> {
-  const { openDevIssuer } = await import('../../../scheduler/src/auth/dev-issuer.ts');
-  const issuer = await openDevIssuer(stage.scheduler.dataDir, { create: false });
-  return issuer.sign({ tenant: 'demo', role: 'admin', subject: 'demo-admin', ttlSeconds: 3600 });
 }

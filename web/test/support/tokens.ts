@@ -7,8 +7,7 @@ import type { Scheduler } from './scheduler.ts';
  * `npm run token -w scheduler` makes them.
  */
 export async function apiAs(scheduler: Scheduler, subject: string, role: 'admin' | 'employee') {
-  const issuer = await openDevIssuer(scheduler.dataDir, { create: false });
-  const token = await issuer.sign({ tenant: 'demo', role, subject, ttlSeconds: 3600 });
+  const token = await tokenAs(scheduler, subject, role);
   return async function call<T = unknown>(
     method: string,
     path: string,
@@ -25,4 +24,10 @@ export async function apiAs(scheduler: Scheduler, subject: string, role: 'admin'
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
   };
+}
+
+/** A bearer token of one of the demo tenant's people, for a request made by hand (raw bytes). */
+export async function tokenAs(scheduler: Scheduler, subject: string, role: 'admin' | 'employee') {
+  const issuer = await openDevIssuer(scheduler.dataDir, { create: false });
+  return issuer.sign({ tenant: 'demo', role, subject, ttlSeconds: 3600 });
 }
