@@ -239,7 +239,7 @@ describe('approvals', runsIf(chromiumAvailable, NEEDS_CHROMIUM), () => {
     const sams = (await admin<TimeOff[]>('GET', `/time-off?user_id=${ids.sam}`)).body;
     expect(sams.find((t) => t.id === request.id)?.status).toBe('approved');
     // The keyboard stays on the screen: focus is on its heading.
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await context.close();
   });
 

@@ -54,10 +54,13 @@ export function Approvals() {
     }
   }
 
-  /** After a decision the item leaves: read the inbox again, keep the keyboard on the screen. */
+  /**
+   * After a decision the item leaves: keep the keyboard on the screen first (the button
+   * that was pressed disappears with the re-read), then read the inbox again.
+   */
   const decided = async (done: boolean) => {
-    await reload();
     if (done) heading.current?.focus();
+    await reload();
   };
 
   return (
