@@ -1,10 +1,41 @@
 import { Eta } from 'eta';
 
+const markup: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * Characters that would act on the page rather than be read: the bidi controls (an
+ * override such as U+202E reorders the text after it, so `exe.txt` can read as `txt.exe`),
+ * and the C0 and C1 controls and DEL (NUL, ESC, …: invisible or dropped, hiding what is
+ * really there). Tab and line breaks stay: summaries keep their lines.
+ */
+const hiding = /(?![\t\n\r])\p{Cc}|\p{Bidi_Control}/gu;
+
+/** A control as a visible mark: `[U+202E]`. */
+const mark = (control: string) =>
+  `[U+${(control.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}]`;
+
+/**
+ * The one escaping function of every `<%= %>`: markup characters as entities, and every
+ * control that could reorder or hide text as a visible mark, so a feed author or an
+ * inventory cannot make the page say something other than what is there.
+ */
+export function escapeHtml(value: unknown): string {
+  return String(value)
+    .replace(hiding, mark)
+    .replace(/[&<>"']/g, (c) => markup[c] as string);
+}
+
 /**
  * The dashboard's pages as Eta templates, kept in code so the single binary carries them.
- * Every value goes out through `<%= %>`, which escapes it: advisory text comes from the
- * feed and asset names from the inventory, and neither is trusted as markup. Only whole
- * rendered templates are placed raw (`<%~ %>`).
+ * Every value goes out through `<%= %>`, which escapes it (escapeHtml above): advisory
+ * text comes from the feed and asset names from the inventory, and neither is trusted as
+ * markup or as layout. Only whole rendered templates are placed raw (`<%~ %>`).
  */
 const layout = `<!doctype html>
 <html lang="en">
@@ -226,7 +257,7 @@ const asset = `<h1><%= it.name %></h1>
 const message = `<h1><%= it.heading %></h1><p><%= it.text %></p>`;
 
 export function createRenderer(): Eta {
-  const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
+  const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, escapeFunction: escapeHtml });
   const templates = {
     layout,
     badge,

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeHtml } from '../../../src/dashboard/views/templates.ts';
+import type { AssetEvaluation } from '../../../src/evaluation/verdicts.ts';
+import { type Demo, demoAppliance, hostileSource, serve } from '../../support/dashboard.ts';
+
+/**
+ * The one escaping function every template's `<%= %>` goes through. Feed and inventory
+ * text is never markup, and never a control character either: a bidi override (U+202E)
+ * would reorder what follows it, ESC and NUL and the other C0/C1 controls would hide text
+ * or garble it. Each is shown as a visible mark instead.
+ */
+let demo: Demo;
+beforeAll(async () => {
+  demo = await demoAppliance();
+});
+afterAll(async () => demo?.appliance.stop());
+
+/** The first character the dashboard must never send raw, as hex, if any. */
+const bidi = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
+const firstHidden = (html: string): string | undefined =>
+  [...html]
+    .map((c) => c.codePointAt(0) as number)
+    .find(
+      (code) =>
+        (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+        (code >= 0x7f && code <= 0x9f) ||
+        bidi.includes(code),
+    )
+    ?.toString(16);
+
+describe('escapeHtml', () => {
+  it('escapes markup', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
+    expect(escapeHtml(42)).toBe('42');
+    expect(escapeHtml('plain text, ümlauts, 日本語, emoji 👍🏽')).toBe(
+      'plain text, ümlauts, 日本語, emoji 👍🏽',
+    );
+  });
+
+  it('shows every bidi control as a visible mark', () => {
+    for (const code of [
+      0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069,
+    ]) {
+      const mark = `[U+${code.toString(16).toUpperCase().padStart(4, '0')}]`;
+      expect(escapeHtml(`a${String.fromCodePoint(code)}b`), mark).toBe(`a${mark}b`);
+    }
+  });
+
+  it('shows C0 and C1 controls and DEL as visible marks, keeping tab and line breaks', () => {
+    expect(escapeHtml('a\u0000b\u001B[31mc\u0007d\u007Fe\u0080f\u0085g\u009Bh')).toBe(
+      'a[U+0000]b[U+001B][31mc[U+0007]d[U+007F]e[U+0080]f[U+0085]g[U+009B]h',
+    );
+    expect(escapeHtml('a\u000Bb\u000Cc\u001Fd')).toBe('a[U+000B]b[U+000C]c[U+001F]d');
+    expect(escapeHtml('line one\nline two\r\n\tindented')).toBe('line one\nline two\r\n\tindented');
+  });
+});
+
+describe('control characters on the pages', () => {
+  it('reach no page raw, from any feed or inventory text, and show as marks', async () => {
+    const text = 'Fix\u202Etxt.exe\u0000 now\u001B[2J \u2066x\u2069\u0085';
+    const { source, evaluation } = hostileSource(demo, text, `9.2\u202E`);
+    const withAll: AssetEvaluation = {
+      ...evaluation,
+      products: { 'proxmox-ve': `8.4.1\u202E` },
+      matches: evaluation.matches.map((m) => ({
+        ...m,
+        advisoryId: `X-1\u202E`,
+        unmet: [{ product: 'php', required: '>=8.2', installed: '8.1', reason: text, ordering: text }],
+        cves: [{ id: 'CVE-2026-0001', cvss: 9, summary: text }],
+      })),
+      reminders: [
+        { advisoryId: `R-1\u202E`, product: 'proxmox-ve', task: text, due: true, dueAt: null },
+        {
+          advisoryId: 'R-2',
+          product: 'proxmox-ve',
+          task: text,
+          due: false,
+          dueAt: '2026-12-24T00:00:00.000Z',
+        },
+      ],
+    };
+    const unknown: AssetEvaluation = {
+      asset: `pkg\u202Ename`,
+      source: `src\u0000`,
+      status: 'unknown',
+      error: text,
+      products: {},
+      verdict: null,
+      matches: [],
+      reminders: [],
+      unreadable: [],
+    };
+    const status = source.status;
+    const own = await serve({
+      ...source,
+      status: {
+        ...status,
+        evaluations: [withAll, unknown],
+        inventoryError: text,
+        lastRefreshError: { at: '2026-11-29T10:00:00.000Z', message: text },
+        inventory: [{ name: `src\u0000`, type: 'file', ok: false, error: text, assets: 0, ms: 1 }],
+      },
+    });
+    try {
+      for (const path of [
+        '/',
+        '/?product=proxmox-ve',
+        '/ordering',
+        '/cves',
+        '/reminders',
+        '/feed',
+        `/assets/${encodeURIComponent(withAll.asset)}`,
+        `/assets/${encodeURIComponent(unknown.asset)}`,
+      ]) {
+        const response = await fetch(`${own.url}${path}`);
+        expect(response.status, path).toBe(200);
+        const html = await response.text();
+        expect(firstHidden(html), path).toBeUndefined();
+        expect(html, path).toContain('[U+202E]');
+      }
+      const asset = await (await fetch(`${own.url}/assets/${encodeURIComponent(withAll.asset)}`)).text();
+      expect(asset).toContain('Fix[U+202E]txt.exe[U+0000] now[U+001B][2J [U+2066]x[U+2069][U+0085]');
+      // A variant: a package's version and the recommended one carry an override too.
+      expect(asset).toContain('8.4.1[U+202E]');
+      expect(asset).toContain('9.2[U+202E]');
+      const assets = await (await fetch(`${own.url}/`)).text();
+      expect(assets).toContain('pkg[U+202E]name');
+    } finally {
+      await own.close();
+    }
+  });
+});
