@@ -39,17 +39,26 @@ const colours: Record<string, string> = {
   none: '#d0d7de',
 };
 
+/**
+ * A message as the end of a sentence: the appliance's messages (and the feed's reasons in
+ * them) carry no final full stop, and a banner goes on after them.
+ */
+export function fullStop(message: string): string {
+  const text = message.trimEnd();
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** The panel every page shows about the feed in use and what else needs attention. */
 export function notice(status: ApplianceStatus, health: Health) {
   const feed = status.feed;
   return {
-    feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
-    problem: status.problem?.message ?? null,
+    feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from, since: feed.since } : null,
+    problem: status.problem ? fullStop(status.problem.message) : null,
     // A refused or unreachable live feed has its own panel, from `problem`.
-    problems: health.problems.filter(
-      (p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused',
-    ),
-    inventoryError: status.inventoryError,
+    problems: health.problems
+      .filter((p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused')
+      .map((p) => ({ ...p, message: fullStop(p.message) })),
+    inventoryError: status.inventoryError === null ? null : fullStop(status.inventoryError),
     // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.
     lastEvaluatedAt: feed ? null : status.evaluatedAt,
   };
@@ -161,10 +170,18 @@ export function feedPage(
             signedBy: feed.feed.signedBy,
             manifestSha256: feed.feed.manifestSha256,
             advisories: feed.feed.advisoryCount,
-            from: feed.from,
+            // What serves, as the banner says it: a live feed refused or unreachable since
+            // leaves the copy accepted before in use, not "the live feed".
+            inUse:
+              feed.from === 'cache'
+                ? `the cached copy (${settings.cachePath})`
+                : status.problem
+                  ? 'the last accepted copy of the live feed'
+                  : 'the live feed',
             since: feed.since,
           }
         : null,
+      liveProblem: status.problem !== null,
       servingCache: feed?.from === 'cache',
       cachePath: settings.cachePath,
       lastPull: status.lastPull,

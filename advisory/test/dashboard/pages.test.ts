@@ -128,7 +128,7 @@ describe('dashboard pages', () => {
     expect(shown).toEqual({
       feed: null,
       problem: null,
-      problems: [{ code: 'feed-stale', message: 'stale' }],
+      problems: [{ code: 'feed-stale', message: 'stale.' }],
       inventoryError: null,
       lastEvaluatedAt: '2026-11-26T01:00:00.000Z',
     });
@@ -224,5 +224,26 @@ describe('dashboard pages', () => {
     ];
     for (const host of allowed) expect(hostAllowed(host, names), host).toBe(true);
     for (const host of refused) expect(hostAllowed(host, names), String(host)).toBe(false);
+  });
+});
+
+describe('banner messages', () => {
+  it('end with a full stop, once', () => {
+    const shown = notice(
+      status({
+        problem: { at: 'T', outcome: 'rejected', message: 'the feed in use expired' },
+        inventoryError: 'inventory.yaml: line 3 is bad.',
+      }),
+      {
+        status: 'degraded',
+        problems: [
+          { code: 'feed-stale', message: 'stale, is it?' },
+          { code: 'refresh-failed', message: 'y ' },
+        ],
+      },
+    );
+    expect(shown.problem).toBe('the feed in use expired.');
+    expect(shown.inventoryError).toBe('inventory.yaml: line 3 is bad.');
+    expect(shown.problems.map((p) => p.message)).toEqual(['stale, is it?', 'y.']);
   });
 });

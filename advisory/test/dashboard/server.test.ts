@@ -295,7 +295,7 @@ describe('pages and probes', () => {
       for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
         const html = await (await fetch(`${url}${page}`)).text();
         expect(html, page).toContain(
-          '<strong>No verified feed is in use.</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of 2026-11-24T08:30:00.000Z; they are not kept current until a verified feed is accepted.',
+          '<strong>No verified feed is in use:</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of 2026-11-24T08:30:00.000Z; they are not kept current until a verified feed is accepted.',
         );
       }
     });
@@ -307,7 +307,7 @@ describe('pages and probes', () => {
       for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
         const html = await (await fetch(`${url}${page}`)).text();
         expect(html, page).toContain(
-          '<strong>No verified feed is in use.</strong> No feed has been accepted yet.</div>',
+          '<strong>No verified feed is in use:</strong> no feed has been accepted yet.</div>',
         );
       }
     });
@@ -322,7 +322,7 @@ describe('pages and probes', () => {
       for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
         const html = await (await fetch(`${url}${page}`)).text();
         expect(html, page).toContain(
-          '<strong>The inventory file could not be read:</strong> inventory.yaml line 3: bad indentation &lt;here&gt;',
+          '<strong>The inventory file could not be read:</strong> inventory.yaml line 3: bad indentation &lt;here&gt;.',
         );
         expect(html, page).toContain('The inventory read before keeps being used.');
       }

@@ -132,3 +132,61 @@ describe('control characters on the pages', () => {
     }
   });
 });
+
+describe('the feed banner and the Feed page', () => {
+  const refused = {
+    at: '2026-11-29T10:00:00.000Z',
+    outcome: 'rejected' as const,
+    message: 'the live feed was refused: the signature does not verify',
+  };
+  const text = (html: string) =>
+    html
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+
+  it('ends every message of the banners with a full stop, and says the same as the Feed page', async () => {
+    const status = demo.appliance.status;
+    const feed = status.feed;
+    if (!feed) throw new Error('the demo has a feed');
+    const own = await serve({
+      ...hostileSource(demo, 'x').source,
+      status: { ...status, problem: refused, inventoryError: 'inventory.yaml line 3: bad indentation' },
+    });
+    try {
+      const html = await (await fetch(`${own.url}/feed`)).text();
+      const banner = text(
+        /<div class="panel warn" role="status"><strong>The live feed[\s\S]*?<\/div>/.exec(html)?.[0] ?? '',
+      );
+      expect(banner).toMatch(
+        new RegExp(
+          `^The live feed is not in use: the live feed was refused: the signature does not verify\\. The last accepted feed ${feed.feed.manifest.feed_version.replaceAll('.', '\\.')} keeps serving, in use since .+\\.$`,
+        ),
+      );
+      expect(html).toContain(
+        '<strong>The inventory file could not be read:</strong> inventory.yaml line 3: bad indentation. The inventory read before keeps being used.',
+      );
+      // The Feed page names what is in use as the banner does, never "the live feed".
+      const inUse = text(/<dt>In use<\/dt><dd>[\s\S]*?<\/dd>/.exec(html)?.[0] ?? '');
+      expect(inUse).toMatch(
+        /^In use the last accepted copy of the live feed, since .+; the live feed is not in use \(see Last error\)$/,
+      );
+      expect(html).not.toContain('<dd>the live feed, since');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('says the live feed is in use only while it is', async () => {
+    const own = await serve(hostileSource(demo, 'x').source);
+    try {
+      const html = await (await fetch(`${own.url}/feed`)).text();
+      expect(text(/<dt>In use<\/dt><dd>[\s\S]*?<\/dd>/.exec(html)?.[0] ?? '')).toMatch(
+        /^In use the live feed, since [^;]+$/,
+      );
+      expect(html).not.toContain('The live feed is not in use');
+    } finally {
+      await own.close();
+    }
+  });
+});
