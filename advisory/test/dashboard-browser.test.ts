@@ -206,6 +206,29 @@ describe('the dashboard in Chromium', runsIf(available, NEEDS_CHROMIUM), () => {
     }
   });
 
+  it('never breaks a CVE id over lines, on a desktop or a phone', async () => {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 375, height: 812 },
+    ]) {
+      const context = await browser.newContext({ httpCredentials, viewport });
+      const page = await context.newPage();
+      for (const target of ['/cves', '/assets/cache']) {
+        await page.goto(`${served.url}${target}`);
+        const ids = page.locator('main a[href^="https://www.cve.org/"]');
+        expect(await ids.count(), target).toBeGreaterThan(0);
+        // An inline element broken over lines has one box per line.
+        const lines = await ids.evaluateAll((links) =>
+          links.map((a) => `${a.textContent}: ${a.getClientRects().length}`),
+        );
+        expect(lines, `${target} at ${viewport.width}px`).toEqual(
+          lines.map((line) => line.replace(/\d+$/, '1')),
+        );
+      }
+      await context.close();
+    }
+  });
+
   it('never scrolls sideways on a phone', async () => {
     const context = await browser.newContext({
       httpCredentials,

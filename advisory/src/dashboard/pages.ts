@@ -6,6 +6,7 @@ import { adviceOf, withCveRecords } from '../evaluation/advice.ts';
 import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
 import { type AdvisoryMatch, severity } from '../evaluation/verdicts.ts';
 import { timeline, verdictHistory } from './history.ts';
+import { instant, localTime } from './views/time.ts';
 
 /**
  * The dashboard's pages as data: pure functions from what the appliance knows (status,
@@ -52,7 +53,9 @@ export function fullStop(message: string): string {
 export function notice(status: ApplianceStatus, health: Health) {
   const feed = status.feed;
   return {
-    feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from, since: feed.since } : null,
+    feed: feed
+      ? { version: feed.feed.manifest.feed_version, from: feed.from, since: instant(feed.since) }
+      : null,
     problem: status.problem ? fullStop(status.problem.message) : null,
     // A refused or unreachable live feed has its own panel, from `problem`.
     problems: health.problems
@@ -60,7 +63,7 @@ export function notice(status: ApplianceStatus, health: Health) {
       .map((p) => ({ ...p, message: fullStop(p.message) })),
     inventoryError: status.inventoryError === null ? null : fullStop(status.inventoryError),
     // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.
-    lastEvaluatedAt: feed ? null : status.evaluatedAt,
+    lastEvaluatedAt: feed ? null : instant(status.evaluatedAt),
   };
 }
 
@@ -107,7 +110,7 @@ export function assetsPage(status: ApplianceStatus, query: Record<string, string
       filtered: Object.values(filter).some(Boolean),
       rows,
       total: evaluations.length,
-      evaluatedAt: status.evaluatedAt,
+      evaluatedAt: instant(status.evaluatedAt),
       verdictOptions: [...severity, 'none', 'unknown'],
       productOptions: [...new Set(evaluations.flatMap((e) => Object.keys(e.products)))].sort(),
       sourceOptions: [...new Set(evaluations.map((e) => e.source))].sort(),
@@ -165,8 +168,8 @@ export function feedPage(
         ? {
             version: feed.feed.manifest.feed_version,
             schema: feed.feed.manifest.schema_version,
-            publishedAt: feed.feed.manifest.published_at,
-            expiresAt: feed.feed.manifest.expires_at,
+            publishedAt: instant(feed.feed.manifest.published_at),
+            expiresAt: instant(feed.feed.manifest.expires_at),
             signedBy: feed.feed.signedBy,
             manifestSha256: feed.feed.manifestSha256,
             advisories: feed.feed.advisoryCount,
@@ -178,22 +181,25 @@ export function feedPage(
                 : status.problem
                   ? 'the last accepted copy of the live feed'
                   : 'the live feed',
-            since: feed.since,
+            since: instant(feed.since),
           }
         : null,
       liveProblem: status.problem !== null,
       servingCache: feed?.from === 'cache',
       cachePath: settings.cachePath,
-      lastPull: status.lastPull,
-      lastError:
-        [
-          status.problem ? `${status.problem.at}: ${status.problem.message}` : '',
-          status.lastRefreshError
-            ? `${status.lastRefreshError.at}: the refresh failed: ${status.lastRefreshError.message}`
-            : '',
-        ]
-          .filter(Boolean)
-          .join('; ') || null,
+      lastPull: status.lastPull ? { ...status.lastPull, at: instant(status.lastPull.at) } : null,
+      // What went wrong last: the pull, the refresh, or both, each with its time.
+      errors: [
+        ...(status.problem ? [{ at: instant(status.problem.at), text: status.problem.message }] : []),
+        ...(status.lastRefreshError
+          ? [
+              {
+                at: instant(status.lastRefreshError.at),
+                text: `the refresh failed: ${status.lastRefreshError.message}`,
+              },
+            ]
+          : []),
+      ],
       interval: settings.refreshInterval,
       trustedKeys: settings.trustedKeys,
       sources: status.inventory,
@@ -240,12 +246,32 @@ export function logPage(
     template: '@log',
     data: {
       verification,
-      entries: page.entries.map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, text: describeEntry(e) })),
+      lastCheckpointAt: instant(verification.lastCheckpoint?.at),
+      entries: page.entries.map((e) => ({
+        seq: e.seq,
+        at: instant(e.at),
+        kind: e.kind,
+        text: describeEntry(e),
+      })),
       page: number,
       pages: Math.max(1, Math.ceil(page.total / LOG_PAGE_SIZE)),
       total: page.total,
     },
   };
+}
+
+/** The timeline with its segments' ends as local times (their titles show on hover). */
+function timed(drawn: ReturnType<typeof timeline>) {
+  return drawn
+    ? {
+        ...drawn,
+        segments: drawn.segments.map((s) => ({
+          ...s,
+          from: localTime(s.from),
+          to: localTime(s.to),
+        })),
+      }
+    : null;
 }
 
 export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], name: string, now: Date): Page {
@@ -267,8 +293,8 @@ export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], nam
     data: {
       name,
       evaluation: evaluation ? { ...evaluation, matches: evaluation.matches.map(withAdvice) } : null,
-      history,
-      timeline: timeline(history, now),
+      history: history.map((p) => ({ ...p, when: instant(p.at) })),
+      timeline: timed(timeline(history, now)),
       colours,
     },
   };

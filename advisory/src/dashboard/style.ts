@@ -36,6 +36,8 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
 ul.products li { white-space: nowrap; }
 .product { font-weight: 600; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .875em; overflow-wrap: anywhere; }
+/* A CVE id is read as one word: never broken over lines (they are short, CVE-2025-49844). */
+.id { white-space: nowrap; }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; font-size: .8125rem; font-weight: 600; white-space: nowrap; border: 1px solid transparent; }
 .badge-blocked { background: #82071e; color: #fff; }
 .badge-eol { background: #cf222e; color: #fff; }

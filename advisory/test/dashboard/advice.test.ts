@@ -72,7 +72,7 @@ describe('advice on the dashboard', () => {
       '<ul class="references"><li><a href="https://github.com/redis/redis/security/advisories/GHSA-4789-qfc9-5f9q" rel="noopener noreferrer">https://github.com/redis/redis/security/advisories/GHSA-4789-qfc9-5f9q</a></li><li><a href="https://redis.io/blog/security-advisory-cve-2025-49844/" rel="noopener noreferrer">https://redis.io/blog/security-advisory-cve-2025-49844/</a></li><li><a href="https://nvd.nist.gov/vuln/detail/CVE-2025-49844" rel="noopener noreferrer">https://nvd.nist.gov/vuln/detail/CVE-2025-49844</a></li></ul>',
     );
     expect(row).toContain(
-      '<p class="cves">CVEs: <a class="mono" href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a> (CVSS 9.9)</p>',
+      '<p class="cves">CVEs: <a class="mono id" href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a> (CVSS 9.9)</p>',
     );
     // Folded: closed until opened (no `open` attribute), every advisory of every row.
     const assets = await page(demoSource(demo), '/');
@@ -88,11 +88,11 @@ describe('advice on the dashboard', () => {
       '<a href="https://redis.io/blog/security-advisory-cve-2025-49844/" rel="noopener noreferrer">',
     );
     expect(html).toContain(
-      '<a class="mono" href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a> (CVSS 9.9)',
+      '<a class="mono id" href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a> (CVSS 9.9)',
     );
     const cves = await page(demoSource(demo), '/cves');
     expect(cves).toContain(
-      '<td data-label="CVE" class="mono"><a href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a></td>',
+      '<td data-label="CVE" class="mono id"><a href="https://www.cve.org/CVERecord?id=CVE-2025-49844" rel="noopener noreferrer">CVE-2025-49844</a></td>',
     );
   });
 

@@ -9,6 +9,7 @@ import {
   pageNumber,
   remindersPage,
 } from '../../src/dashboard/pages.ts';
+import { localTime } from '../../src/dashboard/views/time.ts';
 import type { DecisionEntry } from '../../src/decisions/chain.ts';
 import type { AssetEvaluation } from '../../src/evaluation/verdicts.ts';
 
@@ -100,19 +101,22 @@ describe('dashboard pages', () => {
     expect(ids(data.upcoming)).toEqual(['later', 'soon']);
   });
 
-  it('says on the Feed page what went wrong last: the pull, the refresh, or both', () => {
+  it('says on the Feed page what went wrong last: the pull, the refresh, or both, each with its time', () => {
     const settings = { cachePath: '/c', refreshInterval: '6h', trustedKeys: ['k'] };
-    const lastError = (fields: Partial<ApplianceStatus>) =>
-      (feedPage(status(fields), settings).data as { lastError: string | null }).lastError;
-    expect(lastError({})).toBeNull();
+    const errors = (fields: Partial<ApplianceStatus>) =>
+      (
+        feedPage(status(fields), settings).data as { errors: { at: { iso: string }; text: string }[] }
+      ).errors.map((e) => `${e.at.iso}: ${e.text}`);
+    expect(errors({})).toEqual([]);
     const problem = { at: 'T1', outcome: 'unreachable' as const, message: 'connection refused' };
-    expect(lastError({ problem })).toBe('T1: connection refused');
-    expect(lastError({ lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toBe(
+    expect(errors({ problem })).toEqual(['T1: connection refused']);
+    expect(errors({ lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toEqual([
       'T2: the refresh failed: ENOSPC',
-    );
-    expect(lastError({ problem, lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toBe(
-      'T1: connection refused; T2: the refresh failed: ENOSPC',
-    );
+    ]);
+    expect(errors({ problem, lastRefreshError: { at: 'T2', message: 'ENOSPC' } })).toEqual([
+      'T1: connection refused',
+      'T2: the refresh failed: ENOSPC',
+    ]);
   });
 
   it('shows problems beyond the feed in use on every page, and the last verdicts only without a feed', () => {
@@ -130,7 +134,7 @@ describe('dashboard pages', () => {
       problem: null,
       problems: [{ code: 'feed-stale', message: 'stale.' }],
       inventoryError: null,
-      lastEvaluatedAt: '2026-11-26T01:00:00.000Z',
+      lastEvaluatedAt: { iso: '2026-11-26T01:00:00.000Z', local: localTime('2026-11-26T01:00:00.000Z') },
     });
   });
 

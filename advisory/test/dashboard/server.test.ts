@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../../src/dashboard/auth.ts';
 import type { DashboardSource } from '../../src/dashboard/server.ts';
+import { localTime } from '../../src/dashboard/views/time.ts';
 import {
   afterSamplePublished,
   type Demo,
@@ -295,7 +296,7 @@ describe('pages and probes', () => {
       for (const page of ['/', '/ordering', '/cves', '/reminders', '/feed']) {
         const html = await (await fetch(`${url}${page}`)).text();
         expect(html, page).toContain(
-          '<strong>No verified feed is in use:</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of 2026-11-24T08:30:00.000Z; they are not kept current until a verified feed is accepted.',
+          `<strong>No verified feed is in use:</strong> the feed in use expired at 2027-05-25T08:24:09Z and no fresher feed was accepted. The verdicts shown are those of <time datetime="2026-11-24T08:30:00.000Z" title="2026-11-24T08:30:00.000Z">${localTime('2026-11-24T08:30:00.000Z')}</time>; they are not kept current until a verified feed is accepted.`,
         );
       }
     });

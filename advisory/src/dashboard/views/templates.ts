@@ -73,13 +73,13 @@ const badge = `<span class="badge badge-<%= it.verdict ?? 'none' %>"><%= it.verd
 const advice = `<div class="advice-body">
 <p class="advice-summary"><%= it.summary %></p>
 <% if (it.references.length) { %><ul class="references"><% for (const r of it.references) { %><li><% if (r.href) { %><a href="<%= r.href %>" rel="noopener noreferrer"><%= r.text %></a><% } else { %><span class="mono"><%= r.text %></span> <span class="muted">(not a web address)</span><% } %></li><% } %></ul><% } %>
-<% if (it.cves.length) { %><p class="cves">CVEs: <% it.cves.forEach((c, i) => { %><%= i ? ', ' : '' %><a class="mono" href="<%= c.url %>" rel="noopener noreferrer"><%= c.id %></a><%= c.cvss !== null ? ' (CVSS ' + c.cvss + ')' : '' %><% }) %></p><% } %>
+<% if (it.cves.length) { %><p class="cves">CVEs: <% it.cves.forEach((c, i) => { %><%= i ? ', ' : '' %><a class="mono id" href="<%= c.url %>" rel="noopener noreferrer"><%= c.id %></a><%= c.cvss !== null ? ' (CVSS ' + c.cvss + ')' : '' %><% }) %></p><% } %>
 </div>`;
 
 const feedNotice = `<% if (!it.feed) { %>
-<div class="panel alarm" role="alert"><strong>No verified feed is in use:</strong> <%= it.problem ?? 'no feed has been accepted yet.' %><% if (it.lastEvaluatedAt) { %> The verdicts shown are those of <%= it.lastEvaluatedAt %>; they are not kept current until a verified feed is accepted.<% } %></div>
+<div class="panel alarm" role="alert"><strong>No verified feed is in use:</strong> <%= it.problem ?? 'no feed has been accepted yet.' %><% if (it.lastEvaluatedAt) { %> The verdicts shown are those of <%~ include('@time', it.lastEvaluatedAt) %>; they are not kept current until a verified feed is accepted.<% } %></div>
 <% } else if (it.problem) { %>
-<div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving, in use since <%= it.feed.since %>.</div>
+<div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving, in use since <%~ include('@time', it.feed.since) %>.</div>
 <% } %>
 <% for (const p of it.problems) { %>
 <div class="panel warn" role="status" data-problem="<%= p.code %>"><strong>Needs attention:</strong> <%= p.message %></div>
@@ -108,7 +108,7 @@ const assets = `<h1>Assets</h1>
 <button type="submit">Filter</button>
 <% if (it.filtered) { %><a href="/">Show all</a><% } %>
 </form>
-<p class="muted"><%= it.rows.length %> of <%= it.total %> assets<% if (it.evaluatedAt) { %>, evaluated <%= it.evaluatedAt %><% } %>.</p>
+<p class="muted"><%= it.rows.length %> of <%= it.total %> assets<% if (it.evaluatedAt) { %>, evaluated <%~ include('@time', it.evaluatedAt) %><% } %>.</p>
 <div class="table-wrap">
 <table class="cards">
 <caption class="skip">Assets with their verdicts</caption>
@@ -143,7 +143,7 @@ const cves = `<h1>CVE highlights</h1>
 <caption class="skip">CVEs by severity</caption>
 <thead><tr><th scope="col">CVE</th><th scope="col">CVSS</th><th scope="col">Summary</th><th scope="col">Assets</th><th scope="col">Advisories</th></tr></thead>
 <tbody>
-<% for (const cve of it.cves) { %><tr><td data-label="CVE" class="mono"><a href="<%= cve.url %>" rel="noopener noreferrer"><%= cve.id %></a></td><td data-label="CVSS" class="num"><%= cve.cvss ?? 'n/a' %></td><td data-label="Summary"><%= cve.summary ?? '' %></td><td data-label="Assets"><%= cve.assets.join(', ') %></td><td data-label="Advisories" class="mono"><%= cve.advisories.join(', ') %></td></tr>
+<% for (const cve of it.cves) { %><tr><td data-label="CVE" class="mono id"><a href="<%= cve.url %>" rel="noopener noreferrer"><%= cve.id %></a></td><td data-label="CVSS" class="num"><%= cve.cvss ?? 'n/a' %></td><td data-label="Summary"><%= cve.summary ?? '' %></td><td data-label="Assets"><%= cve.assets.join(', ') %></td><td data-label="Advisories" class="mono"><%= cve.advisories.join(', ') %></td></tr>
 <% } %></tbody>
 </table></div>
 <% } %>
@@ -168,18 +168,18 @@ const feed = `<h1>Feed</h1>
 <dt>Source</dt><dd class="mono"><%= it.location %></dd>
 <% if (it.feed) { %>
 <dt>Version</dt><dd><%= it.feed.version %> (schema <%= it.feed.schema %>)</dd>
-<dt>Published</dt><dd><%= it.feed.publishedAt %></dd>
-<dt>Expires</dt><dd><%= it.feed.expiresAt %></dd>
+<dt>Published</dt><dd><%~ include('@time', it.feed.publishedAt) %></dd>
+<dt>Expires</dt><dd><%~ include('@time', it.feed.expiresAt) %></dd>
 <dt>Signed by</dt><dd class="mono"><%= it.feed.signedBy.join(', ') %></dd>
 <dt>Manifest SHA-256</dt><dd class="mono"><%= it.feed.manifestSha256 %></dd>
 <dt>Advisories</dt><dd><%= it.feed.advisories %></dd>
-<dt>In use</dt><dd><%= it.feed.inUse %>, since <%= it.feed.since %><% if (it.liveProblem) { %>; the live feed is not in use (see Last error)<% } %></dd>
+<dt>In use</dt><dd><%= it.feed.inUse %>, since <%~ include('@time', it.feed.since) %><% if (it.liveProblem) { %>; the live feed is not in use (see Last error)<% } %></dd>
 <% } else { %>
 <dt>Feed in use</dt><dd>none</dd>
 <% } %>
 <dt>Cache serving</dt><dd><%= it.servingCache ? 'yes' : 'no' %></dd>
-<dt>Last pull</dt><dd><%= it.lastPull ? it.lastPull.at + ': ' + it.lastPull.outcome + ' (' + it.lastPull.message + ')' : 'not yet' %></dd>
-<dt>Last error</dt><dd><%= it.lastError ?? 'none' %></dd>
+<dt>Last pull</dt><dd><% if (it.lastPull) { %><%~ include('@time', it.lastPull.at) %>: <%= it.lastPull.outcome %> (<%= it.lastPull.message %>)<% } else { %>not yet<% } %></dd>
+<dt>Last error</dt><dd><% if (it.errors.length === 0) { %>none<% } %><% it.errors.forEach((e, i) => { %><%= i ? '; ' : '' %><%~ include('@time', e.at) %>: <%= e.text %><% }) %></dd>
 <dt>Refresh interval</dt><dd><%= it.interval %></dd>
 <dt>Trusted keys</dt><dd class="mono"><%= it.trustedKeys.join(', ') %></dd>
 </dl>
@@ -198,7 +198,7 @@ const feed = `<h1>Feed</h1>
 
 const log = `<h1>Decision log</h1>
 <% if (it.verification.intact) { %>
-<p><span class="badge badge-intact" role="status">HASH CHAIN INTACT</span> <span class="muted"><%= it.verification.entries %> entries; last checkpoint <%= it.verification.lastCheckpoint ? it.verification.lastCheckpoint.at + ', covering ' + it.verification.lastCheckpoint.size : 'none yet' %>.</span></p>
+<p><span class="badge badge-intact" role="status">HASH CHAIN INTACT</span> <span class="muted"><%= it.verification.entries %> entries; last checkpoint <% if (it.verification.lastCheckpoint) { %><%~ include('@time', it.lastCheckpointAt) %>, covering <%= it.verification.lastCheckpoint.size %><% } else { %>none yet<% } %>.</span></p>
 <% } else { %>
 <div class="panel alarm" role="alert"><p><span class="badge badge-broken">HASH CHAIN BROKEN</span></p>
 <ul><% for (const b of it.verification.breaks) { %><li><%= b.file === 'log' ? 'Log line ' + b.line : b.line ? 'Checkpoint line ' + b.line : 'Checkpoints' %>: <%= b.message %></li><% } %></ul>
@@ -209,7 +209,7 @@ const log = `<h1>Decision log</h1>
 <caption class="skip">Decisions, newest first</caption>
 <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Decision</th><th scope="col">Details</th></tr></thead>
 <tbody>
-<% for (const e of it.entries) { %><tr><td data-label="#" class="num"><%= e.seq %></td><td data-label="When"><%= e.at %></td><td data-label="Decision"><%= e.kind %></td><td data-label="Details"><%= e.text %></td></tr>
+<% for (const e of it.entries) { %><tr><td data-label="#" class="num"><%= e.seq %></td><td data-label="When"><%~ include('@time', e.at) %></td><td data-label="Decision"><%= e.kind %></td><td data-label="Details"><%= e.text %></td></tr>
 <% } %></tbody>
 </table></div>
 <% if (it.pages > 1) { %><nav aria-label="Log pages"><p>Page <%= it.page %> of <%= it.pages %> (<%= it.total %> entries).<% if (it.page > 1) { %> <a href="/log?page=<%= it.page - 1 %>" rel="prev">Newer</a><% } %><% if (it.page < it.pages) { %> <a href="/log?page=<%= it.page + 1 %>" rel="next">Older</a><% } %></p></nav><% } %>
@@ -239,7 +239,7 @@ const asset = `<h1><%= it.name %></h1>
 <figure>
 <svg class="timeline" viewBox="0 0 <%= it.timeline.width %> <%= it.timeline.height %>" role="img" aria-labelledby="timeline-title timeline-desc">
 <title id="timeline-title">Verdicts of <%= it.name %> over time</title>
-<desc id="timeline-desc"><%= it.history.map((p) => (p.verdict ?? 'no verdict') + ' from ' + p.at.slice(0, 16).replace('T', ' ')).join('; ') %></desc>
+<desc id="timeline-desc"><%= it.history.map((p) => (p.verdict ?? 'no verdict') + ' from ' + p.when.local).join('; ') %></desc>
 <% for (const s of it.timeline.segments) { %><rect x="<%= s.x %>" y="8" width="<%= s.width %>" height="28" fill="<%= it.colours[s.verdict] ?? '#6e7781' %>"><title><%= s.label %>: <%= s.from %> to <%= s.to %></title></rect>
 <% if (s.width >= 70) { %><text x="<%= s.x + 6 %>" y="27" font-size="13" fill="<%= s.verdict === 'hold' || s.verdict === 'none' ? '#1b1f24' : '#ffffff' %>"><%= s.label %></text><% } %>
 <% } %>
@@ -249,10 +249,13 @@ const asset = `<h1><%= it.name %></h1>
 <figcaption class="muted">From the first evaluation to now; each colour is a verdict held.</figcaption>
 </figure>
 <ol>
-<% for (const p of it.history) { %><li><%= p.at %>: <%~ include('@badge', { verdict: p.verdict }) %><% if (p.advisories.length) { %> <span class="mono muted"><%= p.advisories.join(', ') %></span><% } %><% if (p.feedVersion) { %> <span class="muted">(feed <%= p.feedVersion %>)</span><% } %></li>
+<% for (const p of it.history) { %><li><%~ include('@time', p.when) %>: <%~ include('@badge', { verdict: p.verdict }) %><% if (p.advisories.length) { %> <span class="mono muted"><%= p.advisories.join(', ') %></span><% } %><% if (p.feedVersion) { %> <span class="muted">(feed <%= p.feedVersion %>)</span><% } %></li>
 <% } %></ol>
 <% } %>
 `;
+
+/** An instant: local time with its zone, the recorded ISO text on hover (views/time.ts). */
+const time = `<time datetime="<%= it.iso %>" title="<%= it.iso %>"><%= it.local %></time>`;
 
 const message = `<h1><%= it.heading %></h1><p><%= it.text %></p>`;
 
@@ -271,6 +274,7 @@ export function createRenderer(): Eta {
     log,
     asset,
     message,
+    time,
   };
   for (const [name, text] of Object.entries(templates)) eta.loadTemplate(`@${name}`, text);
   return eta;
