@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Checkpoint, checkpointMessage } from '../decisions/checkpoints.ts';
-import { adviceTextLines, referenceLink } from '../evaluation/advice.ts';
+import { adviceTextLines, referenceLink, withCveRecords } from '../evaluation/advice.ts';
 import type { Changes, VerdictChange } from '../evaluation/diff.ts';
 import type { Rejection } from '../feed/format/rejection.ts';
 import type { Verdict } from '../feed/format/schema.ts';
@@ -168,9 +168,14 @@ export function alertText(alert: Alert): string {
     lines.push(`${change.asset}: ${change.from ?? 'no verdict'} -> ${change.to ?? 'no verdict'}`);
     for (const advisory of change.advisories) {
       lines.push(`  ${advisory.verdict}: ${advisory.title} (${advisory.id})`);
-      // The advice itself: what to do, then where to read more.
+      // The advice itself: what to do, then where to read more. Each CVE's record is made
+      // from its id by the one function the dashboard uses too (cve.org), whatever address
+      // an alert queued by another version, or an edited outbox file, carries.
       const { summary = '', references = [], cves = [] } = advisory;
-      lines.push(...adviceTextLines({ summary, references: references.map(referenceLink), cves }, '    '));
+      const records = withCveRecords(cves.map(({ id }) => ({ id })));
+      lines.push(
+        ...adviceTextLines({ summary, references: references.map(referenceLink), cves: records }, '    '),
+      );
     }
   }
   for (const { asset, verdict } of alert.verdicts) lines.push(`${asset}: ${verdict}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Alert, alertText, changesAlert, conditionAlert, initialAlert } from '../../src/alerts/alert.ts';
 import type { Checkpoint } from '../../src/decisions/checkpoints.ts';
-import { adviceOf } from '../../src/evaluation/advice.ts';
+import { adviceOf, withCveRecords } from '../../src/evaluation/advice.ts';
 
 /** Advice of a match with nothing to say. */
 const noAdvice = adviceOf({ summary: '', references: [], cves: [] });
@@ -187,6 +187,41 @@ describe('alert contents', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('links a CVE to its record as the dashboard does, whatever address a queued alert carries', () => {
+    const queued: Alert = {
+      ...changesAlert({ verdicts: [], reminders: [] }, '2026.11.26', null, AT),
+      summary: '1 verdict change',
+      changes: [
+        {
+          asset: 'web',
+          from: null,
+          to: 'eol',
+          advisories: [
+            {
+              id: 'W-1',
+              title: 'Widget 1',
+              verdict: 'eol',
+              summary: 'Upgrade.',
+              references: ['https://nvd.nist.gov/vuln/detail/CVE-2026-0001'],
+              // As another version or a hand-edited outbox file may have it.
+              cves: [
+                { id: 'CVE-2026-0001', url: 'https://nvd.nist.gov/vuln/detail/CVE-2026-0001' },
+                { id: 'CVE-2026-0002', url: 'javascript:alert(1)' },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const text = alertText(queued);
+    const [dashboard] = withCveRecords([{ id: 'CVE-2026-0001' }]);
+    expect(text).toContain(`    CVE-2026-0001: ${dashboard?.url}\n`);
+    expect(text).toContain('    CVE-2026-0002: https://www.cve.org/CVERecord?id=CVE-2026-0002\n');
+    expect(text).not.toContain('javascript:');
+    // The feed's own references stay as the feed gives them.
+    expect(text).toContain('    https://nvd.nist.gov/vuln/detail/CVE-2026-0001\n');
   });
 
   it("writes a condition's code, state and a refusal's reason into the mail text", () => {
