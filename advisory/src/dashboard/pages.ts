@@ -141,8 +141,28 @@ export function cvesPage(status: ApplianceStatus): Page {
   };
 }
 
+/**
+ * The fact each service reminder of the feed in use is measured from, by advisory id:
+ * what an operator sets to record the task as done. Unknown without a feed.
+ */
+function reminderFacts(status: ApplianceStatus): Map<string, string> {
+  const facts = new Map<string, string>();
+  for (const { advisory } of status.feed?.feed.advisories ?? [])
+    if (advisory.reminder) facts.set(advisory.id, advisory.reminder.from);
+  return facts;
+}
+
+/** Reminders with the fact that records each as done (null when the feed does not say). */
+function withFacts<T extends { advisoryId: string }>(status: ApplianceStatus, reminders: readonly T[]) {
+  const facts = reminderFacts(status);
+  return reminders.map((r) => ({ ...r, fact: facts.get(r.advisoryId) ?? null }));
+}
+
 export function remindersPage(status: ApplianceStatus): Page {
-  const all = status.evaluations.flatMap((e) => e.reminders.map((r) => ({ ...r, asset: e.asset })));
+  const all = withFacts(
+    status,
+    status.evaluations.flatMap((e) => e.reminders.map((r) => ({ ...r, asset: e.asset }))),
+  );
   const byDue = (a: { dueAt: string | null }, b: { dueAt: string | null }) =>
     (a.dueAt ?? '').localeCompare(b.dueAt ?? '');
   return {
@@ -292,7 +312,13 @@ export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], nam
     template: '@asset',
     data: {
       name,
-      evaluation: evaluation ? { ...evaluation, matches: evaluation.matches.map(withAdvice) } : null,
+      evaluation: evaluation
+        ? {
+            ...evaluation,
+            matches: evaluation.matches.map(withAdvice),
+            reminders: withFacts(status, evaluation.reminders),
+          }
+        : null,
       history: history.map((p) => ({ ...p, when: instant(p.at) })),
       timeline: timed(timeline(history, now)),
       colours,

@@ -101,6 +101,31 @@ describe('dashboard pages', () => {
     expect(ids(data.upcoming)).toEqual(['later', 'soon']);
   });
 
+  it('names the fact each reminder is measured from, from the feed in use', () => {
+    const reminder = { advisoryId: 'R-1', product: 'p', task: 't', due: true, dueAt: null };
+    const evaluations = [evaluation('a', { reminders: [reminder, { ...reminder, advisoryId: 'R-gone' }] })];
+    const feed = {
+      from: 'live' as const,
+      since: 'T',
+      feed: {
+        advisories: [
+          {
+            module: 'm',
+            file: 'f',
+            advisory: { id: 'R-1', reminder: { from: 'last_restore_test', every: 'P3M', task: 't' } },
+          },
+          { module: 'm', file: 'g', advisory: { id: 'X-1' } },
+        ],
+      },
+    } as unknown as ApplianceStatus['feed'];
+    const facts = (fields: Partial<ApplianceStatus>) =>
+      (
+        remindersPage(status({ evaluations, ...fields })).data as { overdue: { fact: string | null }[] }
+      ).overdue.map((r) => r.fact);
+    expect(facts({ feed })).toEqual(['last_restore_test', null]);
+    expect(facts({})).toEqual([null, null]);
+  });
+
   it('says on the Feed page what went wrong last: the pull, the refresh, or both, each with its time', () => {
     const settings = { cachePath: '/c', refreshInterval: '6h', trustedKeys: ['k'] };
     const errors = (fields: Partial<ApplianceStatus>) =>

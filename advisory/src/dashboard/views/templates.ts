@@ -149,15 +149,19 @@ const cves = `<h1>CVE highlights</h1>
 <% } %>
 `;
 
+/** How a reminder's task is recorded as done: the fact it is measured from. */
+const recordDone = `<% if (it.fact) { %>; record it done: set fact <code><%= it.fact %></code><% } %>`;
+
 const reminders = `<h1>Service reminders</h1>
+<p class="note">To record a task as done, set the date it was done in the fact the reminder names, in the asset's <code>facts</code> in the inventory file (<code>ADVISORY_INVENTORY</code>), or for an asset a source reports, in that source's <code>facts</code> or its asset file: for example <code>last_restore_test: "2026-11-29"</code>. The next refresh reads it and counts the next due date from it.</p>
 <h2>Overdue</h2>
 <% if (it.overdue.length === 0) { %><p>Nothing is overdue.</p><% } else { %>
-<ul><% for (const r of it.overdue) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(<%= r.dueAt ? 'due ' + r.dueAt.slice(0, 10) : 'never recorded' %>; <%= r.advisoryId %>)</span></li>
+<ul><% for (const r of it.overdue) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(<%= r.dueAt ? 'due ' + r.dueAt.slice(0, 10) : 'never recorded' %>; <%= r.advisoryId %><%~ include('@recordDone', r) %>)</span></li>
 <% } %></ul>
 <% } %>
 <h2>Upcoming</h2>
 <% if (it.upcoming.length === 0) { %><p>Nothing is coming up.</p><% } else { %>
-<ul><% for (const r of it.upcoming) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(due <%= r.dueAt.slice(0, 10) %>; <%= r.advisoryId %>)</span></li>
+<ul><% for (const r of it.upcoming) { %><li><strong><%= r.asset %></strong>: <%= r.task %> <span class="muted">(due <%= r.dueAt.slice(0, 10) %>; <%= r.advisoryId %><%~ include('@recordDone', r) %>)</span></li>
 <% } %></ul>
 <% } %>
 `;
@@ -231,7 +235,8 @@ const asset = `<h1><%= it.name %></h1>
 <% } %>
 <% if (it.evaluation.reminders.length) { %>
 <h2>Service reminders</h2>
-<ul><% for (const r of it.evaluation.reminders) { %><li><%= r.task %>: <%= r.due ? 'due' : 'not due' %><%= r.dueAt ? ' (' + r.dueAt.slice(0, 10) + ')' : ' (never recorded)' %></li><% } %></ul>
+<ul><% for (const r of it.evaluation.reminders) { %><li><%= r.task %>: <%= r.due ? 'due' : 'not due' %> <span class="muted">(<%= r.dueAt ? r.dueAt.slice(0, 10) : 'never recorded' %><%~ include('@recordDone', r) %>)</span></li><% } %></ul>
+<p class="note">To record a task as done, set the date it was done in the fact named, in the inventory: see <a href="/reminders">Reminders</a>.</p>
 <% } %>
 <% } %>
 <h2>Verdict history</h2>
@@ -269,6 +274,7 @@ export function createRenderer(): Eta {
     assets,
     ordering,
     cves,
+    recordDone,
     reminders,
     feed,
     log,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../../../src/dashboard/views/templates.ts';
 import type { AssetEvaluation } from '../../../src/evaluation/verdicts.ts';
-import { type Demo, demoAppliance, hostileSource, serve } from '../../support/dashboard.ts';
+import { type Demo, demoAppliance, demoSource, hostileSource, serve } from '../../support/dashboard.ts';
 
 /**
  * The one escaping function every template's `<%= %>` goes through. Feed and inventory
@@ -185,6 +185,24 @@ describe('the feed banner and the Feed page', () => {
         /^In use the live feed, since [^;]+$/,
       );
       expect(html).not.toContain('The live feed is not in use');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('the Reminders page', () => {
+  it('says how a task is recorded as done, and for each reminder which fact to set', async () => {
+    const own = await serve(demoSource(demo));
+    try {
+      const html = await (await fetch(`${own.url}/reminders`)).text();
+      expect(html).toContain(
+        `<p class="note">To record a task as done, set the date it was done in the fact the reminder names, in the asset's <code>facts</code> in the inventory file (<code>ADVISORY_INVENTORY</code>), or for an asset a source reports, in that source's <code>facts</code> or its asset file: for example <code>last_restore_test: "2026-11-29"</code>. The next refresh reads it and counts the next due date from it.</p>`,
+      );
+      const items = [...html.matchAll(/<li><strong>[\s\S]*?<\/li>/g)].map((m) => m[0]);
+      expect(items.length).toBeGreaterThan(0);
+      for (const item of items)
+        expect(item).toMatch(/record it done: set fact <code>[a-z][a-z0-9_]*<\/code>/);
     } finally {
       await own.close();
     }
