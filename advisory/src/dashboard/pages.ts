@@ -4,7 +4,7 @@ import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
 import { adviceOf, withCveRecords } from '../evaluation/advice.ts';
 import { cveHighlights, orderingSteps } from '../evaluation/highlights.ts';
-import { type AdvisoryMatch, severity } from '../evaluation/verdicts.ts';
+import { type AdvisoryMatch, type AssetEvaluation, severity } from '../evaluation/verdicts.ts';
 import { timeline, verdictHistory } from './history.ts';
 import { instant, localTime } from './views/time.ts';
 
@@ -93,13 +93,7 @@ export function assetsPage(status: ApplianceStatus, query: Record<string, string
       error: e.error,
       verdict: e.verdict,
       matches: e.matches.map(withAdvice),
-      products: Object.entries(e.products).map(([product, version]) => ({
-        product,
-        version,
-        unreadable: e.unreadable.some((u) => u.product === product),
-        recommended:
-          e.matches.find((m) => m.product === product && m.recommendedVersion)?.recommendedVersion ?? null,
-      })),
+      products: productRows(e),
     }));
   return {
     current: '/',
@@ -116,6 +110,20 @@ export function assetsPage(status: ApplianceStatus, query: Record<string, string
       sourceOptions: [...new Set(evaluations.map((e) => e.source))].sort(),
     },
   };
+}
+
+/**
+ * An asset's products as the pages list them: the version installed (marked when it is
+ * not a version) and the one the first advisory naming a version for it recommends.
+ */
+function productRows(e: AssetEvaluation) {
+  return Object.entries(e.products).map(([product, version]) => ({
+    product,
+    version,
+    unreadable: e.unreadable.some((u) => u.product === product),
+    recommended:
+      e.matches.find((m) => m.product === product && m.recommendedVersion)?.recommendedVersion ?? null,
+  }));
 }
 
 /** A match with its advice ready to show: links checked, CVEs pointing at their records. */
@@ -317,6 +325,7 @@ export function assetPage(status: ApplianceStatus, entries: DecisionEntry[], nam
             ...evaluation,
             matches: evaluation.matches.map(withAdvice),
             reminders: withFacts(status, evaluation.reminders),
+            products: productRows(evaluation),
           }
         : null,
       history: history.map((p) => ({ ...p, when: instant(p.at) })),

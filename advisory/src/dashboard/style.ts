@@ -56,6 +56,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1r
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 ol.steps li { margin-bottom: .5rem; }
+p.finding { margin: .125rem 0; }
 details.advice > summary { cursor: pointer; }
 details.advice[open] > summary { margin-bottom: .25rem; }
 .advice-body { margin: .25rem 0 .5rem; max-width: 50rem; }

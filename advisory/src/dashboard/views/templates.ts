@@ -118,7 +118,7 @@ const assets = `<h1>Assets</h1>
 <tr>
 <td data-label="Asset"><a href="/assets/<%= encodeURIComponent(row.asset) %>"><%= row.asset %></a><br><span class="muted"><%= row.source %></span></td>
 <td data-label="Verdict"><% if (row.status === 'unknown') { %><span class="badge badge-unknown">unknown</span><br><span class="muted"><%= row.error %></span><% } else { %><%~ include('@badge', { verdict: row.verdict }) %><% } %></td>
-<td data-label="Products"><ul class="plain products"><% for (const p of row.products) { %><li><span class="product"><%= p.product %></span> <span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><% if (p.recommended) { %> → <span class="mono"><%= p.recommended %></span><% } %></li><% } %></ul></td>
+<td data-label="Products"><%~ include('@products', { products: row.products }) %></td>
 <td data-label="Advisories"><ul class="plain"><% for (const m of row.matches) { %><li><details class="advice"><summary><%~ include('@badge', { verdict: m.verdict }) %> <%= m.title %> <span class="muted mono"><%= m.advisoryId %></span></summary>
 <%~ include('@advice', m.advice) %></details></li><% } %></ul></td>
 </tr>
@@ -127,6 +127,9 @@ const assets = `<h1>Assets</h1>
 </table>
 </div>
 `;
+
+/** Products with the version installed and the one recommended (Assets table, asset page). */
+const products = `<ul class="plain products"><% for (const p of it.products) { %><li><span class="product"><%= p.product %></span> <span class="mono"><%= p.version %></span><% if (p.unreadable) { %> <span class="muted">(not a version)</span><% } %><% if (p.recommended) { %> → <span class="mono"><%= p.recommended %></span><% } %></li><% } %></ul>`;
 
 const ordering = `<h1>Upgrade order</h1>
 <p class="note">Installs that wait for another product: do these steps first, in this order.</p>
@@ -223,13 +226,13 @@ const asset = `<h1><%= it.name %></h1>
 <% if (!it.evaluation) { %><p>This asset is not in the current evaluation.</p><% } else { %>
 <p>Verdict: <% if (it.evaluation.status === 'unknown') { %><span class="badge badge-unknown">unknown</span> <%= it.evaluation.error %><% } else { %><%~ include('@badge', { verdict: it.evaluation.verdict }) %><% } %> <span class="muted">from <%= it.evaluation.source %></span></p>
 <h2>Products</h2>
-<ul class="plain products"><% for (const [product, version] of Object.entries(it.evaluation.products)) { %><li><span class="product"><%= product %></span> <span class="mono"><%= version %></span></li><% } %></ul>
+<%~ include('@products', { products: it.evaluation.products }) %>
 <% if (it.evaluation.matches.length) { %>
 <h2>Advisories</h2>
 <ul>
-<% for (const m of it.evaluation.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <strong><%= m.title %></strong> <span class="muted mono"><%= m.advisoryId %></span><br>
-<%= m.product %> <span class="mono"><%= m.installed %></span><% if (m.recommendedVersion) { %> → <span class="mono"><%= m.recommendedVersion %></span><% } %>
-<% for (const u of m.unmet) { %><br>First: <%= u.ordering %> (<%= u.reason %>)<% } %>
+<% for (const m of it.evaluation.matches) { %><li><%~ include('@badge', { verdict: m.verdict }) %> <strong><%= m.title %></strong> <span class="muted mono"><%= m.advisoryId %></span>
+<p class="finding"><%= m.product %>: installed <span class="mono"><%= m.installed %></span>, <% if (m.recommendedVersion) { %>recommended <span class="mono"><%= m.recommendedVersion %></span><% } else { %><span class="muted">the advisory recommends no version</span><% } %></p>
+<% for (const u of m.unmet) { %><p class="finding">First: <%= u.ordering %> (<%= u.reason %>)</p><% } %>
 <%~ include('@advice', m.advice) %></li>
 <% } %></ul>
 <% } %>
@@ -272,6 +275,7 @@ export function createRenderer(): Eta {
     advice,
     feedNotice,
     assets,
+    products,
     ordering,
     cves,
     recordDone,

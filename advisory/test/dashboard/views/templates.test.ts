@@ -208,3 +208,32 @@ describe('the Reminders page', () => {
     }
   });
 });
+
+describe('the asset page', () => {
+  it('shows per finding the installed and the recommended version, and per product the recommended one', async () => {
+    const own = await serve(demoSource(demo));
+    try {
+      const cloud = await (await fetch(`${own.url}/assets/cloud`)).text();
+      const products = /<h2>Products<\/h2>\s*<ul[^>]*>[\s\S]*?<\/ul>/.exec(cloud)?.[0] ?? '';
+      expect(products).toContain(
+        '<li><span class="product">nextcloud</span> <span class="mono">33.0.5</span> → <span class="mono">33.0.8</span></li>',
+      );
+      expect(products).toContain(
+        '<li><span class="product">postgresql</span> <span class="mono">16.9</span> → <span class="mono">16.15</span></li>',
+      );
+      expect(products).toContain(
+        '<li><span class="product">php</span> <span class="mono">8.4.24</span></li>',
+      );
+      expect(cloud).toContain(
+        '<p class="finding">nextcloud: installed <span class="mono">33.0.5</span>, recommended <span class="mono">33.0.8</span></p>',
+      );
+      // A finding whose advisory names no version says so.
+      const runner = await (await fetch(`${own.url}/assets/ci-runner`)).text();
+      expect(runner).toContain(
+        '<p class="finding">linux: installed <span class="mono">6.17.13</span>, <span class="muted">the advisory recommends no version</span></p>',
+      );
+    } finally {
+      await own.close();
+    }
+  });
+});
