@@ -126,6 +126,68 @@ describe('dashboard pages', () => {
     expect(facts({})).toEqual([null, null]);
   });
 
+  it('names on the Feed page what is in use, as the banner does, and when the last pull was', () => {
+    const settings = { cachePath: '/c', refreshInterval: '6h', trustedKeys: ['k'] };
+    const manifest = {
+      feed_version: '2026.11.26',
+      schema_version: '2.0',
+      published_at: 'P',
+      expires_at: 'E',
+    };
+    const feed = (from: 'live' | 'cache') =>
+      ({
+        from,
+        since: '2026-11-26T02:00:00.000Z',
+        feed: { manifest, signedBy: [], manifestSha256: '', advisoryCount: 0, advisories: [] },
+      }) as unknown as ApplianceStatus['feed'];
+    const data = (fields: Partial<ApplianceStatus>) =>
+      feedPage(status(fields), settings).data as {
+        feed: { inUse: string; since: { iso: string } } | null;
+        servingCache: boolean;
+        liveProblem: boolean;
+        lastPull: { at: { iso: string; local: string }; outcome: string } | null;
+      };
+    const problem = { at: '2026-11-26T03:00:00.000Z', outcome: 'rejected' as const, message: 'refused' };
+    expect(data({ feed: feed('live') })).toMatchObject({
+      feed: { inUse: 'the live feed', since: { iso: '2026-11-26T02:00:00.000Z' } },
+      servingCache: false,
+      liveProblem: false,
+      lastPull: null,
+    });
+    expect(data({ feed: feed('live'), problem, lastPull: problem })).toMatchObject({
+      feed: { inUse: 'the last accepted copy of the live feed' },
+      servingCache: false,
+      liveProblem: true,
+      lastPull: { at: { iso: problem.at, local: localTime(problem.at) }, outcome: 'rejected' },
+    });
+    expect(data({ feed: feed('cache'), problem })).toMatchObject({
+      feed: { inUse: 'the cached copy (/c)' },
+      servingCache: true,
+      liveProblem: true,
+    });
+    expect(data({})).toMatchObject({ feed: null, servingCache: false });
+  });
+
+  it('marks a product whose version is unreadable, and only that one', () => {
+    const rows = (
+      assetsPage(
+        status({
+          evaluations: [
+            evaluation('a', {
+              products: { debian: 'bookworm', widget: '2.1' },
+              unreadable: [{ product: 'debian', version: 'bookworm' }],
+            }),
+          ],
+        }),
+        {},
+      ).data as { rows: { products: { product: string; unreadable: boolean }[] }[] }
+    ).rows;
+    expect(rows[0]?.products.map((p) => [p.product, p.unreadable])).toEqual([
+      ['debian', true],
+      ['widget', false],
+    ]);
+  });
+
   it('says on the Feed page what went wrong last: the pull, the refresh, or both, each with its time', () => {
     const settings = { cachePath: '/c', refreshInterval: '6h', trustedKeys: ['k'] };
     const errors = (fields: Partial<ApplianceStatus>) =>

@@ -53,6 +53,10 @@ describe('instants on the pages', () => {
         /<td data-label="When"><time datetime="[^"]+" title="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2} [A-Z]+(?:[+-][0-9:]+)?<\/time><\/td>/,
       );
       const asset = await (await fetch(`${served.url}/assets/cloud`)).text();
+      // The timeline's segments say their span in local time too (their titles show on hover).
+      expect(asset).toMatch(
+        /<title>[a-z -]+: \d{4}-\d{2}-\d{2} \d{2}:\d{2} \S+ to \d{4}-\d{2}-\d{2} \d{2}:\d{2} \S+<\/title>/,
+      );
       expect(asset).toMatch(
         /<li><time datetime="[^"]+" title="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2} [A-Z]+(?:[+-][0-9:]+)?<\/time>: /,
       );
