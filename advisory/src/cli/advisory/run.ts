@@ -7,9 +7,8 @@ import {
   ConfigError,
   checkExposure,
   checkPlainHttpAuth,
-  loadApplianceConfig,
 } from '../../appliance/config.ts';
-import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
+import { openAppliance, readStartup, type Startup } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
 import { describeCertificate, readTlsPair, type TlsPair, useTlsPair } from '../../dashboard/tls.ts';
@@ -79,11 +78,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * check` from cron, or a daemon being replaced), waits for it instead of giving up, so a
  * service manager's restart never turns a moment's overlap into an outage.
  */
-async function openWhenFree(
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  stopping: Promise<string>,
-): Promise<Appliance | null> {
+async function openWhenFree(startup: Startup, io: Io, stopping: Promise<string>): Promise<Appliance | null> {
   let said = false;
   let stopped = false;
   void stopping.then(() => {
@@ -91,7 +86,7 @@ async function openWhenFree(
   });
   for (;;) {
     try {
-      return (await openAppliance({ env })).appliance;
+      return (await openAppliance({ startup })).appliance;
     } catch (error) {
       if (!(error instanceof DataDirLockedError)) throw error;
       if (!said) io.out('another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish');
@@ -165,7 +160,9 @@ function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | n
 async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   // Before anything is opened: a dashboard open to the network without credentials, or its
   // password sent in clear; a certificate that cannot be used.
-  const settings = loadApplianceConfig(env);
+  // The settings and the files they name are read here, once: the rest works from them.
+  const startup = await readStartup(env);
+  const settings = startup.config;
   checkExposure(settings, env);
   checkPlainHttpAuth(settings);
   const certificates = certificateReloader(
@@ -174,10 +171,10 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     settings.tls ? await readTlsPair(settings.tls) : null,
   );
   const stopping = stopSignal(io);
-  const appliance = await openWhenFree(env, io, stopping);
+  const appliance = await openWhenFree(startup, io, stopping);
   if (!appliance) return 0;
   const config = appliance.config;
-  const trustedKeys = (await readTrustedKeys(config.publicKeyFiles)).map((k) => keyId(k.keynum));
+  const trustedKeys = startup.trustedKeys.map((k) => keyId(k.keynum));
   const startPair = certificates.pair;
   const dashboard = await buildDashboard({
     source: dashboardSource(appliance, trustedKeys),
