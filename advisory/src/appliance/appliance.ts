@@ -103,11 +103,17 @@ export class Appliance {
     };
   }
 
-  /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
+  /**
+   * The status as of now, a snapshot: a feed whose expiry has passed is shown as no longer
+   * serving, refresh or not. A read changes nothing (the next refresh takes the expired
+   * feed out of use), and what a reader does with the snapshot changes nothing either.
+   */
   get status(): ApplianceStatus {
-    this.keeper.expire();
     const { feed, problem, lastPull, expired } = this.keeper;
-    return Object.assign(this.current, { feed, problem, lastPull, expired });
+    const expiry = this.keeper.expiry();
+    return expiry
+      ? { ...this.current, feed: null, problem: expiry, lastPull, expired: expiry }
+      : { ...this.current, feed, problem, lastPull, expired };
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */
@@ -141,10 +147,10 @@ export class Appliance {
   private async reloadInventory(): Promise<void> {
     try {
       this.inventory = await loadInventory(this.config.inventoryFile);
-      this.status.inventoryError = null;
+      this.current.inventoryError = null;
     } catch (error) {
       if (!(error instanceof InventoryError)) throw error;
-      this.status.inventoryError = error.message;
+      this.current.inventoryError = error.message;
       this.log.warn({ problem: error.message }, 'inventory file refused; the last good one stays in use');
     }
   }
@@ -188,13 +194,13 @@ export class Appliance {
     await this.reloadInventory();
     const known = new Map(Object.entries(this.evaluation?.known ?? {}));
     const collection = await collectInventory(this.config.inventoryFile, this.inventory, known);
-    this.status.inventory = collection.sources;
-    const feed = this.status.feed?.feed ?? null;
+    this.current.inventory = collection.sources;
+    const feed = this.keeper.feed?.feed ?? null;
     if (feed) {
       const now = this.now();
       const evaluations = evaluate(feed.advisories, collection.assets, now);
-      this.status.evaluations = evaluations;
-      this.status.evaluatedAt = now.toISOString();
+      this.current.evaluations = evaluations;
+      this.current.evaluatedAt = now.toISOString();
       if (!this.options.readOnly) await this.record(evaluations, collection.assets, feed, now);
     }
     if (!this.options.readOnly) {
@@ -208,7 +214,7 @@ export class Appliance {
     }
     await this.refreshOutboxStatus();
     const finished = this.now();
-    this.status.lastRefresh = {
+    this.current.lastRefresh = {
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       ms: finished.getTime() - started.getTime(),
@@ -334,7 +340,7 @@ export class Appliance {
   }
 
   private async refreshOutboxStatus(): Promise<void> {
-    this.status.outbox = {
+    this.current.outbox = {
       channels: this.outbox.channels,
       pending: (await this.outbox.pending()).length,
       failed: (await this.outbox.failed()).length,
