@@ -1,24 +1,18 @@
-import { CommandError, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../errors.ts';
+import { CommandError, EXIT_OK, EXIT_USAGE, UsageError } from '../errors.ts';
 
 /**
- * The exit codes (errors.ts) and the command line's streams. Errors are one line for a
- * person, never a stack trace.
+ * The exit codes and errors (errors.ts) and the command line's streams. What a command
+ * throws is mapped here and nowhere else (exitCodeOf, forInput). Errors are one line for
+ * a person, never a stack trace.
  */
-export { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from '../errors.ts';
-
-/** A command line that cannot be run as given, or an input that cannot be used: exit 2. */
-export class UsageError extends CommandError {
-  override name = 'UsageError';
-  readonly exitCode = EXIT_USAGE;
-  readonly prefix = '';
-}
-
-/** The feed (or what was about to be signed) is refused: exit 1. */
-export class RejectedError extends CommandError {
-  override name = 'RejectedError';
-  readonly exitCode = EXIT_REJECTED;
-  readonly prefix = 'error: ';
-}
+export {
+  EXIT_NO_FEED,
+  EXIT_OK,
+  EXIT_REJECTED,
+  EXIT_USAGE,
+  RejectedError,
+  UsageError,
+} from '../errors.ts';
 
 export interface Io {
   out(line: string): void;
@@ -61,6 +55,22 @@ export function exitCodeOf(error: unknown, io: Io, usage?: string): number {
   const message = error instanceof Error ? error.message : String(error);
   io.err(`error: ${printable(message)}`);
   return EXIT_USAGE;
+}
+
+/**
+ * Runs `work` on an input the command line names (`--inventory`, `public key k.pub`): an
+ * error that makes the input unusable (exit 2: a file that cannot be read, a key, a
+ * document or a duration that does not parse) becomes a UsageError naming the input
+ * (`--expires-in: "soon" is not a duration: …`). Any other error passes as it is.
+ */
+export async function forInput<T>(input: string, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CommandError && error.exitCode === EXIT_USAGE)
+      throw new UsageError(`${input}: ${error.message}`, { cause: error });
+    throw error;
+  }
 }
 
 /**
