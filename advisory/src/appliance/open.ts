@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { lockDataDir } from '../../../common/src/data-dir-lock.ts';
 import type { Alert } from '../alerts/alert.ts';
 import { mailSender } from '../alerts/email.ts';
@@ -59,8 +60,30 @@ export async function readSmtpAuthority(config: ApplianceConfig): Promise<Applia
   return { ...config, smtp: { ...config.smtp, ca } };
 }
 
-export function applianceLogger(level: ApplianceConfig['logLevel']): Logger {
-  return pino({ level, base: { service: 'advisory' } }, pino.destination({ dest: 2, sync: true }));
+/**
+ * The appliance's log, on standard error: pino-pretty's readable lines when a person
+ * watches (standard error is a terminal: `advisory run` in a shell, `npm start`), one
+ * JSON object a line otherwise (journald, a container's log, a pipe), as the scheduler
+ * does. Written synchronously: a line is out before the process goes on or ends.
+ */
+export function applianceLogger(
+  level: ApplianceConfig['logLevel'],
+  options: { terminal?: boolean } = {},
+): Logger {
+  const settings = { level, base: { service: 'advisory' } };
+  if (options.terminal ?? process.stderr.isTTY === true) {
+    return pino(
+      settings,
+      pretty({
+        destination: 2,
+        sync: true,
+        colorize: process.stderr.hasColors?.() ?? false,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      }),
+    );
+  }
+  return pino(settings, pino.destination({ dest: 2, sync: true }));
 }
 
 /**
