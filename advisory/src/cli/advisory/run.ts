@@ -15,6 +15,7 @@ import { describeCertificate, readTlsPair, type TlsPair, useTlsPair } from '../.
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import type { Io } from '../io.ts';
+import { catchDaemonSignals, type DaemonSignals } from './signals.ts';
 
 export const runHelp = `Usage: advisory run
 
@@ -47,30 +48,6 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
 /** How long a stop waits for a refresh in progress (a hung feed host, a slow source). */
 const STOP_GRACE_MS = 8_000;
 
-/**
- * Resolves on the first SIGTERM or SIGINT, or when the parent that started this process
- * over an IPC channel (`npm start`) goes away, however it ended. A second signal ends the
- * process at once. The handlers stay installed for the whole stop. (SIGHUP is a reload:
- * see certificateReloader.)
- */
-function stopSignal(io: Io): Promise<string> {
-  let received: string | null = null;
-  return new Promise<string>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT'] as const) {
-      process.on(name, () => {
-        if (received !== null) {
-          io.err(`${name} again: stopping now`);
-          process.exit(EXIT_STOPPED_HARD);
-        }
-        received = name;
-        resolve(name);
-      });
-    }
-    if (process.connected) process.once('disconnect', () => resolve('parent gone'));
-  });
-}
-
-const EXIT_STOPPED_HARD = 1;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -98,10 +75,13 @@ async function openWhenFree(startup: Startup, io: Io, stopping: Promise<string>)
 }
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
-  parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+  // Caught already when the process entry started the daemon (cli/advisory.ts).
+  const signals = catchDaemonSignals(io);
   try {
-    return await serve(io, env);
+    parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+    return await serve(io, env, signals);
   } finally {
+    signals.ended();
     // The 'disconnect' listener keeps the IPC channel of a parent that started this process
     // (`npm start`), and so the process, alive: let go, however it ends.
     if (process.connected) process.disconnect();
@@ -115,7 +95,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
  * in use and says why: the dashboard keeps serving. Reloads run one after another, and
  * the outcome is printed at any log level, like the daemon's other lifecycle lines.
  */
-function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | null) {
+function certificateReloader(io: Io, signals: DaemonSignals, config: ApplianceConfig, first: TlsPair | null) {
   let current = first;
   let server: unknown = null;
   let reloading = Promise.resolve();
@@ -139,7 +119,7 @@ function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | n
       );
     }
   };
-  process.on('SIGHUP', () => {
+  signals.onReload(() => {
     reloading = reloading.then(reload).catch((error: unknown) => {
       io.err(`error: SIGHUP: TLS certificate not reloaded: ${(error as Error).message}`);
     });
@@ -157,7 +137,7 @@ function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | n
   };
 }
 
-async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+async function serve(io: Io, env: NodeJS.ProcessEnv, signals: DaemonSignals): Promise<number> {
   // Before anything is opened: a dashboard open to the network without credentials, or its
   // password sent in clear; a certificate that cannot be used.
   // The settings and the files they name are read here, once: the rest works from them.
@@ -167,10 +147,11 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   checkPlainHttpAuth(settings);
   const certificates = certificateReloader(
     io,
+    signals,
     settings,
     settings.tls ? await readTlsPair(settings.tls) : null,
   );
-  const stopping = stopSignal(io);
+  const stopping = signals.stopping;
   const appliance = await openWhenFree(startup, io, stopping);
   if (!appliance) return 0;
   const config = appliance.config;
