@@ -26,31 +26,43 @@ function mapped(error: unknown): { code: number; line: string } {
   return { code, line: lines[0] as string };
 }
 
-const cases: [string, CommandError, number, string][] = [
-  ['UsageError', new UsageError('--feed is required'), EXIT_USAGE, ''],
-  ['RejectedError', new RejectedError('the feed is refused'), EXIT_REJECTED, 'error: '],
-  ['ConfigError', new ConfigError('ADVISORY_LISTEN', 'not an address'), EXIT_USAGE, 'configuration error: '],
-  ['StateError', new StateError('accepted.json: not JSON'), EXIT_USAGE, 'configuration error: '],
-  ['DecisionLogError', new DecisionLogError('decisions.jsonl: damaged'), EXIT_USAGE, 'configuration error: '],
-  ['SignifyFormatError', new SignifyFormatError('not a signify key'), EXIT_USAGE, 'error: '],
-  ['InventoryError', new InventoryError('assets: required'), EXIT_USAGE, 'error: '],
-  ['AdapterError', new AdapterError('pve: answered HTTP 500', 500), EXIT_USAGE, 'error: '],
-  ['YamlError', new YamlError('bad indentation', 3), EXIT_USAGE, 'error: '],
-  ['FileReadError', new FileReadError('no such file'), EXIT_USAGE, 'error: '],
-  ['DurationError', new DurationError('"soon" is not a duration'), EXIT_USAGE, 'error: '],
+// Made inside each test (factories): a mutant is active only while a test runs.
+const cases: [string, () => CommandError, number, string][] = [
+  ['UsageError', () => new UsageError('--feed is required'), EXIT_USAGE, ''],
+  ['RejectedError', () => new RejectedError('the feed is refused'), EXIT_REJECTED, 'error: '],
+  [
+    'ConfigError',
+    () => new ConfigError('ADVISORY_LISTEN', 'not an address'),
+    EXIT_USAGE,
+    'configuration error: ',
+  ],
+  ['StateError', () => new StateError('accepted.json: not JSON'), EXIT_USAGE, 'configuration error: '],
+  [
+    'DecisionLogError',
+    () => new DecisionLogError('decisions.jsonl: damaged'),
+    EXIT_USAGE,
+    'configuration error: ',
+  ],
+  ['SignifyFormatError', () => new SignifyFormatError('not a signify key'), EXIT_USAGE, 'error: '],
+  ['InventoryError', () => new InventoryError('assets: required'), EXIT_USAGE, 'error: '],
+  ['AdapterError', () => new AdapterError('pve: answered HTTP 500', 500), EXIT_USAGE, 'error: '],
+  ['YamlError', () => new YamlError('bad indentation', 3), EXIT_USAGE, 'error: '],
+  ['FileReadError', () => new FileReadError('no such file'), EXIT_USAGE, 'error: '],
+  ['DurationError', () => new DurationError('"soon" is not a duration'), EXIT_USAGE, 'error: '],
   [
     'FeedRejectedError',
-    new FeedRejectedError({ reason: 'signature-invalid', message: 'no signature verifies' }),
+    () => new FeedRejectedError({ reason: 'signature-invalid', message: 'no signature verifies' }),
     EXIT_REJECTED,
     'error: ',
   ],
-  ['SourceError', new SourceError('feed.example.org: ECONNREFUSED'), EXIT_USAGE, 'error: '],
+  ['SourceError', () => new SourceError('feed.example.org: ECONNREFUSED'), EXIT_USAGE, 'error: '],
 ];
 
 describe('the error root', () => {
   it.each(cases)(
     '%s descends from CommandError and maps to its exit code and line',
-    (name, error, code, prefix) => {
+    (name, make, code, prefix) => {
+      const error = make();
       expect(error).toBeInstanceOf(CommandError);
       expect(error).toBeInstanceOf(Error);
       expect(error.name).toBe(name);

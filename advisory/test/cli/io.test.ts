@@ -1,6 +1,7 @@
+import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/appliance/config.ts';
-import { forInput, RejectedError, UsageError } from '../../src/cli/io.ts';
+import { exitCodeOf, forInput, RejectedError, UsageError } from '../../src/cli/io.ts';
 import { SignifyFormatError } from '../../src/crypto/signify.ts';
 import { DurationError } from '../../src/time/durations.ts';
 
@@ -35,5 +36,43 @@ describe('forInput', () => {
         }).catch((e: unknown) => e),
       ).toBe(thrown);
     }
+  });
+});
+
+describe('exitCodeOf', () => {
+  const mapped = (error: unknown, usage?: string) => {
+    const lines: string[] = [];
+    const code = exitCodeOf(error, { out: () => undefined, err: (l) => lines.push(l) }, usage);
+    return { code, lines };
+  };
+
+  it('says where help is for a usage error and for options node refused, exit 2', () => {
+    expect(mapped(new UsageError('--feed is required'), 'advisory-feed build')).toEqual({
+      code: 2,
+      lines: ['--feed is required (advisory-feed build --help shows how)'],
+    });
+    const parseError = (() => {
+      try {
+        parseArgs({ args: ['--nope'], options: {}, strict: true });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(mapped(parseError, 'advisory run')).toEqual({
+      code: 2,
+      lines: [expect.stringMatching(/^Unknown option '--nope'.* \(advisory run --help shows how\)$/)],
+    });
+    expect(mapped(new UsageError('--feed is required'))).toEqual({ code: 2, lines: ['--feed is required'] });
+  });
+
+  it('gives no help pointer for what is not about the command line', () => {
+    expect(mapped(new RejectedError('the feed is refused'), 'advisory-feed verify')).toEqual({
+      code: 1,
+      lines: ['error: the feed is refused'],
+    });
+    expect(mapped(Object.assign(new Error('x'), { code: 'ENOENT' }), 'advisory run')).toEqual({
+      code: 2,
+      lines: ['error: x'],
+    });
   });
 });

@@ -20,7 +20,8 @@ afterEach(() => {
 function install() {
   const lines: string[] = [];
   const exits: number[] = [];
-  let clock = 0;
+  // Not at zero: the window is measured from the first signal, not from the clock's origin.
+  let clock = 5_000;
   installed = catchDaemonSignals(
     { out: (l) => lines.push(l), err: (l) => lines.push(l) },
     { now: () => clock, exit: (code) => exits.push(code) },
@@ -99,12 +100,30 @@ describe('the daemon signals', () => {
   });
 
   it('dispose takes the handlers away', () => {
-    const before = process.listenerCount('SIGTERM');
+    const names = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+    const before = names.map((n) => process.listenerCount(n));
     const { signals } = install();
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-    expect(process.listenerCount('SIGHUP')).toBeGreaterThan(0);
+    expect(names.map((n) => process.listenerCount(n))).toEqual(before.map((c) => c + 1));
     signals.dispose();
     installed = null;
-    expect(process.listenerCount('SIGTERM')).toBe(before);
+    expect(names.map((n) => process.listenerCount(n))).toEqual(before);
+  });
+
+  it('ending handlers that were replaced leaves the ones in use in place', () => {
+    const { signals: old } = install();
+    old.ended();
+    const exits: number[] = [];
+    const fresh = catchDaemonSignals(
+      { out: () => undefined, err: () => undefined },
+      { exit: (c) => exits.push(c) },
+    );
+    old.ended();
+    expect(catchDaemonSignals({ out: () => undefined, err: () => undefined })).toBe(fresh);
+    // The process's own clock: two signals at once are one request.
+    send('SIGTERM');
+    send('SIGINT');
+    expect(exits).toEqual([]);
+    fresh.dispose();
+    old.dispose();
   });
 });
