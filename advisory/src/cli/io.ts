@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { CommandError, EXIT_OK, EXIT_USAGE, UsageError } from '../errors.ts';
 
 /**
@@ -19,23 +20,40 @@ export interface Io {
   err(line: string): void;
 }
 
+/** Where a command line writes, and how it ends at once (the process's own unless a test's). */
+export interface Streams {
+  stdout: Writable;
+  stderr: Writable;
+  exit(code: number): void;
+  /** The exit code set so far (process.exitCode). */
+  exitCode(): number | undefined;
+}
+
+const processStreams: Streams = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  exit: (code) => process.exit(code),
+  exitCode: () => (typeof process.exitCode === 'number' ? process.exitCode : undefined),
+};
+
 /**
  * The process's standard streams as an Io. A reader that goes away (`| head -1`) ends
  * the process quietly with the code it would have had, instead of an EPIPE crash.
  */
-export function processIo(): Io {
-  for (const stream of [process.stdout, process.stderr]) {
+export function processIo(streams: Streams = processStreams): Io {
+  const { stdout, stderr } = streams;
+  for (const stream of [stdout, stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_OK);
+      if (error.code === 'EPIPE') return streams.exit(streams.exitCode() ?? EXIT_OK);
       // Output that cannot be written (a full disk): say so once, where still possible.
-      if (stream === process.stdout)
-        process.stderr.write(`error: cannot write the output (${error.code ?? error.message})\n`);
-      process.exit(EXIT_USAGE);
+      if (stream === stdout)
+        stderr.write(`error: cannot write the output (${error.code ?? error.message})\n`);
+      streams.exit(EXIT_USAGE);
     });
   }
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => stdout.write(`${line}\n`),
+    err: (line) => stderr.write(`${line}\n`),
   };
 }
 
@@ -45,7 +63,8 @@ export function processIo(): Io {
  */
 export function exitCodeOf(error: unknown, io: Io, usage?: string): number {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    io.err(`${printable((error as Error).message)}${usage ? ` (${usage} --help shows how)` : ''}`);
+    const prefix = error instanceof UsageError ? error.prefix : '';
+    io.err(`${prefix}${printable((error as Error).message)}${usage ? ` (${usage} --help shows how)` : ''}`);
     return EXIT_USAGE;
   }
   if (error instanceof CommandError) {

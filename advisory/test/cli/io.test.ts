@@ -1,7 +1,8 @@
+import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/appliance/config.ts';
-import { exitCodeOf, forInput, RejectedError, UsageError } from '../../src/cli/io.ts';
+import { exitCodeOf, forInput, processIo, RejectedError, UsageError } from '../../src/cli/io.ts';
 import { SignifyFormatError } from '../../src/crypto/signify.ts';
 import { DurationError } from '../../src/time/durations.ts';
 
@@ -74,5 +75,55 @@ describe('exitCodeOf', () => {
       code: 2,
       lines: ['error: x'],
     });
+  });
+});
+
+describe('processIo', () => {
+  // Real streams; the process's exit is watched instead of taken.
+  function streams(exitCode?: number) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const written = { out: '', err: '' };
+    stdout.on('data', (c: Buffer) => {
+      written.out += c.toString();
+    });
+    stderr.on('data', (c: Buffer) => {
+      written.err += c.toString();
+    });
+    const exits: number[] = [];
+    const io = processIo({ stdout, stderr, exit: (code) => exits.push(code), exitCode: () => exitCode });
+    return { stdout, stderr, written, exits, io };
+  }
+  const failure = (code: string) => Object.assign(new Error(`write ${code}`), { code });
+
+  it('writes a line to each stream', () => {
+    const { io, written } = streams();
+    io.out('table');
+    io.err('warning');
+    expect(written).toEqual({ out: 'table\n', err: 'warning\n' });
+  });
+
+  it('ends quietly when the reader goes away, with the code it would have had', () => {
+    const quiet = streams();
+    quiet.stdout.emit('error', failure('EPIPE'));
+    expect(quiet.exits).toEqual([0]);
+    expect(quiet.written.err).toBe('');
+    const failing = streams(1);
+    failing.stderr.emit('error', failure('EPIPE'));
+    expect(failing.exits).toEqual([1]);
+  });
+
+  it('says once that the output cannot be written, and ends with 2', () => {
+    const { stdout, written, exits } = streams();
+    stdout.emit('error', failure('ENOSPC'));
+    expect(written.err).toBe('error: cannot write the output (ENOSPC)\n');
+    expect(exits).toEqual([2]);
+  });
+
+  it('ends with 2, saying nothing more, when standard error itself fails', () => {
+    const { stderr, written, exits } = streams();
+    stderr.emit('error', new Error('gone'));
+    expect(written.err).toBe('');
+    expect(exits).toEqual([2]);
   });
 });
