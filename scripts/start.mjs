@@ -10,11 +10,17 @@
 //    runs `advisory run` on it with the demo inventory and dashboard credentials of its
 //    own. A later `npm start` reuses all of it (and rebuilds the demo feed if it expired).
 //
-// Signal safety: npm 11 forwards SIGTERM only to its `sh -c` child, so the npm script
-// `exec`s this file (no shell in between). This process spawns both servers directly,
-// each over an IPC channel; each shuts down when that channel closes, so neither
+// Signal safety: npm 11 forwards SIGINT and SIGTERM only to its `sh -c` child, so the npm
+// script `exec`s this file (no shell in between). This process spawns both servers
+// directly, each over an IPC channel; each shuts down when that channel closes, so neither
 // outlives this process, however it ends. If either exits, the other is stopped and this
 // process exits with that exit code.
+//
+// Ctrl-C: the terminal sends SIGINT to every process of its foreground process group, and
+// npm passes it on to this process as well. Were the servers in that group, each would get
+// the terminal's SIGINT and then this process's SIGTERM: two stop requests, and a second
+// one means "stop at once" (the appliance's forced path). So each server runs in a process
+// group of its own (detached) and is asked to stop exactly once, by this process.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -114,10 +120,12 @@ const children = {
       ...(devIssuer ? { AUTH_DEV_ISSUER: 'true', DEMO_DATA: process.env.DEMO_DATA ?? 'true' } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
   }),
   appliance: spawn(process.execPath, [path.join(root, 'advisory', 'bin', 'advisory.mjs'), 'run'], {
     env: { ...process.env, ...demo.env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    detached: true,
   }),
 };
 

@@ -9,6 +9,11 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The daemon is not ended by a SIGHUP (a reload, a closing terminal) while its sources
+// load: the entry catches it properly once it runs (src/cli/advisory/signals.ts). Static
+// imports are linked before this line runs, but they are node's own and load at once.
+if (process.argv[2] === 'run') process.on('SIGHUP', () => undefined);
+
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const bundle = path.join(root, 'dist', 'advisory.mjs');
 

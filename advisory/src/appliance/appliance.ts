@@ -1,24 +1,19 @@
 import type { Logger } from 'pino';
-import { lockDataDir } from '../../../common/src/data-dir-lock.ts';
-import { type Alert, conditionAlert, withCheckpoint } from '../alerts/alert.ts';
-import { mailSender } from '../alerts/email.ts';
-import { type Channel, Outbox } from '../alerts/outbox.ts';
-import { postWebhook } from '../alerts/webhook.ts';
+import { conditionAlert, withCheckpoint } from '../alerts/alert.ts';
+import type { Channel, Outbox } from '../alerts/outbox.ts';
 import type { PublicKey } from '../crypto/signify.ts';
-import { DecisionStore } from '../decisions/store.ts';
+import type { DecisionStore } from '../decisions/store.ts';
 import { type AssetEvaluation, evaluate } from '../evaluation/verdicts.ts';
 import type { AcceptedState } from '../feed/format/accepted-state.ts';
 import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 import { collectInventory, loadInventory } from '../inventory/collect.ts';
 import { InventoryError, type InventoryFile } from '../inventory/config.ts';
-import { ensureDir } from '../storage/durable-files.ts';
-import { FeedCache } from './cache.ts';
 import { conditionChanges } from './conditions.ts';
-import { type ApplianceConfig, ConfigError } from './config.ts';
+import type { ApplianceConfig } from './config.ts';
 import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
-import { StateStore } from './state.ts';
+import type { StateStore } from './state.ts';
 import type { ApplianceCounters, ApplianceStatus, PullOutcome } from './status.ts';
 
 export type { ApplianceCounters, ApplianceStatus, FeedInUse, PullOutcome } from './status.ts';
@@ -30,6 +25,19 @@ export interface ApplianceOptions {
   now?: () => Date;
   /** Another process holds the state directory: evaluate from the cache, write nothing. */
   readOnly?: boolean;
+}
+
+/** What the composition root (open.ts) hands the appliance. */
+export interface ApplianceParts {
+  config: ApplianceConfig;
+  options: ApplianceOptions;
+  state: StateStore;
+  decisions: DecisionStore | null;
+  outbox: Outbox;
+  accepted: AcceptedState | null;
+  evaluation: EvaluationState | null;
+  /** Lets the state directory go (null when read-only: it was never taken). */
+  release: (() => Promise<void>) | null;
 }
 
 /**
@@ -95,11 +103,17 @@ export class Appliance {
     };
   }
 
-  /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
+  /**
+   * The status as of now, a snapshot: a feed whose expiry has passed is shown as no longer
+   * serving, refresh or not. A read changes nothing (the next refresh takes the expired
+   * feed out of use), and what a reader does with the snapshot changes nothing either.
+   */
   get status(): ApplianceStatus {
-    this.keeper.expire();
     const { feed, problem, lastPull, expired } = this.keeper;
-    return Object.assign(this.current, { feed, problem, lastPull, expired });
+    const expiry = this.keeper.expiry();
+    return expiry
+      ? { ...this.current, feed: null, problem: expiry, lastPull, expired: expiry }
+      : { ...this.current, feed, problem, lastPull, expired };
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */
@@ -108,60 +122,22 @@ export class Appliance {
   }
 
   /**
-   * Opens the state directory (locked for this process unless read-only), the decision
-   * log, the outbox, and re-verifies the cache, which serves until a live pull succeeds.
-   * A damaged remembered state is an error (StateError), never a silent fresh start.
+   * The appliance from its parts, made and wired by the composition root (open.ts
+   * openAppliance); re-verifies the cache, which serves until a live pull succeeds.
    */
-  static async open(config: ApplianceConfig, options: ApplianceOptions): Promise<Appliance> {
-    try {
-      await ensureDir(config.stateDir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const problem =
-        code === 'EEXIST' || code === 'ENOTDIR'
-          ? 'not a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message;
-      throw new ConfigError('ADVISORY_STATE_DIR', `${config.stateDir}: ${problem}`);
-    }
-    const cacheRefused = await new FeedCache(config.feedCache).refusal(config.stateDir);
-    if (cacheRefused) throw new ConfigError('ADVISORY_FEED_CACHE', cacheRefused);
-    const release = options.readOnly ? null : await lockDataDir(config.stateDir);
-    try {
-      const state = new StateStore(config.stateDir);
-      if (!options.readOnly) await state.clearTemporaries();
-      const accepted = await state.accepted();
-      const evaluation = await state.evaluation();
-      const decisions = options.readOnly
-        ? null
-        : await DecisionStore.open(config.stateDir, options.now?.() ?? new Date());
-      const senders: ConstructorParameters<typeof Outbox>[1] = {};
-      const webhook = config.webhookUrl;
-      if (webhook) senders.webhook = (alert: Alert) => postWebhook(webhook, alert);
-      if (config.smtp) senders.email = mailSender(config.smtp);
-      const outbox = new Outbox(`${config.stateDir}/outbox`, senders, {
-        ...config.alerts,
-        logger: options.logger,
-        ...(options.now ? { now: options.now } : {}),
-      });
-      if (!options.readOnly) await outbox.recover();
-      const appliance = new Appliance(
-        config,
-        options,
-        state,
-        decisions,
-        outbox,
-        accepted,
-        evaluation,
-        release,
-      );
-      await appliance.keeper.loadCache();
-      return appliance;
-    } catch (error) {
-      await release?.();
-      throw error;
-    }
+  static async assemble(parts: ApplianceParts): Promise<Appliance> {
+    const appliance = new Appliance(
+      parts.config,
+      parts.options,
+      parts.state,
+      parts.decisions,
+      parts.outbox,
+      parts.accepted,
+      parts.evaluation,
+      parts.release,
+    );
+    await appliance.keeper.loadCache();
+    return appliance;
   }
 
   /**
@@ -171,10 +147,10 @@ export class Appliance {
   private async reloadInventory(): Promise<void> {
     try {
       this.inventory = await loadInventory(this.config.inventoryFile);
-      this.status.inventoryError = null;
+      this.current.inventoryError = null;
     } catch (error) {
       if (!(error instanceof InventoryError)) throw error;
-      this.status.inventoryError = error.message;
+      this.current.inventoryError = error.message;
       this.log.warn({ problem: error.message }, 'inventory file refused; the last good one stays in use');
     }
   }
@@ -218,13 +194,13 @@ export class Appliance {
     await this.reloadInventory();
     const known = new Map(Object.entries(this.evaluation?.known ?? {}));
     const collection = await collectInventory(this.config.inventoryFile, this.inventory, known);
-    this.status.inventory = collection.sources;
-    const feed = this.status.feed?.feed ?? null;
+    this.current.inventory = collection.sources;
+    const feed = this.keeper.feed?.feed ?? null;
     if (feed) {
       const now = this.now();
       const evaluations = evaluate(feed.advisories, collection.assets, now);
-      this.status.evaluations = evaluations;
-      this.status.evaluatedAt = now.toISOString();
+      this.current.evaluations = evaluations;
+      this.current.evaluatedAt = now.toISOString();
       if (!this.options.readOnly) await this.record(evaluations, collection.assets, feed, now);
     }
     if (!this.options.readOnly) {
@@ -238,7 +214,7 @@ export class Appliance {
     }
     await this.refreshOutboxStatus();
     const finished = this.now();
-    this.status.lastRefresh = {
+    this.current.lastRefresh = {
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       ms: finished.getTime() - started.getTime(),
@@ -364,7 +340,7 @@ export class Appliance {
   }
 
   private async refreshOutboxStatus(): Promise<void> {
-    this.status.outbox = {
+    this.current.outbox = {
       channels: this.outbox.channels,
       pending: (await this.outbox.pending()).length,
       failed: (await this.outbox.failed()).length,

@@ -322,18 +322,25 @@ export class FeedKeeper {
 
   /** A feed past its expiry is no longer verified: it stops serving, and the status says so. */
   expire(): void {
-    const feed = this.feed;
-    if (!feed) return;
-    if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return;
+    const expiry = this.expiry();
+    if (!expiry) return;
     this.feed = null;
+    this.problem = expiry;
+    this.expired = expiry;
+  }
+
+  /** Why the feed in use no longer serves as of now (it expired), or null; changes nothing. */
+  expiry(): PullOutcome | null {
+    const feed = this.feed;
+    if (!feed) return null;
+    if (Date.parse(feed.feed.manifest.expires_at) > this.now().getTime()) return null;
     const message = `the feed in use expired at ${feed.feed.manifest.expires_at} and no fresher feed was accepted`;
-    this.problem = {
+    // As the verifier would refuse it now.
+    return {
       at: this.now().toISOString(),
       outcome: 'rejected',
       message,
-      // As the verifier would refuse it now.
       rejection: { reason: 'expired', message },
     };
-    this.expired = this.problem;
   }
 }

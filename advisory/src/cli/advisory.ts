@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { catchDaemonSignals } from './advisory/signals.ts';
 import { processIo } from './io.ts';
 
 /**
@@ -10,6 +11,9 @@ import { processIo } from './io.ts';
  */
 const invoked = path.basename(process.argv[1] ?? process.execPath).replace(/\.(mjs|cjs|js|ts)$/, '');
 const io = processIo();
+// The daemon's signals are caught before anything is awaited: a SIGHUP (a reload, a
+// closing terminal) in its first second must not end it (advisory/signals.ts).
+if (invoked !== 'advisory-feed' && process.argv[2] === 'run') catchDaemonSignals(io);
 
 async function main(): Promise<number> {
   if (invoked === 'advisory-feed') {

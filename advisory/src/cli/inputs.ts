@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { describeFileError, FileReadError, readRegularFile } from '../storage/regular-file.ts';
-import { UsageError } from './io.ts';
+import { describeFileError, readRegularFile } from '../storage/regular-file.ts';
+import { forInput, UsageError } from './io.ts';
 
 /**
  * Inputs named on the command line, read and checked before any work starts: a file must
@@ -12,12 +12,12 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /** The text of a regular file of at most `maxBytes`. */
 export async function readInputFile(what: string, file: string, maxBytes = 4 * 1024 * 1024): Promise<string> {
-  try {
-    return await readRegularFile(file, maxBytes);
-  } catch (error) {
-    if (error instanceof FileReadError) throw new UsageError(`${what} ${file}: ${error.message}`);
-    throw error;
-  }
+  return forInput(`${what} ${file}`, () => readRegularFile(file, maxBytes));
+}
+
+/** As readInputFile, but a file that does not exist reads as empty. */
+export async function readOptionalInputFile(what: string, file: string, maxBytes: number): Promise<string> {
+  return forInput(`${what} ${file}`, () => readRegularFile(file, maxBytes, { missing: '' }));
 }
 
 /** Refuses anything but an existing directory. */

@@ -8,6 +8,7 @@ import {
   sign,
   verify,
 } from 'node:crypto';
+import { InputProblem } from '../errors.ts';
 
 /**
  * Ed25519 keys and signatures in OpenBSD signify's formats, so operators can check a
@@ -21,7 +22,7 @@ import {
  * unencrypted (kdfrounds 0, as `signify -G -n` writes them); the checksum is the first 8
  * bytes of SHA-512 over the 64-byte secret key.
  */
-export class SignifyFormatError extends Error {
+export class SignifyFormatError extends InputProblem {
   override name = 'SignifyFormatError';
 }
 

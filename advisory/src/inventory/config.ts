@@ -2,6 +2,7 @@ import path from 'node:path';
 import { RE2JS } from 're2js';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { InputProblem } from '../errors.ts';
 import { parseYaml, YamlError } from '../storage/yaml.ts';
 import { DurationError } from '../time/durations.ts';
 import { parseInstant } from '../time/instants.ts';
@@ -138,7 +139,7 @@ export type NextcloudApiSource = Static<typeof NextcloudApiSource>;
 export type FileSource = Static<typeof FileSource>;
 export type HttpSourceConfig = Static<typeof HttpSourceConfig>;
 
-export class InventoryError extends Error {
+export class InventoryError extends InputProblem {
   override name = 'InventoryError';
 }
 

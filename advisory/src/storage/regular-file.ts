@@ -1,12 +1,13 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { InputProblem } from '../errors.ts';
 
 /**
  * Reading a file someone named (a key, the inventory, a CA file, a token secret): it must
  * be a regular file of a sane size. A FIFO, socket or directory at the name is refused at
  * once, never waited on (a FIFO opened for reading would block until a writer comes).
  */
-export class FileReadError extends Error {
+export class FileReadError extends InputProblem {
   constructor(message: string) {
     super(message);
     this.name = 'FileReadError';
@@ -28,13 +29,22 @@ export function describeFileError(error: unknown): string {
   }
 }
 
-/** The text of the regular file `file`, at most `maxBytes`; FileReadError says what is wrong. */
-export async function readRegularFile(file: string, maxBytes: number): Promise<string> {
+/**
+ * The text of the regular file `file`, at most `maxBytes`; FileReadError says what is
+ * wrong. With `missing`, a file that does not exist reads as that text.
+ */
+export async function readRegularFile(
+  file: string,
+  maxBytes: number,
+  options: { missing?: string } = {},
+): Promise<string> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
+    if (options.missing !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT')
+      return options.missing;
     throw new FileReadError(describeFileError(error));
   }
   try {

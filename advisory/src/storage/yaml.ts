@@ -1,4 +1,5 @@
 import yaml from 'js-yaml';
+import { InputProblem } from '../errors.ts';
 
 /**
  * YAML for feed files, hardened:
@@ -9,7 +10,7 @@ import yaml from 'js-yaml';
  * - duplicate keys are errors;
  * - a size cap before parsing, so a huge document is refused without being read twice.
  */
-export class YamlError extends Error {
+export class YamlError extends InputProblem {
   constructor(
     message: string,
     /** 1-based line of the problem, when known. */

@@ -1,3 +1,5 @@
+import { InputProblem } from '../errors.ts';
+
 /**
  * Durations of the command line and the environment (`--expires-in`,
  * `ADVISORY_REFRESH_INTERVAL`): a whole number and one unit, `s` seconds, `m` MINUTES,
@@ -8,7 +10,7 @@
 const UNITS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 type Unit = keyof typeof UNITS;
 
-export class DurationError extends Error {
+export class DurationError extends InputProblem {
   override name = 'DurationError';
 }
 

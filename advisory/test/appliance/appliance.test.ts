@@ -146,6 +146,45 @@ describe('a refresh from a feed directory', () => {
   });
 });
 
+describe('the status', () => {
+  // A read judges as of now, and changes nothing: reading twice gives the same, a status
+  // read earlier stays as it was, and what is read cannot be changed through it.
+  it('is a pure read: a feed past its expiry is shown expired without being taken out of use', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock } = await start(s.env);
+    await appliance.refresh();
+    const before = appliance.status;
+    clock.advance(301 * DAY);
+    const first = appliance.status;
+    const second = appliance.status;
+    expect(second).toEqual(first);
+    expect(first.feed).toBeNull();
+    expect(first.problem?.message).toMatch(/^the feed in use expired at /);
+    expect(first.expired).toEqual(first.problem);
+    // The status read before is a snapshot: it still shows the feed.
+    expect(before.feed?.feed.manifest.feed_version).toBe('2026.11.21');
+    expect(before.problem).toBeNull();
+    // Nothing changed: with the clock back, the feed serves again (no refresh in between).
+    clock.advance(-301 * DAY);
+    expect(appliance.status).toEqual(before);
+    expect(appliance.health().status).toBe('ok');
+  });
+
+  it('cannot be changed through what a reader was given', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    const read = appliance.status;
+    const evaluations = read.evaluations.length;
+    read.evaluations = [];
+    read.feed = null;
+    read.lastRefresh = null;
+    expect(appliance.status.evaluations).toHaveLength(evaluations);
+    expect(appliance.status.feed).not.toBeNull();
+    expect(appliance.status.lastRefresh).not.toBeNull();
+  });
+});
+
 describe('the cache at start', () => {
   it('is re-verified and serves while the live feed is unreachable, saying why', async () => {
     const s = setup({ publishedAt: PUBLISHED });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { setup } from '../support/appliance.ts';
  * once, and a problem is a ConfigError that names the setting (the command exits 2).
  */
 const PUBLISHED = new Date('2026-11-21T12:00:00Z');
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 let dir: string;
 let pem: string;
 beforeAll(async () => {
@@ -126,6 +128,51 @@ describe('applianceLogger', () => {
     expect(logger.level).toBe('warn');
     expect(logger.bindings()).toEqual({ service: 'advisory' });
   });
+});
+
+/**
+ * The log as a real process writes it: JSON lines for a collector (journald, a pipe), and
+ * readable lines when a person watches a terminal (here a pseudo-terminal from script(1)).
+ * At ADVISORY_LOG_LEVEL=info, `advisory check` logs `feed accepted` with its fields.
+ */
+describe('the log of a process', () => {
+  const bin = path.resolve(import.meta.dirname, '../../bin/advisory.mjs');
+  const verbose = (s: ReturnType<typeof setup>) => ({ ...process.env, ...s.env, ADVISORY_LOG_LEVEL: 'info' });
+
+  it('is one JSON object a line when standard error is not a terminal', () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const result = spawnSync(process.execPath, [bin, 'check'], { env: verbose(s), encoding: 'utf8' });
+    const line = result.stderr.split('\n').find((l) => l.includes('feed accepted'));
+    expect(line, `${result.stderr}${result.stdout}`).toBeDefined();
+    expect(JSON.parse(line as string)).toMatchObject({
+      level: 30,
+      service: 'advisory',
+      msg: 'feed accepted',
+      feed: '2026.11.21',
+      advisories: 2,
+    });
+  });
+
+  it(
+    'is readable lines on a terminal: level, message and fields, no JSON',
+    runsIf(hasScript, 'needs script(1) from util-linux for a pseudo-terminal'),
+    () => {
+      const s = setup({ publishedAt: PUBLISHED });
+      const command = [process.execPath, bin, 'check']
+        .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+        .join(' ');
+      const result = spawnSync('script', ['-qec', command, '/dev/null'], {
+        env: { ...verbose(s), NO_COLOR: '1' },
+        encoding: 'utf8',
+      });
+      // Colours are the terminal's business, not the test's.
+      const text = result.stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
+      const line = text.split(/\r?\n/).find((l) => l.includes('feed accepted'));
+      expect(line, text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: feed accepted/);
+      expect(text).toMatch(/^ {4}feed: "2026\.11\.21"/m);
+      expect(text).not.toMatch(/"level":/);
+    },
+  );
 });
 
 describe('openAppliance', () => {

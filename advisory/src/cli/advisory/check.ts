@@ -4,7 +4,7 @@ import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { Delivery, Outbox } from '../../alerts/outbox.ts';
 import type { ApplianceStatus } from '../../appliance/appliance.ts';
 import type { Health } from '../../appliance/health.ts';
-import { openAppliance } from '../../appliance/open.ts';
+import { openAppliance, readStartup } from '../../appliance/open.ts';
 import { verdictsDocument } from '../../appliance/verdicts-document.ts';
 import { adviceOf, adviceTextLines } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
@@ -87,11 +87,9 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
   };
   // A command for cron and monitoring: its output is the table; the log says only what
   // went wrong (warnings and worse) unless ADVISORY_LOG_LEVEL asks for more.
-  const open = (readOnly: boolean) =>
-    openAppliance({
-      env: { ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' },
-      readOnly,
-    });
+  // Read once: the open below may be tried again (another check holds the directory).
+  const startup = await readStartup({ ...env, ADVISORY_LOG_LEVEL: env.ADVISORY_LOG_LEVEL?.trim() || 'warn' });
+  const open = (readOnly: boolean) => openAppliance({ startup, readOnly });
   // Taking the lock is the test of whether another process holds the directory (asking
   // first and taking it after would leave a moment for the daemon to start in between).
   // Another check (an overlapping cron run) is waited for: it ends in seconds, and reading

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateDirOf } from '../../appliance/config.ts';
-import { type PublicKey, parsePublicKey, SignifyFormatError } from '../../crypto/signify.ts';
+import { type PublicKey, parsePublicKey } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
 import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
 import { type LogVerification, verifyLog } from '../../decisions/verify.ts';
-import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
-import { EXIT_OK, EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { readInputFile, readOptionalInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
+import { EXIT_OK, EXIT_REJECTED, forInput, type Io, UsageError } from '../io.ts';
 
 export const logHelp = `Usage: advisory log verify [--state-dir <dir>] [--appliance-key <appliance.pub>]
        advisory log verify --export <decisions.json> [--appliance-key <appliance.pub>]
@@ -21,12 +21,7 @@ Exit codes: 0 intact, 1 broken, 2 usage or unreadable input.`;
 
 async function key(file: string | undefined, fallback: string, where: string): Promise<PublicKey> {
   const text = file ? await readInputFile('--appliance-key', file, 64 * 1024) : fallback;
-  try {
-    return parsePublicKey(text);
-  } catch (error) {
-    if (error instanceof SignifyFormatError) throw new UsageError(`${file ?? where}: ${error.message}`);
-    throw error;
-  }
+  return forInput(file ?? where, () => parsePublicKey(text));
 }
 
 function report(io: Io, verification: LogVerification, source: string): number {
@@ -66,10 +61,10 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   if (values.export && values['state-dir']) throw new UsageError('give --state-dir or --export, not both');
   if (values.export) {
     let data: { format?: unknown; entries?: unknown; checkpoints?: unknown; appliance_key?: unknown };
+    const text = await readInputFile('--export', values.export, 512 * 1024 * 1024);
     try {
-      data = JSON.parse(await readInputFile('--export', values.export, 512 * 1024 * 1024));
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
+      data = JSON.parse(text);
+    } catch {
       throw new UsageError(`--export ${values.export}: not JSON`);
     }
     if (data.format !== EXPORT_FORMAT || !Array.isArray(data.entries) || !Array.isArray(data.checkpoints))
@@ -88,13 +83,6 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     ? ''
     : await readInputFile('appliance key', path.join(dir, APPLIANCE_PUBLIC_KEY));
   const publicKey = await key(values['appliance-key'], keyText, path.join(dir, APPLIANCE_PUBLIC_KEY));
-  const read = async (file: string) => {
-    try {
-      return await readInputFile('log', path.join(dir, file), 1024 * 1024 * 1024);
-    } catch (error) {
-      if (error instanceof UsageError && /no such file/.test(error.message)) return '';
-      throw error;
-    }
-  };
+  const read = (file: string) => readOptionalInputFile('log', path.join(dir, file), 1024 * 1024 * 1024);
   return report(io, verifyLog(await read(LOG_FILE), await read(CHECKPOINT_FILE), publicKey), dir);
 }

@@ -7,15 +7,15 @@ import {
   ConfigError,
   checkExposure,
   checkPlainHttpAuth,
-  loadApplianceConfig,
 } from '../../appliance/config.ts';
-import { openAppliance, readTrustedKeys } from '../../appliance/open.ts';
+import { openAppliance, readStartup, type Startup } from '../../appliance/open.ts';
 import { keyId } from '../../crypto/signify.ts';
 import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts';
 import { describeCertificate, readTlsPair, type TlsPair, useTlsPair } from '../../dashboard/tls.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
 import type { Io } from '../io.ts';
+import { catchDaemonSignals, type DaemonSignals } from './signals.ts';
 
 export const runHelp = `Usage: advisory run
 
@@ -48,30 +48,6 @@ export function dashboardSource(appliance: Appliance, trustedKeys: string[]): Da
 /** How long a stop waits for a refresh in progress (a hung feed host, a slow source). */
 const STOP_GRACE_MS = 8_000;
 
-/**
- * Resolves on the first SIGTERM or SIGINT, or when the parent that started this process
- * over an IPC channel (`npm start`) goes away, however it ended. A second signal ends the
- * process at once. The handlers stay installed for the whole stop. (SIGHUP is a reload:
- * see certificateReloader.)
- */
-function stopSignal(io: Io): Promise<string> {
-  let received: string | null = null;
-  return new Promise<string>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT'] as const) {
-      process.on(name, () => {
-        if (received !== null) {
-          io.err(`${name} again: stopping now`);
-          process.exit(EXIT_STOPPED_HARD);
-        }
-        received = name;
-        resolve(name);
-      });
-    }
-    if (process.connected) process.once('disconnect', () => resolve('parent gone'));
-  });
-}
-
-const EXIT_STOPPED_HARD = 1;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -79,11 +55,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * check` from cron, or a daemon being replaced), waits for it instead of giving up, so a
  * service manager's restart never turns a moment's overlap into an outage.
  */
-async function openWhenFree(
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  stopping: Promise<string>,
-): Promise<Appliance | null> {
+async function openWhenFree(startup: Startup, io: Io, stopping: Promise<string>): Promise<Appliance | null> {
   let said = false;
   let stopped = false;
   void stopping.then(() => {
@@ -91,7 +63,7 @@ async function openWhenFree(
   });
   for (;;) {
     try {
-      return (await openAppliance({ env })).appliance;
+      return (await openAppliance({ startup })).appliance;
     } catch (error) {
       if (!(error instanceof DataDirLockedError)) throw error;
       if (!said) io.out('another advisory process holds ADVISORY_STATE_DIR; waiting for it to finish');
@@ -103,10 +75,13 @@ async function openWhenFree(
 }
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
-  parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+  // Caught already when the process entry started the daemon (cli/advisory.ts).
+  const signals = catchDaemonSignals(io);
   try {
-    return await serve(io, env);
+    parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+    return await serve(io, env, signals);
   } finally {
+    signals.ended();
     // The 'disconnect' listener keeps the IPC channel of a parent that started this process
     // (`npm start`), and so the process, alive: let go, however it ends.
     if (process.connected) process.disconnect();
@@ -120,7 +95,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
  * in use and says why: the dashboard keeps serving. Reloads run one after another, and
  * the outcome is printed at any log level, like the daemon's other lifecycle lines.
  */
-function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | null) {
+function certificateReloader(io: Io, signals: DaemonSignals, config: ApplianceConfig, first: TlsPair | null) {
   let current = first;
   let server: unknown = null;
   let reloading = Promise.resolve();
@@ -144,7 +119,7 @@ function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | n
       );
     }
   };
-  process.on('SIGHUP', () => {
+  signals.onReload(() => {
     reloading = reloading.then(reload).catch((error: unknown) => {
       io.err(`error: SIGHUP: TLS certificate not reloaded: ${(error as Error).message}`);
     });
@@ -162,22 +137,25 @@ function certificateReloader(io: Io, config: ApplianceConfig, first: TlsPair | n
   };
 }
 
-async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+async function serve(io: Io, env: NodeJS.ProcessEnv, signals: DaemonSignals): Promise<number> {
   // Before anything is opened: a dashboard open to the network without credentials, or its
   // password sent in clear; a certificate that cannot be used.
-  const settings = loadApplianceConfig(env);
+  // The settings and the files they name are read here, once: the rest works from them.
+  const startup = await readStartup(env);
+  const settings = startup.config;
   checkExposure(settings, env);
   checkPlainHttpAuth(settings);
   const certificates = certificateReloader(
     io,
+    signals,
     settings,
     settings.tls ? await readTlsPair(settings.tls) : null,
   );
-  const stopping = stopSignal(io);
-  const appliance = await openWhenFree(env, io, stopping);
+  const stopping = signals.stopping;
+  const appliance = await openWhenFree(startup, io, stopping);
   if (!appliance) return 0;
   const config = appliance.config;
-  const trustedKeys = (await readTrustedKeys(config.publicKeyFiles)).map((k) => keyId(k.keynum));
+  const trustedKeys = startup.trustedKeys.map((k) => keyId(k.keynum));
   const startPair = certificates.pair;
   const dashboard = await buildDashboard({
     source: dashboardSource(appliance, trustedKeys),

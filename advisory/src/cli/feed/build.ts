@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { buildFeed } from '../../feed/author/build.ts';
 import { FEED_VERSION_FORMS, feedDateOf, parseFeedVersion } from '../../feed/format/feed-version.ts';
 import { MAX_VALIDITY_MS } from '../../feed/format/rules.ts';
-import { DurationError, parseDuration } from '../../time/durations.ts';
+import { parseDuration } from '../../time/durations.ts';
 import { refuseEmpty, requireDirectory } from '../inputs.ts';
-import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { EXIT_REJECTED, forInput, type Io, UsageError } from '../io.ts';
 import { errorCount, printFindings } from './findings.ts';
 
 export const buildHelp = `Usage: advisory-feed build --feed <dir> [--feed-version YYYY.MM.DD[.N]] [--expires-in 14d]
@@ -43,13 +43,9 @@ export async function build(argv: string[], io: Io, now: Date): Promise<number> 
         `--feed-version ${feedVersion} is not of today's UTC date ${today}: a feed's version is the date it is published`,
       );
   }
-  let expiresInMs: number;
-  try {
-    expiresInMs = parseDuration(values['expires-in'] ?? '14d', { min: 60_000, max: MAX_VALIDITY_MS });
-  } catch (error) {
-    if (error instanceof DurationError) throw new UsageError(`--expires-in: ${error.message}`);
-    throw error;
-  }
+  const expiresInMs = await forInput('--expires-in', () =>
+    parseDuration(values['expires-in'] ?? '14d', { min: 60_000, max: MAX_VALIDITY_MS }),
+  );
   await requireDirectory('--feed', values.feed);
 
   const result = buildFeed({

@@ -3,7 +3,7 @@ import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256 } from '../../crypto/digest.ts';
-import { keyId, parseSignatures, SignifyFormatError, signMessage } from '../../crypto/signify.ts';
+import { keyId, parseSignatures, type SignatureBlock, signMessage } from '../../crypto/signify.ts';
 import { scanFeed } from '../../feed/author/layout.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../feed/format/rules.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
@@ -44,24 +44,27 @@ async function otherBlocks(
     throw error;
   }
   if (previous.trim() === '') return '';
+  let blocks: SignatureBlock[];
   try {
-    const lines = previous.split('\n');
-    return parseSignatures(previous)
-      .map((block, index) => ({ block, text: `${lines[index * 2]}\n${lines[index * 2 + 1]}\n` }))
-      .filter(({ block }) => !block.keynum.equals(keynum))
-      .filter(({ block }) => {
-        const current = block.comment.includes(`manifest sha256 ${manifestSha256}`);
-        if (!current)
-          io.err(`dropped the signature of key ${keyId(block.keynum)}: it was made for another manifest`);
-        return current;
-      })
-      .map(({ text }) => text)
-      .join('');
+    blocks = parseSignatures(previous);
   } catch (error) {
-    if (error instanceof SignifyFormatError)
-      throw new RejectedError(`${signaturePath} is damaged (${error.message}); remove it and sign again`);
-    throw error;
+    // Whatever the parser finds wrong, the file is damaged: signing over it is refused.
+    throw new RejectedError(
+      `${signaturePath} is damaged (${(error as Error).message}); remove it and sign again`,
+    );
   }
+  const lines = previous.split('\n');
+  return blocks
+    .map((block, index) => ({ block, text: `${lines[index * 2]}\n${lines[index * 2 + 1]}\n` }))
+    .filter(({ block }) => !block.keynum.equals(keynum))
+    .filter(({ block }) => {
+      const current = block.comment.includes(`manifest sha256 ${manifestSha256}`);
+      if (!current)
+        io.err(`dropped the signature of key ${keyId(block.keynum)}: it was made for another manifest`);
+      return current;
+    })
+    .map(({ text }) => text)
+    .join('');
 }
 
 export async function sign(argv: string[], io: Io, now: Date): Promise<number> {

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/format/accepted-state.ts';
+import { type AcceptedState, parseAcceptedState } from '../../feed/format/accepted-state.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
 import { verifyFeed } from '../../feed/verify/verify-feed.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
 import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
-import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { EXIT_REJECTED, forInput, type Io, UsageError } from '../io.ts';
 import { readPublicKey } from './keys.ts';
 
 export const verifyHelp = `Usage: advisory-feed verify --feed <dir> --public-key <pub> [--public-key <pub2>]
@@ -24,25 +24,14 @@ is refused.`;
 
 async function readState(file: string): Promise<AcceptedState> {
   const text = await readInputFile('--last-accepted', file, 64 * 1024);
-  try {
-    return parseAcceptedState(text);
-  } catch (error) {
-    if (error instanceof StateError) throw new UsageError(`--last-accepted ${file}: ${error.message}`);
-    throw error;
-  }
+  return forInput(`--last-accepted ${file}`, () => parseAcceptedState(text));
 }
 
 /** The inventory (loaded only when asked for: the verification alone needs none of it). */
 async function readInventory(file: string): Promise<InventoryFile> {
   await readInputFile('--inventory', file);
-  const { InventoryError } = await import('../../inventory/config.ts');
   const { loadInventory } = await import('../../inventory/collect.ts');
-  try {
-    return await loadInventory(file);
-  } catch (error) {
-    if (error instanceof InventoryError) throw new UsageError(`--inventory: ${error.message}`);
-    throw error;
-  }
+  return forInput('--inventory', () => loadInventory(file));
 }
 
 export async function verify(argv: string[], io: Io, now: Date): Promise<number> {

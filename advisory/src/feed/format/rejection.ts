@@ -1,3 +1,5 @@
+import { RejectedError } from '../../errors.ts';
+
 /**
  * Why a feed was refused: a stable machine-readable reason and a sentence an operator
  * understands. The appliance keeps its last good feed and shows this.
@@ -30,7 +32,7 @@ export interface Rejection {
   file?: string;
 }
 
-export class FeedRejectedError extends Error {
+export class FeedRejectedError extends RejectedError {
   constructor(readonly rejection: Rejection) {
     super(rejection.message);
     this.name = 'FeedRejectedError';

@@ -1,3 +1,4 @@
+import { InputProblem } from '../../errors.ts';
 import type { FeedLimits } from '../format/limits.ts';
 import type { ListedFile } from '../verify/verify-bytes.ts';
 
@@ -38,6 +39,6 @@ export interface FeedSource {
  * The feed could not be read at all (unreachable host, timeout, permission denied): not a
  * judgement on the feed. The appliance keeps serving its cache and shows this message.
  */
-export class SourceError extends Error {
+export class SourceError extends InputProblem {
   override name = 'SourceError';
 }

@@ -1,5 +1,6 @@
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
+import { InputProblem } from '../../errors.ts';
 import { MAX_ANSWER_BYTES, STOPPED } from './limits.ts';
 
 /**
@@ -17,7 +18,7 @@ export interface TlsTrust {
   fingerprint?: string;
 }
 
-export class AdapterError extends Error {
+export class AdapterError extends InputProblem {
   override name = 'AdapterError';
   /** The HTTP status of the answer, when a non-2xx answer was the problem. */
   readonly status: number | undefined;
