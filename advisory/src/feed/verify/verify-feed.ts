@@ -163,13 +163,13 @@ export async function verifyHead(
     if (reuse) ({ advisories, ids } = mergeReused(checked.listed, reuse, advisories, ids, keepAdvisories));
     // Reused or not, ids are unique across the whole feed: a changed file may clash with a kept one.
     checkUniqueIds(ids);
-    const counts: Record<string, number> = Object.fromEntries(
-      Object.keys(checked.manifest.modules).map((m) => [m, 0]),
-    );
+    // Counted in a Map: a module name is input, never looked up among an object's own names.
+    const perModule = new Map(Object.keys(checked.manifest.modules).map((m) => [m, 0]));
     for (const { file } of ids) {
       const module = file.split('/')[0] as string;
-      counts[module] = (counts[module] ?? 0) + 1;
+      perModule.set(module, (perModule.get(module) ?? 0) + 1);
     }
+    const counts: Record<string, number> = Object.fromEntries(perModule);
     return {
       ok: true,
       feed: {

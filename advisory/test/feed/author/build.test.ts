@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/crypto/digest.ts';
 import { buildFeed } from '../../../src/feed/author/build.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../../src/feed/format/rules.ts';
-import { advisoryYaml, NOW } from '../../support/feed.ts';
+import { advisoryYaml, makeFeed, NOW, verifyDir } from '../../support/feed.ts';
 
 function feedWith(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'build-'));
@@ -218,5 +218,20 @@ describe('buildFeed: versions of the same day', () => {
       ],
     });
     expect(versionOf(build(dir, '2026.11.21'))).toBe('2026.11.21');
+  });
+});
+
+describe('a module named like a property every object has', () => {
+  it('`constructor` is built, listed and counted like any other module', async () => {
+    const feed = makeFeed({
+      'constructor/one.yaml': advisoryYaml({}),
+      'widgets/two.yaml': advisoryYaml({ id: 'TEST-2' }),
+    });
+    const manifest = readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8');
+    expect(manifest).toMatch(/^ {2}constructor:\n {4}files:\n {6}- path: "constructor\/one\.yaml"$/m);
+    const result = await verifyDir(feed.dir, { trustedKeys: [feed.key.publicKey] });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    expect(result.feed.counts).toEqual({ constructor: 1, widgets: 1 });
   });
 });

@@ -501,6 +501,39 @@ describe('lint: unknown keys are errors for the author, with the line and the ke
     ]);
   });
 
+  // Names every plain object inherits: a lookup in the schema's properties must not find them.
+  const inherited = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
+
+  it.each(inherited)('`%s` at the top level is an unknown key; build writes no manifest', (key) => {
+    const dir = feedWith({ 'widgets/one.yaml': advisoryYaml({ [key]: 'x' }) });
+    const finding = {
+      severity: 'error',
+      rule: 'unknown-key',
+      file: 'widgets/one.yaml',
+      line: 12,
+      message: `unknown key \`${key}\``,
+    };
+    expect(lintFindings(dir, NOW)).toEqual([finding]);
+    expect(buildFeed({ feedDir: dir, expiresInMs: 86_400_000, now: NOW })).toEqual({
+      ok: false,
+      findings: [finding],
+    });
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(false);
+  });
+
+  it.each(inherited)('`%s` inside a list item and a nested mapping is an unknown key', (key) => {
+    const findings = lintOne({
+      verdict: undefined,
+      recommended_version: undefined,
+      cves: `\n  - id: CVE-2025-0001\n    ${key}: 1`,
+      reminder: `\n  from: installed_on\n  every: P3M\n  task: check\n  ${key}: 2`,
+    });
+    expect(findings.map((f) => [f.line, f.rule, f.message])).toEqual([
+      [12, 'unknown-key', `unknown key \`${key}\` (at cves[0].${key})`],
+      [17, 'unknown-key', `unknown key \`${key}\` (at reminder.${key})`],
+    ]);
+  });
+
   it('the appliance ignores unknown keys (forward compatibility): a signed feed with one verifies', async () => {
     const feed = makeFeed();
     const file = path.join(feed.dir, 'widgets/one.yaml');
