@@ -17,9 +17,10 @@ import { describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { sha256 } from '../../src/crypto/digest.ts';
-import { parseSignatures } from '../../src/crypto/signify.ts';
+import { keyId, parseSignatures } from '../../src/crypto/signify.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
-import { advisoryYaml, makeFeed, NOW, type TestFeed } from '../support/feed.ts';
+import { advisoryYaml, makeFeed, makeKey, NOW, type TestFeed } from '../support/feed.ts';
+import { blockOf } from '../support/signatures.ts';
 
 /** The feed builder's command line: exit codes 0 ok, 1 refused, 2 usage or unreadable input. */
 function capture() {
@@ -290,6 +291,33 @@ describe('advisory-feed verify', () => {
       code: 1,
       err: expect.stringMatching(/^REJECTED \(signature-unknown-key\)/),
     });
+  });
+
+  it('names the signature blocks it could not check: no --public-key for their key', async () => {
+    const feed = makeFeed();
+    const other = makeKey();
+    const manifest = readFileSync(path.join(feed.dir, MANIFEST_FILE));
+    const sigPath = path.join(feed.dir, SIGNATURE_FILE);
+    writeFileSync(sigPath, blockOf('V', other, manifest) + readFileSync(sigPath, 'utf8'));
+    const result = await run(['verify', '--feed', feed.dir, '--public-key', withPublicKey(feed)]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(`signed by: ${keyId(feed.key.publicKey.keynum)}\n`);
+    expect(result.out).toMatch(
+      `not checked: the block of key ${keyId(other.publicKey.keynum)} (no --public-key for it; signify -V reads only the first block)\n`,
+    );
+    // With every key given, nothing is left unchecked.
+    const both = path.join(tmp(), 'other.pub');
+    writeFileSync(both, other.publicText);
+    const all = await run([
+      'verify',
+      '--feed',
+      feed.dir,
+      '--public-key',
+      withPublicKey(feed),
+      '--public-key',
+      both,
+    ]);
+    expect(all.out).not.toMatch(/not checked/);
   });
 
   it('a feed without a signature yet: everything else is checked, it says so, exit 0 (build, verify, sign)', async () => {

@@ -17,9 +17,9 @@ export const signHelp = `Usage: advisory-feed sign --feed <dir> --secret-key <ke
 Signs manifest.yaml (Ed25519, signify format) into manifest.yaml.sig, after checking
 that the manifest still describes the files (sizes, hashes, advisories, dates): a feed
 edited after build is refused (exit 1), never signed. Signing again with another key
-adds a block (key rotation: old and new key both sign during the overlap; signify -V
-checks the first block, the appliance accepts any trusted one). Signing again with the
-same key replaces its block. Accepts keys made by keygen or by signify -G -n.`;
+adds a block after the others (key rotation: old and new key both sign during the
+overlap; signify -V checks the first block only; the appliance checks every block of a
+key it trusts, and each must verify). Signing again with the same key replaces its block. Accepts keys made by keygen or by signify -G -n.`;
 
 /**
  * The other keys' blocks of an existing signature file, in their order, kept only when

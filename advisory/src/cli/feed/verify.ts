@@ -11,8 +11,9 @@ export const verifyHelp = `Usage: advisory-feed verify --feed <dir> --public-key
                             [--inventory <file>] [--last-accepted <state.json>]
                             [--require-signature]
 
-The operator's dry run, with the same verification the appliance uses: signature (any
-trusted key), sizes and hashes, path safety, every advisory, dates, expiry, and rollback
+The operator's dry run, with the same verification the appliance uses: signature (every
+block of a given key verifies, at least one; blocks of other keys are named as not
+checked), sizes and hashes, path safety, every advisory, dates, expiry, and rollback
 against a remembered state when given. Prints the feed version, the keys that signed it,
 the advisory count per module and, with --inventory, the verdicts the inventory's assets
 would get. A feed without manifest.yaml.sig yet (build, verify, sign) is checked in full
@@ -93,6 +94,10 @@ export async function verify(argv: string[], io: Io, now: Date): Promise<number>
   }
   io.out(`published ${feed.manifest.published_at}, expires ${feed.manifest.expires_at}`);
   if (!feed.unsigned) io.out(`signed by: ${feed.signedBy.join(', ')}`);
+  for (const key of feed.notChecked)
+    io.out(
+      `not checked: the block of key ${key} (no --public-key for it; signify -V reads only the first block)`,
+    );
   io.out(`manifest sha256: ${feed.manifestSha256}`);
   for (const [module, count] of Object.entries(feed.counts)) {
     io.out(`  ${module}: ${count} advisor${count === 1 ? 'y' : 'ies'}`);

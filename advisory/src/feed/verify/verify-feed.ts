@@ -51,6 +51,8 @@ export interface VerifiedFeed {
   manifest: Manifest;
   manifestSha256: string;
   signedBy: string[];
+  /** Signature blocks by keys not trusted here, by key number (hex): not checked. */
+  notChecked: string[];
   unsigned: boolean;
   /** Empty when `keepAdvisories` was false. */
   advisories: VerifiedAdvisory[];
@@ -176,6 +178,7 @@ export async function verifyHead(
         manifest: checked.manifest,
         manifestSha256: checked.manifestSha256,
         signedBy: checked.signedBy,
+        notChecked: checked.notChecked,
         unsigned: checked.unsigned,
         advisories,
         advisoryCount: ids.length,
