@@ -238,7 +238,7 @@ describe('advisory-feed build', () => {
     expect(await version(yesterday.dir)).toBe('2026.11.21');
   });
 
-  it('refuses to pick a version after the 99th extra release of the day (exit 1), and takes one given', async () => {
+  it('refuses to pick a version after the 99th extra release of the day (exit 1), or to take one given', async () => {
     const feed = makeFeed();
     const manifest = path.join(feed.dir, MANIFEST_FILE);
     writeFileSync(
@@ -253,9 +253,18 @@ describe('advisory-feed build', () => {
         'build failed: 1 error; no manifest written',
       ].join('\n'),
     });
-    const given = await run(['build', '--feed', feed.dir, '--feed-version', '2026.11.21.7']);
-    expect(given.code, given.err).toBe(0);
-    expect(given.out).toMatch(/^wrote manifest\.yaml: feed 2026\.11\.21\.7, expires /);
+    // Nothing after the 99th is free: a version given by hand is refused too (older, equal).
+    for (const given of ['2026.11.21.7', '2026.11.21.99']) {
+      const result = await run(['build', '--feed', feed.dir, '--feed-version', given]);
+      expect(result, given).toMatchObject({ code: 1, out: '' });
+      expect(result.err, given).toMatch(
+        new RegExp(
+          `^manifest\\.yaml:1: error \\[manifest\\] --feed-version ${given.replaceAll('.', '\\.')} is (older than|the version of)`,
+        ),
+      );
+      expect(result.err, given).toMatch(/\nbuild failed: 1 error; no manifest written$/);
+    }
+    expect(readFileSync(manifest, 'utf8')).toContain('feed_version: "2026.11.21.99"');
     for (const bad of ['2026.11.21.0', '2026.11.21.100', '2026.11.21.07', '2026.11.21-1']) {
       expect(await run(['build', '--feed', feed.dir, '--feed-version', bad]), bad).toEqual({
         code: 2,

@@ -14,9 +14,10 @@ line, and fails (exit 1) on errors: also on a file that cannot be published as i
 link, a FIFO, a name a client would refuse). A clean feed gets manifest.yaml with every
 file's size and SHA-256; a signature of an earlier manifest is removed (sign next).
 --feed-version: YYYY.MM.DD (today's UTC date) or YYYY.MM.DD.N (N from 1 to 99: the N-th
-                extra release of today, out of band). Default: the next free version
-                after the manifest already in the feed directory: today's date when
-                that one is of an earlier day (or there is none), else the next N.
+                extra release of today, out of band), after the version of the manifest
+                already in the feed directory (an older or equal one: exit 1). Default:
+                the next free version after that manifest: today's date when that one
+                is of an earlier day (or there is none), else the next N.
 --expires-in:   how long clients accept this feed: a number and s, m (minutes), h, d or w;
                 at most 366 days; default 14d.`;
 
