@@ -1,27 +1,44 @@
-import { parseArgs } from 'node:util';
 import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/format/accepted-state.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
 import { verifyFeed } from '../../feed/verify/verify-feed.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
-import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { readInputFile, requireDirectory } from '../inputs.ts';
 import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
 import { readPublicKey } from './keys.ts';
 
-export const verifyHelp = `Usage: advisory-feed verify --feed <dir> --public-key <pub> [--public-key <pub2>]
-                            [--inventory <file>] [--last-accepted <state.json>]
-                            [--require-signature]
-
-The operator's dry run, with the same verification the appliance uses: signature (every
-block of a given key verifies, at least one; blocks of other keys are named as not
-checked), sizes and hashes, path safety, every advisory, dates, expiry, and rollback
-against a remembered state when given. Prints the feed version, the keys that signed it,
-the advisory count per module and, with --inventory, the verdicts the inventory's assets
-would get. A feed without manifest.yaml.sig yet (build, verify, sign) is checked in full
-but the signature and reported as not signed yet (exit 0); a signature that does not
-verify is a rejection. --require-signature refuses an unsigned feed too (for a script
-that publishes what verify passes). --inventory asks the inventory's sources, as the
-appliance would (it runs a configured occ command). Exit 1 with the reason when the feed
-is refused.`;
+export const verifySpec = {
+  usage: 'advisory-feed verify',
+  description: [
+    "The operator's dry run, with the same verification the appliance uses: signature (every block of a given key verifies, at least one; blocks of other keys are named as not checked), sizes and hashes, path safety, every advisory, dates, expiry, and rollback against a remembered state when given. Prints the feed version, the keys that signed it, the advisory count per module and, with --inventory, the verdicts the inventory's assets would get.",
+    'A feed without manifest.yaml.sig yet (build, verify, sign) is checked in full but the signature and reported as not signed yet (exit 0); a signature that does not verify is a rejection. Exit 1 with the reason when the feed is refused.',
+  ],
+  options: {
+    feed: { type: 'string', value: '<dir>', required: true, help: 'The feed directory.' },
+    'public-key': {
+      type: 'string',
+      value: '<pub>',
+      multiple: true,
+      required: true,
+      help: 'A trusted public key (signify format); two during a key rotation.',
+    },
+    inventory: {
+      type: 'string',
+      value: '<file>',
+      help: "Also print the verdicts the inventory's assets would get. Asks the inventory's sources, as the appliance would (it runs a configured occ command).",
+    },
+    'last-accepted': {
+      type: 'string',
+      value: '<state.json>',
+      help: 'Check rollback against the state remembered from the last accepted feed.',
+    },
+    'require-signature': {
+      type: 'boolean',
+      default: false,
+      help: 'Refuse an unsigned feed too (for a script that publishes what verify passes).',
+    },
+  },
+} as const satisfies CommandSpec;
 
 async function readState(file: string): Promise<AcceptedState> {
   const text = await readInputFile('--last-accepted', file, 64 * 1024);
@@ -47,22 +64,8 @@ async function readInventory(file: string): Promise<InventoryFile> {
 }
 
 export async function verify(argv: string[], io: Io, now: Date): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      feed: { type: 'string' },
-      'public-key': { type: 'string', multiple: true },
-      inventory: { type: 'string' },
-      'last-accepted': { type: 'string' },
-      'require-signature': { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
-  if (!values.feed) throw new UsageError('verify needs --feed <dir>');
-  const keyFiles = values['public-key'] ?? [];
-  if (keyFiles.length === 0) throw new UsageError('verify needs at least one --public-key <pub>');
+  const values = parseCommand(verifySpec, argv);
+  const keyFiles = values['public-key'];
   // Every input is read and checked before the feed is looked at.
   await requireDirectory('--feed', values.feed);
   const trustedKeys = await Promise.all(keyFiles.map(readPublicKey));
