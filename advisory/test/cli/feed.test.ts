@@ -329,6 +329,35 @@ describe('advisory-feed verify', () => {
     expect(all.out).not.toMatch(/not checked/);
   });
 
+  it('--now checks as of that time instead of the clock, and says so', async () => {
+    const feed = makeFeed();
+    const key = withPublicKey(feed);
+    const at = (now: string) => run(['verify', '--feed', feed.dir, '--public-key', key, '--now', now]);
+    // The feed of NOW (2026-11-21, valid 14 days): current a week later, expired a month later.
+    expect(await at('2026-11-28')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining(
+        '\nchecked as of 2026-11-28T00:00:00.000Z (--now), not the current time\n',
+      ),
+    });
+    expect(await at('2026-12-21T12:00:00+01:00')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^REJECTED \(expired\)/),
+    });
+    expect(await at('2026-11-20T12:00:00Z')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^REJECTED \(published-in-future\)/),
+    });
+    for (const bad of ['tomorrow', '2026-02-30', '1764000000'])
+      expect(await at(bad), bad).toEqual({
+        code: 2,
+        out: '',
+        err: '--now must be an RFC 3339 time (2026-11-26T15:00:00Z) or a date (YYYY-MM-DD) (advisory-feed verify --help shows how)',
+      });
+    // Without --now, nothing is said about the time.
+    expect((await run(['verify', '--feed', feed.dir, '--public-key', key])).out).not.toMatch(/checked as of/);
+  });
+
   it('a feed without a signature yet: everything else is checked, it says so, exit 0 (build, verify, sign)', async () => {
     const feed = unsignedFeed();
     const key = withPublicKey(feed);

@@ -2,6 +2,7 @@ import { type AcceptedState, parseAcceptedState, StateError } from '../../feed/f
 import { DirectorySource } from '../../feed/sources/directory.ts';
 import { verifyFeed } from '../../feed/verify/verify-feed.ts';
 import type { InventoryFile } from '../../inventory/config.ts';
+import { parseInstant } from '../../time/instants.ts';
 import { type CommandSpec, parseCommand } from '../command-table.ts';
 import { readInputFile, requireDirectory } from '../inputs.ts';
 import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
@@ -31,6 +32,11 @@ export const verifySpec = {
       type: 'string',
       value: '<state.json>',
       help: 'Check rollback against the state remembered from the last accepted feed.',
+    },
+    now: {
+      type: 'string',
+      value: '<time>',
+      help: "Verify as of this time instead of the clock: an RFC 3339 time (2026-11-26T15:00:00Z) or a date (midnight UTC). It decides expiry, a feed published in the future and, with --inventory, the advisories' windows and reminders. For a feed that is not current (the sample feed, an archived one); the appliance always uses its clock.",
     },
     'require-signature': {
       type: 'boolean',
@@ -66,6 +72,9 @@ async function readInventory(file: string): Promise<InventoryFile> {
 export async function verify(argv: string[], io: Io, now: Date): Promise<number> {
   const values = parseCommand(verifySpec, argv);
   const keyFiles = values['public-key'];
+  const at = values.now === undefined ? now : parseInstant(values.now);
+  if (!at)
+    throw new UsageError('--now must be an RFC 3339 time (2026-11-26T15:00:00Z) or a date (YYYY-MM-DD)');
   // Every input is read and checked before the feed is looked at.
   await requireDirectory('--feed', values.feed);
   const trustedKeys = await Promise.all(keyFiles.map(readPublicKey));
@@ -75,7 +84,7 @@ export async function verify(argv: string[], io: Io, now: Date): Promise<number>
 
   const result = await verifyFeed(new DirectorySource(values.feed), {
     trustedKeys,
-    now,
+    now: at,
     lastAccepted,
     signature: values['require-signature'] ? 'required' : 'optional',
     keepAdvisories: inventory !== null,
@@ -96,6 +105,7 @@ export async function verify(argv: string[], io: Io, now: Date): Promise<number>
     io.out(`feed ${feed.manifest.feed_version} OK (schema ${feed.manifest.schema_version})`);
   }
   io.out(`published ${feed.manifest.published_at}, expires ${feed.manifest.expires_at}`);
+  if (values.now !== undefined) io.out(`checked as of ${at.toISOString()} (--now), not the current time`);
   if (!feed.unsigned) io.out(`signed by: ${feed.signedBy.join(', ')}`);
   for (const key of feed.notChecked)
     io.out(
@@ -108,7 +118,7 @@ export async function verify(argv: string[], io: Io, now: Date): Promise<number>
 
   if (inventory && values.inventory) {
     const { printVerdicts } = await import('./print-verdicts.ts');
-    await printVerdicts(io, values.inventory, inventory, feed.advisories, now);
+    await printVerdicts(io, values.inventory, inventory, feed.advisories, at);
   }
   return 0;
 }
