@@ -105,17 +105,43 @@ describe('the command table', () => {
     );
   });
 
-  it('puts the text of a long option below it', () => {
+  it('puts the text of a long option below it, and wraps long text under its column', () => {
     const long = {
       usage: 't',
       description: [],
-      options: { ['x'.repeat(40)]: { type: 'boolean', help: 'h' } },
-    };
-    expect(
-      commandHelp(long as CommandSpec)
-        .split('\n')
-        .slice(-2),
-    ).toEqual([`  --${'x'.repeat(40)}`, `${' '.repeat(34)}h`]);
+      options: {
+        ['x'.repeat(38)]: { type: 'boolean', help: 'h' },
+        ['y'.repeat(30)]: { type: 'boolean', help: 'i' },
+        ['z'.repeat(28)]: { type: 'boolean', help: `${'word '.repeat(12)}end` },
+      },
+    } satisfies CommandSpec;
+    const lines = commandHelp(long).split('\n');
+    expect(lines.slice(lines.indexOf('Options:'))).toEqual([
+      'Options:',
+      `  --${'x'.repeat(38)}`,
+      `${' '.repeat(34)}h`,
+      `  --${'y'.repeat(30)}`,
+      `${' '.repeat(34)}i`,
+      `  --${'z'.repeat(28)}  ${'word '.repeat(10)}word`,
+      `${' '.repeat(34)}word end`,
+    ]);
+  });
+
+  it('quotes a default that is not one plain word; a command of no options has no Options section', () => {
+    const quoted = {
+      usage: 'tool log verify',
+      description: ['Checks.'],
+      options: { comment: { type: 'string', default: 'two words', help: 'A comment.' } },
+    } satisfies CommandSpec;
+    expect(commandHelp(quoted)).toMatch(/A comment\. Default: "two words"\.$/);
+    const strict = {
+      ...quoted,
+      options: { x: { type: 'string', required: true, help: 'x' } },
+    } satisfies CommandSpec;
+    expect(() => parseCommand(strict, [])).toThrow('log verify needs --x <value>');
+    expect(commandHelp({ usage: 'tool go', description: ['Goes.'], options: {} })).toBe(
+      'Usage: tool go\n\nGoes.',
+    );
   });
 
   it('wraps words, or a list between its items, after what is already on the line', () => {

@@ -169,7 +169,8 @@ export async function verifyHead(
     const perModule = new Map(Object.keys(checked.manifest.modules).map((m) => [m, 0]));
     for (const { file } of ids) {
       const module = file.split('/')[0] as string;
-      perModule.set(module, (perModule.get(module) ?? 0) + 1);
+      // Every listed advisory lies in a module of the manifest (listedPathProblem).
+      perModule.set(module, (perModule.get(module) as number) + 1);
     }
     const counts: Record<string, number> = Object.fromEntries(perModule);
     return {

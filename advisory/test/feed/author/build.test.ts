@@ -211,6 +211,15 @@ describe('buildFeed: versions of the same day', () => {
     expect(versionOf(build(dir, '2026.11.21.1'))).toBe('2026.11.21.1');
   });
 
+  it("a version given by hand that is no version at all is the dates' problem, whatever was built before", () => {
+    const dir = fresh();
+    expect(build(dir).ok).toBe(true);
+    expect(build(dir, '2026.11.xx')).toMatchObject({
+      ok: false,
+      findings: [{ message: expect.stringMatching(/^feed_version "2026\.11\.xx" is not a real date/) }],
+    });
+  });
+
   it('refuses a version given by hand before a manifest of a later day (a clock set back)', () => {
     const dir = fresh();
     expect(buildFeed({ feedDir: dir, expiresInMs: DAY, now: new Date('2026-11-22T08:00:00Z') }).ok).toBe(

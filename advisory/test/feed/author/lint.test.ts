@@ -534,6 +534,19 @@ describe('lint: unknown keys are errors for the author, with the line and the ke
     ]);
   });
 
+  it('values of the wrong shape are schema errors, never unknown keys (nor a crash)', () => {
+    const findings = lintOne({
+      verdict: undefined,
+      recommended_version: undefined,
+      title: '{x: 1}',
+      cves: '"none"',
+      requires: '[~, "text", [1]]',
+      reminder: '~',
+    });
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings.filter((f) => f.rule !== 'schema')).toEqual([]);
+  });
+
   it('the appliance ignores unknown keys (forward compatibility): a signed feed with one verifies', async () => {
     const feed = makeFeed();
     const file = path.join(feed.dir, 'widgets/one.yaml');
@@ -563,8 +576,15 @@ describe('the nearest known key', () => {
     ['Title', 'title'],
     ['sumary', 'summary'],
     ['cve', 'cves'],
+    // A third of a long key's length: three edits away.
+    ['recommended_vrsn', 'recommended_version'],
   ])('%s: %s', (key, expected) => {
     expect(nearest(key, keys)).toBe(expected);
+  });
+
+  it('a tie goes to the key listed first', () => {
+    expect(nearest('ab', ['abc', 'abd'])).toBe('abc');
+    expect(nearest('ab', ['abd', 'abc'])).toBe('abd');
   });
 
   it('suggests nothing for a key too far from every known one', () => {

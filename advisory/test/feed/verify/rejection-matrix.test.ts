@@ -429,6 +429,26 @@ describe('rejections: exact reasons, messages and files', () => {
       },
       { trustedKeys: [a.publicKey, b.publicKey] },
     );
+    writeFileSync(sigPath, blockOf('D', a, manifest) + blockOf('D', b, manifest) + blockOf('V', c, manifest));
+    await expectRejection(
+      feed,
+      {
+        reason: 'signature-invalid',
+        message: `the manifest signature does not verify under trusted key ${id(a)}, ${id(b)}: the manifest or its signature was altered`,
+        file: SIGNATURE_FILE,
+      },
+      { trustedKeys: [a.publicKey, b.publicKey] },
+    );
+    writeFileSync(sigPath, blockOf('V', a, manifest) + blockOf('V', b, manifest) + blockOf('D', c, manifest));
+    await expectRejection(
+      feed,
+      {
+        reason: 'signature-invalid',
+        message: `the manifest signature does not verify under trusted key ${id(c)}, although it does under ${id(a)}, ${id(b)}: the signature file holds a damaged block, or one made for another manifest; every block of a trusted key must verify`,
+        file: SIGNATURE_FILE,
+      },
+      { trustedKeys: [a.publicKey, b.publicKey, c.publicKey] },
+    );
     writeFileSync(sigPath, blockOf('V', c, manifest) + blockOf('V', a, manifest));
     const result = await verify(feed, { trustedKeys: [a.publicKey] });
     expect(result.ok && { signedBy: result.feed.signedBy, notChecked: result.feed.notChecked }).toEqual({
