@@ -334,12 +334,15 @@ describe('advisory-feed verify', () => {
     const key = withPublicKey(feed);
     const at = (now: string) => run(['verify', '--feed', feed.dir, '--public-key', key, '--now', now]);
     // The feed of NOW (2026-11-21, valid 14 days): current a week later, expired a month later.
-    expect(await at('2026-11-28')).toMatchObject({
-      code: 0,
-      out: expect.stringContaining(
-        '\nchecked as of 2026-11-28T00:00:00.000Z (--now), not the current time\n',
-      ),
-    });
+    const week = await at('2026-11-28');
+    expect(week.code).toBe(0);
+    expect(week.out.split('\n').slice(0, 5)).toEqual([
+      'feed 2026.11.21 OK (schema 2.0)',
+      'published 2026-11-21T12:00:00Z, expires 2026-12-05T12:00:00Z',
+      'checked as of 2026-11-28T00:00:00.000Z (--now), not the current time',
+      `signed by: ${keyId(feed.key.publicKey.keynum)}`,
+      `manifest sha256: ${sha256(readFileSync(path.join(feed.dir, MANIFEST_FILE)))}`,
+    ]);
     expect(await at('2026-12-21T12:00:00+01:00')).toMatchObject({
       code: 1,
       err: expect.stringMatching(/^REJECTED \(expired\)/),
@@ -364,6 +367,9 @@ describe('advisory-feed verify', () => {
     const result = await run(['verify', '--feed', feed.dir, '--public-key', key]);
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/^feed 2026\.11\.21 NOT SIGNED YET/);
+    expect(result.out).toMatch(
+      /^everything but the signature checks out: sign it next \(advisory-feed sign\)$/m,
+    );
     expect(result.out).not.toMatch(/signed by/);
     // Everything but the signature still counts.
     writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), 'tampered: true\n');
