@@ -182,32 +182,40 @@ export function keyId(keynum: Buffer): string {
   return keynum.toString('hex');
 }
 
+/** What became of one block: checked and `verified` or `failed`, or `not-trusted` (not checked). */
+export interface BlockOutcome {
+  keyId: string;
+  outcome: 'verified' | 'failed' | 'not-trusted';
+}
+
 export type SignatureCheck =
-  | { ok: true; signedBy: string[] }
-  | { ok: false; problem: 'unknown-key' | 'invalid' };
+  | { ok: true; signedBy: string[]; blocks: BlockOutcome[] }
+  | { ok: false; problem: 'unknown-key' | 'invalid'; blocks: BlockOutcome[] };
 
 /**
- * Accepts when a block verifies under a trusted key with the same key number, and no
- * block of a trusted key fails to (rotation: a feed signed by old and new key verifies
- * with either; a damaged block of a trusted key is tampering, whatever else verifies, and
- * `signify -V` would trip over it when it comes first). Blocks of keys not trusted here
- * are passed over. Reports every trusted key that signed.
+ * The rule for a signature file of one or more blocks (docs/advisory/feed.md, "Several
+ * signatures"): a block counts when its key number is that of a trusted key; every block
+ * that counts must verify (under each trusted key of that number), and at least one must
+ * count. A block of a key not trusted here cannot be checked and is passed over: during a
+ * key rotation it is the other key's, for the clients that trust that one. So a feed is
+ * accepted the same whatever the order of its blocks, and a damaged block of a trusted
+ * key is refused whatever else verifies. Reports every block's outcome, in order.
  */
 export function checkSignatures(
   message: Buffer,
   blocks: SignatureBlock[],
   trusted: PublicKey[],
 ): SignatureCheck {
-  const signedBy: string[] = [];
-  let known = false;
-  for (const block of blocks) {
-    for (const key of trusted) {
-      if (!key.keynum.equals(block.keynum)) continue;
-      known = true;
-      if (!verify(null, message, key.key, block.signature)) return { ok: false, problem: 'invalid' };
-      signedBy.push(keyId(key.keynum));
-    }
-  }
-  if (signedBy.length > 0) return { ok: true, signedBy };
-  return { ok: false, problem: known ? 'invalid' : 'unknown-key' };
+  const outcomes = blocks.map((block): BlockOutcome => {
+    const keys = trusted.filter((key) => key.keynum.equals(block.keynum));
+    const id = keyId(block.keynum);
+    if (keys.length === 0) return { keyId: id, outcome: 'not-trusted' };
+    const holds = keys.every((key) => verify(null, message, key.key, block.signature));
+    return { keyId: id, outcome: holds ? 'verified' : 'failed' };
+  });
+  if (outcomes.some((o) => o.outcome === 'failed'))
+    return { ok: false, problem: 'invalid', blocks: outcomes };
+  const signedBy = outcomes.filter((o) => o.outcome === 'verified').map((o) => o.keyId);
+  if (signedBy.length === 0) return { ok: false, problem: 'unknown-key', blocks: outcomes };
+  return { ok: true, signedBy, blocks: outcomes };
 }

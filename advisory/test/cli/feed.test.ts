@@ -17,9 +17,10 @@ import { describe, expect, it } from 'vitest';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
 import { sha256 } from '../../src/crypto/digest.ts';
-import { parseSignatures } from '../../src/crypto/signify.ts';
+import { keyId, parseSignatures } from '../../src/crypto/signify.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
-import { advisoryYaml, makeFeed, NOW, type TestFeed } from '../support/feed.ts';
+import { advisoryYaml, makeFeed, makeKey, NOW, type TestFeed } from '../support/feed.ts';
+import { blockOf } from '../support/signatures.ts';
 
 /** The feed builder's command line: exit codes 0 ok, 1 refused, 2 usage or unreadable input. */
 function capture() {
@@ -237,7 +238,7 @@ describe('advisory-feed build', () => {
     expect(await version(yesterday.dir)).toBe('2026.11.21');
   });
 
-  it('refuses to pick a version after the 99th extra release of the day (exit 1), and takes one given', async () => {
+  it('refuses to pick a version after the 99th extra release of the day (exit 1), or to take one given', async () => {
     const feed = makeFeed();
     const manifest = path.join(feed.dir, MANIFEST_FILE);
     writeFileSync(
@@ -252,9 +253,18 @@ describe('advisory-feed build', () => {
         'build failed: 1 error; no manifest written',
       ].join('\n'),
     });
-    const given = await run(['build', '--feed', feed.dir, '--feed-version', '2026.11.21.7']);
-    expect(given.code, given.err).toBe(0);
-    expect(given.out).toMatch(/^wrote manifest\.yaml: feed 2026\.11\.21\.7, expires /);
+    // Nothing after the 99th is free: a version given by hand is refused too (older, equal).
+    for (const given of ['2026.11.21.7', '2026.11.21.99']) {
+      const result = await run(['build', '--feed', feed.dir, '--feed-version', given]);
+      expect(result, given).toMatchObject({ code: 1, out: '' });
+      expect(result.err, given).toMatch(
+        new RegExp(
+          `^manifest\\.yaml:1: error \\[manifest\\] --feed-version ${given.replaceAll('.', '\\.')} is (older than|the version of)`,
+        ),
+      );
+      expect(result.err, given).toMatch(/\nbuild failed: 1 error; no manifest written$/);
+    }
+    expect(readFileSync(manifest, 'utf8')).toContain('feed_version: "2026.11.21.99"');
     for (const bad of ['2026.11.21.0', '2026.11.21.100', '2026.11.21.07', '2026.11.21-1']) {
       expect(await run(['build', '--feed', feed.dir, '--feed-version', bad]), bad).toEqual({
         code: 2,
@@ -292,12 +302,74 @@ describe('advisory-feed verify', () => {
     });
   });
 
+  it('names the signature blocks it could not check: no --public-key for their key', async () => {
+    const feed = makeFeed();
+    const other = makeKey();
+    const manifest = readFileSync(path.join(feed.dir, MANIFEST_FILE));
+    const sigPath = path.join(feed.dir, SIGNATURE_FILE);
+    writeFileSync(sigPath, blockOf('V', other, manifest) + readFileSync(sigPath, 'utf8'));
+    const result = await run(['verify', '--feed', feed.dir, '--public-key', withPublicKey(feed)]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(`signed by: ${keyId(feed.key.publicKey.keynum)}\n`);
+    expect(result.out).toMatch(
+      `not checked: the block of key ${keyId(other.publicKey.keynum)} (no --public-key for it; signify -V reads only the first block)\n`,
+    );
+    // With every key given, nothing is left unchecked.
+    const both = path.join(tmp(), 'other.pub');
+    writeFileSync(both, other.publicText);
+    const all = await run([
+      'verify',
+      '--feed',
+      feed.dir,
+      '--public-key',
+      withPublicKey(feed),
+      '--public-key',
+      both,
+    ]);
+    expect(all.out).not.toMatch(/not checked/);
+  });
+
+  it('--now checks as of that time instead of the clock, and says so', async () => {
+    const feed = makeFeed();
+    const key = withPublicKey(feed);
+    const at = (now: string) => run(['verify', '--feed', feed.dir, '--public-key', key, '--now', now]);
+    // The feed of NOW (2026-11-21, valid 14 days): current a week later, expired a month later.
+    const week = await at('2026-11-28');
+    expect(week.code).toBe(0);
+    expect(week.out.split('\n').slice(0, 5)).toEqual([
+      'feed 2026.11.21 OK (schema 2.0)',
+      'published 2026-11-21T12:00:00Z, expires 2026-12-05T12:00:00Z',
+      'checked as of 2026-11-28T00:00:00.000Z (--now), not the current time',
+      `signed by: ${keyId(feed.key.publicKey.keynum)}`,
+      `manifest sha256: ${sha256(readFileSync(path.join(feed.dir, MANIFEST_FILE)))}`,
+    ]);
+    expect(await at('2026-12-21T12:00:00+01:00')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^REJECTED \(expired\)/),
+    });
+    expect(await at('2026-11-20T12:00:00Z')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^REJECTED \(published-in-future\)/),
+    });
+    for (const bad of ['tomorrow', '2026-02-30', '1764000000'])
+      expect(await at(bad), bad).toEqual({
+        code: 2,
+        out: '',
+        err: '--now must be an RFC 3339 time (2026-11-26T15:00:00Z) or a date (YYYY-MM-DD) (advisory-feed verify --help shows how)',
+      });
+    // Without --now, nothing is said about the time.
+    expect((await run(['verify', '--feed', feed.dir, '--public-key', key])).out).not.toMatch(/checked as of/);
+  });
+
   it('a feed without a signature yet: everything else is checked, it says so, exit 0 (build, verify, sign)', async () => {
     const feed = unsignedFeed();
     const key = withPublicKey(feed);
     const result = await run(['verify', '--feed', feed.dir, '--public-key', key]);
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/^feed 2026\.11\.21 NOT SIGNED YET/);
+    expect(result.out).toMatch(
+      /^everything but the signature checks out: sign it next \(advisory-feed sign\)$/m,
+    );
     expect(result.out).not.toMatch(/signed by/);
     // Everything but the signature still counts.
     writeFileSync(path.join(feed.dir, 'widgets/one.yaml'), 'tampered: true\n');

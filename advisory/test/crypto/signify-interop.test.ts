@@ -5,9 +5,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { runFeedCli } from '../../src/cli/feed/main.ts';
-import { parsePublicKey } from '../../src/crypto/signify.ts';
+import { checkSignatures, parsePublicKey, parseSignatures } from '../../src/crypto/signify.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/feed/format/rules.ts';
-import { makeFeed, NEEDS_SIGNIFY, NOW, signifyBinary, verifyDir } from '../support/feed.ts';
+import { makeFeed, makeKey, NEEDS_SIGNIFY, NOW, signifyBinary, verifyDir } from '../support/feed.ts';
+import { blockOf, expectedCheck, SIGNATURE_CASES } from '../support/signatures.ts';
 
 /**
  * Interoperability with OpenBSD's signify (Debian package signify-openbsd). CI installs it
@@ -119,5 +120,57 @@ describe('signify interoperability', runsIf(signify, NEEDS_SIGNIFY), () => {
       path.join(feed.dir, MANIFEST_FILE),
     ]);
     expect(result.status).not.toBe(0);
+  });
+});
+
+/**
+ * The rule for several blocks (docs/advisory/feed.md, "Several signatures") against
+ * signify, on every file of one and two blocks (V valid and trusted, D damaged and
+ * trusted, U valid and untrusted, X damaged and untrusted): each block on its own, signify
+ * and checkSignatures agree; on the whole file signify reads only the first block.
+ */
+describe('signify interoperability: every file of one and two blocks', runsIf(signify, NEEDS_SIGNIFY), () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'interop-matrix-'));
+  const keys = [makeKey('first'), makeKey('second')];
+  for (const [i, key] of keys.entries()) writeFileSync(`${dir}/${i}.pub`, key.publicText);
+  const message = Buffer.from('feed_version: "2026.11.21"\n');
+  writeFileSync(`${dir}/message`, message);
+  const signifyAccepts = (publicKey: string, signature: string) => {
+    writeFileSync(`${dir}/x.sig`, signature);
+    const result = spawnSync(signify as string, [
+      '-V',
+      '-p',
+      publicKey,
+      '-x',
+      `${dir}/x.sig`,
+      '-m',
+      `${dir}/message`,
+    ]);
+    return result.status === 0;
+  };
+
+  it.each(SIGNATURE_CASES.map((kinds) => [kinds.join('+'), kinds] as const))('%s', (_, kinds) => {
+    const blocks = kinds.map((kind, i) => blockOf(kind, keys[i] as (typeof keys)[number], message));
+    const trusted = kinds.flatMap((kind, i) =>
+      kind === 'V' || kind === 'D' ? [(keys[i] as (typeof keys)[number]).publicKey] : [],
+    );
+    expect(checkSignatures(message, parseSignatures(blocks.join('')), trusted)).toMatchObject(
+      expectedCheck(kinds),
+    );
+    blocks.forEach((block, i) => {
+      const key = keys[i] as (typeof keys)[number];
+      const valid = kinds[i] === 'V' || kinds[i] === 'U';
+      expect(signifyAccepts(`${dir}/${i}.pub`, block), `signify, block ${i + 1}`).toBe(valid);
+      expect(
+        checkSignatures(message, parseSignatures(block), [key.publicKey]).ok,
+        `ours, block ${i + 1}`,
+      ).toBe(valid);
+    });
+    const firstValid = kinds[0] === 'V' || kinds[0] === 'U';
+    expect(signifyAccepts(`${dir}/0.pub`, blocks.join('')), 'signify, the whole file').toBe(firstValid);
+    if (blocks.length === 2)
+      expect(signifyAccepts(`${dir}/1.pub`, blocks.join('')), 'signify, second key on the whole file').toBe(
+        false,
+      );
   });
 });

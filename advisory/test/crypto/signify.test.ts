@@ -10,7 +10,8 @@ import {
   SignifyFormatError,
   signMessage,
 } from '../../src/crypto/signify.ts';
-import { makeKey } from '../support/feed.ts';
+import { makeKey, type TestKey } from '../support/feed.ts';
+import { blockOf, expectedCheck, SIGNATURE_CASES } from '../support/signatures.ts';
 
 const message = Buffer.from('schema_version: "1.0"\n');
 
@@ -210,36 +211,71 @@ describe('checkSignatures', () => {
       trusted.map((k) => k.publicKey),
     );
 
+  const id = (key: typeof a) => keyId(key.publicKey.keynum);
+
   it('names every trusted key that signed, in the order of the blocks', () => {
-    expect(check(signBy(a), [a])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
-    expect(check(signBy(b) + signBy(a), [a, b])).toEqual({
-      ok: true,
-      signedBy: [keyId(b.publicKey.keynum), keyId(a.publicKey.keynum)],
+    expect(check(signBy(a), [a])).toMatchObject({ ok: true, signedBy: [id(a)] });
+    expect(check(signBy(b) + signBy(a), [a, b])).toMatchObject({ ok: true, signedBy: [id(b), id(a)] });
+    expect(check(signBy(b) + signBy(a), [a])).toMatchObject({ ok: true, signedBy: [id(a)] });
+  });
+
+  it('reports what became of each block, in order', () => {
+    expect(check(signBy(c) + forged(b) + signBy(a), [a, b])).toEqual({
+      ok: false,
+      problem: 'invalid',
+      blocks: [
+        { keyId: id(c), outcome: 'not-trusted' },
+        { keyId: id(b), outcome: 'failed' },
+        { keyId: id(a), outcome: 'verified' },
+      ],
     });
-    expect(check(signBy(b) + signBy(a), [a])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
   });
 
-  it('a bad block of a trusted key is refused even beside a good one: it is tampering', () => {
-    expect(check(forged(b) + signBy(a), [a, b])).toEqual({ ok: false, problem: 'invalid' });
-    expect(check(signBy(a) + forged(b), [a, b])).toEqual({ ok: false, problem: 'invalid' });
-    // The same bad block of a key not trusted here is passed over.
-    expect(check(forged(b) + signBy(a), [a])).toEqual({ ok: true, signedBy: [keyId(a.publicKey.keynum)] });
-  });
-
-  it('refuses a block of a trusted key number that does not verify as invalid', () => {
-    expect(check(forged(a), [a])).toEqual({ ok: false, problem: 'invalid' });
-    expect(check(signBy(c) + forged(a), [a, b])).toEqual({ ok: false, problem: 'invalid' });
-    expect(
-      checkSignatures(Buffer.from('another message'), parseSignatures(signBy(a)), [a.publicKey]),
-    ).toEqual({
+  it('a block of a key number two trusted keys share must verify under both', () => {
+    const twin = { ...b.publicKey, keynum: a.publicKey.keynum };
+    expect(checkSignatures(message, parseSignatures(signBy(a)), [a.publicKey, twin])).toMatchObject({
       ok: false,
       problem: 'invalid',
     });
+    expect(checkSignatures(message, parseSignatures(signBy(a)), [a.publicKey, a.publicKey])).toMatchObject({
+      ok: true,
+      signedBy: [id(a)],
+    });
+  });
+
+  it('refuses a block of a trusted key number that does not verify as invalid', () => {
+    expect(check(forged(a), [a])).toMatchObject({ ok: false, problem: 'invalid' });
+    expect(
+      checkSignatures(Buffer.from('another message'), parseSignatures(signBy(a)), [a.publicKey]),
+    ).toMatchObject({ ok: false, problem: 'invalid' });
   });
 
   it('refuses signatures of untrusted keys only as unknown-key', () => {
-    expect(check(signBy(c), [a, b])).toEqual({ ok: false, problem: 'unknown-key' });
-    expect(check(signBy(a), [])).toEqual({ ok: false, problem: 'unknown-key' });
-    expect(checkSignatures(message, [], [a.publicKey])).toEqual({ ok: false, problem: 'unknown-key' });
+    expect(check(signBy(c), [a, b])).toMatchObject({ ok: false, problem: 'unknown-key' });
+    expect(check(signBy(a), [])).toMatchObject({ ok: false, problem: 'unknown-key' });
+    expect(checkSignatures(message, [], [a.publicKey])).toEqual({
+      ok: false,
+      problem: 'unknown-key',
+      blocks: [],
+    });
+  });
+});
+
+describe('checkSignatures: every file of one and two valid, damaged or untrusted blocks', () => {
+  const keys = [makeKey('first'), makeKey('second')];
+  it.each(SIGNATURE_CASES.map((kinds) => [kinds.join('+'), kinds] as const))('%s', (_, kinds) => {
+    const text = kinds.map((kind, i) => blockOf(kind, keys[i] as TestKey, message)).join('');
+    const trusted = kinds.flatMap((kind, i) =>
+      kind === 'V' || kind === 'D' ? [(keys[i] as TestKey).publicKey] : [],
+    );
+    const result = checkSignatures(message, parseSignatures(text), trusted);
+    expect(result).toMatchObject(expectedCheck(kinds));
+    expect(result.blocks.map((b) => b.outcome)).toEqual(
+      kinds.map((kind) => ({ V: 'verified', D: 'failed', U: 'not-trusted', X: 'not-trusted' })[kind]),
+    );
+    if (result.ok)
+      expect(result.signedBy).toEqual(
+        kinds.flatMap((kind, i) => (kind === 'V' ? [keyId((keys[i] as TestKey).publicKey.keynum)] : [])),
+      );
   });
 });

@@ -29,8 +29,8 @@ alert files damaged, an alert channel failing, an alert delivery that failed and
 to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
 same with --json. Alerts that could not be delivered are listed with their channel and
 the reason (on standard error with --json).
-Configuration: the ADVISORY_* environment variables (see the README); the log level
-defaults to warn here.`;
+Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists
+them); the log level defaults to warn here.`;
 
 /** How long a check waits for another check that holds the state directory. */
 const CHECK_WAIT_MS = 60_000;

@@ -1,36 +1,47 @@
 import { versionText } from '../../version.ts';
-import { runFeedCli } from '../feed/main.ts';
+import { commandList, feedCommands, runFeedCli } from '../feed/main.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
-
-export const advisoryHelp = `Usage: advisory <command> [options]
-
-Commands:
-  run          the appliance daemon: refresh, dashboard, alerts
-  check        one refresh and evaluation; exit 0 nothing to do, 1 action needed,
-               2 configuration error, 3 no verified feed
-  log verify   verify the decision log and its checkpoints offline
-  feed         the feed builder: keygen, build, verify, sign (as advisory-feed)
-
-advisory <command> --help shows a command's options; advisory --version the version.
-Configuration: ADVISORY_* environment variables (see the README).`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 
-/** Each command's module is loaded when it runs (the daemon's is the heaviest). */
-const commands: Record<string, () => Promise<{ help: string; run: Command }>> = {
-  run: async () => {
-    const m = await import('./run.ts');
-    return { help: m.runHelp, run: m.run };
+/**
+ * The commands: the one table the dispatch and `advisory --help` read (with the feed
+ * builder's, run as `advisory feed <command>`). Each module is loaded when it runs (the
+ * daemon's is the heaviest).
+ */
+export const advisoryCommands: Readonly<
+  Record<string, { usage: string; summary: string; load: () => Promise<{ help: string; run: Command }> }>
+> = {
+  run: {
+    usage: 'run',
+    summary: 'the appliance daemon: refresh, dashboard, alerts',
+    load: async () => import('./run.ts').then((m) => ({ help: m.runHelp, run: m.run })),
   },
-  check: async () => {
-    const m = await import('./check.ts');
-    return { help: m.checkHelp, run: m.check };
+  check: {
+    usage: 'check',
+    summary:
+      'one refresh and evaluation; exit 0 nothing to do, 1 action needed, 2 configuration error, 3 no verified feed',
+    load: async () => import('./check.ts').then((m) => ({ help: m.checkHelp, run: m.check })),
   },
-  log: async () => {
-    const m = await import('./log.ts');
-    return { help: m.logHelp, run: m.logCommand };
+  log: {
+    usage: 'log verify',
+    summary: 'verify the decision log and its checkpoints offline',
+    load: async () => import('./log.ts').then((m) => ({ help: m.logHelp, run: m.logCommand })),
   },
 };
+
+const listed = Object.fromEntries([
+  ...Object.values(advisoryCommands).map((c) => [c.usage, c] as const),
+  ...Object.entries(feedCommands).map(([name, c]) => [`feed ${name}`, c] as const),
+]);
+
+export const advisoryHelp = `Usage: advisory <command> [options]
+
+Commands (advisory feed <command> runs the feed builder, advisory-feed <command>):
+${commandList(listed)}
+
+advisory <command> --help shows a command's options; advisory --version the version.
+Configuration: ADVISORY_* environment variables (docs/advisory/appliance.md lists them).`;
 
 /** The appliance's command line as a function of argv and environment: testable without a process. */
 export async function runAdvisoryCli(
@@ -48,13 +59,13 @@ export async function runAdvisoryCli(
     io.out(advisoryHelp);
     return name ? 0 : EXIT_USAGE;
   }
-  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
-  if (!load) {
+  const entry = Object.hasOwn(advisoryCommands, name) ? advisoryCommands[name] : undefined;
+  if (!entry) {
     io.err(`unknown command "${name}"\n\n${advisoryHelp}`);
     return EXIT_USAGE;
   }
   try {
-    const command = await load();
+    const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
       io.out(command.help);
       return 0;

@@ -23,11 +23,12 @@ The appliance daemon: refreshes every ADVISORY_REFRESH_INTERVAL (pull, verify, c
 evaluate, log, alert), serves the read-only dashboard, /decisions.json and /health on
 ADVISORY_LISTEN (HTTPS with ADVISORY_TLS_CERT and ADVISORY_TLS_KEY), and stops on
 SIGTERM or SIGINT (Ctrl-C): at once when idle, within 8 s when a refresh is in progress
-(a second signal stops it at once). SIGHUP reads the TLS certificate and key again: new
+(asking again a second or more later stops it at once). SIGHUP reads the TLS certificate and key again: new
 connections get the new pair, open ones keep theirs; a bad pair keeps the one in use.
 While another advisory process holds ADVISORY_STATE_DIR (a check from cron), it waits.
-Configuration: the ADVISORY_* environment variables (see the README); a bad value stops
-start-up with the variable's name (exit 2); an address it cannot listen on exits 1.`;
+Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists
+them); a bad value stops start-up with the variable's name (exit 2); an address it
+cannot listen on exits 1.`;
 
 export function dashboardSource(appliance: Appliance, trustedKeys: string[]): DashboardSource {
   return {

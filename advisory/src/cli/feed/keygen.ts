@@ -1,14 +1,34 @@
 import { lstat, rm, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { generateKeyPair } from '../../crypto/signify.ts';
-import { refuseEmpty } from '../inputs.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
 import { type Io, UsageError } from '../io.ts';
 
-export const keygenHelp = `Usage: advisory-feed keygen --secret-key <file> --public-key <file> [--comment <text>]
-
-Creates an Ed25519 key pair in signify's format. The secret key is written with mode
-0600; existing files are never overwritten, and a failure leaves neither file behind.
-Keep the secret key offline; ship the public key with the appliance.`;
+export const keygenSpec = {
+  usage: 'advisory-feed keygen',
+  description: [
+    "Creates an Ed25519 key pair in signify's format. Existing files are never overwritten, and a failure leaves neither file behind.",
+  ],
+  options: {
+    'secret-key': {
+      type: 'string',
+      value: '<file>',
+      required: true,
+      help: 'Where the secret key goes, written with mode 0600. Keep it offline.',
+    },
+    'public-key': {
+      type: 'string',
+      value: '<file>',
+      required: true,
+      help: 'Where the public key goes. Ship it with the appliance.',
+    },
+    comment: {
+      type: 'string',
+      value: '<text>',
+      default: 'advisory feed',
+      help: "The key files' untrusted comment: one line of at most 200 printable characters.",
+    },
+  },
+} as const satisfies CommandSpec;
 
 async function exists(file: string): Promise<boolean> {
   try {
@@ -20,21 +40,10 @@ async function exists(file: string): Promise<boolean> {
 }
 
 export async function keygen(argv: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'secret-key': { type: 'string' },
-      'public-key': { type: 'string' },
-      comment: { type: 'string', default: 'advisory feed' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
+  const values = parseCommand(keygenSpec, argv);
   const secretFile = values['secret-key'];
   const publicFile = values['public-key'];
-  const comment = values.comment ?? 'advisory feed';
-  if (!secretFile || !publicFile) throw new UsageError('keygen needs --secret-key and --public-key');
+  const comment = values.comment;
   if (secretFile === publicFile)
     throw new UsageError('--secret-key and --public-key must be different files');
   // The comment is written on the key's first line: it must stay one line of text.

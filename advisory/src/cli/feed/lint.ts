@@ -1,27 +1,22 @@
-import { parseArgs } from 'node:util';
 import { lintFeed } from '../../feed/author/lint.ts';
-import { refuseEmpty, requireDirectory } from '../inputs.ts';
-import { EXIT_REJECTED, type Io, UsageError } from '../io.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { requireDirectory } from '../inputs.ts';
+import { EXIT_REJECTED, type Io } from '../io.ts';
 import { errorCount, printFindings } from './findings.ts';
 
-export const lintHelp = `Usage: advisory-feed lint --feed <dir>
-
-Checks a feed directory as build does, and writes nothing: the layout (a link, a FIFO, a
-name a client would refuse), every advisory under the module folders (schema, unknown
-keys with the key most likely meant, template placeholders left in, verdicts, windows,
-version ranges, CVE ids, duplicate ids, requirements on products no module covers) and
-advisories already expired. Prints each finding as file:line: severity [rule] message.
-Exit 0 when there is no error (warnings are printed), 1 on errors, 2 on usage.`;
+export const lintSpec = {
+  usage: 'advisory-feed lint',
+  description: [
+    'Checks a feed directory as build does, and writes nothing: the layout (a link, a FIFO, a name a client would refuse), every advisory under the module folders (schema, unknown keys with the key most likely meant, template placeholders left in, verdicts, windows, version ranges, CVE ids, duplicate ids, requirements on products no module covers) and advisories already expired. Prints each finding as file:line: severity [rule] message.',
+    'Exit 0 when there is no error (warnings are printed), 1 on errors, 2 on usage.',
+  ],
+  options: {
+    feed: { type: 'string', value: '<dir>', required: true, help: 'The feed directory.' },
+  },
+} as const satisfies CommandSpec;
 
 export async function lint(argv: string[], io: Io, now: Date): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { feed: { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
-  if (!values.feed) throw new UsageError('lint needs --feed <dir>');
+  const values = parseCommand(lintSpec, argv);
   await requireDirectory('--feed', values.feed);
   const { findings, modules } = lintFeed(values.feed, now);
   const errors = printFindings(io, findings);

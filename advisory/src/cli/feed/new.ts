@@ -1,36 +1,37 @@
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { advisoryIdProblem, advisoryTemplate, templatePath } from '../../feed/author/template.ts';
 import { moduleNameProblem } from '../../feed/format/rules.ts';
-import { refuseEmpty, requireDirectory } from '../inputs.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { requireDirectory } from '../inputs.ts';
 import { type Io, UsageError } from '../io.ts';
 
-export const newHelp = `Usage: advisory-feed new --module <module> --id <id> [--feed <dir>]
-
-Writes the template of a new advisory to <dir>/<module>/<id in lowercase>.yaml (the
-module folder is made when missing; --feed defaults to the current directory). Fill in
-every "<<fill in: ...>>" placeholder, then run advisory-feed lint: it reports any left
-in. The advisory is effective from today (UTC) for a year; change both dates as needed.
-An existing file is never overwritten (exit 2), nor is a module folder that is a link.`;
+export const newSpec = {
+  usage: 'advisory-feed new',
+  description: [
+    'Writes the template of a new advisory to <dir>/<module>/<id in lowercase>.yaml (the module folder is made when missing). Fill in every "<<fill in: ...>>" placeholder, then run advisory-feed lint: it reports any left in. The advisory is effective from today (UTC) for a year; change both dates as needed. An existing file is never overwritten (exit 2), nor is a module folder that is a link.',
+  ],
+  options: {
+    module: {
+      type: 'string',
+      value: '<module>',
+      required: true,
+      help: 'The module folder: lowercase ASCII letters, digits and "-".',
+    },
+    id: {
+      type: 'string',
+      value: '<id>',
+      required: true,
+      help: 'The advisory id: 3 to 64 ASCII letters, digits, ".", "_" and "-", starting with a letter or digit.',
+    },
+    feed: { type: 'string', value: '<dir>', default: '.', help: 'The feed directory.' },
+  },
+} as const satisfies CommandSpec;
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 export async function newAdvisory(argv: string[], io: Io, now: Date): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      feed: { type: 'string', default: '.' },
-      module: { type: 'string' },
-      id: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
-  const { module, id } = values;
-  const feed = values.feed ?? '.';
-  if (!module || !id) throw new UsageError('new needs --module <module> and --id <id>');
+  const { module, id, feed } = parseCommand(newSpec, argv);
   const problem = moduleNameProblem(module) ?? advisoryIdProblem(id);
   if (problem) throw new UsageError(`${problem.startsWith('module') ? '--module' : '--id'}: ${problem}`);
   await requireDirectory('--feed', feed);

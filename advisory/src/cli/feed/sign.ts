@@ -1,25 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { sha256 } from '../../crypto/digest.ts';
 import { keyId, parseSignatures, type SignatureBlock, signMessage } from '../../crypto/signify.ts';
 import { scanFeed } from '../../feed/author/layout.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../feed/format/rules.ts';
 import { DirectorySource } from '../../feed/sources/directory.ts';
 import { verifyFeed } from '../../feed/verify/verify-feed.ts';
-import { refuseEmpty, requireDirectory } from '../inputs.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { requireDirectory } from '../inputs.ts';
 import { type Io, printable, RejectedError, UsageError } from '../io.ts';
 import { readSecretKey } from './keys.ts';
 
-export const signHelp = `Usage: advisory-feed sign --feed <dir> --secret-key <key>
-
-Signs manifest.yaml (Ed25519, signify format) into manifest.yaml.sig, after checking
-that the manifest still describes the files (sizes, hashes, advisories, dates): a feed
-edited after build is refused (exit 1), never signed. Signing again with another key
-adds a block (key rotation: old and new key both sign during the overlap; signify -V
-checks the first block, the appliance accepts any trusted one). Signing again with the
-same key replaces its block. Accepts keys made by keygen or by signify -G -n.`;
+export const signSpec = {
+  usage: 'advisory-feed sign',
+  description: [
+    'Signs manifest.yaml (Ed25519, signify format) into manifest.yaml.sig, after checking that the manifest still describes the files (sizes, hashes, advisories, dates): a feed edited after build is refused (exit 1), never signed.',
+    'Signing again with another key adds a block after the others (key rotation: old and new key both sign during the overlap; signify -V checks the first block only; the appliance checks every block of a key it trusts, and each must verify). Signing again with the same key replaces its block.',
+  ],
+  options: {
+    feed: { type: 'string', value: '<dir>', required: true, help: 'The feed directory.' },
+    'secret-key': {
+      type: 'string',
+      value: '<key>',
+      required: true,
+      help: 'The secret key: made by keygen or by signify -G -n (unencrypted).',
+    },
+  },
+} as const satisfies CommandSpec;
 
 /**
  * The other keys' blocks of an existing signature file, in their order, kept only when
@@ -68,15 +76,7 @@ async function otherBlocks(
 }
 
 export async function sign(argv: string[], io: Io, now: Date): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { feed: { type: 'string' }, 'secret-key': { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
-  if (!values.feed || !values['secret-key'])
-    throw new UsageError('sign needs --feed <dir> and --secret-key <key>');
+  const values = parseCommand(signSpec, argv);
   await requireDirectory('--feed', values.feed);
   const secret = await readSecretKey(values['secret-key']);
 

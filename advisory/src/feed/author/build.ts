@@ -24,8 +24,9 @@ import { type Finding, lintFeed } from './lint.ts';
 export interface BuildOptions {
   feedDir: string;
   /**
-   * YYYY.MM.DD or YYYY.MM.DD.N of today's UTC date; by default the next free one after
-   * the version of the manifest already in the directory (feed-version.ts).
+   * YYYY.MM.DD or YYYY.MM.DD.N of today's UTC date, after the version of the manifest
+   * already in the directory (an older or equal one is refused); by default the next
+   * free one after it (feed-version.ts).
    */
   feedVersion?: string;
   expiresInMs: number;
@@ -58,7 +59,16 @@ export function buildFeed(options: BuildOptions): BuildResult {
   }
   const previous = previousVersion(options.feedDir);
   let feedVersion = options.feedVersion;
-  if (feedVersion === undefined) {
+  if (feedVersion !== undefined) {
+    // Only a version after the last one built here can be published: clients that
+    // accepted that one refuse an older one (rollback) and another of the same version
+    // (version-conflict). A manifest whose version cannot be read gives nothing to compare.
+    const refusal = previous === null || previous === 'unreadable' ? null : notAfter(feedVersion, previous);
+    if (refusal) {
+      manifestError(refusal);
+      return { ok: false, findings };
+    }
+  } else {
     const next =
       previous === 'unreadable'
         ? {
@@ -108,21 +118,6 @@ export function buildFeed(options: BuildOptions): BuildResult {
       `the manifest would be ${Buffer.byteLength(text)} bytes, above the ${limits.manifestBytes}-byte cap`,
     );
   if (findings.some((f) => f.severity === 'error')) return { ok: false, findings };
-  // A version given by hand may be one clients refuse; build warns but leaves it to the author.
-  const given = options.feedVersion === undefined ? null : parseFeedVersion(options.feedVersion);
-  const before = previous === 'unreadable' ? null : previous;
-  const order = given && before ? compareFeedVersions(given, before) : 1;
-  if (before && order <= 0) {
-    const refusal = order === 0 ? 'this one (version-conflict)' : 'this older one (rollback)';
-    findings.push({
-      severity: 'warning',
-      rule: 'manifest',
-      file: MANIFEST_FILE,
-      line: 1,
-      message: `a feed of version ${before.text} was built here already: if it was published, clients refuse ${refusal}; build without --feed-version to take the next free version`,
-    });
-  }
-
   // A signature over the previous manifest would only mislead: it goes first, and if it
   // cannot, no manifest is written.
   let removedSignature = false;
@@ -150,6 +145,19 @@ export function buildFeed(options: BuildOptions): BuildResult {
     return { ok: false, findings };
   }
   return { ok: true, manifest, findings, removedSignature };
+}
+
+/** Why `given` cannot follow `previous`, or null when it is later. */
+function notAfter(given: string, previous: FeedVersion & { text: string }): string | null {
+  const parsed = parseFeedVersion(given);
+  // A version that is not one is the dates' problem (manifestDateProblems), reported below.
+  if (!parsed) return null;
+  const order = compareFeedVersions(parsed, previous);
+  if (order > 0) return null;
+  const advice = `build without --feed-version to take the next free version (or remove ${MANIFEST_FILE} first if that feed was never published)`;
+  return order < 0
+    ? `--feed-version ${given} is older than ${previous.text}, the version of the manifest already here: clients that accepted that feed refuse this one (rollback); ${advice}`
+    : `--feed-version ${given} is the version of the manifest already here: clients that accepted that feed refuse another one of the same version (version-conflict); ${advice}`;
 }
 
 /**

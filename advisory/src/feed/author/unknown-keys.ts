@@ -38,7 +38,9 @@ export function unknownKeys(value: unknown, schema: SchemaNode = Advisory as Sch
     const known = Object.keys(shape.properties);
     for (const [key, child] of Object.entries(node)) {
       const field = at ? `${at}.${key}` : key;
-      const property = shape.properties[key];
+      // Own properties only: `constructor`, `toString` or `__proto__` are keys of every
+      // object, never fields of the schema.
+      const property = Object.hasOwn(shape.properties, key) ? shape.properties[key] : undefined;
       if (property) walk(child, property, field);
       else found.push({ field, key, suggestion: nearest(key, known) });
     }

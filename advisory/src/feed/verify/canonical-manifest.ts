@@ -42,13 +42,13 @@ export function parseCanonicalManifest(text: string): Record<string, unknown> | 
     const scalar = at(SCALAR, text, position);
     if (scalar) {
       const key = scalar[1] as string;
-      if (key in manifest) return null;
+      if (Object.hasOwn(manifest, key)) return null;
       manifest[key] = scalar[2];
       position += scalar[0].length;
       continue;
     }
     const modulesLine = at(MODULES, text, position);
-    if (!modulesLine || 'modules' in manifest) return null;
+    if (!modulesLine || Object.hasOwn(manifest, 'modules')) return null;
     position += modulesLine[0].length;
     const modules: Record<string, { files: FileEntry[] }> = {};
     manifest.modules = modules;

@@ -1,6 +1,7 @@
 import { Compile } from 'typebox/compile';
 import { sha256 } from '../../crypto/digest.ts';
 import {
+  type BlockOutcome,
   checkSignatures,
   keyId,
   type PublicKey,
@@ -67,6 +68,8 @@ export interface CheckedManifest {
   manifestSha256: string;
   /** Key numbers (hex) of the trusted keys whose signature verified; empty when unsigned. */
   signedBy: string[];
+  /** Key numbers (hex) of the signature blocks by keys not trusted here: not checked. */
+  notChecked: string[];
   /** No signature file (allowed only by the `optional` and `ignored` policies). */
   unsigned: boolean;
   listed: ListedFile[];
@@ -92,7 +95,16 @@ function parseOrReject(
   }
 }
 
-function checkSignature(manifest: Buffer, signature: Buffer, trustedKeys: readonly PublicKey[]): string[] {
+/**
+ * The signature file's blocks under the rule of crypto/signify.ts (checkSignatures): the
+ * keys that signed and the blocks that could not be checked (no trusted key), or a
+ * rejection naming the blocks that fail.
+ */
+function checkSignature(
+  manifest: Buffer,
+  signature: Buffer,
+  trustedKeys: readonly PublicKey[],
+): { signedBy: string[]; notChecked: string[] } {
   let blocks: ReturnType<typeof parseSignatures>;
   try {
     blocks = parseSignatures(signature.toString('utf8'));
@@ -102,7 +114,9 @@ function checkSignature(manifest: Buffer, signature: Buffer, trustedKeys: readon
     throw error;
   }
   const check = checkSignatures(manifest, blocks, [...trustedKeys]);
-  if (check.ok) return check.signedBy;
+  const keysOf = (outcome: BlockOutcome['outcome']) =>
+    check.blocks.filter((b) => b.outcome === outcome).map((b) => b.keyId);
+  if (check.ok) return { signedBy: check.signedBy, notChecked: keysOf('not-trusted') };
   if (check.problem === 'unknown-key') {
     const signers = blocks.map((b) => keyId(b.keynum)).join(', ');
     reject(
@@ -111,9 +125,14 @@ function checkSignature(manifest: Buffer, signature: Buffer, trustedKeys: readon
       SIGNATURE_FILE,
     );
   }
+  const verified = keysOf('verified');
   reject(
     'signature-invalid',
-    'the manifest signature does not verify: the manifest or its signature was altered',
+    `the manifest signature does not verify under trusted key ${keysOf('failed').join(', ')}${
+      verified.length > 0
+        ? `, although it does under ${verified.join(', ')}: the signature file holds a damaged block, or one made for another manifest; every block of a trusted key must verify`
+        : ': the manifest or its signature was altered'
+    }`,
     SIGNATURE_FILE,
   );
 }
@@ -205,6 +224,7 @@ export function checkManifest(
       MANIFEST_FILE,
     );
   let signedBy: string[] = [];
+  let notChecked: string[] = [];
   if (policy !== 'ignored') {
     if (signatureBytes === null) {
       if (policy === 'required')
@@ -216,7 +236,7 @@ export function checkManifest(
           `manifest.yaml.sig is ${signatureBytes.length} bytes, above the ${limits.signatureBytes}-byte cap`,
           SIGNATURE_FILE,
         );
-      signedBy = checkSignature(manifestBytes, signatureBytes, options.trustedKeys);
+      ({ signedBy, notChecked } = checkSignature(manifestBytes, signatureBytes, options.trustedKeys));
     }
   }
   const manifestSha256 = sha256(manifestBytes);
@@ -271,6 +291,7 @@ export function checkManifest(
     manifest,
     manifestSha256,
     signedBy,
+    notChecked,
     unsigned: signatureBytes === null,
     listed,
     state: {

@@ -51,6 +51,8 @@ export interface VerifiedFeed {
   manifest: Manifest;
   manifestSha256: string;
   signedBy: string[];
+  /** Signature blocks by keys not trusted here, by key number (hex): not checked. */
+  notChecked: string[];
   unsigned: boolean;
   /** Empty when `keepAdvisories` was false. */
   advisories: VerifiedAdvisory[];
@@ -163,19 +165,21 @@ export async function verifyHead(
     if (reuse) ({ advisories, ids } = mergeReused(checked.listed, reuse, advisories, ids, keepAdvisories));
     // Reused or not, ids are unique across the whole feed: a changed file may clash with a kept one.
     checkUniqueIds(ids);
-    const counts: Record<string, number> = Object.fromEntries(
-      Object.keys(checked.manifest.modules).map((m) => [m, 0]),
-    );
+    // Counted in a Map: a module name is input, never looked up among an object's own names.
+    const perModule = new Map(Object.keys(checked.manifest.modules).map((m) => [m, 0]));
     for (const { file } of ids) {
       const module = file.split('/')[0] as string;
-      counts[module] = (counts[module] ?? 0) + 1;
+      // Every listed advisory lies in a module of the manifest (listedPathProblem).
+      perModule.set(module, (perModule.get(module) as number) + 1);
     }
+    const counts: Record<string, number> = Object.fromEntries(perModule);
     return {
       ok: true,
       feed: {
         manifest: checked.manifest,
         manifestSha256: checked.manifestSha256,
         signedBy: checked.signedBy,
+        notChecked: checked.notChecked,
         unsigned: checked.unsigned,
         advisories,
         advisoryCount: ids.length,

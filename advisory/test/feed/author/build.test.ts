@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../../src/crypto/digest.ts';
 import { buildFeed } from '../../../src/feed/author/build.ts';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../../src/feed/format/rules.ts';
-import { advisoryYaml, NOW } from '../../support/feed.ts';
+import { advisoryYaml, makeFeed, NOW, verifyDir } from '../../support/feed.ts';
 
 function feedWith(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'build-'));
@@ -185,20 +185,52 @@ describe('buildFeed: versions of the same day', () => {
     expect(versionOf(build(dir))).toBe('2026.11.21.10');
   });
 
-  it('warns when a version given by hand is one clients would refuse after the last one built', () => {
+  it('refuses a version given by hand that is not after the last one built: no manifest written', () => {
     const dir = fresh();
     expect(build(dir, '2026.11.21.2').findings).toEqual([]);
-    const warning = (refusal: string) => ({
-      severity: 'warning',
-      rule: 'manifest',
-      file: MANIFEST_FILE,
-      line: 1,
-      message: `a feed of version 2026.11.21.2 was built here already: if it was published, clients refuse ${refusal}; build without --feed-version to take the next free version`,
+    const manifest = readFileSync(path.join(dir, MANIFEST_FILE), 'utf8');
+    const refusal = (message: string) => ({
+      ok: false,
+      findings: [{ severity: 'error', rule: 'manifest', file: MANIFEST_FILE, line: 1, message }],
     });
-    const same = build(dir, '2026.11.21.2');
-    expect(same).toMatchObject({ ok: true, findings: [warning('this one (version-conflict)')] });
-    const older = build(dir, '2026.11.21.1');
-    expect(older).toMatchObject({ ok: true, findings: [warning('this older one (rollback)')] });
+    expect(build(dir, '2026.11.21.1')).toEqual(
+      refusal(
+        '--feed-version 2026.11.21.1 is older than 2026.11.21.2, the version of the manifest already here: clients that accepted that feed refuse this one (rollback); build without --feed-version to take the next free version (or remove manifest.yaml first if that feed was never published)',
+      ),
+    );
+    expect(build(dir, '2026.11.21')).toMatchObject({ ok: false });
+    expect(build(dir, '2026.11.21.2')).toEqual(
+      refusal(
+        '--feed-version 2026.11.21.2 is the version of the manifest already here: clients that accepted that feed refuse another one of the same version (version-conflict); build without --feed-version to take the next free version (or remove manifest.yaml first if that feed was never published)',
+      ),
+    );
+    expect(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')).toBe(manifest);
+    // A later version is taken; so is any once the old manifest is gone.
+    expect(versionOf(build(dir, '2026.11.21.3'))).toBe('2026.11.21.3');
+    rmSync(path.join(dir, MANIFEST_FILE));
+    expect(versionOf(build(dir, '2026.11.21.1'))).toBe('2026.11.21.1');
+  });
+
+  it("a version given by hand that is no version at all is the dates' problem, whatever was built before", () => {
+    const dir = fresh();
+    expect(build(dir).ok).toBe(true);
+    expect(build(dir, '2026.11.xx')).toMatchObject({
+      ok: false,
+      findings: [{ message: expect.stringMatching(/^feed_version "2026\.11\.xx" is not a real date/) }],
+    });
+  });
+
+  it('refuses a version given by hand before a manifest of a later day (a clock set back)', () => {
+    const dir = fresh();
+    expect(buildFeed({ feedDir: dir, expiresInMs: DAY, now: new Date('2026-11-22T08:00:00Z') }).ok).toBe(
+      true,
+    );
+    expect(build(dir, '2026.11.21.5')).toMatchObject({
+      ok: false,
+      findings: [
+        { message: expect.stringMatching(/^--feed-version 2026\.11\.21\.5 is older than 2026\.11\.22,/) },
+      ],
+    });
   });
 
   it('refuses to guess when the manifest in the directory has no readable version', () => {
@@ -218,5 +250,20 @@ describe('buildFeed: versions of the same day', () => {
       ],
     });
     expect(versionOf(build(dir, '2026.11.21'))).toBe('2026.11.21');
+  });
+});
+
+describe('a module named like a property every object has', () => {
+  it('`constructor` is built, listed and counted like any other module', async () => {
+    const feed = makeFeed({
+      'constructor/one.yaml': advisoryYaml({}),
+      'widgets/two.yaml': advisoryYaml({ id: 'TEST-2' }),
+    });
+    const manifest = readFileSync(path.join(feed.dir, MANIFEST_FILE), 'utf8');
+    expect(manifest).toMatch(/^ {2}constructor:\n {4}files:\n {6}- path: "constructor\/one\.yaml"$/m);
+    const result = await verifyDir(feed.dir, { trustedKeys: [feed.key.publicKey] });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    expect(result.feed.counts).toEqual({ constructor: 1, widgets: 1 });
   });
 });

@@ -501,6 +501,52 @@ describe('lint: unknown keys are errors for the author, with the line and the ke
     ]);
   });
 
+  // Names every plain object inherits: a lookup in the schema's properties must not find them.
+  const inherited = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'];
+
+  it.each(inherited)('`%s` at the top level is an unknown key; build writes no manifest', (key) => {
+    const dir = feedWith({ 'widgets/one.yaml': advisoryYaml({ [key]: 'x' }) });
+    const finding = {
+      severity: 'error',
+      rule: 'unknown-key',
+      file: 'widgets/one.yaml',
+      line: 12,
+      message: `unknown key \`${key}\``,
+    };
+    expect(lintFindings(dir, NOW)).toEqual([finding]);
+    expect(buildFeed({ feedDir: dir, expiresInMs: 86_400_000, now: NOW })).toEqual({
+      ok: false,
+      findings: [finding],
+    });
+    expect(existsSync(path.join(dir, MANIFEST_FILE))).toBe(false);
+  });
+
+  it.each(inherited)('`%s` inside a list item and a nested mapping is an unknown key', (key) => {
+    const findings = lintOne({
+      verdict: undefined,
+      recommended_version: undefined,
+      cves: `\n  - id: CVE-2025-0001\n    ${key}: 1`,
+      reminder: `\n  from: installed_on\n  every: P3M\n  task: check\n  ${key}: 2`,
+    });
+    expect(findings.map((f) => [f.line, f.rule, f.message])).toEqual([
+      [12, 'unknown-key', `unknown key \`${key}\` (at cves[0].${key})`],
+      [17, 'unknown-key', `unknown key \`${key}\` (at reminder.${key})`],
+    ]);
+  });
+
+  it('values of the wrong shape are schema errors, never unknown keys (nor a crash)', () => {
+    const findings = lintOne({
+      verdict: undefined,
+      recommended_version: undefined,
+      title: '{x: 1}',
+      cves: '"none"',
+      requires: '[~, "text", [1]]',
+      reminder: '~',
+    });
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings.filter((f) => f.rule !== 'schema')).toEqual([]);
+  });
+
   it('the appliance ignores unknown keys (forward compatibility): a signed feed with one verifies', async () => {
     const feed = makeFeed();
     const file = path.join(feed.dir, 'widgets/one.yaml');
@@ -530,8 +576,15 @@ describe('the nearest known key', () => {
     ['Title', 'title'],
     ['sumary', 'summary'],
     ['cve', 'cves'],
+    // A third of a long key's length: three edits away.
+    ['recommended_vrsn', 'recommended_version'],
   ])('%s: %s', (key, expected) => {
     expect(nearest(key, keys)).toBe(expected);
+  });
+
+  it('a tie goes to the key listed first', () => {
+    expect(nearest('ab', ['abc', 'abd'])).toBe('abc');
+    expect(nearest('ab', ['abd', 'abc'])).toBe('abd');
   });
 
   it('suggests nothing for a key too far from every known one', () => {

@@ -50,6 +50,10 @@ describe('the canonical manifest fast path', () => {
     ['an escape in a quoted path', built.replace('widgets/one.yaml', 'widgets/o\\x6ee.yaml')],
     ['a duplicate key', built.replace('modules:', 'schema_version: "2.0"\nmodules:')],
     ['a duplicate module', built.replace('  widgets:', '  gadgets:')],
+    [
+      'a second modules key',
+      `${built}modules:\n  more:\n    files:\n      - path: "more/x.yaml"\n        sha256: "${'0'.repeat(64)}"\n        size: 1\n`,
+    ],
     ['a module named null', built.replace('  widgets:', '  null:')],
     ['a module named like a number', built.replace('  widgets:', '  0x1f:')],
     ['a comment after the first key', built.replace('modules:', '# note\nmodules:')],

@@ -36,8 +36,10 @@ import {
   rewriteSigned,
   signFeed,
   type TestFeed,
+  type TestKey,
   verifyDir,
 } from '../../support/feed.ts';
+import { blockOf } from '../../support/signatures.ts';
 
 const verify = (feed: TestFeed, extra: Partial<VerifyOptions> = {}) =>
   verifyDir(feed.dir, { trustedKeys: [feed.key.publicKey], ...extra });
@@ -411,6 +413,50 @@ describe('rejections: exact reasons, messages and files', () => {
     );
   });
 
+  it('several signatures: a damaged block of a trusted key is named; an untrusted one is reported, not checked', async () => {
+    const feed = makeFeed();
+    const [a, b, c] = [makeKey(), makeKey(), makeKey()];
+    const manifest = readFileSync(manifestPath(feed));
+    const sigPath = path.join(feed.dir, SIGNATURE_FILE);
+    const id = (key: TestKey) => keyId(key.publicKey.keynum);
+    writeFileSync(sigPath, blockOf('D', a, manifest) + blockOf('V', b, manifest));
+    await expectRejection(
+      feed,
+      {
+        reason: 'signature-invalid',
+        message: `the manifest signature does not verify under trusted key ${id(a)}, although it does under ${id(b)}: the signature file holds a damaged block, or one made for another manifest; every block of a trusted key must verify`,
+        file: SIGNATURE_FILE,
+      },
+      { trustedKeys: [a.publicKey, b.publicKey] },
+    );
+    writeFileSync(sigPath, blockOf('D', a, manifest) + blockOf('D', b, manifest) + blockOf('V', c, manifest));
+    await expectRejection(
+      feed,
+      {
+        reason: 'signature-invalid',
+        message: `the manifest signature does not verify under trusted key ${id(a)}, ${id(b)}: the manifest or its signature was altered`,
+        file: SIGNATURE_FILE,
+      },
+      { trustedKeys: [a.publicKey, b.publicKey] },
+    );
+    writeFileSync(sigPath, blockOf('V', a, manifest) + blockOf('V', b, manifest) + blockOf('D', c, manifest));
+    await expectRejection(
+      feed,
+      {
+        reason: 'signature-invalid',
+        message: `the manifest signature does not verify under trusted key ${id(c)}, although it does under ${id(a)}, ${id(b)}: the signature file holds a damaged block, or one made for another manifest; every block of a trusted key must verify`,
+        file: SIGNATURE_FILE,
+      },
+      { trustedKeys: [a.publicKey, b.publicKey, c.publicKey] },
+    );
+    writeFileSync(sigPath, blockOf('V', c, manifest) + blockOf('V', a, manifest));
+    const result = await verify(feed, { trustedKeys: [a.publicKey] });
+    expect(result.ok && { signedBy: result.feed.signedBy, notChecked: result.feed.notChecked }).toEqual({
+      signedBy: [id(a)],
+      notChecked: [id(c)],
+    });
+  });
+
   it('signature missing, malformed, by unknown keys, invalid', async () => {
     const feed = makeFeed();
     const sigPath = path.join(feed.dir, SIGNATURE_FILE);
@@ -441,7 +487,7 @@ describe('rejections: exact reasons, messages and files', () => {
       feed,
       {
         reason: 'signature-invalid',
-        message: 'the manifest signature does not verify: the manifest or its signature was altered',
+        message: `the manifest signature does not verify under trusted key ${keyId(x.publicKey.keynum)}: the manifest or its signature was altered`,
         file: SIGNATURE_FILE,
       },
       { trustedKeys: [{ ...feed.key.publicKey, keynum: x.publicKey.keynum }] },
