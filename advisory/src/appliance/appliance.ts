@@ -190,14 +190,16 @@ export class Appliance {
    */
   refresh(): Promise<ApplianceStatus> {
     this.refreshing ??= this.refreshOnce()
-      .then((status) => {
+      .then(async (status) => {
         this.current.lastRefreshError = null;
         this.counters.refreshes.succeeded += 1;
+        await this.keepHealth();
         return status;
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         this.counters.refreshes.failed += 1;
         this.current.lastRefreshError = { at: this.now().toISOString(), message: describeFailure(error) };
+        await this.keepHealth();
         throw error;
       })
       .finally(() => {
@@ -208,6 +210,9 @@ export class Appliance {
 
   private async refreshOnce(): Promise<ApplianceStatus> {
     const started = this.now();
+    // Beside the daemon: what it judged, from the state directory (a damaged file fails
+    // the refresh, and says which file).
+    if (this.options.readOnly) this.current.kept = await this.state.health();
     if (!this.options.readOnly) {
       await this.finishRecording();
       await this.keeper.pull();
@@ -349,6 +354,29 @@ export class Appliance {
     if (this.options.readOnly || this.current.lastRefresh === null) return;
     await this.refreshOutboxStatus();
     await this.alertConditions();
+    await this.keepHealth();
+  }
+
+  /** The problems last kept in the state directory (JSON), to write them only when they change. */
+  private keptProblems: string | null = null;
+
+  /**
+   * Keeps the health as judged now in the state directory (health.json), where a
+   * read-only `advisory check` beside this process reads it: the same problems as
+   * /health, not "ok" from a process that pulled nothing. Written when the problems
+   * change; a disk that refuses it is logged, and tried again at the next judgement.
+   */
+  private async keepHealth(): Promise<void> {
+    if (this.options.readOnly) return;
+    const problems = this.health().problems;
+    const text = JSON.stringify(problems);
+    if (text === this.keptProblems) return;
+    try {
+      await this.state.saveHealth({ at: this.now().toISOString(), pid: process.pid, problems });
+      this.keptProblems = text;
+    } catch (error) {
+      this.log.warn({ err: error }, 'the health could not be kept in the state directory');
+    }
   }
 
   /** Finishes a recording a crash or a failed write left under way (at each refresh). */

@@ -107,5 +107,12 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
       message: `alert delivery by ${trouble.channel === 'webhook' ? 'webhook' : 'e-mail'} keeps failing since ${trouble.since}: an alert failed ${trouble.failures} attempt${trouble.failures === 1 ? '' : 's'}, the last: ${trouble.lastError}`,
     });
   }
+  // Beside the daemon, what only it can know (its pulls, refreshes, deliveries, log) is
+  // read from what it kept: the same problems as its /health, never "ok" from memory.
+  for (const problem of status.kept?.problems ?? []) {
+    if (problems.some((p) => p.code === problem.code)) continue;
+    problems.push(problem);
+    if (problem.code === 'no-feed' || problem.code === 'feed-expired') down = true;
+  }
   return { status: down ? 'down' : problems.length > 0 ? 'degraded' : 'ok', problems };
 }

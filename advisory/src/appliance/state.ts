@@ -7,6 +7,7 @@ import type { Validators } from '../feed/sources/source.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
 import type { ActiveConditions } from './conditions.ts';
 import type { EvaluationState, Recording } from './record.ts';
+import type { KeptHealth } from './status.ts';
 
 /**
  * What the appliance keeps between runs in ADVISORY_STATE_DIR, besides the decision log
@@ -17,6 +18,8 @@ import type { EvaluationState, Recording } from './record.ts';
  *   evaluation.json  the last evaluation's verdicts (what the next one's news is measured
  *                    against) and the asset names each inventory source reported
  *   conditions.json  the conditions alerted as started and not yet as cleared
+ *   health.json      the health problems as the writing process (the daemon) last judged
+ *                    them: what `advisory check` beside it reports (appliance/health.ts)
  *   recording.json   a recording under way (appliance/record.ts): present only between
  *                    its planning and its end, finished at the next refresh after a crash
  * Every file is replaced whole (storage/durable-files.ts); one that is there but not of
@@ -27,6 +30,7 @@ const PULL_FILE = 'pull.json';
 const EVALUATION_FILE = 'evaluation.json';
 const RECORDING_FILE = 'recording.json';
 const CONDITIONS_FILE = 'conditions.json';
+export const HEALTH_FILE = 'health.json';
 
 const SnapshotShape = Type.Object({
   at: Type.String(),
@@ -53,7 +57,13 @@ const RecordingShape = Type.Object({
   alert: Type.Union([Type.Object({ id: Type.String(), at: Type.String() }), Type.Null()]),
   evaluation: EvaluationShape,
 });
+const KeptHealthShape = Type.Object({
+  at: Type.String(),
+  pid: Type.Integer(),
+  problems: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+});
 const evaluationShape = Compile(EvaluationShape);
+const keptHealthShape = Compile(KeptHealthShape);
 const recordingShape = Compile(RecordingShape);
 
 /** A state file's text; null when it does not exist ('' is a file that is there but empty). */
@@ -174,6 +184,19 @@ export class StateStore {
 
   async saveConditions(conditions: ActiveConditions): Promise<void> {
     await writeAtomic(path.join(this.dir, CONDITIONS_FILE), JSON.stringify(conditions));
+  }
+
+  /** The health the writing process kept; null when none was kept. A damaged file is a StateError. */
+  health(): Promise<KeptHealth | null> {
+    return readShaped(
+      path.join(this.dir, HEALTH_FILE),
+      (v) => keptHealthShape.Check(v),
+      'a health report ({"at","pid","problems"})',
+    );
+  }
+
+  async saveHealth(health: KeptHealth): Promise<void> {
+    await writeAtomic(path.join(this.dir, HEALTH_FILE), JSON.stringify(health));
   }
 
   async clearRecording(): Promise<void> {

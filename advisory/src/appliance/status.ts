@@ -3,6 +3,7 @@ import type { AssetEvaluation } from '../evaluation/verdicts.ts';
 import type { Rejection } from '../feed/format/rejection.ts';
 import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 import type { SourceStatus } from '../inventory/collect.ts';
+import type { HealthProblem } from './health.ts';
 
 /**
  * What the appliance knows of itself, as the dashboard, `/health` and `advisory check`
@@ -53,6 +54,21 @@ export interface ApplianceStatus {
   lastRefreshError: { at: string; message: string } | null;
   /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
   logProblem: string | null;
+  /**
+   * Read-only (`advisory check` beside the daemon): the problems the process holding the
+   * state directory last judged and kept there (appliance/state.ts, health.json); null
+   * otherwise, or when it kept none.
+   */
+  kept?: KeptHealth | null;
+}
+
+/** The health a writing process keeps in its state directory, for a read-only check. */
+export interface KeptHealth {
+  /** When it was judged. */
+  at: string;
+  /** The process that judged it. */
+  pid: number;
+  problems: HealthProblem[];
 }
 
 /**

@@ -210,4 +210,37 @@ describe('assessHealth', () => {
       ],
     });
   });
+
+  it('beside the daemon, adds the problems it kept that this process cannot know, each once', () => {
+    const kept = {
+      at: '2026-11-20T23:00:00.000Z',
+      pid: 42,
+      problems: [
+        { code: 'refresh-failed' as const, message: 'the refresh at T failed: ENOSPC' },
+        { code: 'feed-stale' as const, message: 'the daemon says stale' },
+      ],
+    };
+    const now = at('2026-11-27T00:00:00.001Z');
+    expect(assessHealth(status({ kept }), now, 7 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [
+        expect.objectContaining({
+          code: 'feed-stale',
+          message: expect.stringMatching(/^the newest accepted/),
+        }),
+        { code: 'refresh-failed', message: 'the refresh at T failed: ENOSPC' },
+      ],
+    });
+    expect(assessHealth(status({ kept: null }), now, 30 * DAY).status).toBe('ok');
+    // The daemon has no verified feed (it expired there): this check is down too.
+    for (const code of ['no-feed', 'feed-expired'] as const) {
+      const down = { ...kept, problems: [{ code, message: 'none' }] };
+      expect(assessHealth(status({ kept: down }), now, 30 * DAY)).toEqual({
+        status: 'down',
+        problems: [{ code, message: 'none' }],
+      });
+    }
+    const degraded = { ...kept, problems: [{ code: 'log-unaccounted' as const, message: 'x' }] };
+    expect(assessHealth(status({ kept: degraded }), now, 30 * DAY).status).toBe('degraded');
+  });
 });

@@ -35,6 +35,24 @@ describe('the state files', () => {
     }
   });
 
+  it('keeps the health a daemon judged; a damaged health file is an error naming it', async () => {
+    const s = store();
+    expect(await s.health()).toBeNull();
+    const kept = {
+      at: '2026-11-21T00:00:00.000Z',
+      pid: 7,
+      problems: [{ code: 'refresh-failed', message: 'm' }],
+    };
+    await s.saveHealth(kept as Parameters<StateStore['saveHealth']>[0]);
+    expect(await s.health()).toEqual(kept);
+    for (const text of ['', '{', '{"at":"x","pid":1}', '{"at":"x","pid":1.5,"problems":[]}']) {
+      writeFileSync(path.join(s.dir, 'health.json'), text);
+      const error = await s.health().catch((e: unknown) => e);
+      expect(error, text).toBeInstanceOf(StateError);
+      expect((error as Error).message).toContain(path.join(s.dir, 'health.json'));
+    }
+  });
+
   it('keeps a recording until it is cleared, and pull state only as an optimisation', async () => {
     const s = store();
     const recording = {

@@ -177,9 +177,11 @@ function printReport(
   const others = health.problems.filter(
     (p) =>
       p.code !== 'no-feed' &&
-      p.code !== 'feed-refused' &&
+      !(p.code === 'feed-refused' && status.problem?.outcome === 'rejected') &&
       !(p.code === 'feed-expired' && p.message === status.problem?.message),
   );
+  if (status.kept && status.kept.problems.length > 0)
+    io.out(`with the problems the daemon (pid ${status.kept.pid}) judged at ${status.kept.at}:`);
   for (const problem of others) io.out(`${feed ? 'warning' : 'error'}: ${problem.message}`);
   for (const line of options.undelivered.lines) io.out(line);
   if (!feed) {
