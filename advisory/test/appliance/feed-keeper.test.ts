@@ -222,6 +222,55 @@ describe('an acceptance a crash left half recorded', () => {
 });
 
 describe('"changed since?" over HTTP', () => {
+  it('refuses a 304 to a request without validators: a fresh appliance says why it has no feed', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    server.mode = 'always-304';
+    try {
+      const { appliance } = await start({ ...s.env, ADVISORY_FEED_URL: server.url });
+      await appliance.refresh();
+      expect(server.requests).toEqual([{ path: '/feed/manifest.yaml', status: 304 }]);
+      expect(appliance.status.feed).toBeNull();
+      expect(appliance.status.lastPull).toMatchObject({
+        outcome: 'rejected',
+        rejection: { reason: 'not-modified-unasked', file: 'manifest.yaml' },
+        message: expect.stringMatching(/answered 304 Not Modified to a request without validators/),
+      });
+      expect(appliance.health().problems).toEqual([
+        {
+          code: 'no-feed',
+          message: expect.stringMatching(/^http:.*manifest\.yaml: the feed host answered 304/),
+        },
+      ]);
+      expect((await entries(appliance)).map((e) => [e.kind, e.data.reason])).toEqual([
+        ['feed-rejected', 'not-modified-unasked'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a 304 to an unconditional pull while the cache serves: never "from the live feed"', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const env = { ...s.env, ADVISORY_FEED_URL: server.url };
+      const first = await start(env);
+      await first.appliance.refresh();
+      await stop(first.appliance);
+      // No validators remembered (pull.json lost): the next pull asks unconditionally.
+      rmSync(path.join(s.stateDir, 'pull.json'));
+      server.mode = 'always-304';
+      const { appliance } = await start(env);
+      await appliance.refresh();
+      expect(appliance.status.feed?.from).toBe('cache');
+      expect(appliance.status.lastPull?.rejection?.reason).toBe('not-modified-unasked');
+      expect(appliance.health().problems.map((p) => p.code)).toEqual(['feed-refused']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('remembers new validators for the same manifest (another mirror), and asks with them next time', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     const server = await startFeedServer(s.feedDir);
