@@ -40,7 +40,7 @@ export interface ApplianceOptions {
  */
 export class Appliance {
   /** The status but for the feed's part, which the keeper holds. */
-  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull' | 'expired'>;
+  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull' | 'expired' | 'refused'>;
   private readonly now: () => Date;
   private readonly keeper: FeedKeeper;
   private refreshing: Promise<ApplianceStatus> | null = null;
@@ -98,8 +98,8 @@ export class Appliance {
   /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
   get status(): ApplianceStatus {
     this.keeper.expire();
-    const { feed, problem, lastPull, expired } = this.keeper;
-    return Object.assign(this.current, { feed, problem, lastPull, expired });
+    const { feed, problem, lastPull, expired, refused } = this.keeper;
+    return Object.assign(this.current, { feed, problem, lastPull, expired, refused });
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */
@@ -190,10 +190,8 @@ export class Appliance {
    */
   refresh(): Promise<ApplianceStatus> {
     this.refreshing ??= this.refreshOnce()
-      .then(async (status) => {
-        this.current.lastRefreshError = null;
+      .then((status) => {
         this.counters.refreshes.succeeded += 1;
-        await this.keepHealth();
         return status;
       })
       .catch(async (error: unknown) => {
@@ -242,6 +240,9 @@ export class Appliance {
       if (await this.alertConditions()) await this.outbox.flush();
     }
     await this.refreshOutboxStatus();
+    // It went through: the health kept for a check beside this process says so.
+    this.current.lastRefreshError = null;
+    await this.keepHealth();
     const finished = this.now();
     this.status.lastRefresh = {
       startedAt: started.toISOString(),

@@ -49,6 +49,12 @@ export class FeedKeeper {
    * through later pulls that fail otherwise (an unreachable host), until a feed is accepted.
    */
   expired: PullOutcome | null = null;
+  /**
+   * The live feed's refusal in effect: its cause is gone only when a pull finds a feed
+   * accepted or unchanged, not when the host cannot be reached (blocking the host must not
+   * clear the alarm). Remembered in pull.json across restarts.
+   */
+  refused: PullOutcome | null = null;
   readonly location: string;
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
@@ -97,6 +103,7 @@ export class FeedKeeper {
 
   /** The cache, re-verified against the remembered state before it is used. */
   async loadCache(): Promise<void> {
+    this.refused = (await this.state.pull()).refused;
     if (!this.options.readOnly) await this.cache.recover();
     const copy = await this.cache.current();
     if (!copy) return;
@@ -171,6 +178,23 @@ export class FeedKeeper {
     }
     this.lastPull = outcome;
     this.problem = outcome.outcome === 'rejected' || outcome.outcome === 'unreachable' ? outcome : null;
+    await this.keepRefusal(outcome);
+  }
+
+  /** The refusal in effect after this pull: kept while the host is unreachable, remembered. */
+  private async keepRefusal(outcome: PullOutcome): Promise<void> {
+    const before = this.refused;
+    let refused: PullOutcome | null = null;
+    if (outcome.outcome === 'unreachable') refused = before;
+    else if (outcome.outcome === 'rejected') {
+      // The same refusal again keeps its first time (and pull.json is not written again).
+      const same =
+        before?.message === outcome.message && before.rejection?.reason === outcome.rejection?.reason;
+      refused = same ? before : outcome;
+    }
+    if (refused === before) return;
+    await this.state.savePull({ ...(await this.state.pull()), refused });
+    this.refused = refused;
   }
 
   private async verifyLive(
@@ -205,7 +229,7 @@ export class FeedKeeper {
     this.feed = { feed, from: 'live', since: at.toISOString() };
     this.expired = null;
     await this.settleAccepted(feed, at);
-    await this.state.savePull({ validators: head.validators, lastRejection: null });
+    await this.state.savePull({ validators: head.validators, lastRejection: null, refused: null });
     this.log.info(
       { feed: feed.manifest.feed_version, advisories: feed.advisoryCount, reused: feed.reusedCount },
       'feed accepted',

@@ -8,7 +8,8 @@ import type { ApplianceStatus } from './status.ts';
  * staleness are judged the moment they pass, not at the next refresh.
  *   ok        a verified feed is in use, current, and the last refresh went through
  *   degraded  a verified feed serves, but something needs an operator: the live feed was
- *             refused, the feed is stale or expires soon, the last refresh failed, the log
+ *             refused (until a feed is accepted or unchanged) or cannot be reached, the
+ *             feed is stale or expires soon, the last refresh failed, the log
  *             cannot be vouched for, alert files were damaged, or an alert channel keeps
  *             failing (webhook or e-mail)
  *   down      no verified feed is in use (none yet, expired, or the cache refused)
@@ -17,6 +18,7 @@ export type HealthCode =
   | 'no-feed'
   | 'feed-expired'
   | 'feed-refused'
+  | 'feed-unreachable'
   | 'feed-stale'
   | 'feed-expiring'
   | 'refresh-failed'
@@ -79,12 +81,24 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   // A refused live feed says what to fix (a rotated key, a clock): with a feed in use, and
   // as much after the feed in use expired, when it is why no fresher one was accepted.
   // Without any feed, no-feed already carries the refusal.
-  const refused = status.lastPull?.outcome === 'rejected' ? status.lastPull : null;
-  if (refused && (feed !== null || (status.expired && refused.rejection?.reason !== 'expired'))) {
+  // The refusal holds until a feed is accepted or unchanged: a host that cannot be reached
+  // since does not clear it (the refused feed may be served again the moment it answers).
+  const refused = status.refused ?? (status.lastPull?.outcome === 'rejected' ? status.lastPull : null);
+  const besides = feed !== null || status.expired;
+  if (refused && besides && (feed !== null || refused.rejection?.reason !== 'expired')) {
     problems.push({
       code: 'feed-refused',
       message: `the live feed was refused: ${refused.message}`,
       ...(refused.rejection ? { rejection: refused.rejection } : {}),
+    });
+  }
+  // A host that cannot be reached shows from the first failed pull (without any feed,
+  // no-feed carries it already).
+  const unreachable = status.lastPull?.outcome === 'unreachable' ? status.lastPull : null;
+  if (unreachable && besides) {
+    problems.push({
+      code: 'feed-unreachable',
+      message: `the live feed cannot be fetched: ${unreachable.message}`,
     });
   }
   if (status.lastRefreshError) {

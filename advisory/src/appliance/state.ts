@@ -7,7 +7,7 @@ import type { Validators } from '../feed/sources/source.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
 import type { ActiveConditions } from './conditions.ts';
 import type { EvaluationState, Recording } from './record.ts';
-import type { KeptHealth } from './status.ts';
+import type { KeptHealth, PullOutcome } from './status.ts';
 
 /**
  * What the appliance keeps between runs in ADVISORY_STATE_DIR, besides the decision log
@@ -99,6 +99,18 @@ export interface PullState {
   validators: Validators;
   /** The last rejection written to the decision log: a repeat is not logged again. */
   lastRejection: { reason: string; manifestSha256: string } | null;
+  /**
+   * The live feed's refusal in effect (appliance/feed-keeper.ts): kept through pulls that
+   * cannot reach the host and across restarts, until a feed is accepted or unchanged.
+   */
+  refused: PullOutcome | null;
+}
+
+/** A remembered refusal, or null when it is not one. */
+function refusalOf(value: unknown): PullOutcome | null {
+  const v = value as Partial<PullOutcome> | null | undefined;
+  if (v?.outcome !== 'rejected' || typeof v.at !== 'string' || typeof v.message !== 'string') return null;
+  return v as PullOutcome;
 }
 
 export type { EvaluationState } from './record.ts';
@@ -133,10 +145,15 @@ export class StateStore {
     const text = await readIfExists(path.join(this.dir, PULL_FILE));
     try {
       const value = JSON.parse(text) as PullState;
-      return { validators: value.validators ?? {}, lastRejection: value.lastRejection ?? null };
+      return {
+        validators: value.validators ?? {},
+        lastRejection: value.lastRejection ?? null,
+        refused: refusalOf(value.refused),
+      };
     } catch {
-      // Only an optimisation and a repeat filter: losing it costs one full pull.
-      return { validators: {}, lastRejection: null };
+      // An optimisation and a repeat filter: losing it costs one full pull (and a
+      // refusal in effect shows again at the next pull that reaches the host).
+      return { validators: {}, lastRejection: null, refused: null };
     }
   }
 

@@ -33,6 +33,11 @@ export interface ApplianceStatus {
   /** Why no feed serves when the last one expired, until a feed is accepted (appliance/feed-keeper.ts). */
   expired?: PullOutcome | null;
   lastPull: PullOutcome | null;
+  /**
+   * The live feed's refusal in effect (appliance/feed-keeper.ts): kept while later pulls
+   * cannot reach the host, until a feed is accepted or unchanged.
+   */
+  refused?: PullOutcome | null;
   lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
   inventory: SourceStatus[];
   /** Why the inventory file as it stands could not be read (the last good one is used). */

@@ -45,9 +45,14 @@ export function notice(status: ApplianceStatus, health: Health) {
   return {
     feed: feed ? { version: feed.feed.manifest.feed_version, from: feed.from } : null,
     problem: status.problem?.message ?? null,
-    // A refused or unreachable live feed has its own panel, from `problem`.
+    // A refused or unreachable live feed has its own panel, from `problem`; a refusal still
+    // in effect while the host cannot be reached has one of its own.
     problems: health.problems.filter(
-      (p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused',
+      (p) =>
+        p.code !== 'no-feed' &&
+        p.code !== 'feed-expired' &&
+        !(p.code === 'feed-refused' && status.problem?.outcome !== 'unreachable') &&
+        !(p.code === 'feed-unreachable' && status.problem?.outcome === 'unreachable'),
     ),
     inventoryError: status.inventoryError,
     // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.

@@ -98,14 +98,15 @@ describe('assessHealth', () => {
         14 * DAY,
       ).problems[0]?.message,
     ).toMatch(/^1 alert file was damaged/);
-    // An unreachable live feed alone is no problem: the feed in use serves.
+    // An unreachable live feed needs an operator from the first failed pull, the feed in
+    // use serving meanwhile.
     expect(
       assessHealth(
         status({ lastPull: { at: 'T', outcome: 'unreachable', message: 'down' } }),
         at('2026-11-21T00:00:00Z'),
         14 * DAY,
       ).status,
-    ).toBe('ok');
+    ).toBe('degraded');
     // Without a feed, a failed refresh still shows, and the status is down.
     expect(
       assessHealth(
@@ -242,5 +243,30 @@ describe('assessHealth', () => {
     }
     const degraded = { ...kept, problems: [{ code: 'log-unaccounted' as const, message: 'x' }] };
     expect(assessHealth(status({ kept: degraded }), now, 30 * DAY).status).toBe('degraded');
+  });
+
+  it('shows an unreachable host from the first failed pull, and a refusal kept through it', () => {
+    const now = at('2026-11-21T00:00:00Z');
+    const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'ECONNREFUSED' };
+    const rejection = { reason: 'signature-invalid' as const, message: 'bad' };
+    const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad', rejection };
+    expect(assessHealth(status({ lastPull: unreachable, problem: unreachable }), now, 14 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [{ code: 'feed-unreachable', message: 'the live feed cannot be fetched: ECONNREFUSED' }],
+    });
+    expect(
+      assessHealth(status({ lastPull: unreachable, refused }), now, 14 * DAY).problems.map((p) => p.code),
+    ).toEqual(['feed-refused', 'feed-unreachable']);
+    // Without any feed, no-feed carries the pull's problem; after an expiry, both show.
+    expect(
+      assessHealth(status({ feed: null, lastPull: unreachable, problem: unreachable }), now, 14 * DAY)
+        .problems,
+    ).toEqual([{ code: 'no-feed', message: 'ECONNREFUSED' }]);
+    const expired = { at: 'T0', outcome: 'rejected' as const, message: 'expired at X' };
+    expect(
+      assessHealth(status({ feed: null, expired, lastPull: unreachable }), now, 14 * DAY).problems.map(
+        (p) => p.code,
+      ),
+    ).toEqual(['feed-expired', 'feed-unreachable']);
   });
 });

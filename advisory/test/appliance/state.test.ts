@@ -68,19 +68,37 @@ describe('the state files', () => {
     await s.clearRecording();
     expect(await s.recording()).toBeNull();
     await s.clearRecording();
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
+    const refused = {
+      at: 'T',
+      outcome: 'rejected' as const,
+      message: 'older',
+      rejection: { reason: 'rollback' as const, message: 'older' },
+    };
     await s.savePull({
       validators: { etag: '"e"' },
       lastRejection: { reason: 'rollback', manifestSha256: 'm' },
+      refused,
     });
     expect(await s.pull()).toEqual({
       validators: { etag: '"e"' },
       lastRejection: { reason: 'rollback', manifestSha256: 'm' },
+      refused,
     });
+    // A remembered refusal not of its shape is none.
+    for (const bad of [
+      { ...refused, outcome: 'unreachable' },
+      { ...refused, at: 1 },
+      { ...refused, message: null },
+      'x',
+    ]) {
+      writeFileSync(path.join(s.dir, 'pull.json'), JSON.stringify({ refused: bad }));
+      expect((await s.pull()).refused, JSON.stringify(bad)).toBeNull();
+    }
     writeFileSync(path.join(s.dir, 'pull.json'), 'garbage');
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
     writeFileSync(path.join(s.dir, 'pull.json'), '{}');
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
     writeFileSync(path.join(s.dir, '.evaluation.json.tmp-0123456789ab'), 'half');
     await s.clearTemporaries();
     expect(readdirSync(s.dir).sort()).toEqual(['pull.json']);

@@ -134,6 +134,21 @@ describe('dashboard pages', () => {
     });
   });
 
+  it('shows a refusal still in effect while the host cannot be reached, once', () => {
+    const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'ECONNREFUSED' };
+    const problems = [
+      { code: 'feed-refused' as const, message: 'the live feed was refused: bad' },
+      { code: 'feed-unreachable' as const, message: 'the live feed cannot be fetched: ECONNREFUSED' },
+    ];
+    const shown = notice(status({ problem: unreachable }), { status: 'degraded', problems });
+    expect(shown.problem).toBe('ECONNREFUSED');
+    expect(shown.problems).toEqual([problems[0]]);
+    const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad' };
+    expect(notice(status({ problem: refused }), { status: 'degraded', problems }).problems).toEqual([
+      problems[1],
+    ]);
+  });
+
   it('reads ?page= as a page from 1, and words every kind of log entry', () => {
     for (const [raw, page] of [
       [undefined, 1],

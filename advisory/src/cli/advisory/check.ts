@@ -23,7 +23,7 @@ and queues its alerts (one delivery attempt each), then prints the verdict table
 While the daemon (advisory run) holds the state directory, evaluates from its cache
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
-reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused,
+reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused or unreachable,
 the feed stale or expiring soon, the refresh failed, the decision log not vouched for,
 alert files damaged, an alert channel failing, an alert delivery that failed and waits
 to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
@@ -178,6 +178,7 @@ function printReport(
     (p) =>
       p.code !== 'no-feed' &&
       !(p.code === 'feed-refused' && status.problem?.outcome === 'rejected') &&
+      !(p.code === 'feed-unreachable' && status.problem?.outcome === 'unreachable') &&
       !(p.code === 'feed-expired' && p.message === status.problem?.message),
   );
   if (status.kept && status.kept.problems.length > 0)
