@@ -17,6 +17,7 @@ import { conditionChanges } from './conditions.ts';
 import { type ApplianceConfig, ConfigError } from './config.ts';
 import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
+import { logLoss } from './log-head.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
 import { StateStore } from './state.ts';
 import type { ApplianceCounters, ApplianceStatus, PullOutcome } from './status.ts';
@@ -156,6 +157,12 @@ export class Appliance {
         evaluation,
         release,
       );
+      if (decisions) {
+        // A log that existed (its head recorded) and is gone is an alarm, not a fresh start.
+        appliance.current.logLost = logLoss(await state.logHead(), decisions.head);
+        if (appliance.current.logLost)
+          options.logger.error({ problem: appliance.current.logLost }, 'decision log missing');
+      }
       await appliance.keeper.loadCache();
       return appliance;
     } catch (error) {
@@ -242,6 +249,7 @@ export class Appliance {
     await this.refreshOutboxStatus();
     // It went through: the health kept for a check beside this process says so.
     this.current.lastRefreshError = null;
+    await this.keepLogHead();
     await this.keepHealth();
     const finished = this.now();
     this.status.lastRefresh = {
@@ -356,6 +364,23 @@ export class Appliance {
     await this.refreshOutboxStatus();
     await this.alertConditions();
     await this.keepHealth();
+  }
+
+  /** The log head last recorded (log-head.json), to write it only when it moves. */
+  private keptLogHead: string | null = null;
+
+  /**
+   * Records the decision log's head in the state directory when it moved, unless the log
+   * is not the one recorded: then the record stays, and so does the alarm, until the log
+   * is restored or the operator removes log-head.json.
+   */
+  private async keepLogHead(): Promise<void> {
+    const head = this.decisions?.head;
+    if (!head || this.current.logLost) return;
+    const text = `${head.seq}:${head.hash}`;
+    if (text === this.keptLogHead) return;
+    await this.state.saveLogHead(head);
+    this.keptLogHead = text;
   }
 
   /** The problems last kept in the state directory (JSON), to write them only when they change. */

@@ -5,7 +5,7 @@ import type { Health, HealthCode } from './health.ts';
  * Conditions of the appliance that an operator is told about by alert (webhook and mail),
  * once when each starts and once when it clears, not at every refresh: a refused live
  * feed, a stale feed, a feed that expires soon, no verified feed (none, expired, cache
- * refused), a decision log that cannot be vouched for, damaged alert files, an alert
+ * refused), a decision log that cannot be vouched for or that is gone, damaged alert files, an alert
  * channel that keeps failing (announced on the other channels only). A failed refresh is
  * not among them: while it fails nothing can be queued; it shows on /health, the
  * dashboard and `check`.
@@ -17,6 +17,7 @@ export const ALERTED: readonly HealthCode[] = [
   'no-feed',
   'feed-expired',
   'log-unaccounted',
+  'log-missing',
   'alerts-damaged',
   'alerts-failing-webhook',
   'alerts-failing-email',

@@ -10,7 +10,7 @@ import type { ApplianceStatus } from './status.ts';
  *   degraded  a verified feed serves, but something needs an operator: the live feed was
  *             refused (until a feed is accepted or unchanged) or cannot be reached, the
  *             feed is stale or expires soon, the last refresh failed, the log
- *             cannot be vouched for, alert files were damaged, or an alert channel keeps
+ *             cannot be vouched for or is not the one recorded (deleted, cut short), alert files were damaged, or an alert channel keeps
  *             failing (webhook or e-mail)
  *   down      no verified feed is in use (none yet, expired, or the cache refused)
  */
@@ -23,6 +23,7 @@ export type HealthCode =
   | 'feed-expiring'
   | 'refresh-failed'
   | 'log-unaccounted'
+  | 'log-missing'
   | 'alerts-damaged'
   | 'alerts-failing-webhook'
   | 'alerts-failing-email';
@@ -108,6 +109,7 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
     });
   }
   if (status.logProblem) problems.push({ code: 'log-unaccounted', message: status.logProblem });
+  if (status.logLost) problems.push({ code: 'log-missing', message: status.logLost });
   if (status.outbox.damaged > 0) {
     problems.push({
       code: 'alerts-damaged',

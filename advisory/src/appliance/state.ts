@@ -6,6 +6,7 @@ import { type AcceptedState, parseAcceptedState, StateError } from '../feed/form
 import type { Validators } from '../feed/sources/source.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
 import type { ActiveConditions } from './conditions.ts';
+import type { LogHead } from './log-head.ts';
 import type { EvaluationState, Recording } from './record.ts';
 import type { KeptHealth, PullOutcome } from './status.ts';
 
@@ -18,6 +19,8 @@ import type { KeptHealth, PullOutcome } from './status.ts';
  *   evaluation.json  the last evaluation's verdicts (what the next one's news is measured
  *                    against) and the asset names each inventory source reported
  *   conditions.json  the conditions alerted as started and not yet as cleared
+ *   log-head.json    the decision log's last head as recorded (appliance/log-head.ts): a
+ *                    log that existed and is gone is an alarm, not a fresh start
  *   health.json      the health problems as the writing process (the daemon) last judged
  *                    them: what `advisory check` beside it reports (appliance/health.ts)
  *   recording.json   a recording under way (appliance/record.ts): present only between
@@ -31,6 +34,7 @@ const EVALUATION_FILE = 'evaluation.json';
 const RECORDING_FILE = 'recording.json';
 const CONDITIONS_FILE = 'conditions.json';
 export const HEALTH_FILE = 'health.json';
+export const LOG_HEAD_FILE = 'log-head.json';
 
 const SnapshotShape = Type.Object({
   at: Type.String(),
@@ -64,6 +68,7 @@ const KeptHealthShape = Type.Object({
 });
 const evaluationShape = Compile(EvaluationShape);
 const keptHealthShape = Compile(KeptHealthShape);
+const logHeadShape = Compile(Type.Object({ seq: Type.Integer({ minimum: 0 }), hash: Type.String() }));
 const recordingShape = Compile(RecordingShape);
 
 /** A state file's text; null when it does not exist ('' is a file that is there but empty). */
@@ -210,6 +215,19 @@ export class StateStore {
       (v) => keptHealthShape.Check(v),
       'a health report ({"at","pid","problems"})',
     );
+  }
+
+  /** The decision log's last head as recorded; null when none was. A damaged file is a StateError. */
+  logHead(): Promise<LogHead | null> {
+    return readShaped(
+      path.join(this.dir, LOG_HEAD_FILE),
+      (v) => logHeadShape.Check(v),
+      'a log head ({"seq","hash"})',
+    );
+  }
+
+  async saveLogHead(head: LogHead): Promise<void> {
+    await writeAtomic(path.join(this.dir, LOG_HEAD_FILE), JSON.stringify({ seq: head.seq, hash: head.hash }));
   }
 
   async saveHealth(health: KeptHealth): Promise<void> {

@@ -59,6 +59,8 @@ export interface ApplianceStatus {
   lastRefreshError: { at: string; message: string } | null;
   /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
   logProblem: string | null;
+  /** Why the decision log is not the one the state recorded (appliance/log-head.ts): deleted, cut short, replaced. */
+  logLost?: string | null;
   /**
    * Read-only (`advisory check` beside the daemon): the problems the process holding the
    * state directory last judged and kept there (appliance/state.ts, health.json); null

@@ -24,7 +24,7 @@ While the daemon (advisory run) holds the state directory, evaluates from its ca
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
 reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused or unreachable,
-the feed stale or expiring soon, the refresh failed, the decision log not vouched for,
+the feed stale or expiring soon, the refresh failed, the decision log not vouched for or missing,
 alert files damaged, an alert channel failing, an alert delivery that failed and waits
 to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
 same with --json. Alerts that could not be delivered are listed with their channel and
