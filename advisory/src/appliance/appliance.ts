@@ -41,7 +41,10 @@ export interface ApplianceOptions {
  */
 export class Appliance {
   /** The status but for the feed's part, which the keeper holds. */
-  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull' | 'expired' | 'refused'>;
+  private readonly current: Omit<
+    ApplianceStatus,
+    'feed' | 'problem' | 'lastPull' | 'expired' | 'refused' | 'cacheRefused'
+  >;
   private readonly now: () => Date;
   private readonly keeper: FeedKeeper;
   private refreshing: Promise<ApplianceStatus> | null = null;
@@ -99,8 +102,8 @@ export class Appliance {
   /** The status as of now: a feed whose expiry has passed no longer serves, refresh or not. */
   get status(): ApplianceStatus {
     this.keeper.expire();
-    const { feed, problem, lastPull, expired, refused } = this.keeper;
-    return Object.assign(this.current, { feed, problem, lastPull, expired, refused });
+    const { feed, problem, lastPull, expired, refused, cacheRefused } = this.keeper;
+    return Object.assign(this.current, { feed, problem, lastPull, expired, refused, cacheRefused });
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */

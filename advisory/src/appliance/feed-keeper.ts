@@ -55,6 +55,12 @@ export class FeedKeeper {
    * clear the alarm). Remembered in pull.json across restarts.
    */
   refused: PullOutcome | null = null;
+  /**
+   * The cache found not to verify at start (tampered, damaged, older than the accepted
+   * feed), but for expiry: held while this process runs, even once a live feed replaced
+   * it, so that an operator learns of it (appliance/health.ts, cache-refused).
+   */
+  cacheRefused: PullOutcome | null = null;
   readonly location: string;
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
@@ -137,6 +143,7 @@ export class FeedKeeper {
         ...('rejection' in result ? { rejection: result.rejection } : {}),
       };
       if ('rejection' in result && result.rejection.reason === 'expired') this.expired = this.problem;
+      else this.cacheRefused = this.problem;
       this.log.warn({ problem: message }, 'cached feed refused');
     }
   }
@@ -155,7 +162,14 @@ export class FeedKeeper {
     let outcome: PullOutcome;
     try {
       const head = await this.source.readHead(defaultLimits, conditional ? pullState.validators : null);
-      if (head === 'unchanged' || (inUse && sha256(head.manifest) === inUse.feed.manifestSha256)) {
+      // The same manifest with other signature bytes (another mirror, a broken signature) is
+      // verified again, never taken as unchanged on the manifest's word alone.
+      const sameFeed =
+        head !== 'unchanged' &&
+        inUse !== null &&
+        sha256(head.manifest) === inUse.feed.manifestSha256 &&
+        sameBytes(head.signature, inUse.feed.head.signature);
+      if (head === 'unchanged' || sameFeed) {
         outcome = { at: at.toISOString(), outcome: 'unchanged', message: 'the feed has not changed' };
         if (inUse) inUse.from = 'live';
         const same =
@@ -360,4 +374,9 @@ export class FeedKeeper {
     };
     this.expired = this.problem;
   }
+}
+
+/** Whether two signature files are byte for byte the same (both absent included). */
+function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+  return a === null || b === null ? a === b : a.equals(b);
 }

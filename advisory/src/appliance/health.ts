@@ -9,7 +9,7 @@ import type { ApplianceStatus } from './status.ts';
  *   ok        a verified feed is in use, current, and the last refresh went through
  *   degraded  a verified feed serves, but something needs an operator: the live feed was
  *             refused (until a feed is accepted or unchanged) or cannot be reached, the
- *             feed is stale or expires soon, the last refresh failed, the log
+ *             cache did not verify at start, the feed is stale or expires soon, the last refresh failed, the log
  *             cannot be vouched for or is not the one recorded (deleted, cut short), alert files were damaged, or an alert channel keeps
  *             failing (webhook or e-mail)
  *   down      no verified feed is in use (none yet, expired, or the cache refused)
@@ -19,6 +19,7 @@ export type HealthCode =
   | 'feed-expired'
   | 'feed-refused'
   | 'feed-unreachable'
+  | 'cache-refused'
   | 'feed-stale'
   | 'feed-expiring'
   | 'refresh-failed'
@@ -31,7 +32,7 @@ export type HealthCode =
 export interface HealthProblem {
   code: HealthCode;
   message: string;
-  /** feed-refused: the live feed's rejection (its reason code and message). */
+  /** feed-refused, cache-refused: the rejection (its reason code and message). */
   rejection?: Rejection;
   /** alerts-failing-*: the channel concerned. */
   channel?: 'webhook' | 'email';
@@ -100,6 +101,16 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
     problems.push({
       code: 'feed-unreachable',
       message: `the live feed cannot be fetched: ${unreachable.message}`,
+    });
+  }
+  // The cache did not verify at start (tampering, damage): a live feed may have replaced it
+  // since, but someone or something changed the appliance's files.
+  const cache = status.cacheRefused ?? null;
+  if (cache) {
+    problems.push({
+      code: 'cache-refused',
+      message: `${cache.message} (found at ${cache.at}; it shows until the appliance starts with a cache that verifies)`,
+      ...(cache.rejection ? { rejection: cache.rejection } : {}),
     });
   }
   if (status.lastRefreshError) {

@@ -38,6 +38,8 @@ export interface ApplianceStatus {
    * cannot reach the host, until a feed is accepted or unchanged.
    */
   refused?: PullOutcome | null;
+  /** The cache found not to verify at start, but for expiry (tampering, damage), while this process runs. */
+  cacheRefused?: PullOutcome | null;
   lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
   inventory: SourceStatus[];
   /** Why the inventory file as it stands could not be read (the last good one is used). */
