@@ -122,7 +122,12 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
       // Standard output is the document alone; what could not be delivered goes beside it.
       for (const line of undelivered.lines) io.err(line);
     } else {
-      printReport(io, status, health, { busy, verbose: !!flags.verbose, undelivered });
+      printReport(io, status, health, {
+        busy,
+        verbose: !!flags.verbose,
+        undelivered,
+        sourceKind: appliance.config.feed.kind,
+      });
     }
     return exitCode(status, health, undelivered.waiting);
   } finally {
@@ -159,7 +164,12 @@ function printReport(
   io: Io,
   status: ApplianceStatus,
   health: Health,
-  options: { busy: boolean; verbose: boolean; undelivered: { lines: string[]; waiting: number } },
+  options: {
+    busy: boolean;
+    verbose: boolean;
+    undelivered: { lines: string[]; waiting: number };
+    sourceKind: 'http' | 'directory';
+  },
 ): void {
   const feed = status.feed;
   if (options.busy)
@@ -169,7 +179,7 @@ function printReport(
   if (feed) {
     const f = feed.feed.manifest;
     io.out(
-      `feed ${f.feed_version} from the ${feed.from === 'cache' ? 'cache' : 'live feed'}, published ${f.published_at}, expires ${f.expires_at}`,
+      `feed ${f.feed_version} from ${origin(feed.from, options.sourceKind, status.feedLocation)}, published ${f.published_at}, expires ${f.expires_at}`,
     );
   }
   // The feed's own problem first (as before), then what else monitoring must see.
@@ -208,6 +218,16 @@ function printReport(
   const { waiting } = options.undelivered;
   if (waiting > 0)
     io.out(`${waiting} alert deliver${waiting === 1 ? 'y' : 'ies'} failed and will be tried again`);
+}
+
+/**
+ * Where the feed in use came from, as it is: the cache; the feed directory (a mirror or
+ * a copy on disk, ADVISORY_FEED_URL a path: nothing "live" was pulled over a network);
+ * or the feed host over HTTP.
+ */
+function origin(from: 'live' | 'cache', kind: 'http' | 'directory', location: string): string {
+  if (from === 'cache') return 'the cache';
+  return kind === 'directory' ? `the feed directory ${location}` : `the feed host ${location}`;
 }
 
 /** The DETAILS column: the advisories behind the verdict, due reminders, what is unreadable. */
