@@ -269,4 +269,47 @@ describe('assessHealth', () => {
       ),
     ).toEqual(['feed-expired', 'feed-unreachable']);
   });
+
+  it('shows a cache refused at start, with its rejection, and a refusal beside an expiry unless it is the expiry', () => {
+    const now = at('2026-11-21T00:00:00Z');
+    const rejection = { reason: 'file-hash-mismatch' as const, message: 'a.yaml changed', file: 'a.yaml' };
+    const cacheRefused = {
+      at: 'T0',
+      outcome: 'rejected' as const,
+      message: 'the cached feed does not verify: x',
+      rejection,
+    };
+    expect(assessHealth(status({ cacheRefused }), now, 14 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [
+        {
+          code: 'cache-refused',
+          message:
+            'the cached feed does not verify: x (found at T0; it shows until the appliance starts with a cache that verifies)',
+          rejection,
+        },
+      ],
+    });
+    const { rejection: _, ...bare } = cacheRefused;
+    expect(assessHealth(status({ cacheRefused: bare }), now, 14 * DAY).problems[0]).not.toHaveProperty(
+      'rejection',
+    );
+    const expired = { at: 'T0', outcome: 'rejected' as const, message: 'expired at X' };
+    const refusedBy = (reason?: 'expired' | 'rollback') => ({
+      at: 'T1',
+      outcome: 'rejected' as const,
+      message: 'no',
+      ...(reason ? { rejection: { reason, message: 'no' } } : {}),
+    });
+    const codes = (fields: Partial<ApplianceStatus>) =>
+      assessHealth(status(fields), now, 14 * DAY).problems.map((p) => p.code);
+    expect(codes({ feed: null, expired, refused: refusedBy('rollback') })).toEqual([
+      'feed-expired',
+      'feed-refused',
+    ]);
+    expect(codes({ feed: null, expired, refused: refusedBy('expired') })).toEqual(['feed-expired']);
+    expect(codes({ feed: null, expired, refused: refusedBy() })).toEqual(['feed-expired', 'feed-refused']);
+    expect(codes({ refused: refusedBy('expired') })).toEqual(['feed-refused']);
+    expect(codes({ feed: null, refused: refusedBy('rollback') })).toEqual(['no-feed']);
+  });
 });

@@ -19,8 +19,11 @@ describe('logLoss', () => {
     expect(logLoss({ seq: 2, hash: H }, { seq: 1, hash: H })).toMatch(/and now has 1:/);
     expect(logLoss({ seq: 2, hash: H }, { seq: 2, hash: H })).toBeNull();
     expect(logLoss({ seq: 2, hash: H }, { seq: 3, hash: 'b'.repeat(64) })).toBeNull();
-    expect(logLoss({ seq: 2, hash: H }, { seq: 2, hash: 'b'.repeat(64) })).toMatch(
-      /^the decision log's entry 2 is not the one recorded .*: the log was replaced/,
+    expect(logLoss({ seq: 2, hash: H }, { seq: 2, hash: 'b'.repeat(64) })).toBe(
+      "the decision log's entry 2 is not the one recorded (its hash was aaaaaaaaaaaaaaaa…): the log was replaced (restore decisions.jsonl and checkpoints.jsonl from a backup)",
+    );
+    expect(logLoss({ seq: 2, hash: H }, null)).toContain(
+      '(restore decisions.jsonl and checkpoints.jsonl from a backup; to accept the loss and start a new log, remove log-head.json from the state directory)',
     );
   });
 });

@@ -51,6 +51,27 @@ describe('the state files', () => {
       expect(error, text).toBeInstanceOf(StateError);
       expect((error as Error).message).toContain(path.join(s.dir, 'health.json'));
     }
+    writeFileSync(path.join(s.dir, 'health.json'), '{}');
+    expect(await s.health().catch((e: Error) => e.message)).toMatch(
+      /: not a health report \(\{"at","pid","problems"\}\)$/,
+    );
+    expect(await s.logHead()).toBeNull();
+    await s.saveLogHead({ seq: 3, hash: 'h' });
+    expect(await s.logHead()).toEqual({ seq: 3, hash: 'h' });
+    for (const text of ['{"seq":-1,"hash":"h"}', '{"seq":1}', '[']) {
+      writeFileSync(path.join(s.dir, 'log-head.json'), text);
+      expect(await s.logHead().catch((e: unknown) => e), text).toBeInstanceOf(StateError);
+    }
+    writeFileSync(path.join(s.dir, 'log-head.json'), '{"seq":1}');
+    expect(await s.logHead().catch((e: Error) => e.message)).toMatch(
+      /: not a log head \(\{"seq","hash"\}\)$/,
+    );
+    // No refusal remembered: the rest of the pull state still reads.
+    writeFileSync(
+      path.join(s.dir, 'pull.json'),
+      JSON.stringify({ validators: { etag: '"e"' }, refused: null }),
+    );
+    expect(await s.pull()).toEqual({ validators: { etag: '"e"' }, lastRejection: null, refused: null });
   });
 
   it('keeps a recording until it is cleared, and pull state only as an optimisation', async () => {
