@@ -51,7 +51,7 @@ export function notice(status: ApplianceStatus, health: Health) {
       (p) =>
         p.code !== 'no-feed' &&
         p.code !== 'feed-expired' &&
-        !(p.code === 'feed-refused' && status.problem?.outcome !== 'unreachable') &&
+        !(p.code === 'feed-refused' && status.problem?.outcome === 'rejected') &&
         !(p.code === 'feed-unreachable' && status.problem?.outcome === 'unreachable'),
     ),
     inventoryError: status.inventoryError,

@@ -365,6 +365,9 @@ describe('"changed since?" over HTTP', () => {
       server.requests.length = 0;
       await appliance.refresh();
       expect(server.requests).toEqual([{ path: '/feed/manifest.yaml', status: 304 }]);
+      // A 304 to a request with validators is "unchanged", the one legitimate meaning.
+      expect(appliance.status.lastPull?.outcome).toBe('unchanged');
+      expect(appliance.health().status).toBe('ok');
     } finally {
       await server.close();
     }

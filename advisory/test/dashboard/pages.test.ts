@@ -116,7 +116,8 @@ describe('dashboard pages', () => {
   });
 
   it('shows problems beyond the feed in use on every page, and the last verdicts only without a feed', () => {
-    const shown = notice(status(), {
+    const refusal = { at: 'T', outcome: 'rejected' as const, message: 'refused' };
+    const shown = notice(status({ problem: refusal }), {
       status: 'down',
       problems: [
         { code: 'no-feed', message: 'x' },
@@ -127,7 +128,7 @@ describe('dashboard pages', () => {
     });
     expect(shown).toEqual({
       feed: null,
-      problem: null,
+      problem: 'refused',
       problems: [{ code: 'feed-stale', message: 'stale' }],
       inventoryError: null,
       lastEvaluatedAt: '2026-11-26T01:00:00.000Z',
@@ -143,6 +144,8 @@ describe('dashboard pages', () => {
     const shown = notice(status({ problem: unreachable }), { status: 'degraded', problems });
     expect(shown.problem).toBe('ECONNREFUSED');
     expect(shown.problems).toEqual([problems[0]]);
+    // Before the first pull (a refusal remembered from before a restart): both show.
+    expect(notice(status(), { status: 'degraded', problems }).problems).toEqual(problems);
     const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad' };
     expect(notice(status({ problem: refused }), { status: 'degraded', problems }).problems).toEqual([
       problems[1],
