@@ -173,7 +173,7 @@ describe('the air-gap mirror runbook', runsIf(hasRsync, NEEDS_RSYNC), () => {
     // Exit 1: the demo estate needs action (3 would mean no verified feed).
     const first = await check();
     expect(first.code, first.stderr).toBe(1);
-    expect(first.stdout).toMatch(/^feed \d{4}\.\d{2}\.\d{2} from the live feed/m);
+    expect(first.stdout).toMatch(/^feed \d{4}\.\d{2}\.\d{2} from the feed directory /m);
 
     // A file changed in the mirror fails verification there (the appliance would refuse
     // it and go on with the copy it verified), and the next sync puts it back: --checksum

@@ -432,6 +432,80 @@ describe('advisory run under a service manager', () => {
     }
   }, 60_000);
 
+  it('check beside the daemon reports the problems of its /health (refused feed, failing webhook), exit 1', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    expect(await run(['check'], s.env).done).toBe(1);
+    // The live feed now fails its signature; alerts go to an address nobody answers at.
+    writeFileSync(path.join(s.feedDir, 'manifest.yaml'), '# tampered\n', { flag: 'a' });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const daemon = started({
+      ...s.env,
+      ADVISORY_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${port}/hook`,
+      ADVISORY_ALERT_ATTEMPTS: '1',
+    });
+    try {
+      const url = (await daemon.waitFor(/dashboard on (\S+)/))[1] as string;
+      let codes: string[] = [];
+      await until(async () => {
+        const body = (await (await fetch(`${url}health`)).json()) as { problems: { code: string }[] };
+        codes = body.problems.map((p) => p.code).sort();
+        return codes.includes('feed-refused') && codes.includes('alerts-failing-webhook');
+      }, 100);
+      const json = run(['check', '--json'], s.env);
+      let out = '';
+      json.child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      expect(await json.done).toBe(1);
+      const document = JSON.parse(out) as { health: { status: string; problems: { code: string }[] } };
+      expect(document.health.status).toBe('degraded');
+      expect(document.health.problems.map((p) => p.code).sort()).toEqual(codes);
+      const text = run(['check'], s.env);
+      let table = '';
+      text.child.stdout?.on('data', (chunk: Buffer) => {
+        table += chunk.toString();
+      });
+      expect(await text.done).toBe(1);
+      expect(table).toContain('holds the state directory');
+      expect(table).toMatch(/^warning: the live feed was refused: .*signature/m);
+      expect(table).toMatch(/^warning: alert delivery by webhook keeps failing/m);
+      expect(table).toMatch(/the appliance needs attention: .*feed-refused/);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.done).toBe(0);
+    }
+  }, 120_000);
+
+  it('check beside the daemon whose kept health is damaged says so, never ok (exit 1)', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    expect(await run(['check'], s.env).done).toBe(1);
+    writeFileSync(path.join(s.stateDir, 'health.json'), '{"at":');
+    const release = await lockDataDir(s.stateDir);
+    try {
+      const { child, done } = run(['check', '--json'], s.env);
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      expect(await done).toBe(1);
+      const document = JSON.parse(out) as {
+        health: { status: string; problems: { code: string; message: string }[] };
+      };
+      expect(document.health.status).toBe('degraded');
+      expect(document.health.problems).toEqual([
+        expect.objectContaining({
+          code: 'refresh-failed',
+          message: expect.stringContaining('health.json: not JSON'),
+        }),
+      ]);
+    } finally {
+      await release();
+    }
+  }, 60_000);
+
   it('waits while another process holds the state directory, then starts', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     mkdirSync(s.stateDir, { recursive: true });

@@ -12,6 +12,7 @@ import { conditionChanges } from './conditions.ts';
 import type { ApplianceConfig } from './config.ts';
 import { FeedKeeper } from './feed-keeper.ts';
 import { assessHealth, type Health } from './health.ts';
+import { logLoss } from './log-head.ts';
 import { type EvaluationState, planRecording, type Recording } from './record.ts';
 import type { StateStore } from './state.ts';
 import type { ApplianceCounters, ApplianceStatus, PullOutcome } from './status.ts';
@@ -48,7 +49,10 @@ export interface ApplianceParts {
  */
 export class Appliance {
   /** The status but for the feed's part, which the keeper holds. */
-  private readonly current: Omit<ApplianceStatus, 'feed' | 'problem' | 'lastPull' | 'expired'>;
+  private readonly current: Omit<
+    ApplianceStatus,
+    'feed' | 'problem' | 'lastPull' | 'expired' | 'refused' | 'cacheRefused'
+  >;
   private readonly now: () => Date;
   private readonly keeper: FeedKeeper;
   private refreshing: Promise<ApplianceStatus> | null = null;
@@ -109,11 +113,11 @@ export class Appliance {
    * feed out of use), and what a reader does with the snapshot changes nothing either.
    */
   get status(): ApplianceStatus {
-    const { feed, problem, lastPull, expired } = this.keeper;
+    const { feed, problem, lastPull, expired, refused, cacheRefused } = this.keeper;
     const expiry = this.keeper.expiry();
     return expiry
-      ? { ...this.current, feed: null, problem: expiry, lastPull, expired: expiry }
-      : { ...this.current, feed, problem, lastPull, expired };
+      ? { ...this.current, feed: null, problem: expiry, lastPull, expired: expiry, refused, cacheRefused }
+      : { ...this.current, feed, problem, lastPull, expired, refused, cacheRefused };
   }
 
   /** The status judged for monitoring (appliance/health.ts), as of now. */
@@ -136,6 +140,12 @@ export class Appliance {
       parts.evaluation,
       parts.release,
     );
+    if (parts.decisions) {
+      // A log that existed (its head recorded) and is gone is an alarm, not a fresh start.
+      appliance.current.logLost = logLoss(await parts.state.logHead(), parts.decisions.head);
+      if (appliance.current.logLost)
+        parts.options.logger.error({ problem: appliance.current.logLost }, 'decision log missing');
+    }
     await appliance.keeper.loadCache();
     return appliance;
   }
@@ -167,13 +177,13 @@ export class Appliance {
   refresh(): Promise<ApplianceStatus> {
     this.refreshing ??= this.refreshOnce()
       .then((status) => {
-        this.current.lastRefreshError = null;
         this.counters.refreshes.succeeded += 1;
         return status;
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         this.counters.refreshes.failed += 1;
         this.current.lastRefreshError = { at: this.now().toISOString(), message: describeFailure(error) };
+        await this.keepHealth();
         throw error;
       })
       .finally(() => {
@@ -184,6 +194,9 @@ export class Appliance {
 
   private async refreshOnce(): Promise<ApplianceStatus> {
     const started = this.now();
+    // Beside the daemon: what it judged, from the state directory (a damaged file fails
+    // the refresh, and says which file).
+    if (this.options.readOnly) this.current.kept = await this.state.health();
     if (!this.options.readOnly) {
       await this.finishRecording();
       await this.keeper.pull();
@@ -213,6 +226,10 @@ export class Appliance {
       if (await this.alertConditions()) await this.outbox.flush();
     }
     await this.refreshOutboxStatus();
+    // It went through: the health kept for a check beside this process says so.
+    this.current.lastRefreshError = null;
+    await this.keepLogHead();
+    await this.keepHealth();
     const finished = this.now();
     this.current.lastRefresh = {
       startedAt: started.toISOString(),
@@ -325,6 +342,46 @@ export class Appliance {
     if (this.options.readOnly || this.current.lastRefresh === null) return;
     await this.refreshOutboxStatus();
     await this.alertConditions();
+    await this.keepHealth();
+  }
+
+  /** The log head last recorded (log-head.json), to write it only when it moves. */
+  private keptLogHead: string | null = null;
+
+  /**
+   * Records the decision log's head in the state directory when it moved, unless the log
+   * is not the one recorded: then the record stays, and so does the alarm, until the log
+   * is restored or the operator removes log-head.json.
+   */
+  private async keepLogHead(): Promise<void> {
+    const head = this.decisions?.head;
+    if (!head || this.current.logLost) return;
+    const text = `${head.seq}:${head.hash}`;
+    if (text === this.keptLogHead) return;
+    await this.state.saveLogHead(head);
+    this.keptLogHead = text;
+  }
+
+  /** The problems last kept in the state directory (JSON), to write them only when they change. */
+  private keptProblems: string | null = null;
+
+  /**
+   * Keeps the health as judged now in the state directory (health.json), where a
+   * read-only `advisory check` beside this process reads it: the same problems as
+   * /health, not "ok" from a process that pulled nothing. Written when the problems
+   * change; a disk that refuses it is logged, and tried again at the next judgement.
+   */
+  private async keepHealth(): Promise<void> {
+    if (this.options.readOnly) return;
+    const problems = this.health().problems;
+    const text = JSON.stringify(problems);
+    if (text === this.keptProblems) return;
+    try {
+      await this.state.saveHealth({ at: this.now().toISOString(), pid: process.pid, problems });
+      this.keptProblems = text;
+    } catch (error) {
+      this.log.warn({ err: error }, 'the health could not be kept in the state directory');
+    }
   }
 
   /** Finishes a recording a crash or a failed write left under way (at each refresh). */

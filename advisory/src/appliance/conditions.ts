@@ -4,19 +4,22 @@ import type { Health, HealthCode } from './health.ts';
 /**
  * Conditions of the appliance that an operator is told about by alert (webhook and mail),
  * once when each starts and once when it clears, not at every refresh: a refused live
- * feed, a stale feed, a feed that expires soon, no verified feed (none, expired, cache
- * refused), a decision log that cannot be vouched for, damaged alert files, an alert
- * channel that keeps failing (announced on the other channels only). A failed refresh is
- * not among them: while it fails nothing can be queued; it shows on /health, the
- * dashboard and `check`.
+ * feed, a cache that did not verify at start, a stale feed, a feed that expires soon, no
+ * verified feed (none, expired, cache refused), a decision log that cannot be vouched for
+ * or that is gone, damaged alert files, an alert channel that keeps failing (announced on
+ * the other channels only). Neither a failed refresh (while it fails nothing can be
+ * queued) nor an unreachable feed host (a long outage is alerted as a stale feed) is
+ * among them: they show on /health, the dashboard and `check`.
  */
 export const ALERTED: readonly HealthCode[] = [
   'feed-refused',
+  'cache-refused',
   'feed-stale',
   'feed-expiring',
   'no-feed',
   'feed-expired',
   'log-unaccounted',
+  'log-missing',
   'alerts-damaged',
   'alerts-failing-webhook',
   'alerts-failing-email',

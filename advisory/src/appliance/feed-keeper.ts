@@ -49,6 +49,18 @@ export class FeedKeeper {
    * through later pulls that fail otherwise (an unreachable host), until a feed is accepted.
    */
   expired: PullOutcome | null = null;
+  /**
+   * The live feed's refusal in effect: its cause is gone only when a pull finds a feed
+   * accepted or unchanged, not when the host cannot be reached (blocking the host must not
+   * clear the alarm). Remembered in pull.json across restarts.
+   */
+  refused: PullOutcome | null = null;
+  /**
+   * The cache found not to verify at start (tampered, damaged, older than the accepted
+   * feed), but for expiry: held while this process runs, even once a live feed replaced
+   * it, so that an operator learns of it (appliance/health.ts, cache-refused).
+   */
+  cacheRefused: PullOutcome | null = null;
   readonly location: string;
   private readonly source: FeedSource;
   private readonly cache: FeedCache;
@@ -97,6 +109,7 @@ export class FeedKeeper {
 
   /** The cache, re-verified against the remembered state before it is used. */
   async loadCache(): Promise<void> {
+    this.refused = (await this.state.pull()).refused;
     if (!this.options.readOnly) await this.cache.recover();
     const copy = await this.cache.current();
     if (!copy) return;
@@ -130,6 +143,7 @@ export class FeedKeeper {
         ...('rejection' in result ? { rejection: result.rejection } : {}),
       };
       if ('rejection' in result && result.rejection.reason === 'expired') this.expired = this.problem;
+      else this.cacheRefused = this.problem;
       this.log.warn({ problem: message }, 'cached feed refused');
     }
   }
@@ -148,7 +162,14 @@ export class FeedKeeper {
     let outcome: PullOutcome;
     try {
       const head = await this.source.readHead(defaultLimits, conditional ? pullState.validators : null);
-      if (head === 'unchanged' || (inUse && sha256(head.manifest) === inUse.feed.manifestSha256)) {
+      // The same manifest with other signature bytes (another mirror, a broken signature) is
+      // verified again, never taken as unchanged on the manifest's word alone.
+      const sameFeed =
+        head !== 'unchanged' &&
+        inUse !== null &&
+        sha256(head.manifest) === inUse.feed.manifestSha256 &&
+        sameBytes(head.signature, inUse.feed.head.signature);
+      if (head === 'unchanged' || sameFeed) {
         outcome = { at: at.toISOString(), outcome: 'unchanged', message: 'the feed has not changed' };
         if (inUse) inUse.from = 'live';
         const same =
@@ -171,6 +192,23 @@ export class FeedKeeper {
     }
     this.lastPull = outcome;
     this.problem = outcome.outcome === 'rejected' || outcome.outcome === 'unreachable' ? outcome : null;
+    await this.keepRefusal(outcome);
+  }
+
+  /** The refusal in effect after this pull: kept while the host is unreachable, remembered. */
+  private async keepRefusal(outcome: PullOutcome): Promise<void> {
+    const before = this.refused;
+    let refused: PullOutcome | null = null;
+    if (outcome.outcome === 'unreachable') refused = before;
+    else if (outcome.outcome === 'rejected') {
+      // The same refusal again keeps its first time (and pull.json is not written again).
+      const same =
+        before?.message === outcome.message && before.rejection?.reason === outcome.rejection?.reason;
+      refused = same ? before : outcome;
+    }
+    if (refused === before) return;
+    await this.state.savePull({ ...(await this.state.pull()), refused });
+    this.refused = refused;
   }
 
   private async verifyLive(
@@ -205,7 +243,7 @@ export class FeedKeeper {
     this.feed = { feed, from: 'live', since: at.toISOString() };
     this.expired = null;
     await this.settleAccepted(feed, at);
-    await this.state.savePull({ validators: head.validators, lastRejection: null });
+    await this.state.savePull({ validators: head.validators, lastRejection: null, refused: null });
     this.log.info(
       { feed: feed.manifest.feed_version, advisories: feed.advisoryCount, reused: feed.reusedCount },
       'feed accepted',
@@ -343,4 +381,9 @@ export class FeedKeeper {
       rejection: { reason: 'expired', message },
     };
   }
+}
+
+/** Whether two signature files are byte for byte the same (both absent included). */
+function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+  return a === null || b === null ? a === b : a.equals(b);
 }

@@ -8,8 +8,9 @@ import type { ApplianceStatus } from './status.ts';
  * staleness are judged the moment they pass, not at the next refresh.
  *   ok        a verified feed is in use, current, and the last refresh went through
  *   degraded  a verified feed serves, but something needs an operator: the live feed was
- *             refused, the feed is stale or expires soon, the last refresh failed, the log
- *             cannot be vouched for, alert files were damaged, or an alert channel keeps
+ *             refused (until a feed is accepted or unchanged) or cannot be reached, the
+ *             cache did not verify at start, the feed is stale or expires soon, the last refresh failed, the log
+ *             cannot be vouched for or is not the one recorded (deleted, cut short), alert files were damaged, or an alert channel keeps
  *             failing (webhook or e-mail)
  *   down      no verified feed is in use (none yet, expired, or the cache refused)
  */
@@ -17,10 +18,13 @@ export type HealthCode =
   | 'no-feed'
   | 'feed-expired'
   | 'feed-refused'
+  | 'feed-unreachable'
+  | 'cache-refused'
   | 'feed-stale'
   | 'feed-expiring'
   | 'refresh-failed'
   | 'log-unaccounted'
+  | 'log-missing'
   | 'alerts-damaged'
   | 'alerts-failing-webhook'
   | 'alerts-failing-email';
@@ -28,7 +32,7 @@ export type HealthCode =
 export interface HealthProblem {
   code: HealthCode;
   message: string;
-  /** feed-refused: the live feed's rejection (its reason code and message). */
+  /** feed-refused, cache-refused: the rejection (its reason code and message). */
   rejection?: Rejection;
   /** alerts-failing-*: the channel concerned. */
   channel?: 'webhook' | 'email';
@@ -79,12 +83,34 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   // A refused live feed says what to fix (a rotated key, a clock): with a feed in use, and
   // as much after the feed in use expired, when it is why no fresher one was accepted.
   // Without any feed, no-feed already carries the refusal.
-  const refused = status.lastPull?.outcome === 'rejected' ? status.lastPull : null;
-  if (refused && (feed !== null || (status.expired && refused.rejection?.reason !== 'expired'))) {
+  // The refusal holds until a feed is accepted or unchanged: a host that cannot be reached
+  // since does not clear it (the refused feed may be served again the moment it answers).
+  const refused = status.refused ?? (status.lastPull?.outcome === 'rejected' ? status.lastPull : null);
+  const besides = feed !== null || status.expired;
+  if (refused && besides && (feed !== null || refused.rejection?.reason !== 'expired')) {
     problems.push({
       code: 'feed-refused',
       message: `the live feed was refused: ${refused.message}`,
       ...(refused.rejection ? { rejection: refused.rejection } : {}),
+    });
+  }
+  // A host that cannot be reached shows from the first failed pull (without any feed,
+  // no-feed carries it already).
+  const unreachable = status.lastPull?.outcome === 'unreachable' ? status.lastPull : null;
+  if (unreachable && besides) {
+    problems.push({
+      code: 'feed-unreachable',
+      message: `the live feed cannot be fetched: ${unreachable.message}`,
+    });
+  }
+  // The cache did not verify at start (tampering, damage): a live feed may have replaced it
+  // since, but someone or something changed the appliance's files.
+  const cache = status.cacheRefused ?? null;
+  if (cache) {
+    problems.push({
+      code: 'cache-refused',
+      message: `${cache.message} (found at ${cache.at}; it shows until the appliance starts with a cache that verifies)`,
+      ...(cache.rejection ? { rejection: cache.rejection } : {}),
     });
   }
   if (status.lastRefreshError) {
@@ -94,6 +120,7 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
     });
   }
   if (status.logProblem) problems.push({ code: 'log-unaccounted', message: status.logProblem });
+  if (status.logLost) problems.push({ code: 'log-missing', message: status.logLost });
   if (status.outbox.damaged > 0) {
     problems.push({
       code: 'alerts-damaged',
@@ -106,6 +133,13 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
       channel: trouble.channel,
       message: `alert delivery by ${trouble.channel === 'webhook' ? 'webhook' : 'e-mail'} keeps failing since ${trouble.since}: an alert failed ${trouble.failures} attempt${trouble.failures === 1 ? '' : 's'}, the last: ${trouble.lastError}`,
     });
+  }
+  // Beside the daemon, what only it can know (its pulls, refreshes, deliveries, log) is
+  // read from what it kept: the same problems as its /health, never "ok" from memory.
+  for (const problem of status.kept?.problems ?? []) {
+    if (problems.some((p) => p.code === problem.code)) continue;
+    problems.push(problem);
+    if (problem.code === 'no-feed' || problem.code === 'feed-expired') down = true;
   }
   return { status: down ? 'down' : problems.length > 0 ? 'degraded' : 'ok', problems };
 }

@@ -6,7 +6,9 @@ import { type AcceptedState, parseAcceptedState, StateError } from '../feed/form
 import type { Validators } from '../feed/sources/source.ts';
 import { clearTemporaries, readIfExists, writeAtomic } from '../storage/durable-files.ts';
 import type { ActiveConditions } from './conditions.ts';
+import type { LogHead } from './log-head.ts';
 import type { EvaluationState, Recording } from './record.ts';
+import type { KeptHealth, PullOutcome } from './status.ts';
 
 /**
  * What the appliance keeps between runs in ADVISORY_STATE_DIR, besides the decision log
@@ -17,6 +19,10 @@ import type { EvaluationState, Recording } from './record.ts';
  *   evaluation.json  the last evaluation's verdicts (what the next one's news is measured
  *                    against) and the asset names each inventory source reported
  *   conditions.json  the conditions alerted as started and not yet as cleared
+ *   log-head.json    the decision log's last head as recorded (appliance/log-head.ts): a
+ *                    log that existed and is gone is an alarm, not a fresh start
+ *   health.json      the health problems as the writing process (the daemon) last judged
+ *                    them: what `advisory check` beside it reports (appliance/health.ts)
  *   recording.json   a recording under way (appliance/record.ts): present only between
  *                    its planning and its end, finished at the next refresh after a crash
  * Every file is replaced whole (storage/durable-files.ts); one that is there but not of
@@ -27,6 +33,8 @@ const PULL_FILE = 'pull.json';
 const EVALUATION_FILE = 'evaluation.json';
 const RECORDING_FILE = 'recording.json';
 const CONDITIONS_FILE = 'conditions.json';
+export const HEALTH_FILE = 'health.json';
+export const LOG_HEAD_FILE = 'log-head.json';
 
 const SnapshotShape = Type.Object({
   at: Type.String(),
@@ -53,7 +61,14 @@ const RecordingShape = Type.Object({
   alert: Type.Union([Type.Object({ id: Type.String(), at: Type.String() }), Type.Null()]),
   evaluation: EvaluationShape,
 });
+const KeptHealthShape = Type.Object({
+  at: Type.String(),
+  pid: Type.Integer(),
+  problems: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+});
 const evaluationShape = Compile(EvaluationShape);
+const keptHealthShape = Compile(KeptHealthShape);
+const logHeadShape = Compile(Type.Object({ seq: Type.Integer({ minimum: 0 }), hash: Type.String() }));
 const recordingShape = Compile(RecordingShape);
 
 /** A state file's text; null when it does not exist ('' is a file that is there but empty). */
@@ -89,6 +104,18 @@ export interface PullState {
   validators: Validators;
   /** The last rejection written to the decision log: a repeat is not logged again. */
   lastRejection: { reason: string; manifestSha256: string } | null;
+  /**
+   * The live feed's refusal in effect (appliance/feed-keeper.ts): kept through pulls that
+   * cannot reach the host and across restarts, until a feed is accepted or unchanged.
+   */
+  refused: PullOutcome | null;
+}
+
+/** A remembered refusal, or null when it is not one. */
+function refusalOf(value: unknown): PullOutcome | null {
+  const v = value as Partial<PullOutcome> | null | undefined;
+  if (v?.outcome !== 'rejected' || typeof v.at !== 'string' || typeof v.message !== 'string') return null;
+  return v as PullOutcome;
 }
 
 export type { EvaluationState } from './record.ts';
@@ -123,10 +150,15 @@ export class StateStore {
     const text = await readIfExists(path.join(this.dir, PULL_FILE));
     try {
       const value = JSON.parse(text) as PullState;
-      return { validators: value.validators ?? {}, lastRejection: value.lastRejection ?? null };
+      return {
+        validators: value.validators ?? {},
+        lastRejection: value.lastRejection ?? null,
+        refused: refusalOf(value.refused),
+      };
     } catch {
-      // Only an optimisation and a repeat filter: losing it costs one full pull.
-      return { validators: {}, lastRejection: null };
+      // An optimisation and a repeat filter: losing it costs one full pull (and a
+      // refusal in effect shows again at the next pull that reaches the host).
+      return { validators: {}, lastRejection: null, refused: null };
     }
   }
 
@@ -174,6 +206,32 @@ export class StateStore {
 
   async saveConditions(conditions: ActiveConditions): Promise<void> {
     await writeAtomic(path.join(this.dir, CONDITIONS_FILE), JSON.stringify(conditions));
+  }
+
+  /** The health the writing process kept; null when none was kept. A damaged file is a StateError. */
+  health(): Promise<KeptHealth | null> {
+    return readShaped(
+      path.join(this.dir, HEALTH_FILE),
+      (v) => keptHealthShape.Check(v),
+      'a health report ({"at","pid","problems"})',
+    );
+  }
+
+  /** The decision log's last head as recorded; null when none was. A damaged file is a StateError. */
+  logHead(): Promise<LogHead | null> {
+    return readShaped(
+      path.join(this.dir, LOG_HEAD_FILE),
+      (v) => logHeadShape.Check(v),
+      'a log head ({"seq","hash"})',
+    );
+  }
+
+  async saveLogHead(head: LogHead): Promise<void> {
+    await writeAtomic(path.join(this.dir, LOG_HEAD_FILE), JSON.stringify({ seq: head.seq, hash: head.hash }));
+  }
+
+  async saveHealth(health: KeptHealth): Promise<void> {
+    await writeAtomic(path.join(this.dir, HEALTH_FILE), JSON.stringify(health));
   }
 
   async clearRecording(): Promise<void> {

@@ -3,6 +3,7 @@ import type { AssetEvaluation } from '../evaluation/verdicts.ts';
 import type { Rejection } from '../feed/format/rejection.ts';
 import type { VerifiedFeed } from '../feed/verify/verify-feed.ts';
 import type { SourceStatus } from '../inventory/collect.ts';
+import type { HealthProblem } from './health.ts';
 
 /**
  * What the appliance knows of itself, as the dashboard, `/health` and `advisory check`
@@ -32,6 +33,13 @@ export interface ApplianceStatus {
   /** Why no feed serves when the last one expired, until a feed is accepted (appliance/feed-keeper.ts). */
   expired?: PullOutcome | null;
   lastPull: PullOutcome | null;
+  /**
+   * The live feed's refusal in effect (appliance/feed-keeper.ts): kept while later pulls
+   * cannot reach the host, until a feed is accepted or unchanged.
+   */
+  refused?: PullOutcome | null;
+  /** The cache found not to verify at start, but for expiry (tampering, damage), while this process runs. */
+  cacheRefused?: PullOutcome | null;
   lastRefresh: { startedAt: string; finishedAt: string; ms: number } | null;
   inventory: SourceStatus[];
   /** Why the inventory file as it stands could not be read (the last good one is used). */
@@ -53,6 +61,23 @@ export interface ApplianceStatus {
   lastRefreshError: { at: string; message: string } | null;
   /** Why the decision log cannot be vouched for (decisions/store.ts), while that holds. */
   logProblem: string | null;
+  /** Why the decision log is not the one the state recorded (appliance/log-head.ts): deleted, cut short, replaced. */
+  logLost?: string | null;
+  /**
+   * Read-only (`advisory check` beside the daemon): the problems the process holding the
+   * state directory last judged and kept there (appliance/state.ts, health.json); null
+   * otherwise, or when it kept none.
+   */
+  kept?: KeptHealth | null;
+}
+
+/** The health a writing process keeps in its state directory, for a read-only check. */
+export interface KeptHealth {
+  /** When it was judged. */
+  at: string;
+  /** The process that judged it. */
+  pid: number;
+  problems: HealthProblem[];
 }
 
 /**

@@ -57,9 +57,16 @@ export function notice(status: ApplianceStatus, health: Health) {
       ? { version: feed.feed.manifest.feed_version, from: feed.from, since: instant(feed.since) }
       : null,
     problem: status.problem ? fullStop(status.problem.message) : null,
-    // A refused or unreachable live feed has its own panel, from `problem`.
+    // A refused or unreachable live feed has its own panel, from `problem`; a refusal still
+    // in effect while the host cannot be reached has one of its own.
     problems: health.problems
-      .filter((p) => p.code !== 'no-feed' && p.code !== 'feed-expired' && p.code !== 'feed-refused')
+      .filter(
+        (p) =>
+          p.code !== 'no-feed' &&
+          p.code !== 'feed-expired' &&
+          !(p.code === 'feed-refused' && status.problem?.outcome === 'rejected') &&
+          !(p.code === 'feed-unreachable' && status.problem?.outcome === 'unreachable'),
+      )
       .map((p) => ({ ...p, message: fullStop(p.message) })),
     inventoryError: status.inventoryError === null ? null : fullStop(status.inventoryError),
     // Without a feed nothing is evaluated again: the verdicts still shown are the last ones.

@@ -133,7 +133,10 @@ describe('condition alerts', () => {
     server.mode = 'down';
     clock.advance(3_600_000);
     await appliance.refresh();
-    expect(appliance.health()).toMatchObject({ status: 'down', problems: [{ code: 'feed-expired' }] });
+    expect(appliance.health()).toMatchObject({
+      status: 'down',
+      problems: [{ code: 'feed-expired' }, { code: 'feed-unreachable' }],
+    });
     await stop(appliance);
     const restarted = await start(env, clock);
     await restarted.appliance.refresh();
@@ -144,6 +147,7 @@ describe('condition alerts', () => {
           code: 'feed-expired',
           message: expect.stringMatching(/^the cached feed does not verify: .*expired/),
         },
+        { code: 'feed-unreachable', message: expect.stringMatching(/HTTP 503$/) },
       ],
     });
     expect(conditionsOf(hook.received)).toEqual([

@@ -98,14 +98,15 @@ describe('assessHealth', () => {
         14 * DAY,
       ).problems[0]?.message,
     ).toMatch(/^1 alert file was damaged/);
-    // An unreachable live feed alone is no problem: the feed in use serves.
+    // An unreachable live feed needs an operator from the first failed pull, the feed in
+    // use serving meanwhile.
     expect(
       assessHealth(
         status({ lastPull: { at: 'T', outcome: 'unreachable', message: 'down' } }),
         at('2026-11-21T00:00:00Z'),
         14 * DAY,
       ).status,
-    ).toBe('ok');
+    ).toBe('degraded');
     // Without a feed, a failed refresh still shows, and the status is down.
     expect(
       assessHealth(
@@ -209,5 +210,106 @@ describe('assessHealth', () => {
         },
       ],
     });
+  });
+
+  it('beside the daemon, adds the problems it kept that this process cannot know, each once', () => {
+    const kept = {
+      at: '2026-11-20T23:00:00.000Z',
+      pid: 42,
+      problems: [
+        { code: 'refresh-failed' as const, message: 'the refresh at T failed: ENOSPC' },
+        { code: 'feed-stale' as const, message: 'the daemon says stale' },
+      ],
+    };
+    const now = at('2026-11-27T00:00:00.001Z');
+    expect(assessHealth(status({ kept }), now, 7 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [
+        expect.objectContaining({
+          code: 'feed-stale',
+          message: expect.stringMatching(/^the newest accepted/),
+        }),
+        { code: 'refresh-failed', message: 'the refresh at T failed: ENOSPC' },
+      ],
+    });
+    expect(assessHealth(status({ kept: null }), now, 30 * DAY).status).toBe('ok');
+    // The daemon has no verified feed (it expired there): this check is down too.
+    for (const code of ['no-feed', 'feed-expired'] as const) {
+      const down = { ...kept, problems: [{ code, message: 'none' }] };
+      expect(assessHealth(status({ kept: down }), now, 30 * DAY)).toEqual({
+        status: 'down',
+        problems: [{ code, message: 'none' }],
+      });
+    }
+    const degraded = { ...kept, problems: [{ code: 'log-unaccounted' as const, message: 'x' }] };
+    expect(assessHealth(status({ kept: degraded }), now, 30 * DAY).status).toBe('degraded');
+  });
+
+  it('shows an unreachable host from the first failed pull, and a refusal kept through it', () => {
+    const now = at('2026-11-21T00:00:00Z');
+    const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'ECONNREFUSED' };
+    const rejection = { reason: 'signature-invalid' as const, message: 'bad' };
+    const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad', rejection };
+    expect(assessHealth(status({ lastPull: unreachable, problem: unreachable }), now, 14 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [{ code: 'feed-unreachable', message: 'the live feed cannot be fetched: ECONNREFUSED' }],
+    });
+    expect(
+      assessHealth(status({ lastPull: unreachable, refused }), now, 14 * DAY).problems.map((p) => p.code),
+    ).toEqual(['feed-refused', 'feed-unreachable']);
+    // Without any feed, no-feed carries the pull's problem; after an expiry, both show.
+    expect(
+      assessHealth(status({ feed: null, lastPull: unreachable, problem: unreachable }), now, 14 * DAY)
+        .problems,
+    ).toEqual([{ code: 'no-feed', message: 'ECONNREFUSED' }]);
+    const expired = { at: 'T0', outcome: 'rejected' as const, message: 'expired at X' };
+    expect(
+      assessHealth(status({ feed: null, expired, lastPull: unreachable }), now, 14 * DAY).problems.map(
+        (p) => p.code,
+      ),
+    ).toEqual(['feed-expired', 'feed-unreachable']);
+  });
+
+  it('shows a cache refused at start, with its rejection, and a refusal beside an expiry unless it is the expiry', () => {
+    const now = at('2026-11-21T00:00:00Z');
+    const rejection = { reason: 'file-hash-mismatch' as const, message: 'a.yaml changed', file: 'a.yaml' };
+    const cacheRefused = {
+      at: 'T0',
+      outcome: 'rejected' as const,
+      message: 'the cached feed does not verify: x',
+      rejection,
+    };
+    expect(assessHealth(status({ cacheRefused }), now, 14 * DAY)).toEqual({
+      status: 'degraded',
+      problems: [
+        {
+          code: 'cache-refused',
+          message:
+            'the cached feed does not verify: x (found at T0; it shows until the appliance starts with a cache that verifies)',
+          rejection,
+        },
+      ],
+    });
+    const { rejection: _, ...bare } = cacheRefused;
+    expect(assessHealth(status({ cacheRefused: bare }), now, 14 * DAY).problems[0]).not.toHaveProperty(
+      'rejection',
+    );
+    const expired = { at: 'T0', outcome: 'rejected' as const, message: 'expired at X' };
+    const refusedBy = (reason?: 'expired' | 'rollback') => ({
+      at: 'T1',
+      outcome: 'rejected' as const,
+      message: 'no',
+      ...(reason ? { rejection: { reason, message: 'no' } } : {}),
+    });
+    const codes = (fields: Partial<ApplianceStatus>) =>
+      assessHealth(status(fields), now, 14 * DAY).problems.map((p) => p.code);
+    expect(codes({ feed: null, expired, refused: refusedBy('rollback') })).toEqual([
+      'feed-expired',
+      'feed-refused',
+    ]);
+    expect(codes({ feed: null, expired, refused: refusedBy('expired') })).toEqual(['feed-expired']);
+    expect(codes({ feed: null, expired, refused: refusedBy() })).toEqual(['feed-expired', 'feed-refused']);
+    expect(codes({ refused: refusedBy('expired') })).toEqual(['feed-refused']);
+    expect(codes({ feed: null, refused: refusedBy('rollback') })).toEqual(['no-feed']);
   });
 });

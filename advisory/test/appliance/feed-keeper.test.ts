@@ -15,6 +15,7 @@ import {
   startFeedServer,
   widgetAdvisories,
 } from '../support/appliance.ts';
+import { startReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * The feed keeper (appliance/feed-keeper.ts) through the appliance: what it logs in the
@@ -221,7 +222,130 @@ describe('an acceptance a crash left half recorded', () => {
   });
 });
 
+describe('tampering the appliance would otherwise only log', () => {
+  it('a cache that does not verify at start is a problem, alerted, after a live feed replaced it too', async () => {
+    const receiver = await startReceiver();
+    try {
+      const s = setup({ publishedAt: PUBLISHED });
+      const env = { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: receiver.url };
+      const first = await start(env);
+      await first.appliance.refresh();
+      await stop(first.appliance);
+      appendFileSync(path.join(s.cacheDir, 'widgets/eol.yaml'), '# tampered\n');
+      const { appliance } = await start(env);
+      await appliance.refresh();
+      expect(appliance.status.feed?.from).toBe('live');
+      const health = appliance.health();
+      expect(health.status).toBe('degraded');
+      expect(health.problems).toEqual([
+        {
+          code: 'cache-refused',
+          message: expect.stringMatching(
+            /^the cached feed does not verify: widgets\/eol\.yaml is larger.*\(found at /,
+          ),
+          rejection: expect.objectContaining({ reason: 'file-size-mismatch', file: 'widgets/eol.yaml' }),
+        },
+      ]);
+      expect(
+        receiver.received
+          .filter((a) => a.kind === 'condition')
+          .map((a) => [a.condition?.code, a.condition?.state]),
+      ).toEqual([['cache-refused', 'started']]);
+      // Restarted on the cache the live feed rewrote: it verifies, and the alarm clears.
+      await stop(appliance);
+      const restarted = await start(env);
+      await restarted.appliance.refresh();
+      expect(restarted.appliance.health().status).toBe('ok');
+      expect(receiver.received.filter((a) => a.kind === 'condition').at(-1)?.condition).toMatchObject({
+        code: 'cache-refused',
+        state: 'cleared',
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a cache that expired is feed-expired, not tampering', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    await stop(first.appliance);
+    rmSync(s.feedDir, { recursive: true });
+    const { appliance } = await start(s.env, new Clock(new Date(PUBLISHED.getTime() + 400 * DAY)));
+    await appliance.refresh();
+    expect(appliance.health().problems.map((p) => p.code)).toEqual(['feed-expired', 'feed-unreachable']);
+  });
+
+  it('a feed with the manifest in use and another, broken signature is refused, never "unchanged"', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    const sig = path.join(s.feedDir, 'manifest.yaml.sig');
+    const lines = readFileSync(sig, 'utf8').split('\n');
+    // The signature line, one byte of it changed (still base64 of the right length).
+    lines[1] = `${lines[1]?.slice(0, 20)}${lines[1]?.[20] === 'A' ? 'B' : 'A'}${lines[1]?.slice(21)}`;
+    writeFileSync(sig, lines.join('\n'));
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({
+      outcome: 'rejected',
+      rejection: { reason: 'signature-invalid' },
+    });
+    expect(appliance.health().problems.map((p) => p.code)).toEqual(['feed-refused']);
+    // The feed in use keeps serving.
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.21');
+  });
+});
+
 describe('"changed since?" over HTTP', () => {
+  it('refuses a 304 to a request without validators: a fresh appliance says why it has no feed', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    server.mode = 'always-304';
+    try {
+      const { appliance } = await start({ ...s.env, ADVISORY_FEED_URL: server.url });
+      await appliance.refresh();
+      expect(server.requests).toEqual([{ path: '/feed/manifest.yaml', status: 304 }]);
+      expect(appliance.status.feed).toBeNull();
+      expect(appliance.status.lastPull).toMatchObject({
+        outcome: 'rejected',
+        rejection: { reason: 'not-modified-unasked', file: 'manifest.yaml' },
+        message: expect.stringMatching(/answered 304 Not Modified to a request without validators/),
+      });
+      expect(appliance.health().problems).toEqual([
+        {
+          code: 'no-feed',
+          message: expect.stringMatching(/^http:.*manifest\.yaml: the feed host answered 304/),
+        },
+      ]);
+      expect((await entries(appliance)).map((e) => [e.kind, e.data.reason])).toEqual([
+        ['feed-rejected', 'not-modified-unasked'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a 304 to an unconditional pull while the cache serves: never "from the live feed"', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const env = { ...s.env, ADVISORY_FEED_URL: server.url };
+      const first = await start(env);
+      await first.appliance.refresh();
+      await stop(first.appliance);
+      // No validators remembered (pull.json lost): the next pull asks unconditionally.
+      rmSync(path.join(s.stateDir, 'pull.json'));
+      server.mode = 'always-304';
+      const { appliance } = await start(env);
+      await appliance.refresh();
+      expect(appliance.status.feed?.from).toBe('cache');
+      expect(appliance.status.lastPull?.rejection?.reason).toBe('not-modified-unasked');
+      expect(appliance.health().problems.map((p) => p.code)).toEqual(['feed-refused']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('remembers new validators for the same manifest (another mirror), and asks with them next time', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     const server = await startFeedServer(s.feedDir);
@@ -241,6 +365,9 @@ describe('"changed since?" over HTTP', () => {
       server.requests.length = 0;
       await appliance.refresh();
       expect(server.requests).toEqual([{ path: '/feed/manifest.yaml', status: 304 }]);
+      // A 304 to a request with validators is "unchanged", the one legitimate meaning.
+      expect(appliance.status.lastPull?.outcome).toBe('unchanged');
+      expect(appliance.health().status).toBe('ok');
     } finally {
       await server.close();
     }

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Clock, openTest, publish, setup, startFeedServer, widgetAdvisories } from '../support/appliance.ts';
 import { runAdvisory } from '../support/cli.ts';
@@ -111,6 +112,45 @@ describe('honest status', () => {
         /^Needs attention: the live feed was refused: the feed is signed by key [0-9a-f]{16}, which is not among the trusted keys$/,
       );
       expect(conditions[1]?.summary).toMatch(/^Cleared: feed-refused \(since /);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps a refused feed alarmed while the host cannot be reached, across restarts, until a feed is accepted', async () => {
+    const receiver = await startReceiver();
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const env = { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: receiver.url };
+    const blocked = `${s.feedDir}.blocked`;
+    try {
+      expect((await check(env)).code).toBe(0);
+      const stranger = makeFeed(widgetAdvisories, {
+        now: new Date(Date.now() - 3_600_000),
+        expiresInMs: 300 * DAY,
+      });
+      publish({ feedDir: s.feedDir, key: stranger.key }, widgetAdvisories, new Date(Date.now() - 3_600_000));
+      expect((await check(env)).code).toBe(1);
+      // The host is blocked: each check is a new process, as after a restart.
+      renameSync(s.feedDir, blocked);
+      for (let i = 0; i < 2; i++) {
+        const blockedRun = await runAdvisory(['check', '--json'], env);
+        expect(blockedRun.code).toBe(1);
+        const codes = (
+          JSON.parse(blockedRun.out) as { health: { problems: { code: string }[] } }
+        ).health.problems.map((p) => p.code);
+        expect(codes).toEqual(['feed-refused', 'feed-unreachable']);
+      }
+      const table = await check(env);
+      expect(table.out).toMatch(/^warning: .*no such feed directory$/m);
+      expect(table.out).toMatch(/^warning: the live feed was refused: the feed is signed by key/m);
+      renameSync(blocked, s.feedDir);
+      publish(s, widgetAdvisories, new Date(Date.now() - 60_000));
+      expect((await check(env)).code).toBe(0);
+      const conditions = receiver.received.filter((a) => a.kind === 'condition');
+      expect(conditions.map((a) => [a.condition?.code, a.condition?.state])).toEqual([
+        ['feed-refused', 'started'],
+        ['feed-refused', 'cleared'],
+      ]);
     } finally {
       await receiver.close();
     }

@@ -35,6 +35,45 @@ describe('the state files', () => {
     }
   });
 
+  it('keeps the health a daemon judged; a damaged health file is an error naming it', async () => {
+    const s = store();
+    expect(await s.health()).toBeNull();
+    const kept = {
+      at: '2026-11-21T00:00:00.000Z',
+      pid: 7,
+      problems: [{ code: 'refresh-failed', message: 'm' }],
+    };
+    await s.saveHealth(kept as Parameters<StateStore['saveHealth']>[0]);
+    expect(await s.health()).toEqual(kept);
+    for (const text of ['', '{', '{"at":"x","pid":1}', '{"at":"x","pid":1.5,"problems":[]}']) {
+      writeFileSync(path.join(s.dir, 'health.json'), text);
+      const error = await s.health().catch((e: unknown) => e);
+      expect(error, text).toBeInstanceOf(StateError);
+      expect((error as Error).message).toContain(path.join(s.dir, 'health.json'));
+    }
+    writeFileSync(path.join(s.dir, 'health.json'), '{}');
+    expect(await s.health().catch((e: Error) => e.message)).toMatch(
+      /: not a health report \(\{"at","pid","problems"\}\)$/,
+    );
+    expect(await s.logHead()).toBeNull();
+    await s.saveLogHead({ seq: 3, hash: 'h' });
+    expect(await s.logHead()).toEqual({ seq: 3, hash: 'h' });
+    for (const text of ['{"seq":-1,"hash":"h"}', '{"seq":1}', '[']) {
+      writeFileSync(path.join(s.dir, 'log-head.json'), text);
+      expect(await s.logHead().catch((e: unknown) => e), text).toBeInstanceOf(StateError);
+    }
+    writeFileSync(path.join(s.dir, 'log-head.json'), '{"seq":1}');
+    expect(await s.logHead().catch((e: Error) => e.message)).toMatch(
+      /: not a log head \(\{"seq","hash"\}\)$/,
+    );
+    // No refusal remembered: the rest of the pull state still reads.
+    writeFileSync(
+      path.join(s.dir, 'pull.json'),
+      JSON.stringify({ validators: { etag: '"e"' }, refused: null }),
+    );
+    expect(await s.pull()).toEqual({ validators: { etag: '"e"' }, lastRejection: null, refused: null });
+  });
+
   it('keeps a recording until it is cleared, and pull state only as an optimisation', async () => {
     const s = store();
     const recording = {
@@ -50,19 +89,37 @@ describe('the state files', () => {
     await s.clearRecording();
     expect(await s.recording()).toBeNull();
     await s.clearRecording();
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
+    const refused = {
+      at: 'T',
+      outcome: 'rejected' as const,
+      message: 'older',
+      rejection: { reason: 'rollback' as const, message: 'older' },
+    };
     await s.savePull({
       validators: { etag: '"e"' },
       lastRejection: { reason: 'rollback', manifestSha256: 'm' },
+      refused,
     });
     expect(await s.pull()).toEqual({
       validators: { etag: '"e"' },
       lastRejection: { reason: 'rollback', manifestSha256: 'm' },
+      refused,
     });
+    // A remembered refusal not of its shape is none.
+    for (const bad of [
+      { ...refused, outcome: 'unreachable' },
+      { ...refused, at: 1 },
+      { ...refused, message: null },
+      'x',
+    ]) {
+      writeFileSync(path.join(s.dir, 'pull.json'), JSON.stringify({ refused: bad }));
+      expect((await s.pull()).refused, JSON.stringify(bad)).toBeNull();
+    }
     writeFileSync(path.join(s.dir, 'pull.json'), 'garbage');
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
     writeFileSync(path.join(s.dir, 'pull.json'), '{}');
-    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null });
+    expect(await s.pull()).toEqual({ validators: {}, lastRejection: null, refused: null });
     writeFileSync(path.join(s.dir, '.evaluation.json.tmp-0123456789ab'), 'half');
     await s.clearTemporaries();
     expect(readdirSync(s.dir).sort()).toEqual(['pull.json']);

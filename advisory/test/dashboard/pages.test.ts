@@ -207,7 +207,8 @@ describe('dashboard pages', () => {
   });
 
   it('shows problems beyond the feed in use on every page, and the last verdicts only without a feed', () => {
-    const shown = notice(status(), {
+    const refusal = { at: 'T', outcome: 'rejected' as const, message: 'refused' };
+    const shown = notice(status({ problem: refusal }), {
       status: 'down',
       problems: [
         { code: 'no-feed', message: 'x' },
@@ -218,11 +219,30 @@ describe('dashboard pages', () => {
     });
     expect(shown).toEqual({
       feed: null,
-      problem: null,
+      problem: 'refused.',
       problems: [{ code: 'feed-stale', message: 'stale.' }],
       inventoryError: null,
       lastEvaluatedAt: { iso: '2026-11-26T01:00:00.000Z', local: localTime('2026-11-26T01:00:00.000Z') },
     });
+  });
+
+  it('shows a refusal still in effect while the host cannot be reached, once', () => {
+    const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'ECONNREFUSED' };
+    const problems = [
+      { code: 'feed-refused' as const, message: 'the live feed was refused: bad' },
+      { code: 'feed-unreachable' as const, message: 'the live feed cannot be fetched: ECONNREFUSED' },
+    ];
+    const shown = notice(status({ problem: unreachable }), { status: 'degraded', problems });
+    // Every message shown ends with one full stop.
+    const stopped = problems.map((p) => ({ ...p, message: `${p.message}.` }));
+    expect(shown.problem).toBe('ECONNREFUSED.');
+    expect(shown.problems).toEqual([stopped[0]]);
+    // Before the first pull (a refusal remembered from before a restart): both show.
+    expect(notice(status(), { status: 'degraded', problems }).problems).toEqual(stopped);
+    const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad' };
+    expect(notice(status({ problem: refused }), { status: 'degraded', problems }).problems).toEqual([
+      stopped[1],
+    ]);
   });
 
   it('reads ?page= as a page from 1, and words every kind of log entry', () => {

@@ -184,7 +184,16 @@ export async function openTest(
 export interface FeedServer {
   url: string;
   requests: { path: string; status: number }[];
-  mode: 'normal' | 'redirect-loop' | 'redirect-once' | 'slow' | 'slow-files' | 'endless' | 'down';
+  mode:
+    | 'normal'
+    | 'redirect-loop'
+    | 'redirect-once'
+    | 'slow'
+    | 'slow-files'
+    | 'endless'
+    | 'down'
+    /** 304 Not Modified to every request, conditional or not (a broken host or proxy). */
+    | 'always-304';
   /** Mixed into every ETag: another mirror behind the same name tags the same files otherwise. */
   etagSalt: string;
   close(): Promise<void>;
@@ -204,6 +213,10 @@ export async function startFeedServer(root: string): Promise<FeedServer> {
       return response.writeHead(503).end();
     }
     if (state.mode === 'slow') return record(0);
+    if (state.mode === 'always-304') {
+      record(304);
+      return response.writeHead(304).end();
+    }
     if (state.mode === 'redirect-loop') {
       record(302);
       return response.writeHead(302, { location: `${url.pathname}?again=${Date.now()}` }).end();

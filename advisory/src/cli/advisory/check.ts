@@ -23,8 +23,8 @@ and queues its alerts (one delivery attempt each), then prints the verdict table
 While the daemon (advisory run) holds the state directory, evaluates from its cache
 without writing anything.
 Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
-reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused,
-the feed stale or expiring soon, the refresh failed, the decision log not vouched for,
+reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused or unreachable,
+the feed stale or expiring soon, the refresh failed, the decision log not vouched for or missing,
 alert files damaged, an alert channel failing, an alert delivery that failed and waits
 to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
 same with --json. Alerts that could not be delivered are listed with their channel and
@@ -120,7 +120,12 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
       // Standard output is the document alone; what could not be delivered goes beside it.
       for (const line of undelivered.lines) io.err(line);
     } else {
-      printReport(io, status, health, { busy, verbose: !!flags.verbose, undelivered });
+      printReport(io, status, health, {
+        busy,
+        verbose: !!flags.verbose,
+        undelivered,
+        sourceKind: appliance.config.feed.kind,
+      });
     }
     return exitCode(status, health, undelivered.waiting);
   } finally {
@@ -157,7 +162,12 @@ function printReport(
   io: Io,
   status: ApplianceStatus,
   health: Health,
-  options: { busy: boolean; verbose: boolean; undelivered: { lines: string[]; waiting: number } },
+  options: {
+    busy: boolean;
+    verbose: boolean;
+    undelivered: { lines: string[]; waiting: number };
+    sourceKind: 'http' | 'directory';
+  },
 ): void {
   const feed = status.feed;
   if (options.busy)
@@ -167,7 +177,7 @@ function printReport(
   if (feed) {
     const f = feed.feed.manifest;
     io.out(
-      `feed ${f.feed_version} from the ${feed.from === 'cache' ? 'cache' : 'live feed'}, published ${f.published_at}, expires ${f.expires_at}`,
+      `feed ${f.feed_version} from ${origin(feed.from, options.sourceKind, status.feedLocation)}, published ${f.published_at}, expires ${f.expires_at}`,
     );
   }
   // The feed's own problem first (as before), then what else monitoring must see.
@@ -175,9 +185,12 @@ function printReport(
   const others = health.problems.filter(
     (p) =>
       p.code !== 'no-feed' &&
-      p.code !== 'feed-refused' &&
+      !(p.code === 'feed-refused' && status.problem?.outcome === 'rejected') &&
+      !(p.code === 'feed-unreachable' && status.problem?.outcome === 'unreachable') &&
       !(p.code === 'feed-expired' && p.message === status.problem?.message),
   );
+  if (status.kept && status.kept.problems.length > 0)
+    io.out(`with the problems the daemon (pid ${status.kept.pid}) judged at ${status.kept.at}:`);
   for (const problem of others) io.out(`${feed ? 'warning' : 'error'}: ${problem.message}`);
   for (const line of options.undelivered.lines) io.out(line);
   if (!feed) {
@@ -203,6 +216,16 @@ function printReport(
   const { waiting } = options.undelivered;
   if (waiting > 0)
     io.out(`${waiting} alert deliver${waiting === 1 ? 'y' : 'ies'} failed and will be tried again`);
+}
+
+/**
+ * Where the feed in use came from, as it is: the cache; the feed directory (a mirror or
+ * a copy on disk, ADVISORY_FEED_URL a path: nothing "live" was pulled over a network);
+ * or the feed host over HTTP.
+ */
+function origin(from: 'live' | 'cache', kind: 'http' | 'directory', location: string): string {
+  if (from === 'cache') return 'the cache';
+  return kind === 'directory' ? `the feed directory ${location}` : `the feed host ${location}`;
 }
 
 /** The DETAILS column: the advisories behind the verdict, due reminders, what is unreadable. */

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateDirOf } from '../../appliance/config.ts';
+import { logLoss } from '../../appliance/log-head.ts';
+import { StateStore } from '../../appliance/state.ts';
 import { type PublicKey, parsePublicKey } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
 import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
@@ -84,5 +86,24 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     : await readInputFile('appliance key', path.join(dir, APPLIANCE_PUBLIC_KEY));
   const publicKey = await key(values['appliance-key'], keyText, path.join(dir, APPLIANCE_PUBLIC_KEY));
   const read = (file: string) => readOptionalInputFile('log', path.join(dir, file), 1024 * 1024 * 1024);
-  return report(io, verifyLog(await read(LOG_FILE), await read(CHECKPOINT_FILE), publicKey), dir);
+  const verification = verifyLog(await read(LOG_FILE), await read(CHECKPOINT_FILE), publicKey);
+  // A log that existed (its head recorded in the state) and is gone is not a fresh log.
+  const lost = await recordedLoss(dir, verification);
+  if (lost) {
+    io.out(`HASH CHAIN BROKEN (${dir}):`);
+    io.out(`  ${lost}`);
+    return EXIT_REJECTED;
+  }
+  return report(io, verification, dir);
+}
+
+async function recordedLoss(dir: string, verification: LogVerification): Promise<string | null> {
+  let recorded: Awaited<ReturnType<StateStore['logHead']>>;
+  try {
+    recorded = await new StateStore(dir).logHead();
+  } catch (error) {
+    return `${(error as Error).message}: the log cannot be checked against the head the appliance recorded`;
+  }
+  const head = verification.head ? { seq: verification.entries, hash: verification.head } : null;
+  return logLoss(recorded, head);
 }

@@ -23,7 +23,9 @@ export type RejectionReason =
   | 'published-in-future'
   | 'expired'
   | 'rollback'
-  | 'version-conflict';
+  | 'version-conflict'
+  /** The feed host answered 304 Not Modified to a request that sent no validators (feed/sources/http.ts). */
+  | 'not-modified-unasked';
 
 export interface Rejection {
   reason: RejectionReason;

@@ -70,7 +70,6 @@ export class HttpSource implements FeedSource {
     if (manifest === 'unchanged') return 'unchanged';
     if (!manifest) reject('manifest-missing', `manifest.yaml is missing at ${this.location}`, MANIFEST_FILE);
     const signature = await this.get(SIGNATURE_FILE, limits.signatureBytes);
-    if (signature === 'unchanged') throw new SourceError(`${SIGNATURE_FILE}: unexpected 304`);
     const validators: Validators = {};
     if (manifest.etag) validators.etag = manifest.etag;
     if (manifest.lastModified) validators.lastModified = manifest.lastModified;
@@ -81,7 +80,6 @@ export class HttpSource implements FeedSource {
     return this.queue.add(
       async () => {
         const result = await this.get(file.path, file.size);
-        if (result === 'unchanged') throw new SourceError(`${file.path}: unexpected 304`);
         return result?.body ?? null;
       },
       { throwOnTimeout: true },
@@ -92,12 +90,24 @@ export class HttpSource implements FeedSource {
     await this.dispatcher.close();
   }
 
-  /** GET of one feed file: its body (at most cap + 1 bytes), null for 404/410, or `unchanged` for 304. */
+  /**
+   * GET of one feed file: its body (at most cap + 1 bytes), null for 404/410, or
+   * `unchanged` for 304 to a conditional request (`headers` with validators). A 304 to a
+   * request that asked nothing conditionally is a protocol error of the host (or a proxy
+   * between): no feed was received, and it is refused with its own reason, never read as
+   * "the feed has not changed".
+   */
+  private get(relative: string, cap: number): Promise<Body | null>;
+  private get(
+    relative: string,
+    cap: number,
+    headers: Record<string, string>,
+  ): Promise<Body | null | 'unchanged'>;
   private async get(
     relative: string,
     cap: number,
     headers: Record<string, string> = {},
-  ): Promise<{ body: Buffer; etag?: string; lastModified?: string } | null | 'unchanged'> {
+  ): Promise<Body | null | 'unchanged'> {
     const url = new URL(relative.split('/').map(encodeURIComponent).join('/'), this.base);
     let response: Dispatcher.ResponseData;
     try {
@@ -117,7 +127,12 @@ export class HttpSource implements FeedSource {
     const { statusCode, body } = response;
     if (statusCode === 304) {
       await body.dump();
-      return 'unchanged';
+      if (Object.keys(headers).length > 0) return 'unchanged';
+      reject(
+        'not-modified-unasked',
+        `${url.href}: the feed host answered 304 Not Modified to a request without validators (no If-None-Match or If-Modified-Since was sent): a protocol error of the host or a proxy in between; no feed was received`,
+        relative,
+      );
     }
     if (statusCode === 404 || statusCode === 410) {
       await body.dump();
@@ -161,6 +176,12 @@ export class HttpSource implements FeedSource {
       ...(lastModified ? { lastModified } : {}),
     };
   }
+}
+
+interface Body {
+  body: Buffer;
+  etag?: string;
+  lastModified?: string;
 }
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);

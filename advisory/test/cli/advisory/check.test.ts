@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../../scripts/test-wait.ts';
 import { printable } from '../../../src/cli/io.ts';
-import { setup } from '../../support/appliance.ts';
+import { setup, startFeedServer } from '../../support/appliance.ts';
 import { runAdvisory } from '../../support/cli.ts';
 import { advisoryYaml } from '../../support/feed.ts';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.ts';
@@ -33,6 +33,26 @@ describe('advisory check', () => {
     const result = await check(s.env);
     expect(result.code).toBe(1);
     expect(result.out).toMatch(/^1 asset needs action$/m);
+  });
+});
+
+describe('advisory check: where the feed came from', () => {
+  it('names a feed directory as such, the feed host by its address, and the cache', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000) });
+    const fromDirectory = await check(s.env);
+    expect(fromDirectory.out).toMatch(/^feed \S+ from the feed directory (\S+), published /m);
+    expect(fromDirectory.out).toContain(`from the feed directory ${s.feedDir}, published`);
+    expect(fromDirectory.out).not.toContain('live');
+    const server = await startFeedServer(s.feedDir);
+    try {
+      const fromHost = await check({ ...s.env, ADVISORY_FEED_URL: server.url });
+      expect(fromHost.out).toContain(`from the feed host ${server.url}, published`);
+      server.mode = 'down';
+      const fromCache = await check({ ...s.env, ADVISORY_FEED_URL: server.url });
+      expect(fromCache.out).toMatch(/^feed \S+ from the cache, published /m);
+    } finally {
+      await server.close();
+    }
   });
 });
 
