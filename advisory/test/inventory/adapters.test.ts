@@ -136,7 +136,7 @@ describe('Proxmox VE adapter', () => {
       collectProxmox(proxmox({ token_secret_file: 'wrong.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow(/HTTP 401/);
     pve.mode = 'slow';
-    await expect(collectProxmox(proxmox(), inventoryFile(), 300)).rejects.toThrow(/timed out/);
+    await expect(collectProxmox(proxmox(), inventoryFile(), 300)).rejects.toThrow(/timed out after 300 ms/);
     pve.mode = 'failing';
     await expect(collectProxmox(proxmox(), inventoryFile(), 30_000)).rejects.toThrow(/HTTP 500/);
     pve.mode = 'malformed';

@@ -184,3 +184,38 @@ describe('Nextcloud API: bounded concurrency', () => {
     });
   });
 });
+
+describe('the source deadline over parts that degrade', () => {
+  it('still fails the Proxmox collection when it ends while guest agents are open', async () => {
+    pve.gate.hold = isAgent;
+    const deadline = new AbortController();
+    const run = collectProxmox(pveSource(), inventoryFile(), 30_000, deadline.signal);
+    run.catch(() => undefined);
+    await until(() => pve.gate.held.length === 4);
+    deadline.abort();
+    // Not six guests reported unknown: the collection is over, and the source fails.
+    await expect(run).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
+  });
+
+  it("still fails the Proxmox collection when it ends while a node's version is open", async () => {
+    const bare = await startProxmoxFake([{ node: 'bare', status: 'online', version: '9.1.4' }]);
+    writeFileSync(path.join(dir, 'bare.secret'), bare.secret);
+    try {
+      bare.gate.hold = (p) => p.endsWith('/version');
+      const deadline = new AbortController();
+      const run = collectProxmox(
+        proxmoxSource(bare, { token_secret_file: 'bare.secret' }),
+        inventoryFile(),
+        30_000,
+        deadline.signal,
+      );
+      run.catch(() => undefined);
+      await until(() => bare.gate.held.length === 1);
+      deadline.abort();
+      await expect(run).rejects.toThrow(`${bare.url}: stopped at the source's deadline`);
+    } finally {
+      bare.gate.release();
+      await bare.close();
+    }
+  });
+});

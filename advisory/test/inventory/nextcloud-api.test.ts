@@ -185,7 +185,7 @@ describe('Nextcloud over its OCS API', () => {
       ['oversized', `${cloud.url}/status.php: answer larger than 4194304 bytes`],
       ['not-ocs', `cloud: ${cloud.url}/ocs/v2.php/cloud/apps?filter=enabled&format=json: not an OCS answer`],
       ['maintenance', `${cloud.url}/ocs/v2.php/cloud/apps?filter=enabled&format=json answered HTTP 503`],
-      ['slow', `${cloud.url}: timed out`],
+      ['slow', `${cloud.url}: timed out after 400 ms`],
     ];
     for (const [mode, message] of expectations) {
       cloud.mode = mode;

@@ -50,6 +50,8 @@ export interface NextcloudFake {
    * Nextcloud answers OCS requests in maintenance mode).
    */
   mode: 'normal' | 'slow' | 'garbage' | 'not-ocs' | 'oversized' | 'maintenance';
+  /** Answers given instead of the usual one, by path and query: odd shapes a test feeds the adapter. */
+  answers: Record<string, { status?: number; body: unknown }>;
   /** Each answer waits this long (0 by default): a slow server that does answer. */
   delayMs: number;
   /** TLS connections open now (accepted and not yet closed by either side). */
@@ -115,6 +117,7 @@ export async function startNextcloudFake(
     delayMs: 0,
     open: 0,
     gate: answerGate(),
+    answers: {} as NextcloudFake['answers'],
   };
   const listening = await listenTls('cloud.lan', fake, (request, response) => {
     // Seen when it arrives, not when it is answered.
@@ -137,6 +140,8 @@ export async function startNextcloudFake(
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    const given = fake.answers[`${url.pathname}${url.search}`];
+    if (given) return send(given.status ?? 200, JSON.stringify(given.body));
     if (fake.mode === 'slow') return;
     if (fake.mode === 'garbage') {
       response.writeHead(200, { 'content-type': 'text/html' });

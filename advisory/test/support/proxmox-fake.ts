@@ -61,6 +61,8 @@ export interface ProxmoxFake {
    * Proxmox's shapes).
    */
   mode: 'normal' | 'slow' | 'failing' | 'malformed' | 'oversized' | 'garbage';
+  /** Answers given instead of the usual one, by path: odd shapes a test feeds the adapter. */
+  answers: Record<string, { status?: number; body: unknown }>;
   /** Each answer waits this long (0 by default), so requests that overlap can be seen. */
   delayMs: number;
   /** TLS connections open now (accepted and not yet closed by either side). */
@@ -93,6 +95,7 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     delayMs: 0,
     open: 0,
     gate: answerGate(),
+    answers: {} as ProxmoxFake['answers'],
   };
   const answer = (authorization: string | undefined, path: string, response: ServerResponse) => {
     const send = (status: number, body: unknown, reason?: string) => {
@@ -101,6 +104,8 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     };
     if (authorization !== `PVEAPIToken=${tokenId}=${secret}`)
       return send(401, { data: null }, 'invalid token value!');
+    const given = fake.answers[path];
+    if (given) return send(given.status ?? 200, JSON.stringify(given.body));
     if (fake.mode === 'slow') return; // never answers; the adapter's deadline must end it
     if (fake.mode === 'failing') return send(500, { data: null, message: 'internal error' });
     if (fake.mode === 'malformed') return send(200, '<html>maintenance</html>');
