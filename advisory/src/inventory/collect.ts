@@ -1,7 +1,7 @@
 import { readRegularFile } from '../storage/regular-file.ts';
 import { collectFile } from './adapters/file.ts';
 import { collectHttp } from './adapters/http.ts';
-import { timeoutOf } from './adapters/limits.ts';
+import { DEFAULT_TIMEOUT_MS, timeoutOf } from './adapters/limits.ts';
 import { collectNextcloud } from './adapters/nextcloud.ts';
 import { collectNextcloudApi } from './adapters/nextcloud-api.ts';
 import { collectProxmox } from './adapters/proxmox.ts';
@@ -30,7 +30,6 @@ export interface Collection {
   sources: SourceStatus[];
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_INVENTORY_BYTES = 4 * 1024 * 1024;
 
 /** Reads and checks the inventory file; InventoryError names the problem's place. */

@@ -6,7 +6,7 @@ import { InputProblem } from '../errors.ts';
 import { parseYaml, YamlError } from '../storage/yaml.ts';
 import { DurationError } from '../time/durations.ts';
 import { parseInstant } from '../time/instants.ts';
-import { timeoutOf } from './adapters/limits.ts';
+import { DEFAULT_TIMEOUT_MS, requestTimeoutOf, timeoutOf } from './adapters/limits.ts';
 import type { Asset } from './asset.ts';
 
 /**
@@ -36,6 +36,11 @@ const Products = Type.Record(ProductKey, Type.String({ minLength: 1, maxLength: 
 });
 const Facts = Type.Record(FactKey, Type.String({ maxLength: 200 }), { additionalProperties: false });
 const Timeout = Type.String({ pattern: '^[1-9][0-9]{0,5}[sm]$' });
+/** The API sources' bounds: each request's deadline and how many are open at once. */
+const Bounds = {
+  request_timeout: Type.Optional(Timeout),
+  concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })),
+};
 
 export const AssetEntry = Type.Object(
   { name: Name, products: Products, facts: Type.Optional(Facts) },
@@ -54,6 +59,7 @@ export const ProxmoxSource = Type.Object(
   {
     type: Type.Literal('proxmox'),
     ...Common,
+    ...Bounds,
     url: Type.String({ pattern: '^https://' }),
     /** `USER@REALM!TOKENID` */
     token_id: Type.String({ pattern: '^[^\\s@!=]+@[^\\s@!=]+![^\\s@!=]+$' }),
@@ -84,6 +90,7 @@ export const NextcloudApiSource = Type.Object(
   {
     type: Type.Literal('nextcloud-api'),
     ...Common,
+    ...Bounds,
     /** Where Nextcloud is served, e.g. https://cloud.lan or https://example.org/nextcloud */
     url: Type.String({ pattern: '^https://' }),
     /** The admin account the app password belongs to (Nextcloud's user id characters). */
@@ -239,14 +246,17 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
       throw new InventoryError(`${what}: /sources/${index}: source name ${source.name} is used twice`);
     names.add(source.name);
     checkFacts(source.facts, `${what}: /sources/${index}`);
-    if (source.timeout !== undefined) {
-      try {
-        timeoutOf(source, 0);
-      } catch (error) {
-        if (error instanceof DurationError)
-          throw new InventoryError(`${what}: /sources/${index}: timeout ${error.message}`);
-        throw error;
-      }
+    const timeoutMs = checkTimeout(
+      () => timeoutOf(source, DEFAULT_TIMEOUT_MS),
+      `${what}: /sources/${index}: timeout`,
+    );
+    if ((source.type === 'proxmox' || source.type === 'nextcloud-api') && source.request_timeout) {
+      const where = `${what}: /sources/${index}: request_timeout`;
+      const requestMs = checkTimeout(() => requestTimeoutOf(source, timeoutMs), where);
+      if (requestMs > timeoutMs)
+        throw new InventoryError(
+          `${where} ${source.request_timeout} is longer than the source's timeout ${source.timeout ?? '30s (the default)'}`,
+        );
     }
     if (
       (source.type === 'proxmox' || source.type === 'nextcloud-api') &&
@@ -265,6 +275,16 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
   });
   assetsOf(value.assets ?? [], 'inventory', what);
   return value;
+}
+
+/** A duration setting read, its error named as `where` says. */
+function checkTimeout(read: () => number, where: string): number {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DurationError) throw new InventoryError(`${where} ${error.message}`);
+    throw error;
+  }
 }
 
 /** A plain file of assets (`{assets: [...]}`, YAML or JSON): the `file` source and the CLI's --inventory. */

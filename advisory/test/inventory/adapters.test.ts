@@ -136,7 +136,7 @@ describe('Proxmox VE adapter', () => {
       collectProxmox(proxmox({ token_secret_file: 'wrong.secret' }), inventoryFile(), 30_000),
     ).rejects.toThrow(/HTTP 401/);
     pve.mode = 'slow';
-    await expect(collectProxmox(proxmox(), inventoryFile(), 300)).rejects.toThrow(/timed out/);
+    await expect(collectProxmox(proxmox(), inventoryFile(), 300)).rejects.toThrow(/timed out after 300 ms/);
     pve.mode = 'failing';
     await expect(collectProxmox(proxmox(), inventoryFile(), 30_000)).rejects.toThrow(/HTTP 500/);
     pve.mode = 'malformed';
@@ -386,5 +386,45 @@ describe('the inventory file', () => {
       parseInventoryFile('sources:\n  - { type: file, name: a, path: x, timeout: 10m }\n'),
     ).not.toThrow();
     expect(refuse('surprise: true\n')).toMatch(/surprise/);
+  });
+
+  it("checks the API sources' request_timeout and concurrency", () => {
+    const pve = (extra: string) =>
+      `sources:\n  - { type: proxmox, name: p, url: "https://h", token_id: "a@pam!t", token_secret_file: s${extra} }\n`;
+    const cloud = (extra: string) =>
+      `sources:\n  - { type: nextcloud-api, name: c, url: "https://h", user: u, app_password_file: s${extra} }\n`;
+    for (const source of [pve, cloud]) {
+      const [parsed] =
+        parseInventoryFile(source(', request_timeout: 5s, concurrency: 16'), 'inv.yaml').sources ?? [];
+      expect(parsed).toMatchObject({ request_timeout: '5s', concurrency: 16 });
+      // As long as the source's timeout, given or the default 30 s, but not longer.
+      expect(() => parseInventoryFile(source(', timeout: 2m, request_timeout: 2m'))).not.toThrow();
+      expect(() => parseInventoryFile(source(', request_timeout: 30s, concurrency: 1'))).not.toThrow();
+      expect(refuse(source(', timeout: 20s, request_timeout: 21s'))).toBe(
+        "inv.yaml: /sources/0: request_timeout 21s is longer than the source's timeout 20s",
+      );
+      expect(refuse(source(', request_timeout: 31s'))).toBe(
+        "inv.yaml: /sources/0: request_timeout 31s is longer than the source's timeout 30s (the default)",
+      );
+      expect(refuse(source(', timeout: 10m, request_timeout: 11m'))).toBe(
+        'inv.yaml: /sources/0: request_timeout 11m is outside 1s to 10m',
+      );
+      expect(refuse(source(', request_timeout: 5h'))).toMatch(
+        /^inv\.yaml: \/sources\/0: \/request_timeout must match/,
+      );
+      for (const concurrency of ['0', '17', '2.5', '"4"'])
+        expect(refuse(source(`, concurrency: ${concurrency}`))).toMatch(
+          /^inv\.yaml: \/sources\/0: \/concurrency /,
+        );
+    }
+    // One request each: nothing to bound.
+    expect(
+      refuse(
+        'sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(.*)", concurrency: 2 }\n',
+      ),
+    ).toMatch(/concurrency/);
+    expect(
+      refuse('sources:\n  - { type: nextcloud, name: x, command: [occ], request_timeout: 5s }\n'),
+    ).toMatch(/request_timeout/);
   });
 });

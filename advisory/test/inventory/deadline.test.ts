@@ -19,9 +19,10 @@ import {
 
 /**
  * A source's deadline ends its work, not only the wait for it: a Nextcloud with many apps
- * and a Proxmox cluster with many guests, each answering every request slowly (but each
- * within the per-request timeout), must receive no request once the deadline has passed,
- * and their connections must be closed; an `occ` run is killed.
+ * and a Proxmox cluster with many guests, whose answers never come (each request ending at
+ * its own, shorter deadline, the work going on side by side), must receive no request once
+ * the source's deadline has passed, and their connections must be closed; an `occ` run is
+ * killed.
  */
 let cloud: NextcloudFake;
 let pve: ProxmoxFake;
@@ -69,8 +70,10 @@ const inventoryFile = () => path.join(dir, 'inventory.yaml');
 
 describe("a source's deadline", () => {
   it('stops a slow Nextcloud and Proxmox at once: no request after it, connections closed', async () => {
-    cloud.delayMs = 300;
-    pve.delayMs = 300;
+    // The apps' info and the guests' configurations never answer: each request ends at its
+    // own deadline (the 1 s timeout), four at a time, and the next ones are asked.
+    cloud.gate.hold = (p) => p.startsWith('/ocs/v2.php/cloud/apps/');
+    pve.gate.hold = (p) => p.endsWith('/config');
     cloud.seen.length = 0;
     pve.seen.length = 0;
     const file = inventoryFile();
@@ -82,8 +85,9 @@ describe("a source's deadline", () => {
         `  - { type: proxmox, name: cluster, url: "${pve.url}", token_id: "${pve.tokenId}", token_secret_file: pve.secret, fingerprint: "${pve.fingerprint}", timeout: 1s }`,
       ].join('\n'),
     );
-    // The deadline is the 1 s timeout plus 5 s; 82 app requests or 68 Proxmox requests of
-    // 300 ms each would take far longer: the sources fail, and no request follows.
+    // The source's deadline is the 1 s timeout plus 5 s; 80 apps or 60 guests, four at a
+    // time, each ending at the 1 s request deadline, take 15 s at the least (more on a
+    // loaded machine): the sources fail at their deadline, and no request follows.
     const { assets, sources } = await collectInventory(
       file,
       parseInventoryFile(readFileSync(file, 'utf8'), file),
@@ -105,39 +109,46 @@ describe("a source's deadline", () => {
     // only make it weaker, never fail it wrongly. So are the two below.
     await sleep(1000);
     expect({ cloud: cloud.seen.length, cluster: pve.seen.length }).toEqual(asked);
-    cloud.delayMs = 0;
-    pve.delayMs = 0;
+    cloud.gate.release();
+    pve.gate.release();
   });
 
   it('ends the Nextcloud API adapter when its signal aborts, whatever is left of each request', async () => {
-    cloud.delayMs = 200;
+    cloud.gate.hold = (p) => p.startsWith('/ocs/v2.php/cloud/apps/');
     cloud.seen.length = 0;
-    await expect(
-      collectNextcloudApi(
-        nextcloudApiSource(cloud, 'cloud.secret'),
-        inventoryFile(),
-        30_000,
-        AbortSignal.timeout(700),
-      ),
-    ).rejects.toThrow(`${cloud.url}: stopped at the source's deadline`);
+    const deadline = new AbortController();
+    const run = collectNextcloudApi(
+      nextcloudApiSource(cloud, 'cloud.secret'),
+      inventoryFile(),
+      30_000,
+      deadline.signal,
+    );
+    run.catch(() => undefined);
+    // Aborted while four requests are open and the other apps wait for a place.
+    await until(() => cloud.gate.held.length === 4);
+    deadline.abort();
+    await expect(run).rejects.toThrow(`${cloud.url}: stopped at the source's deadline`);
     const asked = cloud.seen.length;
     expect(await allClosed(cloud)).toBe(0);
     await sleep(500);
     expect(cloud.seen.length).toBe(asked);
-    cloud.delayMs = 0;
+    cloud.gate.release();
   });
 
   it('ends the Proxmox adapter when its signal aborts, rather than reporting the rest unknown', async () => {
-    pve.delayMs = 200;
+    pve.gate.hold = (p) => p.endsWith('/config');
     pve.seen.length = 0;
-    await expect(
-      collectProxmox(proxmoxSource(pve), inventoryFile(), 30_000, AbortSignal.timeout(1000)),
-    ).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
+    const deadline = new AbortController();
+    const run = collectProxmox(proxmoxSource(pve), inventoryFile(), 30_000, deadline.signal);
+    run.catch(() => undefined);
+    await until(() => pve.gate.held.length === 4);
+    deadline.abort();
+    await expect(run).rejects.toThrow(`${pve.url}: stopped at the source's deadline`);
     const asked = pve.seen.length;
     expect(await allClosed(pve)).toBe(0);
     await sleep(500);
     expect(pve.seen.length).toBe(asked);
-    pve.delayMs = 0;
+    pve.gate.release();
   });
 
   it('kills occ and everything it started when the signal aborts, before its own deadline', async () => {

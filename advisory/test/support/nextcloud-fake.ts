@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextcloudApiSource } from '../../src/inventory/config.ts';
+import { type AnswerGate, answerGate } from './answer-gate.ts';
 import { occApps, occStatus } from './occ-fake.ts';
 import { listenTls } from './tls.ts';
 
@@ -41,16 +42,22 @@ export interface NextcloudFake {
   connections: number;
   /** Ids listed as enabled whose app info is not found (their code was removed): 404. */
   listedWithoutInfo: string[];
+  /** Enabled apps whose info request fails on the server (HTTP 500, as an uncaught exception in an app's code answers). */
+  failingInfo: string[];
   /**
    * normal; slow (never answers); garbage (an HTML page where JSON was due); not-ocs
    * (JSON without the OCS envelope); oversized (5 MiB of JSON); maintenance (503, as
    * Nextcloud answers OCS requests in maintenance mode).
    */
   mode: 'normal' | 'slow' | 'garbage' | 'not-ocs' | 'oversized' | 'maintenance';
+  /** Answers given instead of the usual one, by path and query: odd shapes a test feeds the adapter. */
+  answers: Record<string, { status?: number; body: unknown }>;
   /** Each answer waits this long (0 by default): a slow server that does answer. */
   delayMs: number;
   /** TLS connections open now (accepted and not yet closed by either side). */
   open: number;
+  /** Holds the requests a test names until it releases them; counts the requests open at once. */
+  gate: AnswerGate;
   close(): Promise<void>;
 }
 
@@ -105,9 +112,12 @@ export async function startNextcloudFake(
     seen: [] as NextcloudFake['seen'],
     connections: 0,
     listedWithoutInfo: [] as string[],
+    failingInfo: [] as string[],
     mode: 'normal' as NextcloudFake['mode'],
     delayMs: 0,
     open: 0,
+    gate: answerGate(),
+    answers: {} as NextcloudFake['answers'],
   };
   const listening = await listenTls('cloud.lan', fake, (request, response) => {
     // Seen when it arrives, not when it is answered.
@@ -118,8 +128,10 @@ export async function startNextcloudFake(
       authorization: request.headers.authorization,
       ocsApiRequest: typeof header === 'string' ? header : undefined,
     });
-    if (fake.delayMs > 0) setTimeout(() => answer(request, response), fake.delayMs);
-    else answer(request, response);
+    fake.gate.admit(`${url.pathname}${url.search}`, response, () => {
+      if (fake.delayMs > 0) setTimeout(() => answer(request, response), fake.delayMs);
+      else answer(request, response);
+    });
   });
   const answer = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'https://cloud.lan');
@@ -128,6 +140,8 @@ export async function startNextcloudFake(
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    const given = fake.answers[`${url.pathname}${url.search}`];
+    if (given) return send(given.status ?? 200, JSON.stringify(given.body));
     if (fake.mode === 'slow') return;
     if (fake.mode === 'garbage') {
       response.writeHead(200, { 'content-type': 'text/html' });
@@ -162,6 +176,7 @@ export async function startNextcloudFake(
       const id = decodeURIComponent(one[1] as string);
       const version = fake.state.apps.enabled[id];
       if (version === undefined) return send(404, ocs(404, 'The request app was not found', []));
+      if (fake.failingInfo.includes(id)) return send(500, ocs(996, 'Internal Server Error', []));
       return send(200, ocs(200, 'OK', appInfo(id, version)));
     }
     return send(

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ProxmoxSource } from '../../src/inventory/config.ts';
+import { type AnswerGate, answerGate } from './answer-gate.ts';
 import { listenTls } from './tls.ts';
 
 /**
@@ -60,12 +61,14 @@ export interface ProxmoxFake {
    * Proxmox's shapes).
    */
   mode: 'normal' | 'slow' | 'failing' | 'malformed' | 'oversized' | 'garbage';
+  /** Answers given instead of the usual one, by path: odd shapes a test feeds the adapter. */
+  answers: Record<string, { status?: number; body: unknown }>;
   /** Each answer waits this long (0 by default), so requests that overlap can be seen. */
   delayMs: number;
-  /** The most requests about one node (`/nodes/{node}/...`) that were open at once. */
-  maxInFlightPerNode: number;
   /** TLS connections open now (accepted and not yet closed by either side). */
   open: number;
+  /** Holds the requests a test names until it releases them; counts the requests open at once. */
+  gate: AnswerGate;
   close(): Promise<void>;
 }
 
@@ -90,10 +93,10 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     connections: 0,
     mode: 'normal' as ProxmoxFake['mode'],
     delayMs: 0,
-    maxInFlightPerNode: 0,
     open: 0,
+    gate: answerGate(),
+    answers: {} as ProxmoxFake['answers'],
   };
-  const inFlight = new Map<string, number>();
   const answer = (authorization: string | undefined, path: string, response: ServerResponse) => {
     const send = (status: number, body: unknown, reason?: string) => {
       response.writeHead(status, reason ?? '', { 'content-type': 'application/json;charset=UTF-8' });
@@ -101,6 +104,8 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
     };
     if (authorization !== `PVEAPIToken=${tokenId}=${secret}`)
       return send(401, { data: null }, 'invalid token value!');
+    const given = fake.answers[path];
+    if (given) return send(given.status ?? 200, JSON.stringify(given.body));
     if (fake.mode === 'slow') return; // never answers; the adapter's deadline must end it
     if (fake.mode === 'failing') return send(500, { data: null, message: 'internal error' });
     if (fake.mode === 'malformed') return send(200, '<html>maintenance</html>');
@@ -181,16 +186,11 @@ export async function startProxmoxFake(nodes: FakeNode[]): Promise<ProxmoxFake> 
   const listening = await listenTls('pve1.lan', fake, (request, response) => {
     const path = request.url ?? '';
     fake.seen.push({ path, authorization: request.headers.authorization });
-    const about = /^\/api2\/json\/nodes\/([^/]+)\//.exec(path)?.[1];
-    if (about !== undefined) {
-      const open = (inFlight.get(about) ?? 0) + 1;
-      inFlight.set(about, open);
-      fake.maxInFlightPerNode = Math.max(fake.maxInFlightPerNode, open);
-      response.once('close', () => inFlight.set(about, (inFlight.get(about) ?? 1) - 1));
-    }
-    if (fake.delayMs > 0)
-      setTimeout(() => answer(request.headers.authorization, path, response), fake.delayMs);
-    else answer(request.headers.authorization, path, response);
+    fake.gate.admit(path, response, () => {
+      if (fake.delayMs > 0)
+        setTimeout(() => answer(request.headers.authorization, path, response), fake.delayMs);
+      else answer(request.headers.authorization, path, response);
+    });
   });
   return Object.assign(fake, listening, { tokenId, secret });
 }

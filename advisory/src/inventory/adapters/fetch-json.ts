@@ -1,4 +1,5 @@
 import { connect as tlsConnect } from 'node:tls';
+import PQueue from 'p-queue';
 import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
 import { InputProblem } from '../../errors.ts';
 import { MAX_ANSWER_BYTES, STOPPED } from './limits.ts';
@@ -7,10 +8,11 @@ import { MAX_ANSWER_BYTES, STOPPED } from './limits.ts';
  * GET of a local endpoint for an adapter: a deadline for the whole answer, at most
  * MAX_ANSWER_BYTES read, no redirects. TLS trusts the system's CAs, a given CA, or (for
  * the self-signed certificates appliances on a LAN tend to have) exactly one certificate,
- * pinned by its SHA-256 fingerprint. An adapter makes one dispatcher per collection and
- * sends all its requests through it: connections are kept alive between requests, so a
- * source that asks one host many things (a Proxmox node's guests, Nextcloud's apps) does
- * one TLS handshake per connection, not one per request.
+ * pinned by its SHA-256 fingerprint. An adapter makes one session per collection and
+ * sends all its requests through it: at most `concurrency` of them open at once, over as
+ * many keep-alive connections, so a source that asks one host many things (a Proxmox
+ * node's guests, Nextcloud's apps) does a handful of TLS handshakes per collection, not
+ * one per request, and one slow answer does not hold up the others.
  */
 export interface TlsTrust {
   ca?: string;
@@ -66,23 +68,21 @@ function pinnedConnector(fingerprint: string, timeoutMs: number): buildConnector
 }
 
 /**
- * The dispatcher of one collection: one keep-alive connection per host, its requests sent
- * one at a time (no pipelining, which a server may not support), an idle connection kept
- * for 10 s. One connection, not a pool: a pool opens a second connection as soon as a
- * request follows another before the first connection is marked free, so "keep-alive"
- * would still mean a handshake per parallel burst. Close it when the collection ends.
+ * The dispatcher of one collection: up to `concurrency` keep-alive connections per host,
+ * each sending one request at a time (no pipelining, which a server may not support), an
+ * idle connection kept for 10 s. Close it when the collection ends.
  */
-function adapterAgent(trust: TlsTrust, timeoutMs: number): Dispatcher {
-  const oneConnection = {
-    connections: 1,
+function adapterAgent(trust: TlsTrust, timeoutMs: number, concurrency: number): Dispatcher {
+  const pool = {
+    connections: concurrency,
     pipelining: 1,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 10_000,
   };
   if (trust.fingerprint)
-    return new Agent({ ...oneConnection, connect: pinnedConnector(trust.fingerprint, timeoutMs) });
+    return new Agent({ ...pool, connect: pinnedConnector(trust.fingerprint, timeoutMs) });
   return new Agent({
-    ...oneConnection,
+    ...pool,
     connect: { timeout: timeoutMs, ...(trust.ca ? { ca: trust.ca } : {}) },
   });
 }
@@ -98,14 +98,21 @@ function adapterAgent(trust: TlsTrust, timeoutMs: number): Dispatcher {
 export interface AdapterSession {
   dispatcher: Dispatcher;
   signal: AbortSignal;
+  /** Runs a request when one of the session's `concurrency` places is free. */
+  queue: PQueue;
   /** Stops what is still running and closes the connection; call it when the collection ends. */
   end(): Promise<void>;
 }
 
-export function adapterSession(trust: TlsTrust, timeoutMs: number, deadline?: AbortSignal): AdapterSession {
+export function adapterSession(
+  trust: TlsTrust,
+  timeoutMs: number,
+  deadline?: AbortSignal,
+  concurrency = 1,
+): AdapterSession {
   const ended = new AbortController();
   const signal = deadline ? AbortSignal.any([deadline, ended.signal]) : ended.signal;
-  const dispatcher = adapterAgent(trust, timeoutMs);
+  const dispatcher = adapterAgent(trust, timeoutMs, concurrency);
   let destroyed: Promise<void> | undefined;
   const destroy = () => {
     // destroy, not close: close would wait for the requests still open.
@@ -117,6 +124,9 @@ export function adapterSession(trust: TlsTrust, timeoutMs: number, deadline?: Ab
   return {
     dispatcher,
     signal,
+    // A request waiting for a place once the session is over starts, sees the signal and
+    // fails at once (getText): nothing queued is left unsettled.
+    queue: new PQueue({ concurrency }),
     end: () => {
       ended.abort(new AdapterError('the collection ended'));
       return destroy();
@@ -147,7 +157,7 @@ export async function getText(url: string, options: GetOptions): Promise<string>
       signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
     });
   } catch (error) {
-    throw new AdapterError(`${origin}: ${describe(error, options.signal)}`);
+    throw new AdapterError(`${origin}: ${describe(error, options)}`);
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
     await response.body.dump();
@@ -166,7 +176,7 @@ export async function getText(url: string, options: GetOptions): Promise<string>
     }
   } catch (error) {
     if (error instanceof AdapterError) throw error;
-    throw new AdapterError(`${url}: ${describe(error, options.signal)}`);
+    throw new AdapterError(`${url}: ${describe(error, options)}`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -180,18 +190,19 @@ export async function getJson(url: string, options: GetOptions): Promise<unknown
   }
 }
 
-function describe(error: unknown, collection: AbortSignal | undefined): string {
+function describe(error: unknown, options: GetOptions): string {
   // The collection's end destroys the dispatcher too, so its errors say nothing more.
-  if (collection?.aborted) return STOPPED;
+  if (options.signal?.aborted) return STOPPED;
   const name = (error as Error).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
+  if (name === 'TimeoutError' || name === 'AbortError') return `timed out after ${options.timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.message ?? cause?.code ?? (error as Error).message;
 }
 
 /**
  * JSON from one API for one collection (the Proxmox and Nextcloud sources): the session's
- * connection and signal, the source's credentials, and for the statuses that mean a
+ * connections, queue and signal, each request with its own deadline (`timeoutMs`, the
+ * source's `request_timeout`), the source's credentials, and for the statuses that mean a
  * credential was refused, what the operator should fix, in an error naming the source.
  */
 export function apiGetter(
@@ -209,7 +220,7 @@ export function apiGetter(
     timeoutMs: request.timeoutMs,
     headers: request.headers,
   };
-  return async (url) => {
+  const ask = async (url: string): Promise<unknown> => {
     try {
       return await getJson(url, options);
     } catch (error) {
@@ -218,4 +229,6 @@ export function apiGetter(
       throw new AdapterError(`${request.source}: ${url} answered HTTP ${error.status}: ${why}`, error.status);
     }
   };
+  // The request's own deadline starts when it is sent, not while it waits for a place.
+  return (url) => session.queue.add(() => ask(url), { throwOnTimeout: true });
 }

@@ -2,6 +2,7 @@ import type { Asset } from '../asset.ts';
 import type { NextcloudApiSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
 import { AdapterError, adapterSession, apiGetter } from './fetch-json.ts';
+import { concurrencyOf, requestTimeoutOf } from './limits.ts';
 import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
 
 /**
@@ -13,8 +14,13 @@ import { isNextcloudStatus, nextcloudAsset } from './nextcloud-asset.ts';
  *   GET <url>/ocs/v2.php/cloud/apps/<id>      {"ocs":{"meta":{..},"data":{<info.xml>,"version"}}}
  * OCS requests carry `OCS-APIRequest: true`, `?format=json` and Basic auth with the
  * user and an app password; the app endpoints need an admin. The asset is the one the
- * `occ` source makes of the same server (nextcloud-asset.ts).
+ * `occ` source makes of the same server (nextcloud-asset.ts). The apps are asked side by
+ * side, at most `concurrency` at once, each request with its own deadline
+ * (`request_timeout`); an app whose info fails is reported at version `unknown`.
  */
+
+/** The version reported for an app whose info could not be read: no version, and shown as such. */
+export const UNKNOWN_VERSION = 'unknown';
 
 interface OcsAnswer {
   ocs: { meta?: { status?: unknown; statuscode?: unknown; message?: unknown }; data: unknown };
@@ -43,11 +49,13 @@ export async function collectNextcloudApi(
   deadline?: AbortSignal,
 ): Promise<Asset[]> {
   const password = await readSecret(inventoryFile, source.app_password_file, 'an app password');
-  const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
+  const requestMs = requestTimeoutOf(source, timeoutMs);
+  const trust = await trustOf(inventoryFile, source);
+  const session = adapterSession(trust, requestMs, deadline, concurrencyOf(source));
   const base = source.url.replace(/\/+$/, '');
   const get = apiGetter(session, {
     source: source.name,
-    timeoutMs,
+    timeoutMs: requestMs,
     headers: {
       authorization: `Basic ${Buffer.from(`${source.user}:${password}`).toString('base64')}`,
       'ocs-apirequest': 'true',
@@ -71,18 +79,25 @@ export async function collectNextcloudApi(
     if (!status.installed) throw new AdapterError(`${source.name}: Nextcloud is not installed`);
     const ids = appIds(await ocs('cloud/apps?filter=enabled'));
     if (!ids) throw new AdapterError(`${source.name}: ${base}/ocs/v2.php/cloud/apps: not a list of apps`);
-    // One request at a time, on the one kept-alive connection (fetch-json.ts).
-    const enabledApps: Record<string, unknown> = {};
-    for (const id of ids) {
-      try {
-        const info = (await ocs(`cloud/apps/${encodeURIComponent(id)}`)) as { version?: unknown } | null;
-        enabledApps[id] = info?.version;
-      } catch (error) {
-        // Enabled but its code is gone (the API answers 404): no version to report, as
-        // no code runs.
-        if (!(error instanceof AdapterError && error.status === 404)) throw error;
-      }
-    }
+    // Side by side, as many at once as the session allows (fetch-json.ts).
+    const versions = await Promise.all(
+      ids.map(async (id): Promise<[string, unknown] | undefined> => {
+        try {
+          const info = (await ocs(`cloud/apps/${encodeURIComponent(id)}`)) as { version?: unknown } | null;
+          return [id, info?.version];
+        } catch (error) {
+          if (session.signal.aborted) throw error;
+          // Enabled but its code is gone (the API answers 404): no version to report, as
+          // no code runs.
+          if (error instanceof AdapterError && error.status === 404) return undefined;
+          // Any other failure (an error in the app's code, no answer within the request's
+          // deadline) costs this app only: its version is unknown, which matches no
+          // advisory and is shown as not a version.
+          return [id, UNKNOWN_VERSION];
+        }
+      }),
+    );
+    const enabledApps: Record<string, unknown> = Object.fromEntries(versions.filter((v) => v !== undefined));
     return [nextcloudAsset(source, status, enabledApps)];
   } finally {
     await session.end();

@@ -2,6 +2,7 @@ import type { Asset } from '../asset.ts';
 import type { ProxmoxSource } from '../config.ts';
 import { readSecret, trustOf } from './credentials.ts';
 import { AdapterError, adapterSession, apiGetter } from './fetch-json.ts';
+import { concurrencyOf, requestTimeoutOf } from './limits.ts';
 
 /**
  * Proxmox VE through its API with an API token (read-only is enough: PVEAuditor), as the
@@ -21,9 +22,11 @@ import { AdapterError, adapterSession, apiGetter } from './fetch-json.ts';
  * guest, `<source>/vm-<vmid>-<name>` or `<source>/ct-<vmid>-<name>` (named by VMID, which
  * a migration keeps, and the guest's name, for people), with the guest's OS as the
  * product `<os id>` at its `version-id` when the guest agent reports it. Templates are
- * left out. Each node's requests are made one after the other (nodes side by side), all
- * through the collection's one keep-alive connection (fetch-json.ts): one TLS handshake
- * per collection, not one per request.
+ * left out. Everything is asked side by side, at most `concurrency` requests at once over
+ * as many keep-alive connections (fetch-json.ts), each request with its own deadline
+ * (`request_timeout`). A part that fails degrades that part: a node's version, a guest's
+ * configuration or its agent make that node's or guest's asset unknown; only what names
+ * the assets (the node list, a node's guest lists) fails the source.
  */
 interface NodesAnswer {
   data: { node: string; status?: string }[];
@@ -108,11 +111,13 @@ export async function collectProxmox(
   deadline?: AbortSignal,
 ): Promise<Asset[]> {
   const secret = await readSecret(inventoryFile, source.token_secret_file, 'a token secret');
-  const session = adapterSession(await trustOf(inventoryFile, source), timeoutMs, deadline);
+  const requestMs = requestTimeoutOf(source, timeoutMs);
+  const trust = await trustOf(inventoryFile, source);
+  const session = adapterSession(trust, requestMs, deadline, concurrencyOf(source));
   const base = source.url.replace(/\/+$/, '');
   const fromApi = apiGetter(session, {
     source: source.name,
-    timeoutMs,
+    timeoutMs: requestMs,
     headers: { authorization: `PVEAPIToken=${source.token_id}=${secret}` },
     refused: { 401: `the API token ${source.token_id} was refused` },
   });
@@ -153,39 +158,72 @@ export async function collectProxmox(
         }
       } catch (error) {
         if (session.signal.aborted) throw error;
-        // The agent is enabled but not running, or the token may not ask it (HTTP 500,
-        // 403): the guest is reported from its configuration alone.
+        // Proxmox answered that the agent does not run or the token may not ask it (HTTP
+        // 500, 403): the guest is reported from its configuration alone. Anything else (no
+        // answer within the request's deadline, say) leaves its OS unknown, and with it the
+        // guest: reported without its OS, it would seem to have lost its verdict.
+        const status = (error as AdapterError).status;
+        if (status !== 500 && status !== 403)
+          return {
+            ...asset,
+            products: {},
+            facts,
+            status: 'unknown',
+            error: `QEMU guest agent: ${(error as Error).message}`,
+          };
       }
     }
     return { ...asset, products, facts, status: 'ok' };
   };
 
-  /** A node and its guests, one request at a time. */
-  const nodeAssets = async ({ node, status }: NodesAnswer['data'][number]): Promise<Asset[]> => {
+  /** A node's own asset: its pve-manager version, or unknown with the reason. */
+  const nodeAsset = async (node: string, at: string): Promise<Asset> => {
     const asset = { name: `${source.name}/${node}`, source: source.name, facts: { ...source.facts } };
-    if (status !== undefined && status !== 'online')
-      return [{ ...asset, products: {}, status: 'unknown', error: `node ${node} is ${status}` }];
-    const at = `nodes/${encodeURIComponent(node)}`;
-    const version = await get(`${at}/version`);
-    if (!isVersion(version)) throw new AdapterError(`${base}: node ${node} gave no version`);
-    const assets: Asset[] = [
-      { ...asset, products: { ...source.products, 'proxmox-ve': version.data.version }, status: 'ok' },
-    ];
-    const guests: { kind: 'qemu' | 'lxc'; guest: Guest }[] = [];
-    for (const kind of ['qemu', 'lxc'] as const) {
-      const list = guestsOf(await get(`${at}/${kind}`));
-      if (!list) throw new AdapterError(`${base}/api2/json/${at}/${kind}: not a guest list`);
-      for (const guest of list) if (!isTemplate(guest)) guests.push({ kind, guest });
+    try {
+      const version = await get(`${at}/version`);
+      if (!isVersion(version)) throw new AdapterError(`${base}: node ${node} gave no version`);
+      return { ...asset, products: { ...source.products, 'proxmox-ve': version.data.version }, status: 'ok' };
+    } catch (error) {
+      if (session.signal.aborted) throw error;
+      return { ...asset, products: {}, status: 'unknown', error: (error as Error).message };
     }
-    guests.sort((a, b) => Number(a.guest.vmid) - Number(b.guest.vmid));
-    for (const { kind, guest } of guests) assets.push(await guestAsset(node, kind, guest));
-    return assets;
+  };
+
+  /** A node's guests (templates left out), in VMID order: without them no guest can be named. */
+  const guestList = async (at: string): Promise<{ kind: 'qemu' | 'lxc'; guest: Guest }[]> => {
+    const lists = await Promise.all(
+      (['qemu', 'lxc'] as const).map(async (kind) => {
+        const list = guestsOf(await get(`${at}/${kind}`));
+        if (!list) throw new AdapterError(`${base}/api2/json/${at}/${kind}: not a guest list`);
+        return list.filter((guest) => !isTemplate(guest)).map((guest) => ({ kind, guest }));
+      }),
+    );
+    return lists.flat().sort((a, b) => Number(a.guest.vmid) - Number(b.guest.vmid));
+  };
+
+  /** A node and its guests. */
+  const nodeAssets = async ({ node, status }: NodesAnswer['data'][number]): Promise<Asset[]> => {
+    if (status !== undefined && status !== 'online')
+      return [
+        {
+          name: `${source.name}/${node}`,
+          source: source.name,
+          facts: { ...source.facts },
+          products: {},
+          status: 'unknown',
+          error: `node ${node} is ${status}`,
+        },
+      ];
+    const at = `nodes/${encodeURIComponent(node)}`;
+    const [own, guests] = await Promise.all([nodeAsset(node, at), guestList(at)]);
+    return [own, ...(await Promise.all(guests.map(({ kind, guest }) => guestAsset(node, kind, guest))))];
   };
 
   try {
     const nodes = await get('nodes');
     if (!isNodes(nodes)) throw new AdapterError(`${base}/api2/json/nodes: not a Proxmox node list`);
-    // A node that fails fails the collection; session.end() then stops the other nodes' requests.
+    // A node whose guests cannot be listed fails the collection; session.end() then stops
+    // the other requests.
     return (await Promise.all(nodes.data.map(nodeAssets))).flat();
   } finally {
     await session.end();
