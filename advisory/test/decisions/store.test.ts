@@ -385,7 +385,7 @@ describe('advisory log verify', () => {
   });
 });
 
-describe('verifyLog over the two files as text', () => {
+describe('verifyLog over the two files as text', async () => {
   const pair = generateKeyPair('test appliance');
   const secret = parseSecretKey(pair.secretKey);
   const key = parsePublicKey(pair.publicKey);
@@ -407,11 +407,11 @@ describe('verifyLog over the two files as text', () => {
       '2026-11-09T00:00:00.000Z',
     );
 
-  it('reports an intact log with its counts, head, last checkpoint and unsigned tail', () => {
+  it('reports an intact log with its counts, head, last checkpoint and unsigned tail', async () => {
     const entries = chain(3);
     const cps = [checkpoint(entries, 1), checkpoint(entries, 2)];
     // A trailing newline is no extra line.
-    const result = verifyLog(`${text(entries)}\n`, `${text(cps)}\n`, key);
+    const result = await verifyLog(`${text(entries)}\n`, `${text(cps)}\n`, key);
     expect(result).toEqual({
       intact: true,
       entries: 3,
@@ -421,7 +421,7 @@ describe('verifyLog over the two files as text', () => {
       unsigned: 1,
       breaks: [],
     });
-    expect(verifyLog('', '', key)).toEqual({
+    expect(await verifyLog('', '', key)).toEqual({
       intact: true,
       entries: 0,
       head: null,
@@ -432,7 +432,7 @@ describe('verifyLog over the two files as text', () => {
     });
   });
 
-  it('refuses lines that are not entries, field by field, and goes on after them', () => {
+  it('refuses lines that are not entries, field by field, and goes on after them', async () => {
     const entries = chain(2);
     const good = entries[0] as DecisionEntry;
     for (const bad of [
@@ -450,7 +450,7 @@ describe('verifyLog over the two files as text', () => {
       { ...good, hash: good.hash.toUpperCase() },
       { ...good, hash: `x${good.hash}` },
     ]) {
-      const result = verifyLog(text([bad, entries[1]]), text([checkpoint(entries, 2)]), key);
+      const result = await verifyLog(text([bad, entries[1]]), text([checkpoint(entries, 2)]), key);
       expect(result.intact, JSON.stringify(bad)).toBe(false);
       expect(result.entries).toBe(2);
       expect(result.breaks[0], JSON.stringify(bad)).toEqual({
@@ -461,7 +461,7 @@ describe('verifyLog over the two files as text', () => {
     }
   });
 
-  it('refuses lines that are not checkpoints, and names each checkpoint break and its place', () => {
+  it('refuses lines that are not checkpoints, and names each checkpoint break and its place', async () => {
     const entries = chain(3);
     const good = checkpoint(entries, 2);
     for (const bad of [
@@ -473,14 +473,18 @@ describe('verifyLog over the two files as text', () => {
       { ...good, at: 5 },
       { ...good, signature: 7 },
     ]) {
-      const result = verifyLog(text(entries), text([bad, checkpoint(entries, 3)]), key);
+      const result = await verifyLog(text(entries), text([bad, checkpoint(entries, 3)]), key);
       expect(result.breaks, JSON.stringify(bad)).toEqual([
         { file: 'checkpoints', line: 1, message: 'checkpoint line 1 is not a checkpoint' },
       ]);
       expect(result).toMatchObject({ intact: false, checkpoints: 1, unsigned: 0 });
     }
     // Going backwards, beyond the end, and an empty log's checkpoint.
-    const backwards = verifyLog(text(entries), text([checkpoint(entries, 3), checkpoint(entries, 2)]), key);
+    const backwards = await verifyLog(
+      text(entries),
+      text([checkpoint(entries, 3), checkpoint(entries, 2)]),
+      key,
+    );
     expect(backwards.breaks).toEqual([
       {
         file: 'checkpoints',
@@ -490,10 +494,14 @@ describe('verifyLog over the two files as text', () => {
       },
     ]);
     expect(backwards.unsigned).toBe(1);
-    const sameSize = verifyLog(text(entries), text([checkpoint(entries, 2), checkpoint(entries, 2)]), key);
+    const sameSize = await verifyLog(
+      text(entries),
+      text([checkpoint(entries, 2), checkpoint(entries, 2)]),
+      key,
+    );
     // Two checkpoints of the same size are no break (nothing was appended in between).
     expect(sameSize).toMatchObject({ intact: true, breaks: [], unsigned: 1 });
-    const cut = verifyLog(text(entries.slice(0, 2)), text([checkpoint(entries, 3)]), key);
+    const cut = await verifyLog(text(entries.slice(0, 2)), text([checkpoint(entries, 3)]), key);
     expect(cut.breaks).toEqual([
       {
         file: 'checkpoints',
@@ -502,9 +510,12 @@ describe('verifyLog over the two files as text', () => {
           'checkpoint 1 (2026-11-09T00:00:00.000Z, 3 entries): the log ends at entry 2, so its tail was cut',
       },
     ]);
-    expect(verifyLog('', text([checkpoint([], 0)]), key)).toMatchObject({ intact: true, checkpoints: 1 });
+    expect(await verifyLog('', text([checkpoint([], 0)]), key)).toMatchObject({
+      intact: true,
+      checkpoints: 1,
+    });
     // Breaks come sorted: the log's first, each file by line.
-    const both = verifyLog(text(['x', entries[1], 'y']), text(['z']), key);
+    const both = await verifyLog(text(['x', entries[1], 'y']), text(['z']), key);
     expect(both.breaks.map((b) => `${b.file}:${b.line}`)).toEqual([
       'log:1',
       'log:2',

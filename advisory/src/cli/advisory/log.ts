@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { stateDirOf } from '../../appliance/config.ts';
 import { type PublicKey, parsePublicKey, SignifyFormatError } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
-import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
+import { APPLIANCE_PUBLIC_KEY, verifyStateDir } from '../../decisions/store.ts';
 import { type LogVerification, verifyLog } from '../../decisions/verify.ts';
+import { FileReadError } from '../../storage/regular-file.ts';
 import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_OK, EXIT_REJECTED, type Io, UsageError } from '../io.ts';
 
@@ -80,7 +81,11 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       `${values.export} (appliance_key)`,
     );
     const lines = (items: unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');
-    return report(io, verifyLog(lines(data.entries), lines(data.checkpoints), publicKey), values.export);
+    return report(
+      io,
+      await verifyLog(lines(data.entries), lines(data.checkpoints), publicKey),
+      values.export,
+    );
   }
   const dir = values['state-dir'] ? path.resolve(values['state-dir']) : stateDirOf(env);
   await requireDirectory('--state-dir', dir);
@@ -88,13 +93,12 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     ? ''
     : await readInputFile('appliance key', path.join(dir, APPLIANCE_PUBLIC_KEY));
   const publicKey = await key(values['appliance-key'], keyText, path.join(dir, APPLIANCE_PUBLIC_KEY));
-  const read = async (file: string) => {
-    try {
-      return await readInputFile('log', path.join(dir, file), 1024 * 1024 * 1024);
-    } catch (error) {
-      if (error instanceof UsageError && /no such file/.test(error.message)) return '';
-      throw error;
-    }
-  };
-  return report(io, verifyLog(await read(LOG_FILE), await read(CHECKPOINT_FILE), publicKey), dir);
+  // Streamed, in bounded memory, from one consistent moment of the two files: the daemon
+  // may be recording meanwhile (see decisions/files.ts Snapshot).
+  try {
+    return report(io, await verifyStateDir(dir, publicKey), dir);
+  } catch (error) {
+    if (error instanceof FileReadError) throw new UsageError(`log: ${error.message}`);
+    throw error;
+  }
 }
