@@ -37,7 +37,8 @@ export async function takeSnapshot(checkpointsFile: string, logFile: string): Pr
   return { checkpoints, log: await lengthOf(logFile) };
 }
 
-async function lengthOf(file: string): Promise<number> {
+/** The file's length in bytes; 0 when it does not exist. */
+export async function lengthOf(file: string): Promise<number> {
   const handle = await openRegular(file);
   if (!handle) return 0;
   try {
@@ -73,9 +74,10 @@ export async function* fileChunks(file: string, from: number, to: number): Async
   if (!handle) return;
   try {
     let position = from;
+    // One buffer, read into again: a reader copies what it keeps (see linesOf).
+    const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(0, to - from)));
     while (position < to) {
-      const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, to - position));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - position), position);
       if (bytesRead === 0) return;
       position += bytesRead;
       yield buffer.subarray(0, bytesRead);
@@ -110,7 +112,8 @@ export async function* linesOf(
     hash?.update(piece);
     held += piece.length;
     if (held > MAX_LINE_BYTES) parts = [];
-    else parts.push(piece);
+    // A copy: the chunk's buffer is read into again.
+    else parts.push(Buffer.from(piece));
   };
   const line = (newline: number): Line => {
     const text = held > MAX_LINE_BYTES ? null : Buffer.concat(parts).toString('utf8');
@@ -145,7 +148,8 @@ export async function* linesBackwards(file: string, to: number): AsyncGenerator<
   const add = (piece: Buffer) => {
     held += piece.length;
     if (held > MAX_LINE_BYTES) parts = [];
-    else parts.unshift(piece);
+    // A copy: the chunk's buffer is read into again.
+    else parts.unshift(Buffer.from(piece));
   };
   const take = (): string | null => {
     const text = held > MAX_LINE_BYTES ? null : Buffer.concat(parts).toString('utf8');
@@ -157,10 +161,11 @@ export async function* linesBackwards(file: string, to: number): AsyncGenerator<
     let position = to;
     // Until the last newline is passed, bytes belong to no complete line.
     let complete = false;
+    const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, to));
     while (position > 0) {
       const length = Math.min(CHUNK_BYTES, position);
       position -= length;
-      const chunk = Buffer.alloc(length);
+      const chunk = buffer.subarray(0, length);
       await handle.read(chunk, 0, length, position);
       let end = length;
       while (end > 0) {
@@ -181,4 +186,69 @@ export async function* linesBackwards(file: string, to: number): AsyncGenerator<
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The bytes after the last newline of `file` (a last line without its newline), read
+ * backwards from its end: empty when the file is empty or ends with a newline.
+ */
+export async function unfinishedTail(file: string): Promise<{ cut: number; tail: Buffer }> {
+  const size = await lengthOf(file);
+  let cut = size;
+  for await (const chunk of chunksBackwards(file, size)) {
+    const newline = chunk.data.lastIndexOf(0x0a);
+    if (newline !== -1) {
+      cut = chunk.at + newline + 1;
+      break;
+    }
+    cut = chunk.at;
+  }
+  const parts: Buffer[] = [];
+  for await (const chunk of fileChunks(file, cut, size)) parts.push(Buffer.from(chunk));
+  return { cut, tail: Buffer.concat(parts) };
+}
+
+async function* chunksBackwards(file: string, to: number): AsyncGenerator<{ at: number; data: Buffer }> {
+  const handle = await openRegular(file);
+  if (!handle) return;
+  try {
+    for (let position = to; position > 0; ) {
+      const length = Math.min(CHUNK_BYTES, position);
+      position -= length;
+      const data = Buffer.alloc(length);
+      await handle.read(data, 0, length, position);
+      yield { at: position, data };
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The last line of `file` that is not blank (null: longer than MAX_LINE_BYTES) and how
+ * many lines lead up to it, blank ones included; undefined for a file of blank lines only.
+ * The count is only worked out (reading the file through) when `count` asks for it.
+ */
+export async function lastLine(
+  file: string,
+  count: boolean,
+): Promise<{ text: string | null; lines: number } | undefined> {
+  const size = await lengthOf(file);
+  let text: string | null | undefined;
+  for await (const line of linesBackwards(file, size)) {
+    if (line === null || line.trim() !== '') {
+      text = line;
+      break;
+    }
+  }
+  if (text === undefined) return undefined;
+  let lines = 0;
+  if (count) {
+    let n = 0;
+    for await (const line of linesOf(fileChunks(file, 0, size), 0, false)) {
+      n++;
+      if (line.text === null || line.text.trim() !== '') lines = n;
+    }
+  }
+  return { text, lines };
 }

@@ -19,7 +19,15 @@ import {
 } from '../storage/durable-files.ts';
 import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
 import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
-import { fileChunks, linesBackwards, linesOf, type Snapshot, takeSnapshot } from './files.ts';
+import {
+  fileChunks,
+  lastLine,
+  linesBackwards,
+  linesOf,
+  type Snapshot,
+  takeSnapshot,
+  unfinishedTail,
+} from './files.ts';
 import { type LogVerification, LogVerifier } from './verify.ts';
 
 /** The decision log's files in the state directory. */
@@ -103,18 +111,18 @@ async function repairLastLine(
   at: Date,
 ): Promise<SetApart | null> {
   const file = path.join(dir, name);
-  const text = await readIfExists(file);
-  if (text === '' || text.endsWith('\n')) return null;
-  const cut = text.lastIndexOf('\n') + 1;
-  const fragment = text.slice(cut);
+  // Only the file's end is read: what follows its last newline.
+  const { cut, tail } = await unfinishedTail(file);
+  if (tail.length === 0) return null;
+  const fragment = tail.toString('utf8');
   if (complete(fragment)) {
     await appendWhole(file, '\n');
     return null;
   }
   const keptIn = `${name}.partial-${at.toISOString().replace(/[:.]/g, '-')}`;
-  await writeAtomic(path.join(dir, keptIn), fragment);
-  await truncate(file, Buffer.byteLength(text.slice(0, cut)));
-  return { file: name, bytes: Buffer.byteLength(fragment), sha256: sha256(fragment), keptIn };
+  await writeAtomic(path.join(dir, keptIn), tail);
+  await truncate(file, cut);
+  return { file: name, bytes: tail.length, sha256: sha256(fragment), keptIn };
 }
 
 const parses = (line: string): boolean => {
@@ -159,28 +167,22 @@ export class DecisionStore {
       await repairLastLine(stateDir, LOG_FILE, parses, now),
       await repairLastLine(stateDir, CHECKPOINT_FILE, parses, now),
     ].filter((r): r is SetApart => r !== null);
-    const log = await readIfExists(path.join(stateDir, LOG_FILE));
-    const checkpoints = await readIfExists(path.join(stateDir, CHECKPOINT_FILE));
     // New entries chain on to the last line as it stands; a break before it stays visible.
-    const lastLine = log.trimEnd().split('\n').at(-1);
+    // Only the files' ends are read (the whole log only to count a damaged one's lines).
+    const logFile = path.join(stateDir, LOG_FILE);
+    const lastEntryLine = await lastLine(logFile, false);
     let last: { seq: number; hash: string } | null = null;
-    if (lastLine) {
-      try {
-        const entry = JSON.parse(lastLine) as DecisionEntry;
-        if (Number.isInteger(entry.seq) && typeof entry.hash === 'string')
-          last = { seq: entry.seq, hash: entry.hash };
-      } catch {
-        // A damaged last line: verification reports it; chain on by position.
-      }
-      last ??= { seq: log.trimEnd().split('\n').length, hash: GENESIS };
+    if (lastEntryLine) {
+      const entry = parseLine(lastEntryLine.text) as Partial<DecisionEntry> | null | undefined;
+      if (entry && Number.isInteger(entry.seq) && typeof entry.hash === 'string')
+        last = { seq: entry.seq as number, hash: entry.hash };
+      // A damaged last line: verification reports it; chain on by position.
+      last ??= { seq: (await lastLine(logFile, true))?.lines ?? 0, hash: GENESIS };
     }
-    const lastCheckpointLine = checkpoints.trimEnd().split('\n').at(-1);
-    let latest: Checkpoint | null = null;
-    try {
-      latest = lastCheckpointLine ? (JSON.parse(lastCheckpointLine) as Checkpoint) : null;
-    } catch {
-      latest = null;
-    }
+    const lastCheckpointLine = await lastLine(path.join(stateDir, CHECKPOINT_FILE), false);
+    const latest = lastCheckpointLine
+      ? ((parseLine(lastCheckpointLine.text) as Checkpoint | undefined) ?? null)
+      : null;
     const store = new DecisionStore(stateDir, key, last, latest);
     if (!last && !latest) {
       // A new log: its first checkpoint vouches for "no entries yet", so that entries

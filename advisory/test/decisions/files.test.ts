@@ -7,11 +7,13 @@ import { describe, expect, it } from 'vitest';
 import {
   CHUNK_BYTES,
   fileChunks,
+  lastLine,
   linesBackwards,
   linesOf,
   MAX_LINE_BYTES,
   takeSnapshot,
   textChunks,
+  unfinishedTail,
 } from '../../src/decisions/files.ts';
 
 /** The log's files read in chunks, forwards and backwards, whatever the chunk boundaries. */
@@ -92,5 +94,22 @@ describe('reading lines', () => {
     // Refused at once, never waited on.
     await expect(takeSnapshot(fifo, fifo)).rejects.toThrow(`${fifo}: not a regular file`);
     await expect(collect(linesBackwards(fifo, 1))).rejects.toThrow('not a regular file');
+  });
+
+  it('finds the end of a file without reading it through: its unfinished tail, its last line', async () => {
+    const full = `a\n${'b'.repeat(CHUNK_BYTES + 3)}`;
+    expect(await unfinishedTail(fileWith(full))).toEqual({
+      cut: 2,
+      tail: Buffer.from('b'.repeat(CHUNK_BYTES + 3)),
+    });
+    expect(await unfinishedTail(fileWith('a\n'))).toEqual({ cut: 2, tail: Buffer.alloc(0) });
+    expect(await unfinishedTail(fileWith('ab'))).toEqual({ cut: 0, tail: Buffer.from('ab') });
+    expect(await unfinishedTail(fileWith(''))).toEqual({ cut: 0, tail: Buffer.alloc(0) });
+    // The last line that is not blank, and (when asked) how many lines lead up to it.
+    const file = fileWith('one\n\ntwo\n \n\n');
+    expect(await lastLine(file, false)).toEqual({ text: 'two', lines: 0 });
+    expect(await lastLine(file, true)).toEqual({ text: 'two', lines: 3 });
+    expect(await lastLine(fileWith('\n \n'), true)).toBeUndefined();
+    expect(await lastLine(path.join(tmpdir(), 'no-such-log'), true)).toBeUndefined();
   });
 });

@@ -281,6 +281,21 @@ describe('DecisionStore', () => {
     expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
   });
 
+  it('chains on by position after a damaged last line, and the break stays visible', async () => {
+    const { dir } = await logWith(2);
+    const lines = logLines(dir);
+    writeLines(dir, [...lines, '{"not":"an entry"}', '']);
+    const reopened = await DecisionStore.open(dir);
+    expect(reopened.head).toEqual({ seq: 3, hash: GENESIS });
+    const [entry] = await reopened.append([{ kind: 'reminder-due', data: {} }]);
+    expect(entry).toMatchObject({ seq: 4, prev: GENESIS });
+    expect((await reopened.verify()).breaks[0]).toEqual({
+      file: 'log',
+      line: 3,
+      message: 'line 3 is not a decision entry',
+    });
+  });
+
   it('does not sign entries after the last checkpoint when the chain up to them is broken', async () => {
     const { dir } = await logWith(3);
     const checkpoints = readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8').trimEnd().split('\n');
