@@ -346,12 +346,14 @@ export class DecisionStore {
   /**
    * One page of the log, newest first (`page` from 1), up to the snapshot: the log is read
    * backwards from there, so a page holds only its own lines whatever the log's length.
-   * Lines that do not parse are left out (verify() reports them); `total` counts lines.
+   * Lines that do not parse are left out (verify() reports them); `total` counts lines
+   * (without `counting`, reading stops after the page and `total` is only what was read).
    */
   async page(
     page: number,
     size: number,
     snapshot?: Snapshot,
+    counting = true,
   ): Promise<{ entries: DecisionEntry[]; total: number }> {
     const at = snapshot ?? (await this.snapshot());
     const skip = (page - 1) * size;
@@ -359,6 +361,7 @@ export class DecisionStore {
     let total = 0;
     for await (const line of linesBackwards(this.file(LOG_FILE), at.log)) {
       total++;
+      if (total > skip + size && !counting) break;
       if (total <= skip || total > skip + size) continue;
       const entry = parseLine(line);
       if (entry !== undefined) entries.push(entry as DecisionEntry);
@@ -373,7 +376,8 @@ export class DecisionStore {
   ): Promise<{ verification: LogVerification; page: { entries: DecisionEntry[]; total: number } }> {
     const snapshot = await this.snapshot();
     const verification = await this.verify(snapshot);
-    const entries = (await this.page(page, size, snapshot)).entries;
+    // The total is the verification's: the page stops reading once it has its lines.
+    const entries = (await this.page(page, size, snapshot, false)).entries;
     return { verification, page: { entries, total: verification.entries } };
   }
 }

@@ -251,6 +251,38 @@ describe('DecisionStore', () => {
     expect((await store.page(4, 3)).entries).toEqual([]);
   });
 
+  it('reads what the dashboard and catch-ups need from the end, as of one moment', async () => {
+    const { dir, store } = await logWith(5);
+    await store.append([{ kind: 'feed-accepted', data: { feed_version: 'a' } }]);
+    await store.append([{ kind: 'reminder-due', data: { asset: 'h' } }]);
+    expect((await store.lastEntry('feed-accepted'))?.data).toEqual({ feed_version: 'a' });
+    expect((await store.lastEntry('verdict-changed'))?.seq).toBe(5);
+    expect(await store.lastEntry('log-repaired')).toBeNull();
+    // A line that does not parse is passed over by every reader (verification reports it).
+    const lines = logLines(dir);
+    writeLines(dir, [...lines.slice(0, 2), 'not json', ...lines.slice(2)]);
+    expect((await store.lastEntry('verdict-changed'))?.seq).toBe(5);
+    expect((await store.entries()).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await store.page(3, 3)).entries.map((e) => e.seq)).toEqual([1, 2].reverse());
+    const look = await store.look(1, 3);
+    expect(look.page).toEqual({ entries: (await store.page(1, 3)).entries, total: 8 });
+    expect(look.page.entries.map((e) => e.seq)).toEqual([7, 6, 5]);
+    expect(look.verification).toMatchObject({ intact: false, entries: 8 });
+    // Without counting, reading stops after the page.
+    expect((await store.page(1, 3, undefined, false)).total).toBe(4);
+    const snapshot = await store.snapshot();
+    const stored: string[] = [];
+    for await (const { text } of store.storedLines(LOG_FILE, snapshot.log)) stored.push(text);
+    expect(stored).toHaveLength(7);
+    expect(stored[0]).toBe(lines[0]);
+    expect(await store.checkpoints()).toHaveLength(8);
+    writeFileSync(
+      path.join(dir, CHECKPOINT_FILE),
+      `${readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8')}{"cut\n`,
+    );
+    expect(await store.checkpoints()).toHaveLength(8);
+  });
+
   it('sets a partial last line apart before appending, and logs the repair', async () => {
     const { dir } = await logWith(2);
     const whole = readFileSync(path.join(dir, LOG_FILE), 'utf8');
