@@ -9,6 +9,27 @@ export interface HistoryPoint {
   feedVersion: string | null;
 }
 
+/**
+ * The entries of the log that tell an asset's history, read one at a time: an initial
+ * evaluation (kept with that asset's verdict only) or a change of its verdict. Only these
+ * are held, so the asset page's memory grows with the asset's history, not the log's.
+ */
+export async function entriesAbout(
+  entries: AsyncIterable<DecisionEntry>,
+  asset: string,
+): Promise<DecisionEntry[]> {
+  const kept: DecisionEntry[] = [];
+  for await (const entry of entries) {
+    const data = entry.data as Record<string, unknown>;
+    if (entry.kind === 'initial-evaluation') {
+      const verdicts = (data.verdicts ?? {}) as Record<string, unknown>;
+      if (Object.hasOwn(verdicts, asset))
+        kept.push({ ...entry, data: { ...data, verdicts: { [asset]: verdicts[asset] } } });
+    } else if (entry.kind === 'verdict-changed' && data.asset === asset) kept.push(entry);
+  }
+  return kept;
+}
+
 export function verdictHistory(entries: readonly DecisionEntry[], asset: string): HistoryPoint[] {
   const points: HistoryPoint[] = [];
   for (const entry of entries) {

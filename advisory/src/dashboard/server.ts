@@ -1,12 +1,15 @@
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Outbox } from '../alerts/outbox.ts';
 import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
+import type { Snapshot } from '../decisions/files.ts';
 import type { LogVerification } from '../decisions/verify.ts';
 import { type Access, registerAccess } from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
-import { decisionsExport } from './export.ts';
+import { decisionsExport, type ExportedLog } from './export.ts';
+import { entriesAbout } from './history.ts';
 import { registerMachineRoutes } from './machine.ts';
 import {
   assetPage,
@@ -28,17 +31,20 @@ import { createRenderer } from './views/templates.ts';
 /** What the dashboard reads: the appliance's status and its decision log. Nothing writes. */
 export interface DashboardSource {
   status: ApplianceStatus;
-  decisions: {
-    entries(): Promise<DecisionEntry[]>;
-    page(page: number, size: number): Promise<{ entries: DecisionEntry[]; total: number }>;
-    verify(): Promise<LogVerification>;
-    checkpoints(): Promise<unknown[]>;
-    publicKeyText(): Promise<string>;
-    /** The last entry's sequence number (the entry count), null for an empty log. */
-    readonly head: { seq: number } | null;
-    /** The directory of the log file (decisions/store.ts LOG_FILE). */
-    readonly dir: string;
-  } | null;
+  decisions:
+    | ({
+        /** The verification and one page, as of one moment (decisions/store.ts). */
+        look(
+          page: number,
+          size: number,
+        ): Promise<{ verification: LogVerification; page: { entries: DecisionEntry[]; total: number } }>;
+        readEntries(snapshot: Snapshot): AsyncIterable<DecisionEntry>;
+        /** The last entry's sequence number (the entry count), null for an empty log. */
+        readonly head: { seq: number } | null;
+        /** The directory of the log file (decisions/store.ts LOG_FILE). */
+        readonly dir: string;
+      } & ExportedLog)
+    | null;
   /** Refreshes and pulls since start (/metrics). */
   counters: ApplianceCounters;
   /** The alert outbox, read at each /metrics scrape for its depth per channel. */
@@ -257,26 +263,31 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   app.get<{ Querystring: Record<string, string | undefined> }>('/log', async (request, reply) => {
     const number = pageNumber(request.query.page);
     // Verified at every look (an edit on disk shows at once), incrementally: only what was
-    // appended since the last look is read again in full.
-    const verification = (await source.decisions?.verify()) ?? {
-      intact: true,
-      entries: 0,
-      head: null,
-      checkpoints: 0,
-      unsigned: 0,
-      breaks: [],
-      lastCheckpoint: null,
+    // appended since the last look is parsed; the page is read backwards from the same
+    // moment the verification read up to.
+    const { verification, page } = (await source.decisions?.look(number, LOG_PAGE_SIZE)) ?? {
+      verification: {
+        intact: true,
+        entries: 0,
+        head: null,
+        checkpoints: 0,
+        unsigned: 0,
+        breaks: [],
+        lastCheckpoint: null,
+      },
+      page: { entries: [], total: 0 },
     };
-    const page = (await source.decisions?.page(number, LOG_PAGE_SIZE)) ?? { entries: [], total: 0 };
     return render(reply, logPage(verification, page, number));
   });
 
-  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) =>
-    render(
-      reply,
-      assetPage(source.status, (await source.decisions?.entries()) ?? [], request.params.name, now()),
-    ),
-  );
+  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    const decisions = source.decisions;
+    const name = request.params.name;
+    const entries = decisions
+      ? await entriesAbout(decisions.readEntries(await decisions.snapshot()), name)
+      : [];
+    return render(reply, assetPage(source.status, entries, name, now()));
+  });
 
   app.get('/decisions.json', { config: { access: 'credentials' } }, async (_request, reply) => {
     if (!source.decisions)
@@ -284,7 +295,8 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     return reply
       .header('cache-control', 'no-store')
       .header('content-disposition', 'attachment; filename="decisions.json"')
-      .send(await decisionsExport(source.decisions, now()));
+      .type('application/json; charset=utf-8')
+      .send(Readable.from(await decisionsExport(source.decisions, now())));
   });
 
   registerMachineRoutes(app, {

@@ -19,7 +19,16 @@ import {
 } from '../storage/durable-files.ts';
 import { chainEntry, type DecisionEntry, type DecisionKind, GENESIS } from './chain.ts';
 import { type Checkpoint, signCheckpoint } from './checkpoints.ts';
-import { type LogVerification, LogVerifier, verifyLog } from './verify.ts';
+import {
+  fileChunks,
+  lastLine,
+  linesBackwards,
+  linesOf,
+  type Snapshot,
+  takeSnapshot,
+  unfinishedTail,
+} from './files.ts';
+import { type LogVerification, LogVerifier } from './verify.ts';
 
 /** The decision log's files in the state directory. */
 export const LOG_FILE = 'decisions.jsonl';
@@ -102,18 +111,18 @@ async function repairLastLine(
   at: Date,
 ): Promise<SetApart | null> {
   const file = path.join(dir, name);
-  const text = await readIfExists(file);
-  if (text === '' || text.endsWith('\n')) return null;
-  const cut = text.lastIndexOf('\n') + 1;
-  const fragment = text.slice(cut);
+  // Only the file's end is read: what follows its last newline.
+  const { cut, tail } = await unfinishedTail(file);
+  if (tail.length === 0) return null;
+  const fragment = tail.toString('utf8');
   if (complete(fragment)) {
     await appendWhole(file, '\n');
     return null;
   }
   const keptIn = `${name}.partial-${at.toISOString().replace(/[:.]/g, '-')}`;
-  await writeAtomic(path.join(dir, keptIn), fragment);
-  await truncate(file, Buffer.byteLength(text.slice(0, cut)));
-  return { file: name, bytes: Buffer.byteLength(fragment), sha256: sha256(fragment), keptIn };
+  await writeAtomic(path.join(dir, keptIn), tail);
+  await truncate(file, cut);
+  return { file: name, bytes: tail.length, sha256: sha256(fragment), keptIn };
 }
 
 const parses = (line: string): boolean => {
@@ -158,28 +167,22 @@ export class DecisionStore {
       await repairLastLine(stateDir, LOG_FILE, parses, now),
       await repairLastLine(stateDir, CHECKPOINT_FILE, parses, now),
     ].filter((r): r is SetApart => r !== null);
-    const log = await readIfExists(path.join(stateDir, LOG_FILE));
-    const checkpoints = await readIfExists(path.join(stateDir, CHECKPOINT_FILE));
     // New entries chain on to the last line as it stands; a break before it stays visible.
-    const lastLine = log.trimEnd().split('\n').at(-1);
+    // Only the files' ends are read (the whole log only to count a damaged one's lines).
+    const logFile = path.join(stateDir, LOG_FILE);
+    const lastEntryLine = await lastLine(logFile, false);
     let last: { seq: number; hash: string } | null = null;
-    if (lastLine) {
-      try {
-        const entry = JSON.parse(lastLine) as DecisionEntry;
-        if (Number.isInteger(entry.seq) && typeof entry.hash === 'string')
-          last = { seq: entry.seq, hash: entry.hash };
-      } catch {
-        // A damaged last line: verification reports it; chain on by position.
-      }
-      last ??= { seq: log.trimEnd().split('\n').length, hash: GENESIS };
+    if (lastEntryLine) {
+      const entry = parseLine(lastEntryLine.text) as Partial<DecisionEntry> | null | undefined;
+      if (entry && Number.isInteger(entry.seq) && typeof entry.hash === 'string')
+        last = { seq: entry.seq as number, hash: entry.hash };
+      // A damaged last line: verification reports it; chain on by position.
+      last ??= { seq: (await lastLine(logFile, true))?.lines ?? 0, hash: GENESIS };
     }
-    const lastCheckpointLine = checkpoints.trimEnd().split('\n').at(-1);
-    let latest: Checkpoint | null = null;
-    try {
-      latest = lastCheckpointLine ? (JSON.parse(lastCheckpointLine) as Checkpoint) : null;
-    } catch {
-      latest = null;
-    }
+    const lastCheckpointLine = await lastLine(path.join(stateDir, CHECKPOINT_FILE), false);
+    const latest = lastCheckpointLine
+      ? ((parseLine(lastCheckpointLine.text) as Checkpoint | undefined) ?? null)
+      : null;
     const store = new DecisionStore(stateDir, key, last, latest);
     if (!last && !latest) {
       // A new log: its first checkpoint vouches for "no entries yet", so that entries
@@ -270,72 +273,133 @@ export class DecisionStore {
     return checkpoint;
   }
 
-  /** The last entry of a kind (the whole log is read: for rare catch-ups only). */
+  /** The last entry of a kind: the log is read backwards from its end, up to that entry. */
   async lastEntry(kind: DecisionKind): Promise<DecisionEntry | null> {
-    return (await this.entries()).findLast((e) => e.kind === kind) ?? null;
+    const snapshot = await this.snapshot();
+    for await (const line of linesBackwards(this.file(LOG_FILE), snapshot.log)) {
+      const entry = parseLine(line) as DecisionEntry | undefined;
+      if (entry?.kind === kind) return entry;
+    }
+    return null;
   }
 
-  async entries(): Promise<DecisionEntry[]> {
-    return (await jsonLines(path.join(this.dir, LOG_FILE))) as DecisionEntry[];
-  }
-
-  /** The checkpoints as stored (lines that do not parse are left out; verify() reports them). */
-  checkpoints(): Promise<unknown[]> {
-    return jsonLines(path.join(this.dir, CHECKPOINT_FILE));
-  }
-
-  publicKeyText(): Promise<string> {
-    return readIfExists(path.join(this.dir, APPLIANCE_PUBLIC_KEY));
-  }
-
-  /** Verifies the log as it is on disk now, incrementally (see LogVerifier). */
-  async verify(): Promise<LogVerification> {
-    return this.verifier.verify(
-      await readIfExists(path.join(this.dir, LOG_FILE)),
-      await readIfExists(path.join(this.dir, CHECKPOINT_FILE)),
-    );
+  private file(name: string): string {
+    return path.join(this.dir, name);
   }
 
   /**
-   * One page of the log, newest first (`page` from 1): only that page's lines are parsed.
-   * Lines that do not parse are left out (verify() reports them).
+   * One consistent moment of the log and its checkpoints (see Snapshot): whatever is read
+   * up to it agrees with itself, however much is recorded meanwhile.
    */
-  async page(page: number, size: number): Promise<{ entries: DecisionEntry[]; total: number }> {
-    const text = await readIfExists(path.join(this.dir, LOG_FILE));
-    const all = text.split('\n').filter(Boolean);
-    const end = Math.max(0, all.length - (page - 1) * size);
-    const slice = all.slice(Math.max(0, end - size), end).reverse();
-    const entries = slice.flatMap((line) => {
-      try {
-        return [JSON.parse(line) as DecisionEntry];
-      } catch {
-        return [];
-      }
+  snapshot(): Promise<Snapshot> {
+    return takeSnapshot(this.file(CHECKPOINT_FILE), this.file(LOG_FILE));
+  }
+
+  /** Every entry (lines that do not parse are left out; verify() reports them), held at once: for tests. */
+  async entries(): Promise<DecisionEntry[]> {
+    const all: DecisionEntry[] = [];
+    for await (const entry of this.readEntries(await this.snapshot())) all.push(entry);
+    return all;
+  }
+
+  /** The entries up to the snapshot, one at a time, oldest first; lines that do not parse are left out. */
+  async *readEntries(snapshot: Snapshot): AsyncGenerator<DecisionEntry> {
+    for await (const { text } of this.storedLines(LOG_FILE, snapshot.log))
+      if (parseLine(text) !== undefined) yield parseLine(text) as DecisionEntry;
+  }
+
+  /**
+   * The lines of one of the files up to `bytes`, as stored, that parse as JSON (verify()
+   * reports the others): the export writes them as they are.
+   */
+  async *storedLines(
+    name: typeof LOG_FILE | typeof CHECKPOINT_FILE,
+    bytes: number,
+  ): AsyncGenerator<{ text: string }> {
+    for await (const { text } of linesOf(fileChunks(this.file(name), 0, bytes), 0, false))
+      if (text !== null && parseLine(text) !== undefined) yield { text };
+  }
+
+  /** The checkpoints as stored (lines that do not parse are left out; verify() reports them). */
+  async checkpoints(): Promise<unknown[]> {
+    const all: unknown[] = [];
+    const snapshot = await this.snapshot();
+    for await (const { text } of this.storedLines(CHECKPOINT_FILE, snapshot.checkpoints))
+      all.push(JSON.parse(text));
+    return all;
+  }
+
+  publicKeyText(): Promise<string> {
+    return readIfExists(this.file(APPLIANCE_PUBLIC_KEY));
+  }
+
+  /** Verifies the log as it is on disk now (or at `snapshot`), incrementally (see LogVerifier). */
+  async verify(snapshot?: Snapshot): Promise<LogVerification> {
+    return this.verifier.verify({
+      kind: 'files',
+      log: this.file(LOG_FILE),
+      checkpoints: this.file(CHECKPOINT_FILE),
+      snapshot: snapshot ?? (await this.snapshot()),
     });
-    return { entries, total: all.length };
+  }
+
+  /**
+   * One page of the log, newest first (`page` from 1), up to the snapshot: the log is read
+   * backwards from there, so a page holds only its own lines whatever the log's length.
+   * Lines that do not parse are left out (verify() reports them); `total` counts lines
+   * (without `counting`, reading stops after the page and `total` is only what was read).
+   */
+  async page(
+    page: number,
+    size: number,
+    snapshot?: Snapshot,
+    counting = true,
+  ): Promise<{ entries: DecisionEntry[]; total: number }> {
+    const at = snapshot ?? (await this.snapshot());
+    const skip = (page - 1) * size;
+    const entries: DecisionEntry[] = [];
+    let total = 0;
+    for await (const line of linesBackwards(this.file(LOG_FILE), at.log)) {
+      total++;
+      if (total > skip + size && !counting) break;
+      if (total <= skip || total > skip + size) continue;
+      const entry = parseLine(line);
+      if (entry !== undefined) entries.push(entry as DecisionEntry);
+    }
+    return { entries, total };
+  }
+
+  /** The verification and one page of the log, both as of one moment (the Decision log page). */
+  async look(
+    page: number,
+    size: number,
+  ): Promise<{ verification: LogVerification; page: { entries: DecisionEntry[]; total: number } }> {
+    const snapshot = await this.snapshot();
+    const verification = await this.verify(snapshot);
+    // The total is the verification's: the page stops reading once it has its lines.
+    const entries = (await this.page(page, size, snapshot, false)).entries;
+    return { verification, page: { entries, total: verification.entries } };
   }
 }
 
-/** The values of a JSON-lines file; lines that do not parse are left out (verify() reports them). */
-async function jsonLines(file: string): Promise<unknown[]> {
-  return (await readIfExists(file))
-    .split('\n')
-    .filter(Boolean)
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line) as unknown];
-      } catch {
-        return [];
-      }
-    });
+function parseLine(line: string | null): unknown {
+  if (line === null) return undefined;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Verifies the log files of a state directory with the appliance key found there (or given). */
 export async function verifyStateDir(stateDir: string, key?: PublicKey): Promise<LogVerification> {
   const publicKey = key ?? parsePublicKey(await readIfExists(path.join(stateDir, APPLIANCE_PUBLIC_KEY)));
-  return verifyLog(
-    await readIfExists(path.join(stateDir, LOG_FILE)),
-    await readIfExists(path.join(stateDir, CHECKPOINT_FILE)),
-    publicKey,
-  );
+  const log = path.join(stateDir, LOG_FILE);
+  const checkpoints = path.join(stateDir, CHECKPOINT_FILE);
+  return new LogVerifier(publicKey).verify({
+    kind: 'files',
+    log,
+    checkpoints,
+    snapshot: await takeSnapshot(checkpoints, log),
+  });
 }

@@ -251,6 +251,38 @@ describe('DecisionStore', () => {
     expect((await store.page(4, 3)).entries).toEqual([]);
   });
 
+  it('reads what the dashboard and catch-ups need from the end, as of one moment', async () => {
+    const { dir, store } = await logWith(5);
+    await store.append([{ kind: 'feed-accepted', data: { feed_version: 'a' } }]);
+    await store.append([{ kind: 'reminder-due', data: { asset: 'h' } }]);
+    expect((await store.lastEntry('feed-accepted'))?.data).toEqual({ feed_version: 'a' });
+    expect((await store.lastEntry('verdict-changed'))?.seq).toBe(5);
+    expect(await store.lastEntry('log-repaired')).toBeNull();
+    // A line that does not parse is passed over by every reader (verification reports it).
+    const lines = logLines(dir);
+    writeLines(dir, [...lines.slice(0, 2), 'not json', ...lines.slice(2)]);
+    expect((await store.lastEntry('verdict-changed'))?.seq).toBe(5);
+    expect((await store.entries()).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await store.page(3, 3)).entries.map((e) => e.seq)).toEqual([1, 2].reverse());
+    const look = await store.look(1, 3);
+    expect(look.page).toEqual({ entries: (await store.page(1, 3)).entries, total: 8 });
+    expect(look.page.entries.map((e) => e.seq)).toEqual([7, 6, 5]);
+    expect(look.verification).toMatchObject({ intact: false, entries: 8 });
+    // Without counting, reading stops after the page.
+    expect((await store.page(1, 3, undefined, false)).total).toBe(4);
+    const snapshot = await store.snapshot();
+    const stored: string[] = [];
+    for await (const { text } of store.storedLines(LOG_FILE, snapshot.log)) stored.push(text);
+    expect(stored).toHaveLength(7);
+    expect(stored[0]).toBe(lines[0]);
+    expect(await store.checkpoints()).toHaveLength(8);
+    writeFileSync(
+      path.join(dir, CHECKPOINT_FILE),
+      `${readFileSync(path.join(dir, CHECKPOINT_FILE), 'utf8')}{"cut\n`,
+    );
+    expect(await store.checkpoints()).toHaveLength(8);
+  });
+
   it('sets a partial last line apart before appending, and logs the repair', async () => {
     const { dir } = await logWith(2);
     const whole = readFileSync(path.join(dir, LOG_FILE), 'utf8');
@@ -279,6 +311,21 @@ describe('DecisionStore', () => {
     writeFileSync(path.join(dir, LOG_FILE), lines.trimEnd());
     const again = await DecisionStore.open(dir);
     expect(await again.verify()).toMatchObject({ intact: true, entries: 4 });
+  });
+
+  it('chains on by position after a damaged last line, and the break stays visible', async () => {
+    const { dir } = await logWith(2);
+    const lines = logLines(dir);
+    writeLines(dir, [...lines, '{"not":"an entry"}', '']);
+    const reopened = await DecisionStore.open(dir);
+    expect(reopened.head).toEqual({ seq: 3, hash: GENESIS });
+    const [entry] = await reopened.append([{ kind: 'reminder-due', data: {} }]);
+    expect(entry).toMatchObject({ seq: 4, prev: GENESIS });
+    expect((await reopened.verify()).breaks[0]).toEqual({
+      file: 'log',
+      line: 3,
+      message: 'line 3 is not a decision entry',
+    });
   });
 
   it('does not sign entries after the last checkpoint when the chain up to them is broken', async () => {
@@ -385,7 +432,7 @@ describe('advisory log verify', () => {
   });
 });
 
-describe('verifyLog over the two files as text', () => {
+describe('verifyLog over the two files as text', async () => {
   const pair = generateKeyPair('test appliance');
   const secret = parseSecretKey(pair.secretKey);
   const key = parsePublicKey(pair.publicKey);
@@ -407,11 +454,11 @@ describe('verifyLog over the two files as text', () => {
       '2026-11-09T00:00:00.000Z',
     );
 
-  it('reports an intact log with its counts, head, last checkpoint and unsigned tail', () => {
+  it('reports an intact log with its counts, head, last checkpoint and unsigned tail', async () => {
     const entries = chain(3);
     const cps = [checkpoint(entries, 1), checkpoint(entries, 2)];
     // A trailing newline is no extra line.
-    const result = verifyLog(`${text(entries)}\n`, `${text(cps)}\n`, key);
+    const result = await verifyLog(`${text(entries)}\n`, `${text(cps)}\n`, key);
     expect(result).toEqual({
       intact: true,
       entries: 3,
@@ -421,7 +468,7 @@ describe('verifyLog over the two files as text', () => {
       unsigned: 1,
       breaks: [],
     });
-    expect(verifyLog('', '', key)).toEqual({
+    expect(await verifyLog('', '', key)).toEqual({
       intact: true,
       entries: 0,
       head: null,
@@ -432,7 +479,7 @@ describe('verifyLog over the two files as text', () => {
     });
   });
 
-  it('refuses lines that are not entries, field by field, and goes on after them', () => {
+  it('refuses lines that are not entries, field by field, and goes on after them', async () => {
     const entries = chain(2);
     const good = entries[0] as DecisionEntry;
     for (const bad of [
@@ -450,7 +497,7 @@ describe('verifyLog over the two files as text', () => {
       { ...good, hash: good.hash.toUpperCase() },
       { ...good, hash: `x${good.hash}` },
     ]) {
-      const result = verifyLog(text([bad, entries[1]]), text([checkpoint(entries, 2)]), key);
+      const result = await verifyLog(text([bad, entries[1]]), text([checkpoint(entries, 2)]), key);
       expect(result.intact, JSON.stringify(bad)).toBe(false);
       expect(result.entries).toBe(2);
       expect(result.breaks[0], JSON.stringify(bad)).toEqual({
@@ -461,7 +508,7 @@ describe('verifyLog over the two files as text', () => {
     }
   });
 
-  it('refuses lines that are not checkpoints, and names each checkpoint break and its place', () => {
+  it('refuses lines that are not checkpoints, and names each checkpoint break and its place', async () => {
     const entries = chain(3);
     const good = checkpoint(entries, 2);
     for (const bad of [
@@ -473,14 +520,18 @@ describe('verifyLog over the two files as text', () => {
       { ...good, at: 5 },
       { ...good, signature: 7 },
     ]) {
-      const result = verifyLog(text(entries), text([bad, checkpoint(entries, 3)]), key);
+      const result = await verifyLog(text(entries), text([bad, checkpoint(entries, 3)]), key);
       expect(result.breaks, JSON.stringify(bad)).toEqual([
         { file: 'checkpoints', line: 1, message: 'checkpoint line 1 is not a checkpoint' },
       ]);
       expect(result).toMatchObject({ intact: false, checkpoints: 1, unsigned: 0 });
     }
     // Going backwards, beyond the end, and an empty log's checkpoint.
-    const backwards = verifyLog(text(entries), text([checkpoint(entries, 3), checkpoint(entries, 2)]), key);
+    const backwards = await verifyLog(
+      text(entries),
+      text([checkpoint(entries, 3), checkpoint(entries, 2)]),
+      key,
+    );
     expect(backwards.breaks).toEqual([
       {
         file: 'checkpoints',
@@ -490,10 +541,14 @@ describe('verifyLog over the two files as text', () => {
       },
     ]);
     expect(backwards.unsigned).toBe(1);
-    const sameSize = verifyLog(text(entries), text([checkpoint(entries, 2), checkpoint(entries, 2)]), key);
+    const sameSize = await verifyLog(
+      text(entries),
+      text([checkpoint(entries, 2), checkpoint(entries, 2)]),
+      key,
+    );
     // Two checkpoints of the same size are no break (nothing was appended in between).
     expect(sameSize).toMatchObject({ intact: true, breaks: [], unsigned: 1 });
-    const cut = verifyLog(text(entries.slice(0, 2)), text([checkpoint(entries, 3)]), key);
+    const cut = await verifyLog(text(entries.slice(0, 2)), text([checkpoint(entries, 3)]), key);
     expect(cut.breaks).toEqual([
       {
         file: 'checkpoints',
@@ -502,9 +557,12 @@ describe('verifyLog over the two files as text', () => {
           'checkpoint 1 (2026-11-09T00:00:00.000Z, 3 entries): the log ends at entry 2, so its tail was cut',
       },
     ]);
-    expect(verifyLog('', text([checkpoint([], 0)]), key)).toMatchObject({ intact: true, checkpoints: 1 });
+    expect(await verifyLog('', text([checkpoint([], 0)]), key)).toMatchObject({
+      intact: true,
+      checkpoints: 1,
+    });
     // Breaks come sorted: the log's first, each file by line.
-    const both = verifyLog(text(['x', entries[1], 'y']), text(['z']), key);
+    const both = await verifyLog(text(['x', entries[1], 'y']), text(['z']), key);
     expect(both.breaks.map((b) => `${b.file}:${b.line}`)).toEqual([
       'log:1',
       'log:2',

@@ -5,9 +5,9 @@ import { logLoss } from '../../appliance/log-head.ts';
 import { StateStore } from '../../appliance/state.ts';
 import { type PublicKey, parsePublicKey } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
-import { APPLIANCE_PUBLIC_KEY, CHECKPOINT_FILE, LOG_FILE } from '../../decisions/store.ts';
+import { APPLIANCE_PUBLIC_KEY, verifyStateDir } from '../../decisions/store.ts';
 import { type LogVerification, verifyLog } from '../../decisions/verify.ts';
-import { readInputFile, readOptionalInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
+import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
 import { EXIT_OK, EXIT_REJECTED, forInput, type Io, UsageError } from '../io.ts';
 
 export const logHelp = `Usage: advisory log verify [--state-dir <dir>] [--appliance-key <appliance.pub>]
@@ -77,7 +77,11 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       `${values.export} (appliance_key)`,
     );
     const lines = (items: unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');
-    return report(io, verifyLog(lines(data.entries), lines(data.checkpoints), publicKey), values.export);
+    return report(
+      io,
+      await verifyLog(lines(data.entries), lines(data.checkpoints), publicKey),
+      values.export,
+    );
   }
   const dir = values['state-dir'] ? path.resolve(values['state-dir']) : stateDirOf(env);
   await requireDirectory('--state-dir', dir);
@@ -85,8 +89,9 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     ? ''
     : await readInputFile('appliance key', path.join(dir, APPLIANCE_PUBLIC_KEY));
   const publicKey = await key(values['appliance-key'], keyText, path.join(dir, APPLIANCE_PUBLIC_KEY));
-  const read = (file: string) => readOptionalInputFile('log', path.join(dir, file), 1024 * 1024 * 1024);
-  const verification = verifyLog(await read(LOG_FILE), await read(CHECKPOINT_FILE), publicKey);
+  // Streamed, in bounded memory, from one consistent moment of the two files: the daemon
+  // may be recording meanwhile (see decisions/files.ts Snapshot).
+  const verification = await forInput('log', () => verifyStateDir(dir, publicKey));
   // A log that existed (its head recorded in the state) and is gone is not a fresh log.
   const lost = await recordedLoss(dir, verification);
   if (lost) {
