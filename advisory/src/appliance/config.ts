@@ -32,6 +32,11 @@ export interface ApplianceConfig {
    * would choose its own address.
    */
   trustProxy: false | number | string[];
+  /**
+   * ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: open connections one client address may hold
+   * (of the dashboard's 256), so one client cannot keep everyone else out.
+   */
+  connectionsPerClient: number;
   /** Host names the dashboard answers to (ADVISORY_DASHBOARD_HOSTS), besides IP addresses and localhost. */
   dashboardHosts: string[];
   /**
@@ -301,6 +306,7 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     listen: listen(env),
     dashboard: dashboard(env),
     trustProxy: trustProxy(env),
+    connectionsPerClient: integer(env, 'ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', 32, 1, 128),
     dashboardHosts: dashboardHosts(env),
     tls: tlsFiles(env),
     allowPlainHttpAuth: strictBoolean(env, 'ADVISORY_ALLOW_PLAIN_HTTP_AUTH'),

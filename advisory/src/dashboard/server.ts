@@ -1,4 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import type { Server as HttpServer } from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Outbox } from '../alerts/outbox.ts';
 import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
@@ -83,15 +90,20 @@ const realm = 'Basic realm="advisory appliance", charset="UTF-8"';
 
 /**
  * Bounds on connections, so half-sent requests cannot use up the daemon's file
- * descriptors (which its refreshes need too): at most this many sockets, each given
- * 10 s for its headers and 30 s for the whole request, and idle keep-alive sockets closed
- * after 5 s.
+ * descriptors (which its refreshes need too): at most this many sockets, at most
+ * `connectionsPerClient` of them from one address (ADVISORY_DASHBOARD_CLIENT_CONNECTIONS:
+ * one client cannot take them all), each given 10 s for its headers and 30 s for the
+ * whole request, and idle keep-alive sockets closed after 5 s. Node looks at the header
+ * and request deadlines only every `connectionsCheckingInterval` (30 s unless set): it is
+ * set to `checkEveryMs`, so a deadline acts within a second of its time.
  */
 export const CONNECTION_LIMITS = {
   maxConnections: 256,
+  connectionsPerClient: 32,
   headersMs: 10_000,
   requestMs: 30_000,
   keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
 };
 
 /**
@@ -125,8 +137,16 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       .send(errorHtml(heading, text));
   };
 
-  const serverOptions: FastifyServerOptions = {
+  // Handed to Node's server itself (http.createServer, https.createServer): the deadlines
+  // and how often Node looks at them.
+  const nodeServerOptions = {
+    headersTimeout: limits.headersMs,
+    requestTimeout: limits.requestMs,
+    connectionsCheckingInterval: Math.min(limits.checkEveryMs, limits.headersMs),
+  };
+  const serverOptions: FastifyHttpOptions<HttpServer> = {
     logger: false,
+    http: nodeServerOptions,
     trustProxy,
     // Asset names are up to 200 characters (the inventory's rule), percent-encoded longer.
     maxParamLength: 1024,
@@ -144,12 +164,12 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     options.tls
       ? ({
           ...serverOptions,
-          https: { cert: options.tls.cert, key: options.tls.key },
+          https: { ...nodeServerOptions, cert: options.tls.cert, key: options.tls.key },
         } as FastifyServerOptions)
       : serverOptions,
   );
   app.server.maxConnections = limits.maxConnections;
-  app.server.headersTimeout = limits.headersMs;
+  boundPerClient(app.server, limits.connectionsPerClient);
 
   const routes: { url: string; access: Access }[] = [];
   app.addHook('onRoute', (route) => {
@@ -312,6 +332,29 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   );
 
   return app;
+}
+
+/**
+ * At most `max` open connections from one address: one more is closed as it comes, before
+ * a byte of it is read, so one client holding half-sent requests leaves room for others
+ * (the health probe among them). 'connection' is the TCP connection, before any TLS.
+ */
+function boundPerClient(server: NetServer, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress ?? '';
+    const count = open.get(client) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(client, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
+    });
+  });
 }
 
 /** Configured host names, lowercased, without a trailing dot. */

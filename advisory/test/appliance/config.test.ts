@@ -476,3 +476,20 @@ describe('ADVISORY_FEED_EXPIRY_WARNING', () => {
     );
   });
 });
+
+describe('ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', () => {
+  it('is 32 unless set; a whole number from 1 to 128 (half the dashboard’s 256)', () => {
+    const perClient = (value?: string) =>
+      loadApplianceConfig({
+        ...base,
+        ...(value === undefined ? {} : { ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: value }),
+      }).connectionsPerClient;
+    expect(perClient()).toBe(32);
+    expect(perClient('1')).toBe(1);
+    expect(perClient('128')).toBe(128);
+    for (const value of ['0', '129', '256', 'ten', '-1', '2.5'])
+      expect(refusal({ ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: value }), value).toMatch(
+        /^ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: expected a whole number from 1 to 128/,
+      );
+  });
+});

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../scripts/test-wait.ts';
-import { buildDashboard } from '../../src/dashboard/server.ts';
+import { buildDashboard, CONNECTION_LIMITS } from '../../src/dashboard/server.ts';
 import { type Demo, demoAppliance, demoSource, serve } from '../support/dashboard.ts';
 
 let demo: Demo;
@@ -138,6 +138,80 @@ describe('dashboard access', () => {
       expect((await fetch(`${served.url}/health`)).status).toBe(200);
     } finally {
       for (const socket of sockets) socket.destroy();
+      await served.close();
+    }
+  });
+});
+
+/** A GET from a chosen loopback address (127.0.0.2…), so the server sees another client. */
+function getFrom(url: string, path: string, localAddress: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, localAddress, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Sockets that each send half a request and wait, from 127.0.0.1. */
+function halfSent(url: string, count: number): Socket[] {
+  const { hostname, port } = new URL(url);
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i++) {
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    sockets.push(socket);
+  }
+  return sockets;
+}
+
+describe('one misbehaving client', () => {
+  it('holding 300 half-sent requests keeps nobody else from /health or the pages (default limits)', async () => {
+    const served = await serve(demoSource(demo));
+    const sockets = halfSent(served.url, 300);
+    try {
+      const connections = () =>
+        new Promise<number>((resolve, reject) =>
+          served.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+        );
+      await until(() => sockets.every((s) => !s.connecting));
+      // Its connections past its share are closed at once; the rest wait for their headers.
+      await until(async () => (await connections()) <= CONNECTION_LIMITS.connectionsPerClient);
+      // Another client, meanwhile, is served at once: the probe and a page.
+      expect(await getFrom(served.url, '/health', '127.0.0.2')).toBe(200);
+      expect(await getFrom(served.url, '/', '127.0.0.3')).toBe(200);
+      // The misbehaving client itself gets no further in.
+      expect(sockets.filter((s) => !s.destroyed && !s.readableEnded).length).toBeLessThanOrEqual(
+        CONNECTION_LIMITS.connectionsPerClient,
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await served.close();
+    }
+  });
+
+  it('has a half-sent request closed at its header deadline, not at the next 30 s check', async () => {
+    // Only the header deadline can close it: the idle and whole-request deadlines are far off.
+    const served = await serve(demoSource(demo), {
+      limits: { headersMs: 1_000, requestMs: 600_000, keepAliveMs: 600_000 },
+    });
+    try {
+      const started = performance.now();
+      const [socket] = halfSent(served.url, 1) as [Socket];
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      await new Promise((resolve) => socket.on('close', resolve));
+      // Node checks header deadlines every connectionsCheckingInterval (30 s unless set):
+      // 15 s is far above 1 s on a loaded machine, and far below the 30 s it took before.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
       await served.close();
     }
   });

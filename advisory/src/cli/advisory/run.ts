@@ -185,6 +185,7 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     version: CLIENT_VERSION,
     trustProxy: config.trustProxy,
     metricsPublic: config.metricsPublic,
+    limits: { connectionsPerClient: config.connectionsPerClient },
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
     ...(startPair ? { tls: startPair } : {}),
