@@ -230,7 +230,7 @@ describe('advisory run', () => {
     expect(output.text()).toMatch(/SIGTERM: stopping/);
   }, 60_000);
 
-  // 17 runs of the appliance, one after the other: 10 s a run is room for a loaded machine.
+  // 19 runs of the appliance, one after the other: 10 s a run is room for a loaded machine.
   it('stops at once with the variable named when the configuration is wrong (exit 2)', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     const fifo = path.join(s.dir, 'a-fifo');
@@ -265,6 +265,9 @@ describe('advisory run', () => {
       [{ ADVISORY_LISTEN: '0.0.0.0:0' }, 'ADVISORY_LISTEN'],
       [{ ADVISORY_LISTEN: '0.0.0.0:0', ADVISORY_DASHBOARD_OPEN: 'yes' }, 'ADVISORY_DASHBOARD_OPEN'],
       [{ ADVISORY_TRUST_PROXY: 'true' }, 'ADVISORY_TRUST_PROXY'],
+      // "Every address" written as ranges: refused as true is, before anything is opened.
+      [{ ADVISORY_TRUST_PROXY: '0.0.0.0/0' }, 'ADVISORY_TRUST_PROXY'],
+      [{ ADVISORY_TRUST_PROXY: '1' }, 'ADVISORY_TRUST_PROXY'],
       [{ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan, not a name' }, 'ADVISORY_DASHBOARD_HOSTS'],
       [{ ADVISORY_FEED_CACHE: s.dir }, 'ADVISORY_FEED_CACHE'],
       // A FIFO where a file should be is refused at once, never waited on.
@@ -288,8 +291,10 @@ describe('advisory run', () => {
       expect(await done, variable).toBe(2);
       expect(stderr, variable).toContain(`configuration error: ${variable}:`);
       expect(stderr, variable).not.toMatch(/^\s+at /m);
+      // Nothing left holding the state directory: the next start is not kept waiting.
+      expect(existsSync(path.join(s.env.ADVISORY_STATE_DIR as string, 'lock')), variable).toBe(false);
     }
-  }, 170_000);
+  }, 200_000);
 });
 
 describe('as an unprivileged user', () => {

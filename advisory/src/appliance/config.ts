@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
 import path from 'node:path';
+import { ProxyListError, trustedProxies } from '../dashboard/access.ts';
 import { ConfigurationProblem } from '../errors.ts';
 import { DurationError, parseDuration } from '../time/durations.ts';
 
@@ -28,10 +28,10 @@ export interface ApplianceConfig {
   dashboard: { user: string; password: string } | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (failed-login
-   * pauses): none, a hop count, or addresses and CIDR ranges. Never "all": the client
-   * would choose its own address.
+   * pauses): none, or their addresses and CIDR ranges (dashboard/access.ts
+   * trustedProxies). Never a hop count or "all": the client would choose its own address.
    */
-  trustProxy: false | number | string[];
+  trustProxy: false | string[];
   /**
    * ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: open connections one client address may hold
    * (of the dashboard's 256), so one client cannot keep everyone else out.
@@ -180,26 +180,19 @@ function trustProxy(env: Env): ApplianceConfig['trustProxy'] {
   if (raw === 'true')
     throw new ConfigError(
       'ADVISORY_TRUST_PROXY',
-      'true would believe any X-Forwarded-For a client sends (and let it choose its own address): give the number of proxies in front (1) or their addresses',
+      'true would believe any X-Forwarded-For a client sends (and let it choose its own address): give the addresses of the proxies in front',
     );
-  if (/^\d+$/.test(raw)) {
-    const hops = Number(raw);
-    if (hops < 1 || hops > 10) throw new ConfigError('ADVISORY_TRUST_PROXY', 'a hop count is from 1 to 10');
-    return hops;
+  if (/^\d+$/.test(raw))
+    throw new ConfigError(
+      'ADVISORY_TRUST_PROXY',
+      `a hop count trusts whatever connects, so a client that connects directly would choose its own address: give the addresses or CIDR ranges of the proxies in front (127.0.0.1, 10.0.0.0/24), not "${raw}"`,
+    );
+  try {
+    return trustedProxies(raw.split(',')).entries;
+  } catch (error) {
+    if (error instanceof ProxyListError) throw new ConfigError('ADVISORY_TRUST_PROXY', error.message);
+    throw error;
   }
-  const entries = raw.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, extra] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = family === 4 ? 32 : 128;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (family === 0 || !prefixOk || extra !== undefined)
-      throw new ConfigError(
-        'ADVISORY_TRUST_PROXY',
-        `expected false, a hop count or comma-separated addresses and CIDR ranges, got "${entry}"`,
-      );
-  }
-  return entries;
 }
 
 function webhook(env: Env): string | null {

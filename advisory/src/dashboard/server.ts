@@ -11,7 +11,7 @@ import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
-import { type Access, registerAccess } from './access.ts';
+import { type Access, registerAccess, type TrustedProxies, trustedProxies } from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
 import { decisionsExport } from './export.ts';
 import { registerMachineRoutes } from './machine.ts';
@@ -64,8 +64,8 @@ export interface DashboardOptions {
   /** Failed logins per client before a pause (10 in 10 minutes). */
   attempts?: FailedAttempts;
   now?: () => Date;
-  /** Trust X-Forwarded-For from these proxies in front: a hop count or addresses (none by default). */
-  trustProxy?: false | number | string[];
+  /** Trust X-Forwarded-For from these proxies in front: addresses and CIDR ranges (none by default). */
+  trustProxy?: false | string[];
   /** Host names the dashboard answers to, besides IP addresses and localhost. */
   hosts?: string[];
   /** ADVISORY_METRICS_PUBLIC: /metrics without credentials (false unless given). */
@@ -118,9 +118,10 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   const attempts = options.attempts ?? new FailedAttempts();
   const eta = createRenderer();
   const limits = { ...CONNECTION_LIMITS, ...options.limits };
-  const trust = options.trustProxy ?? false;
-  // A hop count as the function Fastify's types accept (trust the nearest `hops` proxies).
-  const trustProxy = typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+  const proxies = options.trustProxy ? trustedProxies(options.trustProxy) : null;
+  // Each hop believed only when it is one of the proxies (from the connection outward):
+  // the first hop a client could have written ends the walk, and is the client's address.
+  const trustProxy = proxies ? (address: string) => proxies.trusts(address) : false;
 
   /**
    * A plain error page, for answers given before or outside the routes. Its texts are
@@ -169,7 +170,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
       : serverOptions,
   );
   app.server.maxConnections = limits.maxConnections;
-  boundPerClient(app.server, limits.connectionsPerClient);
+  boundPerClient(app.server, limits.connectionsPerClient, proxies);
 
   const routes: { url: string; access: Access }[] = [];
   app.addHook('onRoute', (route) => {
@@ -337,12 +338,15 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
 /**
  * At most `max` open connections from one address: one more is closed as it comes, before
  * a byte of it is read, so one client holding half-sent requests leaves room for others
- * (the health probe among them). 'connection' is the TCP connection, before any TLS.
+ * (the health probe among them). 'connection' is the TCP connection, before any TLS. The
+ * configured reverse proxies are exempt: they carry many clients.
  */
-function boundPerClient(server: NetServer, max: number): void {
+function boundPerClient(server: NetServer, max: number, proxies: TrustedProxies | null): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress ?? '';
+    // A reverse proxy carries many clients: only the total bounds it.
+    if (proxies?.trusts(client)) return;
     const count = open.get(client) ?? 0;
     if (count >= max) {
       socket.destroy();

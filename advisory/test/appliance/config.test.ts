@@ -25,7 +25,7 @@ function refusal(env: Record<string, string>): string {
 }
 
 describe('ADVISORY_TRUST_PROXY', () => {
-  it('is off by default; takes a hop count, or addresses and CIDR ranges', () => {
+  it('is off by default; takes addresses and CIDR ranges', () => {
     const trust = (value?: string) =>
       loadApplianceConfig({ ...base, ...(value === undefined ? {} : { ADVISORY_TRUST_PROXY: value }) })
         .trustProxy;
@@ -36,7 +36,6 @@ describe('ADVISORY_TRUST_PROXY', () => {
     expect(refusal({ ADVISORY_TRUST_PROXY: 'true' })).toMatch(
       /^ADVISORY_TRUST_PROXY: true would believe any X-Forwarded-For a client sends/,
     );
-    expect(trust('2')).toBe(2);
     expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8')).toEqual([
       '10.0.0.1',
       '192.168.0.0/16',
@@ -55,9 +54,49 @@ describe('ADVISORY_TRUST_PROXY', () => {
       'proxy.lan',
       '10.0.0.0/8/1',
       '10.0.0.1,,',
+      'fe80::1%eth0',
     ]) {
       expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(/^ADVISORY_TRUST_PROXY: /);
     }
+  });
+
+  it('refuses a hop count: whoever connects directly would be the first hop and choose its address', () => {
+    for (const value of ['1', '2', '10'])
+      expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(
+        /^ADVISORY_TRUST_PROXY: a hop count trusts whatever connects.*give the addresses/,
+      );
+  });
+
+  it('refuses any list that trusts every address of a family, however it is split', () => {
+    for (const value of [
+      '0.0.0.0/0',
+      '0.0.0.0/1,128.0.0.0/1',
+      '10.0.0.1, 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/3, 224.0.0.0/3',
+      '::/0',
+      '::/1,8000::/1',
+      // Every IPv4 client of a dual-stack socket, written as IPv6.
+      '::ffff:0:0/96',
+      '::ffff:0.0.0.0/97,::ffff:128.0.0.0/97',
+      '::/64',
+      '::ffff:0:0/97,128.0.0.0/1',
+      // Half of IPv6, but the half that holds every IPv4-mapped address.
+      '::/1',
+    ]) {
+      expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(
+        /^ADVISORY_TRUST_PROXY: ".*" trusts every IPv[46] address/,
+      );
+    }
+    // Large ranges short of everything are the operator's call.
+    for (const value of [
+      '0.0.0.0/1',
+      '0.0.0.0/1,128.0.0.0/2',
+      '8000::/1',
+      '::ffff:0:0/97',
+      '::/96,10.0.0.0/8',
+    ])
+      expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: value }).trustProxy, value).toEqual(
+        value.split(','),
+      );
   });
 });
 
@@ -269,8 +308,6 @@ describe('loadApplianceConfig', () => {
     });
     expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1000' }).alerts.maxAttempts).toBe(1000);
     expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1' }).alerts.maxAttempts).toBe(1);
-    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10' }).trustProxy).toBe(10);
-    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10.0.0.0/32,::/128' }).trustProxy).toEqual([
       '10.0.0.0/32',
       '::/128',

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadApplianceConfig } from '../../src/appliance/config.ts';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../../src/dashboard/auth.ts';
 import type { DashboardSource } from '../../src/dashboard/server.ts';
@@ -159,7 +160,7 @@ describe('authentication', () => {
       headers: { authorization: basic('operator', password), 'x-forwarded-for': forwardedFor },
     });
     // Behind a proxy on this machine: one client's guesses pause that client alone.
-    for (const trustProxy of [['127.0.0.1'], 1]) {
+    for (const trustProxy of [['127.0.0.1'], ['127.0.0.0/8', '::1']]) {
       await withServer(demoSource(demo), { credentials, trustProxy }, async (url) => {
         for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess('203.0.113.7'))).status).toBe(401);
         expect((await fetch(`${url}/`, guess('203.0.113.7', credentials.password))).status).toBe(429);
@@ -173,10 +174,43 @@ describe('authentication', () => {
         expect(other.status, String(trustProxy)).toBe(200);
       });
     }
-    // Not trusted: the header is the client's own claim and changes nothing.
-    await withServer(demoSource(demo), { credentials }, async (url) => {
-      for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
-      expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+    // Not trusted: the header is the client's own claim and changes nothing, with no proxy
+    // configured, or when the client is not the proxy configured.
+    for (const trustProxy of [false, ['192.0.2.10', '10.0.0.0/8']] as const) {
+      await withServer(
+        demoSource(demo),
+        { credentials, trustProxy: trustProxy && [...trustProxy] },
+        async (url) => {
+          for (let i = 0; i < 10; i++)
+            expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
+          expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+        },
+      );
+    }
+  });
+
+  it('pauses a client that connects directly and rotates X-Forwarded-For, as ADVISORY_TRUST_PROXY=1 let it not', async () => {
+    // The setting as an operator writes it: a hop count is refused at start now; before,
+    // it made the first hop (whoever connects) trusted, so the header chose the address.
+    expect(() =>
+      loadApplianceConfig({
+        ADVISORY_FEED_URL: '/srv/feed',
+        ADVISORY_PUBLIC_KEYS: 'feed.pub',
+        ADVISORY_INVENTORY: 'inv.yaml',
+        ADVISORY_TRUST_PROXY: '1',
+      }),
+    ).toThrow(/^ADVISORY_TRUST_PROXY: a hop count/);
+    // The proxy named by address, the client beside it: 30 guesses, paused after 10.
+    await withServer(demoSource(demo), { credentials, trustProxy: ['192.0.2.10'] }, async (url) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const answer = await fetch(`${url}/`, {
+          headers: { authorization: basic('operator', `guess-${i}`), 'x-forwarded-for': `198.51.100.${i}` },
+        });
+        statuses.push(answer.status);
+      }
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      expect(statuses.slice(10)).toEqual(Array(20).fill(429));
     });
   });
 });

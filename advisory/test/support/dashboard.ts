@@ -77,7 +77,7 @@ export async function serve(
   options: {
     credentials?: { user: string; password: string } | null;
     now?: () => Date;
-    trustProxy?: false | number | string[];
+    trustProxy?: false | string[];
     hosts?: string[];
     limits?: Parameters<typeof buildDashboard>[0]['limits'];
     metricsPublic?: boolean;

@@ -179,6 +179,7 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const config = appliance.config;
   const trustedKeys = (await readTrustedKeys(config.publicKeyFiles)).map((k) => keyId(k.keynum));
   const startPair = certificates.pair;
+  // From here the state directory is held: whatever fails lets it go before it is reported.
   const dashboard = await buildDashboard({
     source: dashboardSource(appliance, trustedKeys),
     credentials: config.dashboard,
@@ -189,6 +190,9 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
     ...(startPair ? { tls: startPair } : {}),
+  }).catch(async (error: unknown) => {
+    await appliance.stop();
+    throw error;
   });
   certificates.serving(dashboard.server, startPair);
   try {
