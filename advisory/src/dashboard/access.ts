@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Credentials, credentialsMatch, type FailedAttempts } from './auth.ts';
+import { basicUser, type Credentials, credentialsMatch, type FailedAttempts } from './auth.ts';
 
 /**
  * Who may see what, decided in one place before any handler runs. Every route is
@@ -37,8 +37,15 @@ export function hostAllowed(header: string | undefined, names: ReadonlySet<strin
   return isIP(host) === 4 || host === 'localhost' || names.has(host);
 }
 
+/** Where the dashboard says what happened (pino's interface; the daemon's log). */
+export interface DashboardLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 export interface AccessOptions {
   credentials: Credentials | null;
+  /** Failed logins, each with the client address and the user name given (never the password). */
+  log: DashboardLog | null;
   attempts: FailedAttempts;
   hosts: ReadonlySet<string>;
   realm: string;
@@ -83,7 +90,15 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
       options.attempts.succeed(client);
       return;
     }
-    if (request.headers.authorization) options.attempts.fail(client);
+    const authorization = request.headers.authorization;
+    if (authorization) {
+      options.attempts.fail(client);
+      const user = basicUser(authorization);
+      options.log?.warn({ client, user }, 'dashboard login failed');
+      const retryAfter = options.attempts.retryAfter(client);
+      if (retryAfter > 0)
+        options.log?.warn({ client, user, retryAfter }, 'dashboard login paused for this client');
+    }
     return reply
       .code(401)
       .header('www-authenticate', options.realm)

@@ -11,7 +11,13 @@ import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
-import { type Access, registerAccess, type TrustedProxies, trustedProxies } from './access.ts';
+import {
+  type Access,
+  type DashboardLog,
+  registerAccess,
+  type TrustedProxies,
+  trustedProxies,
+} from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
 import { decisionsExport } from './export.ts';
 import { registerMachineRoutes } from './machine.ts';
@@ -61,6 +67,8 @@ export interface DashboardOptions {
   source: DashboardSource;
   credentials: Credentials | null;
   version: string;
+  /** The daemon's log: failed logins (client address and user name, never the password). */
+  log?: DashboardLog;
   /** Failed logins per client before a pause (10 in 10 minutes). */
   attempts?: FailedAttempts;
   now?: () => Date;
@@ -184,6 +192,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   });
   registerAccess(app, {
     credentials: options.credentials,
+    log: options.log ?? null,
     attempts,
     hosts: hostSet(options.hosts),
     realm,

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadApplianceConfig } from '../../src/appliance/config.ts';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
@@ -187,6 +188,61 @@ describe('authentication', () => {
         },
       );
     }
+  });
+
+  it('logs each failed login with the client address and user name, never the password', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    await withServer(demoSource(demo), { credentials, log }, async (url) => {
+      const status = async (authorization?: string, forwardedFor?: string) =>
+        (
+          await fetch(`${url}/`, {
+            headers: {
+              ...(authorization ? { authorization } : {}),
+              ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+            },
+          })
+        ).status;
+      expect(await status(basic('mallory', 'hunter2-secret-guess'))).toBe(401);
+      // No credentials at all (a browser's first request), and the right ones: not failures.
+      expect(await status()).toBe(401);
+      expect(await status(basic(credentials.user, credentials.password))).toBe(200);
+      // A header that is no user:password pair: the user is unknown, still logged.
+      expect(await status('Basic !!!')).toBe(401);
+      expect(entries()).toEqual([
+        expect.objectContaining({
+          level: 40,
+          client: '127.0.0.1',
+          user: 'mallory',
+          msg: 'dashboard login failed',
+        }),
+        expect.objectContaining({
+          level: 40,
+          client: '127.0.0.1',
+          user: null,
+          msg: 'dashboard login failed',
+        }),
+      ]);
+      // The 10th failure since the good login starts the pause: said once, and the 429s after
+      // it are not logged each.
+      for (let i = 0; i < 9; i++) expect(await status(basic('root', `guess-${i}`))).toBe(401);
+      for (let i = 0; i < 3; i++) expect(await status(basic('root', 'guess'))).toBe(429);
+      const paused = entries().filter((e) => e.msg === 'dashboard login paused for this client');
+      expect(paused).toEqual([
+        expect.objectContaining({ level: 40, client: '127.0.0.1', user: 'root', retryAfter: 600 }),
+      ]);
+      expect(entries().filter((e) => e.msg === 'dashboard login failed')).toHaveLength(11);
+    });
+    expect(lines.join('')).not.toMatch(/hunter2|guess-|correct horse/);
+    // Behind a listed proxy the client is the address the proxy wrote.
+    lines.length = 0;
+    await withServer(demoSource(demo), { credentials, log, trustProxy: ['127.0.0.1'] }, async (url) => {
+      await fetch(`${url}/`, {
+        headers: { authorization: basic('eve', 'a-wrong-password'), 'x-forwarded-for': '203.0.113.5' },
+      });
+    });
+    expect(entries()).toEqual([expect.objectContaining({ client: '203.0.113.5', user: 'eve' })]);
   });
 
   it('pauses a client that connects directly and rotates X-Forwarded-For, as ADVISORY_TRUST_PROXY=1 let it not', async () => {

@@ -187,6 +187,7 @@ async function serve(io: Io, env: NodeJS.ProcessEnv): Promise<number> {
     trustProxy: config.trustProxy,
     metricsPublic: config.metricsPublic,
     limits: { connectionsPerClient: config.connectionsPerClient },
+    log: appliance.logger,
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
     ...(startPair ? { tls: startPair } : {}),
