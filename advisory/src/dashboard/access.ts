@@ -17,6 +17,8 @@ export type Access = 'public' | 'pages' | 'credentials';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** The route answers JSON (/health, the exports): so do its errors. */
+    json?: boolean;
     /** What a `credentials` route is called when it says what to set ("the verdicts export"). */
     needsAuthentication?: string;
   }
@@ -40,7 +42,52 @@ export function hostAllowed(header: string | undefined, names: ReadonlySet<strin
 /** Where the dashboard says what happened (pino's interface; the daemon's log). */
 export interface DashboardLog {
   warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
 }
+
+/**
+ * The codes of the dashboard's JSON errors, `{"error": {"code", "message"}}`: one shape for
+ * every error a JSON client can meet (docs/advisory/appliance.md, "JSON errors").
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'authentication_required'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'unknown_host'
+  | 'headers_too_large'
+  | 'too_many_requests'
+  | 'internal_error'
+  | 'decision_log_unavailable';
+
+export const jsonError = (code: ErrorCode, message: string) => ({ error: { code, message } });
+
+/**
+ * Whether an error is answered as JSON: on a JSON route, for a path ending in `.json`
+ * (one no route has too), or for a client whose Accept header takes JSON and not HTML.
+ * Anything else (a browser) gets the dashboard's error page.
+ */
+export function wantsJson(request: FastifyRequest, jsonPaths: ReadonlySet<string> = new Set()): boolean {
+  if (request.routeOptions?.config?.json === true) return true;
+  // The path of a JSON route asked with another method (POST /health) has no route of its own.
+  const path = request.url.split('?')[0] ?? '';
+  if (/\.json$/i.test(path) || jsonPaths.has(path)) return true;
+  const accept = request.headers.accept ?? '';
+  return /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
+}
+
+/** Errors of the dashboard: JSON for a JSON client, the dashboard's own page for a browser. */
+export type Refuse = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: ErrorCode,
+  page: { heading: string; text: string },
+) => FastifyReply;
+
+/** The only methods anything here answers: the dashboard reads, never writes. */
+const METHODS = new Set(['GET', 'HEAD']);
 
 export interface AccessOptions {
   credentials: Credentials | null;
@@ -49,19 +96,28 @@ export interface AccessOptions {
   attempts: FailedAttempts;
   hosts: ReadonlySet<string>;
   realm: string;
-  /** Answers with the dashboard's own error page. */
-  refuse(reply: FastifyReply, status: number, heading: string, text: string): FastifyReply;
+  /** Answers an error: JSON or the dashboard's own error page. */
+  refuse: Refuse;
+  /** Whether a request's errors are answered as JSON (wantsJson, with the JSON routes' paths). */
+  wantsJson(request: FastifyRequest): boolean;
 }
 
 export function registerAccess(app: FastifyInstance, options: AccessOptions): void {
+  const { refuse } = options;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!hostAllowed(request.headers.host, options.hosts)) {
-      return options.refuse(
-        reply,
-        421,
-        'Unknown host name',
-        'This dashboard answers only to its own names. Add the name to ADVISORY_DASHBOARD_HOSTS to use it.',
-      );
+      return refuse(request, reply, 421, 'unknown_host', {
+        heading: 'Unknown host name',
+        text: 'This dashboard answers only to its own names. Add the name to ADVISORY_DASHBOARD_HOSTS to use it.',
+      });
+    }
+    // Before credentials and before any body is read: nothing here takes one.
+    if (!METHODS.has(request.method)) {
+      reply.header('allow', 'GET, HEAD');
+      return refuse(request, reply, 405, 'method_not_allowed', {
+        heading: 'Method not allowed',
+        text: `This dashboard only reads: GET and HEAD, not ${request.method}.`,
+      });
     }
     const access: Access = request.routeOptions.config.access ?? 'pages';
     if (access === 'public') return;
@@ -73,18 +129,21 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
         .code(401)
         .header('www-authenticate', options.realm)
         .type('application/json')
-        .send({
-          error: `${what} needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance`,
-        });
+        .send(
+          jsonError(
+            'authentication_required',
+            `${what} needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance`,
+          ),
+        );
     }
     const client = request.ip;
     const wait = options.attempts.retryAfter(client);
     if (wait > 0) {
-      return reply
-        .code(429)
-        .header('retry-after', String(wait))
-        .type('text/plain')
-        .send('too many failed logins; try again later\n');
+      reply.code(429).header('retry-after', String(wait));
+      const text = 'too many failed logins; try again later';
+      return options.wantsJson(request)
+        ? reply.type('application/json').send(jsonError('too_many_requests', text))
+        : reply.type('text/plain').send(`${text}\n`);
     }
     if (credentialsMatch(request.headers.authorization, credentials)) {
       options.attempts.succeed(client);
@@ -99,11 +158,10 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
       if (retryAfter > 0)
         options.log?.warn({ client, user, retryAfter }, 'dashboard login paused for this client');
     }
-    return reply
-      .code(401)
-      .header('www-authenticate', options.realm)
-      .type('text/plain')
-      .send('authentication required\n');
+    reply.code(401).header('www-authenticate', options.realm);
+    return options.wantsJson(request)
+      ? reply.type('application/json').send(jsonError('authentication_required', 'authentication required'))
+      : reply.type('text/plain').send('authentication required\n');
   });
 }
 

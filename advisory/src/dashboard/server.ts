@@ -1,9 +1,12 @@
-import type { Server as HttpServer } from 'node:http';
+import { type Server as HttpServer, STATUS_CODES } from 'node:http';
 import type { Server as NetServer, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, {
+  type FastifyError,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
 import type { Outbox } from '../alerts/outbox.ts';
@@ -14,9 +17,13 @@ import type { LogVerification } from '../decisions/verify.ts';
 import {
   type Access,
   type DashboardLog,
+  type ErrorCode,
+  jsonError,
+  type Refuse,
   registerAccess,
   type TrustedProxies,
   trustedProxies,
+  wantsJson,
 } from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
 import { decisionsExport } from './export.ts';
@@ -137,13 +144,14 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
    */
   const errorHtml = (heading: string, text: string) =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${heading} · Advisory appliance</title></head><body><h1>${heading}</h1><p>${text}</p></body></html>\n`;
-  const refuse = (reply: FastifyReply, status: number, heading: string, text: string) => {
+  // The paths of the JSON routes, as registered (onRoute, below).
+  const jsonPaths = new Set<string>();
+  const isJson = (request: FastifyRequest) => wantsJson(request, jsonPaths);
+  const refuse: Refuse = (request, reply, status, code, page) => {
     for (const [name, value] of Object.entries(securityHeaders)) reply.header(name, value);
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(errorHtml(heading, text));
+    reply.code(status).header('cache-control', 'no-store');
+    if (isJson(request)) return reply.type('application/json').send(jsonError(code, lowerFirst(page.text)));
+    return reply.type('text/html; charset=utf-8').send(errorHtml(page.heading, page.text));
   };
 
   // Handed to Node's server itself (http.createServer, https.createServer): the deadlines
@@ -163,8 +171,14 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     requestTimeout: limits.requestMs,
     keepAliveTimeout: limits.keepAliveMs,
     // A URL Fastify cannot decode: the dashboard's own page, not Fastify's JSON echoing it.
-    frameworkErrors: (_error, _request, reply) =>
-      refuse(reply, 400, 'Bad request', 'The address of this request cannot be read.'),
+    frameworkErrors: (_error, request, reply) =>
+      refuse(request, reply, 400, 'bad_request', {
+        heading: 'Bad request',
+        text: 'The address of this request cannot be read.',
+      }),
+    // A request Node cannot read as HTTP (or sent too slowly, or with headers too large):
+    // answered on the socket itself, in the JSON errors' shape.
+    clientErrorHandler: answerClientError,
   };
   // Fastify's own `https` option, so the timeouts above apply to the TLS server too. Its
   // types would make this a differently typed instance; to everything here an HTTPS server
@@ -184,6 +198,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   app.addHook('onRoute', (route) => {
     if (route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET')))
       routes.push({ url: route.url, access: route.config?.access ?? 'pages' });
+    if (route.config?.json) jsonPaths.add(route.url);
   });
   app.decorate('dashboardRoutes', routes);
 
@@ -197,6 +212,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     hosts: hostSet(options.hosts),
     realm,
     refuse,
+    wantsJson: isJson,
   });
 
   const health = () => assessHealth(source.status, now(), source.feedMaxAgeMs);
@@ -225,7 +241,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
    * "degraded", with the problems listed), 503 when none does. `?strict` answers 503 when
    * degraded too, for a probe that reads only the status code.
    */
-  app.get('/health', { config: { access: 'public' } }, async (request, reply) => {
+  app.get('/health', { config: { access: 'public', json: true } }, async (request, reply) => {
     const feed = source.status.feed;
     const assessed = health();
     const strict = Object.hasOwn((request.query as object | undefined) ?? {}, 'strict');
@@ -308,9 +324,11 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     ),
   );
 
-  app.get('/decisions.json', { config: { access: 'credentials' } }, async (_request, reply) => {
+  app.get('/decisions.json', { config: { access: 'credentials', json: true } }, async (_request, reply) => {
     if (!source.decisions)
-      return reply.code(503).send({ error: 'the decision log is not open in this process' });
+      return reply
+        .code(503)
+        .send(jsonError('decision_log_unavailable', 'the decision log is not open in this process'));
     return reply
       .header('cache-control', 'no-store')
       .header('content-disposition', 'attachment; filename="decisions.json"')
@@ -325,21 +343,29 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     metricsPublic: options.metricsPublic ?? false,
   });
 
-  app.setNotFoundHandler(async (_request, reply) =>
-    render(reply, {
-      status: 404,
-      current: '',
-      title: 'Not found',
-      template: '@message',
-      data: { heading: 'Not found', text: 'There is no such page.' },
-    }),
+  app.setNotFoundHandler(async (request, reply) =>
+    isJson(request)
+      ? refuse(request, reply, 404, 'not_found', { heading: 'Not found', text: 'There is no such page.' })
+      : render(reply, {
+          status: 404,
+          current: '',
+          title: 'Not found',
+          template: '@message',
+          data: { heading: 'Not found', text: 'There is no such page.' },
+        }),
   );
 
-  // Only GET routes that take no body: a client's mistakes end at the URL (frameworkErrors)
-  // or at a path no route has (404). What reaches here is the dashboard's own failure.
-  app.setErrorHandler(async (_error, _request, reply) =>
-    refuse(reply, 500, 'Internal error', 'The page could not be made; the log says why.'),
-  );
+  // Only GET routes that take no body (Fastify parses none for GET and HEAD, and any other
+  // method is refused before its body is read): a client's mistakes end at the URL
+  // (frameworkErrors), the method (405, access.ts) or a path no route has (404). What
+  // reaches here is the dashboard's own failure: logged, and told without its details.
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    options.log?.error({ url: request.url, error: error.message }, 'dashboard request failed');
+    return refuse(request, reply, 500, 'internal_error', {
+      heading: 'Internal error',
+      text: 'The page could not be made; the log says why.',
+    });
+  });
 
   return app;
 }
@@ -368,6 +394,39 @@ function boundPerClient(server: NetServer, max: number, proxies: TrustedProxies 
       else open.delete(client);
     });
   });
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1).replace(/\.$/, '');
+
+/**
+ * Node's 'clientError': a request that is not HTTP, headers larger than Node takes, or
+ * headers not sent within the deadline. Answered on the socket (no request exists to
+ * reply to), in the JSON errors' shape with the security headers, then closed.
+ */
+function answerClientError(error: Error, socket: Duplex): void {
+  const cause = (error as NodeJS.ErrnoException).code;
+  if (cause === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    cause === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'the request was not sent in time']
+      : cause === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request headers are too large']
+        : [400, 'bad_request', 'the request cannot be read as HTTP'];
+  const body = JSON.stringify(jsonError(code, message));
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    connection: 'close',
+    ...securityHeaders,
+  };
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')}\r\n${body}`,
+    );
+  socket.destroy();
 }
 
 /** Configured host names, lowercased, without a trailing dot. */
