@@ -230,6 +230,36 @@ describe('advisory run', () => {
     expect(output.text()).toMatch(/SIGTERM: stopping/);
   }, 60_000);
 
+  it('prints only JSON lines on stderr from start to stop: no warning of a library among them', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const { child, done } = run(['run'], {
+      ...s.env,
+      ADVISORY_LISTEN: '127.0.0.1:0',
+      ADVISORY_LOG_LEVEL: 'debug',
+      ADVISORY_DASHBOARD_USER: 'operator',
+      ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
+    });
+    const output = watchOutput(child.stdout);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const url = (await output.waitFor(/dashboard on (\S+)/))[1] as string;
+    // A refresh logged, and the dashboard's own lines (a failed login).
+    await until(() => stderr.includes('feed accepted'), 100);
+    await fetch(`${url}health`);
+    await fetch(url, {
+      headers: { authorization: `Basic ${Buffer.from('operator:wrong').toString('base64')}` },
+    });
+    await until(() => stderr.includes('dashboard login failed'), 100);
+    child.kill('SIGTERM');
+    expect(await done).toBe(0);
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(stderr).not.toMatch(/Warning|FSTDEP/);
+  }, 60_000);
+
   // 19 runs of the appliance, one after the other: 10 s a run is room for a loaded machine.
   it('stops at once with the variable named when the configuration is wrong (exit 2)', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });

@@ -166,7 +166,8 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     http: nodeServerOptions,
     trustProxy,
     // Asset names are up to 200 characters (the inventory's rule), percent-encoded longer.
-    maxParamLength: 1024,
+    // A router option: given at the top level it is deprecated (FSTDEP022).
+    routerOptions: { maxParamLength: 1024 },
     connectionTimeout: limits.requestMs,
     requestTimeout: limits.requestMs,
     keepAliveTimeout: limits.keepAliveMs,
