@@ -115,6 +115,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
+/**
+ * A percent-encoded part of a URL setting, decoded; a bad escape (`%zz`, a `%E0` that is
+ * no UTF-8) names the setting and the part, never the text (it may be a password).
+ */
+function decoded(name: string, part: string, encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new ConfigError(name, `the ${part} has a bad percent-escape (%XX with two hex digits, UTF-8)`);
+  }
+}
+
 function feed(env: Env): ApplianceConfig['feed'] {
   const raw = required(
     env,
@@ -131,7 +143,7 @@ function feed(env: Env): ApplianceConfig['feed'] {
     if (url.protocol === 'file:') {
       if (url.host !== '' && url.host !== 'localhost')
         throw new ConfigError('ADVISORY_FEED_URL', 'a file:// URL names a local directory (file:///path)');
-      return { kind: 'directory', path: decodeURIComponent(url.pathname) };
+      return { kind: 'directory', path: decoded('ADVISORY_FEED_URL', 'path', url.pathname) };
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new ConfigError(
@@ -248,8 +260,8 @@ function smtp(env: Env): SmtpConfig | null {
     implicitTls,
     host: url.hostname,
     port: url.port ? Number(url.port) : implicitTls ? 465 : 587,
-    user: url.username ? decodeURIComponent(url.username) : null,
-    password: url.password ? decodeURIComponent(url.password) : null,
+    user: url.username ? decoded('ADVISORY_SMTP_URL', 'user name', url.username) : null,
+    password: url.password ? decoded('ADVISORY_SMTP_URL', 'password', url.password) : null,
     from,
     to,
     caFile: text(env, 'ADVISORY_SMTP_CA_FILE') ?? null,

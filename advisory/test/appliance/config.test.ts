@@ -530,3 +530,37 @@ describe('ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', () => {
       );
   });
 });
+
+describe('URL settings', () => {
+  const mail = { ADVISORY_SMTP_FROM: 'advisory@example.org', ADVISORY_SMTP_TO: 'ops@example.org' };
+  it('name the setting for a bad percent-escape, never a bare "URI malformed", nor the password', () => {
+    for (const [env, name] of [
+      [{ ADVISORY_SMTP_URL: 'smtp://mail%E0:secret@mail.lan:587', ...mail }, 'ADVISORY_SMTP_URL'],
+      [{ ADVISORY_SMTP_URL: 'smtps://mail:se%zzcret@mail.lan', ...mail }, 'ADVISORY_SMTP_URL'],
+      [{ ADVISORY_FEED_URL: 'file:///srv/feed%E0%A4' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_FEED_URL: 'file:///srv/%zzfeed' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_NOTIFY_WEBHOOK_URL: 'https://hooks.example/%zz' }, null],
+      [{ ADVISORY_NOTIFY_WEBHOOK_URL: 'https://hooks example/' }, 'ADVISORY_NOTIFY_WEBHOOK_URL'],
+      [{ ADVISORY_FEED_URL: 'https://feed example/' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_SMTP_URL: 'smtp://mail lan', ...mail }, 'ADVISORY_SMTP_URL'],
+    ] as const) {
+      if (name === null) {
+        // Sent as written: a webhook URL is never decoded, so no escape can be bad.
+        expect(loadApplianceConfig({ ...base, ...env }).webhookUrl).toBe('https://hooks.example/%zz');
+        continue;
+      }
+      const message = refusal(env);
+      expect(message, JSON.stringify(env)).toMatch(new RegExp(`^${name}: `));
+      expect(message).not.toMatch(/URI malformed|secret|se%zzcret/);
+    }
+    expect(refusal({ ADVISORY_SMTP_URL: 'smtp://mail%E0:secret@mail.lan:587', ...mail })).toBe(
+      'ADVISORY_SMTP_URL: the user name has a bad percent-escape (%XX with two hex digits, UTF-8)',
+    );
+    expect(refusal({ ADVISORY_SMTP_URL: 'smtps://mail:se%zzcret@mail.lan', ...mail })).toBe(
+      'ADVISORY_SMTP_URL: the password has a bad percent-escape (%XX with two hex digits, UTF-8)',
+    );
+    expect(refusal({ ADVISORY_FEED_URL: 'file:///srv/feed%E0%A4' })).toBe(
+      'ADVISORY_FEED_URL: the path has a bad percent-escape (%XX with two hex digits, UTF-8)',
+    );
+  });
+});
