@@ -17,7 +17,7 @@ export type Access = 'public' | 'pages' | 'credentials';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
-    /** The route answers JSON (/health, the exports): so do its errors. */
+    /** The route answers JSON (/health, the exports): so do the errors on its path. */
     json?: boolean;
     /** What a `credentials` route is called when it says what to set ("the verdicts export"). */
     needsAuthentication?: string;
@@ -68,9 +68,9 @@ export const jsonError = (code: ErrorCode, message: string) => ({ error: { code,
  * (one no route has too), or for a client whose Accept header takes JSON and not HTML.
  * Anything else (a browser) gets the dashboard's error page.
  */
-export function wantsJson(request: FastifyRequest, jsonPaths: ReadonlySet<string> = new Set()): boolean {
-  if (request.routeOptions?.config?.json === true) return true;
-  // The path of a JSON route asked with another method (POST /health) has no route of its own.
+export function wantsJson(request: FastifyRequest, jsonPaths: ReadonlySet<string>): boolean {
+  // By path, not by the route matched: asked with another method (POST /health) a JSON
+  // route's path has no route of its own.
   const path = request.url.split('?')[0] ?? '';
   if (/\.json$/i.test(path) || jsonPaths.has(path)) return true;
   const accept = request.headers.accept ?? '';

@@ -268,6 +268,44 @@ describe('trustedProxies', () => {
     expect(() => trustedProxies(['::/0'])).toThrow(/trusts every IPv6 address/);
   });
 
+  it('reads every spelling of an address, and covers a family only when the ranges leave no gap', () => {
+    // A range given by any address inside it; IPv6 with and without "::", with IPv4 inside.
+    const proxies = trustedProxies([
+      '10.1.2.3/16',
+      'fd00:0:0:1:0:0:0:1',
+      '2001:db8::/127',
+      '::1',
+      '::ffff:203.0.113.77',
+      '0.0.0.0/8',
+      '255.255.255.255',
+    ]);
+    for (const address of [
+      '10.1.200.1',
+      'fd00:0:0:1::1',
+      '2001:db8::',
+      '2001:db8::1',
+      '0:0:0:0:0:0:0:1',
+      '203.0.113.77',
+      '::ffff:203.0.113.77',
+      '::ffff:0.0.0.0',
+      '::ffff:255.255.255.255',
+    ])
+      expect(proxies.trusts(address), address).toBe(true);
+    for (const address of ['10.2.0.1', '2001:db8::2', '::2', '203.0.113.78', '::fffe:ffff:ffff', '1::'])
+      expect(proxies.trusts(address), address).toBe(false);
+    for (const entry of ['10.0.0.0/33', '10.0.0.0/x8', '10.0.0.0/8x', '::/129', '10.0.0.0/', '/8'])
+      expect(() => trustedProxies([entry]), entry).toThrow(ProxyListError);
+    // Everything but the last address, in ranges of every size: short of all, taken.
+    const allButLast = Array.from({ length: 32 }, (_, i) => {
+      const first = 2 ** 32 - 2 ** (32 - i);
+      return `${[24, 16, 8, 0].map((shift) => Math.floor(first / 2 ** shift) % 256).join('.')}/${i + 1}`;
+    });
+    expect(trustedProxies(allButLast).trusts('255.255.255.254')).toBe(true);
+    expect(trustedProxies(allButLast).trusts('255.255.255.255')).toBe(false);
+    expect(() => trustedProxies([...allButLast, '255.255.255.255'])).toThrow(/trusts every IPv4 address/);
+    expect(() => trustedProxies([...allButLast.reverse(), '255.255.255.255/32'])).toThrow(/every IPv4/);
+  });
+
   it('leaves the connections of a configured proxy out of the per-client bound: it carries many clients', async () => {
     const served = await serve(demoSource(demo), {
       trustProxy: ['127.0.0.1'],

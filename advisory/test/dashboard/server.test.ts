@@ -567,6 +567,9 @@ describe('JSON errors', () => {
         404,
         'not_found',
       );
+      // Only a path that ends in .json is one.
+      const jsonp = await rawRequest(url, { path: '/nothing.jsonp', headers: good });
+      expect(jsonp.headers['content-type']).toMatch(/^text\/html/);
       // A browser still gets the page.
       const page = await rawRequest(url, { path: '/nothing', headers: { ...good, accept: 'text/html,*/*' } });
       expect(page.headers['content-type']).toMatch(/^text\/html/);
