@@ -230,7 +230,37 @@ describe('advisory run', () => {
     expect(output.text()).toMatch(/SIGTERM: stopping/);
   }, 60_000);
 
-  // 17 runs of the appliance, one after the other: 10 s a run is room for a loaded machine.
+  it('prints only JSON lines on stderr from start to stop: no warning of a library among them', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const { child, done } = run(['run'], {
+      ...s.env,
+      ADVISORY_LISTEN: '127.0.0.1:0',
+      ADVISORY_LOG_LEVEL: 'debug',
+      ADVISORY_DASHBOARD_USER: 'operator',
+      ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
+    });
+    const output = watchOutput(child.stdout);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const url = (await output.waitFor(/dashboard on (\S+)/))[1] as string;
+    // A refresh logged, and the dashboard's own lines (a failed login).
+    await until(() => stderr.includes('feed accepted'), 100);
+    await fetch(`${url}health`);
+    await fetch(url, {
+      headers: { authorization: `Basic ${Buffer.from('operator:wrong').toString('base64')}` },
+    });
+    await until(() => stderr.includes('dashboard login failed'), 100);
+    child.kill('SIGTERM');
+    expect(await done).toBe(0);
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(stderr).not.toMatch(/Warning|FSTDEP/);
+  }, 60_000);
+
+  // 19 runs of the appliance, one after the other: 10 s a run is room for a loaded machine.
   it('stops at once with the variable named when the configuration is wrong (exit 2)', async () => {
     const s = setup({ publishedAt: new Date(Date.now() - DAY) });
     const fifo = path.join(s.dir, 'a-fifo');
@@ -265,6 +295,9 @@ describe('advisory run', () => {
       [{ ADVISORY_LISTEN: '0.0.0.0:0' }, 'ADVISORY_LISTEN'],
       [{ ADVISORY_LISTEN: '0.0.0.0:0', ADVISORY_DASHBOARD_OPEN: 'yes' }, 'ADVISORY_DASHBOARD_OPEN'],
       [{ ADVISORY_TRUST_PROXY: 'true' }, 'ADVISORY_TRUST_PROXY'],
+      // "Every address" written as ranges: refused as true is, before anything is opened.
+      [{ ADVISORY_TRUST_PROXY: '0.0.0.0/0' }, 'ADVISORY_TRUST_PROXY'],
+      [{ ADVISORY_TRUST_PROXY: '1' }, 'ADVISORY_TRUST_PROXY'],
       [{ ADVISORY_DASHBOARD_HOSTS: 'advisory.lan, not a name' }, 'ADVISORY_DASHBOARD_HOSTS'],
       [{ ADVISORY_FEED_CACHE: s.dir }, 'ADVISORY_FEED_CACHE'],
       // A FIFO where a file should be is refused at once, never waited on.
@@ -288,8 +321,10 @@ describe('advisory run', () => {
       expect(await done, variable).toBe(2);
       expect(stderr, variable).toContain(`configuration error: ${variable}:`);
       expect(stderr, variable).not.toMatch(/^\s+at /m);
+      // Nothing left holding the state directory: the next start is not kept waiting.
+      expect(existsSync(path.join(s.env.ADVISORY_STATE_DIR as string, 'lock')), variable).toBe(false);
     }
-  }, 170_000);
+  }, 200_000);
 });
 
 describe('as an unprivileged user', () => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -150,6 +150,11 @@ describe('advisory run over HTTPS', () => {
     const keyFile = path.join(s.dir, 'dashboard.key');
     writePair({ cert: renewed.cert, key: first.key }, certFile, keyFile);
     const missing = path.join(s.dir, 'missing.crt');
+    // A good pair, but the key readable by everyone (written by a umask of 022).
+    const openCert = path.join(s.dir, 'open.crt');
+    const openKey = path.join(s.dir, 'open.key');
+    writePair(first, openCert, openKey);
+    chmodSync(openKey, 0o644);
     const credentials = {
       ADVISORY_DASHBOARD_USER: 'operator',
       ADVISORY_DASHBOARD_PASSWORD: 'correct horse battery',
@@ -162,6 +167,10 @@ describe('advisory run over HTTPS', () => {
       [
         { ADVISORY_TLS_CERT: missing, ADVISORY_TLS_KEY: keyFile },
         `configuration error: ADVISORY_TLS_CERT: ${missing}: no such file`,
+      ],
+      [
+        { ADVISORY_TLS_CERT: openCert, ADVISORY_TLS_KEY: openKey },
+        `configuration error: ADVISORY_TLS_KEY: ${openKey}: mode 0644 lets other users read or change the private key`,
       ],
       [
         { ADVISORY_TLS_CERT: certFile },

@@ -169,6 +169,11 @@ export class Appliance {
     return this.options.logger;
   }
 
+  /** The daemon's log, for the dashboard beside it (failed logins). */
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
   /**
    * One refresh: pull, verify, evaluate, log, alert. Concurrent calls share one. A failure
    * (a full or read-only disk, no file descriptors) is kept in the status until a refresh

@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
 import path from 'node:path';
+import { ProxyListError, trustedProxies } from '../dashboard/access.ts';
 import { ConfigurationProblem } from '../errors.ts';
 import { DurationError, parseDuration } from '../time/durations.ts';
 
@@ -28,10 +28,15 @@ export interface ApplianceConfig {
   dashboard: { user: string; password: string } | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (failed-login
-   * pauses): none, a hop count, or addresses and CIDR ranges. Never "all": the client
-   * would choose its own address.
+   * pauses): none, or their addresses and CIDR ranges (dashboard/access.ts
+   * trustedProxies). Never a hop count or "all": the client would choose its own address.
    */
-  trustProxy: false | number | string[];
+  trustProxy: false | string[];
+  /**
+   * ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: open connections one client address may hold
+   * (of the dashboard's 256), so one client cannot keep everyone else out.
+   */
+  connectionsPerClient: number;
   /** Host names the dashboard answers to (ADVISORY_DASHBOARD_HOSTS), besides IP addresses and localhost. */
   dashboardHosts: string[];
   /**
@@ -110,6 +115,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
+/**
+ * A percent-encoded part of a URL setting, decoded; a bad escape (`%zz`, a `%E0` that is
+ * no UTF-8) names the setting and the part, never the text (it may be a password).
+ */
+function decoded(name: string, part: string, encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new ConfigError(name, `the ${part} has a bad percent-escape (%XX with two hex digits, UTF-8)`);
+  }
+}
+
 function feed(env: Env): ApplianceConfig['feed'] {
   const raw = required(
     env,
@@ -126,7 +143,7 @@ function feed(env: Env): ApplianceConfig['feed'] {
     if (url.protocol === 'file:') {
       if (url.host !== '' && url.host !== 'localhost')
         throw new ConfigError('ADVISORY_FEED_URL', 'a file:// URL names a local directory (file:///path)');
-      return { kind: 'directory', path: decodeURIComponent(url.pathname) };
+      return { kind: 'directory', path: decoded('ADVISORY_FEED_URL', 'path', url.pathname) };
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new ConfigError(
@@ -175,26 +192,19 @@ function trustProxy(env: Env): ApplianceConfig['trustProxy'] {
   if (raw === 'true')
     throw new ConfigError(
       'ADVISORY_TRUST_PROXY',
-      'true would believe any X-Forwarded-For a client sends (and let it choose its own address): give the number of proxies in front (1) or their addresses',
+      'true would believe any X-Forwarded-For a client sends (and let it choose its own address): give the addresses of the proxies in front',
     );
-  if (/^\d+$/.test(raw)) {
-    const hops = Number(raw);
-    if (hops < 1 || hops > 10) throw new ConfigError('ADVISORY_TRUST_PROXY', 'a hop count is from 1 to 10');
-    return hops;
+  if (/^\d+$/.test(raw))
+    throw new ConfigError(
+      'ADVISORY_TRUST_PROXY',
+      `a hop count trusts whatever connects, so a client that connects directly would choose its own address: give the addresses or CIDR ranges of the proxies in front (127.0.0.1, 10.0.0.0/24), not "${raw}"`,
+    );
+  try {
+    return trustedProxies(raw.split(',')).entries;
+  } catch (error) {
+    if (error instanceof ProxyListError) throw new ConfigError('ADVISORY_TRUST_PROXY', error.message);
+    throw error;
   }
-  const entries = raw.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, extra] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = family === 4 ? 32 : 128;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (family === 0 || !prefixOk || extra !== undefined)
-      throw new ConfigError(
-        'ADVISORY_TRUST_PROXY',
-        `expected false, a hop count or comma-separated addresses and CIDR ranges, got "${entry}"`,
-      );
-  }
-  return entries;
 }
 
 function webhook(env: Env): string | null {
@@ -250,8 +260,8 @@ function smtp(env: Env): SmtpConfig | null {
     implicitTls,
     host: url.hostname,
     port: url.port ? Number(url.port) : implicitTls ? 465 : 587,
-    user: url.username ? decodeURIComponent(url.username) : null,
-    password: url.password ? decodeURIComponent(url.password) : null,
+    user: url.username ? decoded('ADVISORY_SMTP_URL', 'user name', url.username) : null,
+    password: url.password ? decoded('ADVISORY_SMTP_URL', 'password', url.password) : null,
     from,
     to,
     caFile: text(env, 'ADVISORY_SMTP_CA_FILE') ?? null,
@@ -301,6 +311,7 @@ export function loadApplianceConfig(env: Env = process.env): ApplianceConfig {
     listen: listen(env),
     dashboard: dashboard(env),
     trustProxy: trustProxy(env),
+    connectionsPerClient: integer(env, 'ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', 32, 1, 128),
     dashboardHosts: dashboardHosts(env),
     tls: tlsFiles(env),
     allowPlainHttpAuth: strictBoolean(env, 'ADVISORY_ALLOW_PLAIN_HTTP_AUTH'),

@@ -14,16 +14,27 @@ export interface Credentials {
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
-export function credentialsMatch(header: string | undefined, expected: Credentials): boolean {
+/** The user and password of a Basic Authorization header; null when it holds no such pair. */
+function basicPair(header: string | undefined): { user: string; password: string } | null {
   const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header?.trim() ?? '');
   const given = match ? Buffer.from(match[1] as string, 'base64').toString('utf8') : '';
   const separator = given.indexOf(':');
-  const user = separator < 0 ? '' : given.slice(0, separator);
-  const password = separator < 0 ? '' : given.slice(separator + 1);
+  if (!match || separator < 0) return null;
+  return { user: given.slice(0, separator), password: given.slice(separator + 1) };
+}
+
+/** The user name a Basic Authorization header gives (for the log; at most 200 characters), or null. */
+export function basicUser(header: string | undefined): string | null {
+  const pair = basicPair(header);
+  return pair ? pair.user.slice(0, 200) : null;
+}
+
+export function credentialsMatch(header: string | undefined, expected: Credentials): boolean {
+  const pair = basicPair(header);
   // Both compared, always: no early exit that tells which one was wrong.
-  const userOk = timingSafeEqual(digest(user), digest(expected.user));
-  const passwordOk = timingSafeEqual(digest(password), digest(expected.password));
-  return match !== null && separator >= 0 && userOk && passwordOk;
+  const userOk = timingSafeEqual(digest(pair?.user ?? ''), digest(expected.user));
+  const passwordOk = timingSafeEqual(digest(pair?.password ?? ''), digest(expected.password));
+  return pair !== null && userOk && passwordOk;
 }
 
 export class FailedAttempts {

@@ -27,7 +27,7 @@ export function registerMachineRoutes(app: FastifyInstance, options: MachineRout
 
   app.get(
     '/verdicts.json',
-    { config: { access: 'credentials', needsAuthentication: 'the verdicts export' } },
+    { config: { access: 'credentials', json: true, needsAuthentication: 'the verdicts export' } },
     async (_request, reply) =>
       reply
         .header('cache-control', 'no-store')

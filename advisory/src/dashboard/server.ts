@@ -1,12 +1,31 @@
-import { Readable } from 'node:stream';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { type Server as HttpServer, STATUS_CODES } from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
+import { type Duplex, Readable } from 'node:stream';
+import Fastify, {
+  type FastifyError,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Outbox } from '../alerts/outbox.ts';
 import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { Snapshot } from '../decisions/files.ts';
 import type { LogVerification } from '../decisions/verify.ts';
-import { type Access, registerAccess } from './access.ts';
+import {
+  type Access,
+  type DashboardLog,
+  type ErrorCode,
+  jsonError,
+  type Refuse,
+  registerAccess,
+  type TrustedProxies,
+  trustedProxies,
+  wantsJson,
+} from './access.ts';
 import { type Credentials, FailedAttempts } from './auth.ts';
 import { decisionsExport, type ExportedLog } from './export.ts';
 import { entriesAbout } from './history.ts';
@@ -60,11 +79,13 @@ export interface DashboardOptions {
   source: DashboardSource;
   credentials: Credentials | null;
   version: string;
+  /** The daemon's log: failed logins (client address and user name, never the password). */
+  log?: DashboardLog;
   /** Failed logins per client before a pause (10 in 10 minutes). */
   attempts?: FailedAttempts;
   now?: () => Date;
-  /** Trust X-Forwarded-For from these proxies in front: a hop count or addresses (none by default). */
-  trustProxy?: false | number | string[];
+  /** Trust X-Forwarded-For from these proxies in front: addresses and CIDR ranges (none by default). */
+  trustProxy?: false | string[];
   /** Host names the dashboard answers to, besides IP addresses and localhost. */
   hosts?: string[];
   /** ADVISORY_METRICS_PUBLIC: /metrics without credentials (false unless given). */
@@ -89,15 +110,20 @@ const realm = 'Basic realm="advisory appliance", charset="UTF-8"';
 
 /**
  * Bounds on connections, so half-sent requests cannot use up the daemon's file
- * descriptors (which its refreshes need too): at most this many sockets, each given
- * 10 s for its headers and 30 s for the whole request, and idle keep-alive sockets closed
- * after 5 s.
+ * descriptors (which its refreshes need too): at most this many sockets, at most
+ * `connectionsPerClient` of them from one address (ADVISORY_DASHBOARD_CLIENT_CONNECTIONS:
+ * one client cannot take them all), each given 10 s for its headers and 30 s for the
+ * whole request, and idle keep-alive sockets closed after 5 s. Node looks at the header
+ * and request deadlines only every `connectionsCheckingInterval` (30 s unless set): it is
+ * set to `checkEveryMs`, so a deadline acts within a second of its time.
  */
 export const CONNECTION_LIMITS = {
   maxConnections: 256,
+  connectionsPerClient: 32,
   headersMs: 10_000,
   requestMs: 30_000,
   keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
 };
 
 /**
@@ -112,9 +138,10 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   const attempts = options.attempts ?? new FailedAttempts();
   const eta = createRenderer();
   const limits = { ...CONNECTION_LIMITS, ...options.limits };
-  const trust = options.trustProxy ?? false;
-  // A hop count as the function Fastify's types accept (trust the nearest `hops` proxies).
-  const trustProxy = typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+  const proxies = options.trustProxy ? trustedProxies(options.trustProxy) : null;
+  // Each hop believed only when it is one of the proxies (from the connection outward):
+  // the first hop a client could have written ends the walk, and is the client's address.
+  const trustProxy = proxies ? (address: string) => proxies.trusts(address) : false;
 
   /**
    * A plain error page, for answers given before or outside the routes. Its texts are
@@ -122,26 +149,42 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
    */
   const errorHtml = (heading: string, text: string) =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${heading} · Advisory appliance</title></head><body><h1>${heading}</h1><p>${text}</p></body></html>\n`;
-  const refuse = (reply: FastifyReply, status: number, heading: string, text: string) => {
+  // The paths of the JSON routes, as registered (onRoute, below).
+  const jsonPaths = new Set<string>();
+  const isJson = (request: FastifyRequest) => wantsJson(request, jsonPaths);
+  const refuse: Refuse = (request, reply, status, code, page) => {
     for (const [name, value] of Object.entries(securityHeaders)) reply.header(name, value);
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(errorHtml(heading, text));
+    reply.code(status).header('cache-control', 'no-store');
+    if (isJson(request)) return reply.type('application/json').send(jsonError(code, lowerFirst(page.text)));
+    return reply.type('text/html; charset=utf-8').send(errorHtml(page.heading, page.text));
   };
 
-  const serverOptions: FastifyServerOptions = {
+  // Handed to Node's server itself (http.createServer, https.createServer): the deadlines
+  // and how often Node looks at them.
+  const nodeServerOptions = {
+    headersTimeout: limits.headersMs,
+    requestTimeout: limits.requestMs,
+    connectionsCheckingInterval: Math.min(limits.checkEveryMs, limits.headersMs),
+  };
+  const serverOptions: FastifyHttpOptions<HttpServer> = {
     logger: false,
+    http: nodeServerOptions,
     trustProxy,
     // Asset names are up to 200 characters (the inventory's rule), percent-encoded longer.
-    maxParamLength: 1024,
+    // A router option: given at the top level it is deprecated (FSTDEP022).
+    routerOptions: { maxParamLength: 1024 },
     connectionTimeout: limits.requestMs,
     requestTimeout: limits.requestMs,
     keepAliveTimeout: limits.keepAliveMs,
     // A URL Fastify cannot decode: the dashboard's own page, not Fastify's JSON echoing it.
-    frameworkErrors: (_error, _request, reply) =>
-      refuse(reply, 400, 'Bad request', 'The address of this request cannot be read.'),
+    frameworkErrors: (_error, request, reply) =>
+      refuse(request, reply, 400, 'bad_request', {
+        heading: 'Bad request',
+        text: 'The address of this request cannot be read.',
+      }),
+    // A request Node cannot read as HTTP (or sent too slowly, or with headers too large):
+    // answered on the socket itself, in the JSON errors' shape.
+    clientErrorHandler: answerClientError,
   };
   // Fastify's own `https` option, so the timeouts above apply to the TLS server too. Its
   // types would make this a differently typed instance; to everything here an HTTPS server
@@ -150,17 +193,18 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     options.tls
       ? ({
           ...serverOptions,
-          https: { cert: options.tls.cert, key: options.tls.key },
+          https: { ...nodeServerOptions, cert: options.tls.cert, key: options.tls.key },
         } as FastifyServerOptions)
       : serverOptions,
   );
   app.server.maxConnections = limits.maxConnections;
-  app.server.headersTimeout = limits.headersMs;
+  boundPerClient(app.server, limits.connectionsPerClient, proxies);
 
   const routes: { url: string; access: Access }[] = [];
   app.addHook('onRoute', (route) => {
     if (route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET')))
       routes.push({ url: route.url, access: route.config?.access ?? 'pages' });
+    if (route.config?.json) jsonPaths.add(route.url);
   });
   app.decorate('dashboardRoutes', routes);
 
@@ -169,10 +213,12 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
   });
   registerAccess(app, {
     credentials: options.credentials,
+    log: options.log ?? null,
     attempts,
     hosts: hostSet(options.hosts),
     realm,
     refuse,
+    wantsJson: isJson,
   });
 
   const health = () => assessHealth(source.status, now(), source.feedMaxAgeMs);
@@ -201,7 +247,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
    * "degraded", with the problems listed), 503 when none does. `?strict` answers 503 when
    * degraded too, for a probe that reads only the status code.
    */
-  app.get('/health', { config: { access: 'public' } }, async (request, reply) => {
+  app.get('/health', { config: { access: 'public', json: true } }, async (request, reply) => {
     const feed = source.status.feed;
     const assessed = health();
     const strict = Object.hasOwn((request.query as object | undefined) ?? {}, 'strict');
@@ -289,9 +335,11 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     return render(reply, assetPage(source.status, entries, name, now()));
   });
 
-  app.get('/decisions.json', { config: { access: 'credentials' } }, async (_request, reply) => {
+  app.get('/decisions.json', { config: { access: 'credentials', json: true } }, async (_request, reply) => {
     if (!source.decisions)
-      return reply.code(503).send({ error: 'the decision log is not open in this process' });
+      return reply
+        .code(503)
+        .send(jsonError('decision_log_unavailable', 'the decision log is not open in this process'));
     return reply
       .header('cache-control', 'no-store')
       .header('content-disposition', 'attachment; filename="decisions.json"')
@@ -307,23 +355,90 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     metricsPublic: options.metricsPublic ?? false,
   });
 
-  app.setNotFoundHandler(async (_request, reply) =>
-    render(reply, {
-      status: 404,
-      current: '',
-      title: 'Not found',
-      template: '@message',
-      data: { heading: 'Not found', text: 'There is no such page.' },
-    }),
+  app.setNotFoundHandler(async (request, reply) =>
+    isJson(request)
+      ? refuse(request, reply, 404, 'not_found', { heading: 'Not found', text: 'There is no such page.' })
+      : render(reply, {
+          status: 404,
+          current: '',
+          title: 'Not found',
+          template: '@message',
+          data: { heading: 'Not found', text: 'There is no such page.' },
+        }),
   );
 
-  // Only GET routes that take no body: a client's mistakes end at the URL (frameworkErrors)
-  // or at a path no route has (404). What reaches here is the dashboard's own failure.
-  app.setErrorHandler(async (_error, _request, reply) =>
-    refuse(reply, 500, 'Internal error', 'The page could not be made; the log says why.'),
-  );
+  // Only GET routes that take no body (Fastify parses none for GET and HEAD, and any other
+  // method is refused before its body is read): a client's mistakes end at the URL
+  // (frameworkErrors), the method (405, access.ts) or a path no route has (404). What
+  // reaches here is the dashboard's own failure: logged, and told without its details.
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    options.log?.error({ url: request.url, error: error.message }, 'dashboard request failed');
+    return refuse(request, reply, 500, 'internal_error', {
+      heading: 'Internal error',
+      text: 'The page could not be made; the log says why.',
+    });
+  });
 
   return app;
+}
+
+/**
+ * At most `max` open connections from one address: one more is closed as it comes, before
+ * a byte of it is read, so one client holding half-sent requests leaves room for others
+ * (the health probe among them). 'connection' is the TCP connection, before any TLS. The
+ * configured reverse proxies are exempt: they carry many clients.
+ */
+function boundPerClient(server: NetServer, max: number, proxies: TrustedProxies | null): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress ?? '';
+    // A reverse proxy carries many clients: only the total bounds it.
+    if (proxies?.trusts(client)) return;
+    const count = open.get(client) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(client, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
+    });
+  });
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1).replace(/\.$/, '');
+
+/**
+ * Node's 'clientError': a request that is not HTTP, headers larger than Node takes, or
+ * headers not sent within the deadline. Answered on the socket (no request exists to
+ * reply to), in the JSON errors' shape with the security headers, then closed.
+ */
+function answerClientError(error: Error, socket: Duplex): void {
+  const cause = (error as NodeJS.ErrnoException).code;
+  if (cause === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    cause === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'the request was not sent in time']
+      : cause === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request headers are too large']
+        : [400, 'bad_request', 'the request cannot be read as HTTP'];
+  const body = JSON.stringify(jsonError(code, message));
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    connection: 'close',
+    ...securityHeaders,
+  };
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')}\r\n${body}`,
+    );
+  socket.destroy();
 }
 
 /** Configured host names, lowercased, without a trailing dot. */

@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { createSecureContext, Server as TlsServer } from 'node:tls';
 import { ConfigError, type TlsFiles } from '../appliance/config.ts';
-import { FileReadError, readRegularFile } from '../storage/regular-file.ts';
+import { describeFileError, FileReadError, readRegularFile } from '../storage/regular-file.ts';
 
 /**
  * The dashboard's certificate and key (ADVISORY_TLS_CERT, ADVISORY_TLS_KEY), read and
@@ -53,12 +54,37 @@ function parseKey(files: TlsFiles, pem: string): KeyObject {
   }
 }
 
+/**
+ * The private key is readable by the appliance alone: no access at all for others, no
+ * write for the group, and group read only when the file belongs to root (a key shared
+ * through a group such as Debian's ssl-cert, the rule PostgreSQL applies to its key).
+ * Judged by the mode bits, not by whether a read fails: a daemon run as root reads any
+ * file, whatever its mode.
+ */
+async function checkKeyMode(file: string): Promise<void> {
+  let mode: number;
+  let uid: number;
+  try {
+    ({ mode, uid } = await stat(file));
+  } catch (error) {
+    throw new ConfigError('ADVISORY_TLS_KEY', `${file}: ${describeFileError(error)}`);
+  }
+  const forbidden = uid === 0 ? 0o027 : 0o077;
+  if ((mode & forbidden) === 0) return;
+  const octal = (mode & 0o777).toString(8).padStart(4, '0');
+  throw new ConfigError(
+    'ADVISORY_TLS_KEY',
+    `${file}: mode ${octal} lets other users read or change the private key: chmod 600 ${file} (640 when the file belongs to root and its group is the appliance's)`,
+  );
+}
+
 /** Reads both files and checks that they make one usable pair; a ConfigError says what is wrong. */
 export async function readTlsPair(files: TlsFiles): Promise<TlsPair> {
   const [cert, key] = await Promise.all([
     readPem('ADVISORY_TLS_CERT', files.certFile),
     readPem('ADVISORY_TLS_KEY', files.keyFile),
   ]);
+  await checkKeyMode(files.keyFile);
   const certificate = parseCertificate(files, cert);
   const privateKey = parseKey(files, key);
   if (!certificate.checkPrivateKey(privateKey))

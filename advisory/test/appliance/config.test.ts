@@ -25,7 +25,7 @@ function refusal(env: Record<string, string>): string {
 }
 
 describe('ADVISORY_TRUST_PROXY', () => {
-  it('is off by default; takes a hop count, or addresses and CIDR ranges', () => {
+  it('is off by default; takes addresses and CIDR ranges', () => {
     const trust = (value?: string) =>
       loadApplianceConfig({ ...base, ...(value === undefined ? {} : { ADVISORY_TRUST_PROXY: value }) })
         .trustProxy;
@@ -36,7 +36,6 @@ describe('ADVISORY_TRUST_PROXY', () => {
     expect(refusal({ ADVISORY_TRUST_PROXY: 'true' })).toMatch(
       /^ADVISORY_TRUST_PROXY: true would believe any X-Forwarded-For a client sends/,
     );
-    expect(trust('2')).toBe(2);
     expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8')).toEqual([
       '10.0.0.1',
       '192.168.0.0/16',
@@ -55,9 +54,49 @@ describe('ADVISORY_TRUST_PROXY', () => {
       'proxy.lan',
       '10.0.0.0/8/1',
       '10.0.0.1,,',
+      'fe80::1%eth0',
     ]) {
       expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(/^ADVISORY_TRUST_PROXY: /);
     }
+  });
+
+  it('refuses a hop count: whoever connects directly would be the first hop and choose its address', () => {
+    for (const value of ['1', '2', '10'])
+      expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(
+        /^ADVISORY_TRUST_PROXY: a hop count trusts whatever connects.*give the addresses/,
+      );
+  });
+
+  it('refuses any list that trusts every address of a family, however it is split', () => {
+    for (const value of [
+      '0.0.0.0/0',
+      '0.0.0.0/1,128.0.0.0/1',
+      '10.0.0.1, 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/3, 224.0.0.0/3',
+      '::/0',
+      '::/1,8000::/1',
+      // Every IPv4 client of a dual-stack socket, written as IPv6.
+      '::ffff:0:0/96',
+      '::ffff:0.0.0.0/97,::ffff:128.0.0.0/97',
+      '::/64',
+      '::ffff:0:0/97,128.0.0.0/1',
+      // Half of IPv6, but the half that holds every IPv4-mapped address.
+      '::/1',
+    ]) {
+      expect(refusal({ ADVISORY_TRUST_PROXY: value }), value).toMatch(
+        /^ADVISORY_TRUST_PROXY: ".*" trusts every IPv[46] address/,
+      );
+    }
+    // Large ranges short of everything are the operator's call.
+    for (const value of [
+      '0.0.0.0/1',
+      '0.0.0.0/1,128.0.0.0/2',
+      '8000::/1',
+      '::ffff:0:0/97',
+      '::/96,10.0.0.0/8',
+    ])
+      expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: value }).trustProxy, value).toEqual(
+        value.split(','),
+      );
   });
 });
 
@@ -269,8 +308,6 @@ describe('loadApplianceConfig', () => {
     });
     expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1000' }).alerts.maxAttempts).toBe(1000);
     expect(loadApplianceConfig({ ...base, ADVISORY_ALERT_ATTEMPTS: '1' }).alerts.maxAttempts).toBe(1);
-    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10' }).trustProxy).toBe(10);
-    expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadApplianceConfig({ ...base, ADVISORY_TRUST_PROXY: '10.0.0.0/32,::/128' }).trustProxy).toEqual([
       '10.0.0.0/32',
       '::/128',
@@ -473,6 +510,57 @@ describe('ADVISORY_FEED_EXPIRY_WARNING', () => {
     );
     expect(refusal({ ADVISORY_FEED_EXPIRY_WARNING: 'a week' })).toMatch(
       /^ADVISORY_FEED_EXPIRY_WARNING: "a week" is not a duration/,
+    );
+  });
+});
+
+describe('ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', () => {
+  it('is 32 unless set; a whole number from 1 to 128 (half the dashboard’s 256)', () => {
+    const perClient = (value?: string) =>
+      loadApplianceConfig({
+        ...base,
+        ...(value === undefined ? {} : { ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: value }),
+      }).connectionsPerClient;
+    expect(perClient()).toBe(32);
+    expect(perClient('1')).toBe(1);
+    expect(perClient('128')).toBe(128);
+    for (const value of ['0', '129', '256', 'ten', '-1', '2.5'])
+      expect(refusal({ ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: value }), value).toMatch(
+        /^ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: expected a whole number from 1 to 128/,
+      );
+  });
+});
+
+describe('URL settings', () => {
+  const mail = { ADVISORY_SMTP_FROM: 'advisory@example.org', ADVISORY_SMTP_TO: 'ops@example.org' };
+  it('name the setting for a bad percent-escape, never a bare "URI malformed", nor the password', () => {
+    for (const [env, name] of [
+      [{ ADVISORY_SMTP_URL: 'smtp://mail%E0:secret@mail.lan:587', ...mail }, 'ADVISORY_SMTP_URL'],
+      [{ ADVISORY_SMTP_URL: 'smtps://mail:se%zzcret@mail.lan', ...mail }, 'ADVISORY_SMTP_URL'],
+      [{ ADVISORY_FEED_URL: 'file:///srv/feed%E0%A4' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_FEED_URL: 'file:///srv/%zzfeed' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_NOTIFY_WEBHOOK_URL: 'https://hooks.example/%zz' }, null],
+      [{ ADVISORY_NOTIFY_WEBHOOK_URL: 'https://hooks example/' }, 'ADVISORY_NOTIFY_WEBHOOK_URL'],
+      [{ ADVISORY_FEED_URL: 'https://feed example/' }, 'ADVISORY_FEED_URL'],
+      [{ ADVISORY_SMTP_URL: 'smtp://mail lan', ...mail }, 'ADVISORY_SMTP_URL'],
+    ] as const) {
+      if (name === null) {
+        // Sent as written: a webhook URL is never decoded, so no escape can be bad.
+        expect(loadApplianceConfig({ ...base, ...env }).webhookUrl).toBe('https://hooks.example/%zz');
+        continue;
+      }
+      const message = refusal(env);
+      expect(message, JSON.stringify(env)).toMatch(new RegExp(`^${name}: `));
+      expect(message).not.toMatch(/URI malformed|secret|se%zzcret/);
+    }
+    expect(refusal({ ADVISORY_SMTP_URL: 'smtp://mail%E0:secret@mail.lan:587', ...mail })).toBe(
+      'ADVISORY_SMTP_URL: the user name has a bad percent-escape (%XX with two hex digits, UTF-8)',
+    );
+    expect(refusal({ ADVISORY_SMTP_URL: 'smtps://mail:se%zzcret@mail.lan', ...mail })).toBe(
+      'ADVISORY_SMTP_URL: the password has a bad percent-escape (%XX with two hex digits, UTF-8)',
+    );
+    expect(refusal({ ADVISORY_FEED_URL: 'file:///srv/feed%E0%A4' })).toBe(
+      'ADVISORY_FEED_URL: the path has a bad percent-escape (%XX with two hex digits, UTF-8)',
     );
   });
 });

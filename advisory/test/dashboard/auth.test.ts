@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsMatch, FailedAttempts } from '../../src/dashboard/auth.ts';
+import { basicUser, credentialsMatch, FailedAttempts } from '../../src/dashboard/auth.ts';
 
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 const expected = { user: 'operator', password: 'pässword:with colon' };
@@ -59,5 +59,19 @@ describe('dashboard credentials', () => {
     expect(small.size).toBe(2);
     expect(small.retryAfter('y', t0 + 3)).toBe(0);
     expect(small.retryAfter('x', t0 + 3)).toBeGreaterThan(0);
+  });
+});
+
+describe('basicUser', () => {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  it('gives the user name of a user:password pair, for the log, and nothing else', () => {
+    expect(basicUser(`Basic ${b64('operator:secret')}`)).toBe('operator');
+    expect(basicUser(`basic ${b64('ünïcode:x:y')}`)).toBe('ünïcode');
+    expect(basicUser(`Basic ${b64(':only-a-password')}`)).toBe('');
+    // No colon, another scheme, not base64, nothing: no user.
+    for (const header of [`Basic ${b64('no-colon')}`, `Bearer ${b64('a:b')}`, 'Basic !!!', '', undefined])
+      expect(basicUser(header), String(header)).toBeNull();
+    // A name as long as a client likes is cut for the log.
+    expect(basicUser(`Basic ${b64(`${'u'.repeat(5000)}:x`)}`)).toBe('u'.repeat(200));
   });
 });

@@ -1,7 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadApplianceConfig } from '../../src/appliance/config.ts';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../../src/dashboard/auth.ts';
 import type { DashboardSource } from '../../src/dashboard/server.ts';
@@ -55,8 +59,11 @@ describe('/decisions.json', () => {
         'Basic realm="advisory appliance", charset="UTF-8"',
       );
       expect(await response.json()).toEqual({
-        error:
-          'the decision log export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
+        error: {
+          code: 'authentication_required',
+          message:
+            'the decision log export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
+        },
       });
       // The pages themselves are open while no credentials are configured.
       expect((await fetch(`${url}/`)).status).toBe(200);
@@ -160,7 +167,7 @@ describe('authentication', () => {
       headers: { authorization: basic('operator', password), 'x-forwarded-for': forwardedFor },
     });
     // Behind a proxy on this machine: one client's guesses pause that client alone.
-    for (const trustProxy of [['127.0.0.1'], 1]) {
+    for (const trustProxy of [['127.0.0.1'], ['127.0.0.0/8', '::1']]) {
       await withServer(demoSource(demo), { credentials, trustProxy }, async (url) => {
         for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess('203.0.113.7'))).status).toBe(401);
         expect((await fetch(`${url}/`, guess('203.0.113.7', credentials.password))).status).toBe(429);
@@ -174,10 +181,98 @@ describe('authentication', () => {
         expect(other.status, String(trustProxy)).toBe(200);
       });
     }
-    // Not trusted: the header is the client's own claim and changes nothing.
-    await withServer(demoSource(demo), { credentials }, async (url) => {
-      for (let i = 0; i < 10; i++) expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
-      expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+    // Not trusted: the header is the client's own claim and changes nothing, with no proxy
+    // configured, or when the client is not the proxy configured.
+    for (const trustProxy of [false, ['192.0.2.10', '10.0.0.0/8']] as const) {
+      await withServer(
+        demoSource(demo),
+        { credentials, trustProxy: trustProxy && [...trustProxy] },
+        async (url) => {
+          for (let i = 0; i < 10; i++)
+            expect((await fetch(`${url}/`, guess(`203.0.113.${i}`))).status).toBe(401);
+          expect((await fetch(`${url}/`, guess('198.51.100.9', credentials.password))).status).toBe(429);
+        },
+      );
+    }
+  });
+
+  it('logs each failed login with the client address and user name, never the password', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    await withServer(demoSource(demo), { credentials, log }, async (url) => {
+      const status = async (authorization?: string, forwardedFor?: string) =>
+        (
+          await fetch(`${url}/`, {
+            headers: {
+              ...(authorization ? { authorization } : {}),
+              ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+            },
+          })
+        ).status;
+      expect(await status(basic('mallory', 'hunter2-secret-guess'))).toBe(401);
+      // No credentials at all (a browser's first request), and the right ones: not failures.
+      expect(await status()).toBe(401);
+      expect(await status(basic(credentials.user, credentials.password))).toBe(200);
+      // A header that is no user:password pair: the user is unknown, still logged.
+      expect(await status('Basic !!!')).toBe(401);
+      expect(entries()).toEqual([
+        expect.objectContaining({
+          level: 40,
+          client: '127.0.0.1',
+          user: 'mallory',
+          msg: 'dashboard login failed',
+        }),
+        expect.objectContaining({
+          level: 40,
+          client: '127.0.0.1',
+          user: null,
+          msg: 'dashboard login failed',
+        }),
+      ]);
+      // The 10th failure since the good login starts the pause: said once, and the 429s after
+      // it are not logged each.
+      for (let i = 0; i < 9; i++) expect(await status(basic('root', `guess-${i}`))).toBe(401);
+      for (let i = 0; i < 3; i++) expect(await status(basic('root', 'guess'))).toBe(429);
+      const paused = entries().filter((e) => e.msg === 'dashboard login paused for this client');
+      expect(paused).toEqual([
+        expect.objectContaining({ level: 40, client: '127.0.0.1', user: 'root', retryAfter: 600 }),
+      ]);
+      expect(entries().filter((e) => e.msg === 'dashboard login failed')).toHaveLength(11);
+    });
+    expect(lines.join('')).not.toMatch(/hunter2|guess-|correct horse/);
+    // Behind a listed proxy the client is the address the proxy wrote.
+    lines.length = 0;
+    await withServer(demoSource(demo), { credentials, log, trustProxy: ['127.0.0.1'] }, async (url) => {
+      await fetch(`${url}/`, {
+        headers: { authorization: basic('eve', 'a-wrong-password'), 'x-forwarded-for': '203.0.113.5' },
+      });
+    });
+    expect(entries()).toEqual([expect.objectContaining({ client: '203.0.113.5', user: 'eve' })]);
+  });
+
+  it('pauses a client that connects directly and rotates X-Forwarded-For, as ADVISORY_TRUST_PROXY=1 let it not', async () => {
+    // The setting as an operator writes it: a hop count is refused at start now; before,
+    // it made the first hop (whoever connects) trusted, so the header chose the address.
+    expect(() =>
+      loadApplianceConfig({
+        ADVISORY_FEED_URL: '/srv/feed',
+        ADVISORY_PUBLIC_KEYS: 'feed.pub',
+        ADVISORY_INVENTORY: 'inv.yaml',
+        ADVISORY_TRUST_PROXY: '1',
+      }),
+    ).toThrow(/^ADVISORY_TRUST_PROXY: a hop count/);
+    // The proxy named by address, the client beside it: 30 guesses, paused after 10.
+    await withServer(demoSource(demo), { credentials, trustProxy: ['192.0.2.10'] }, async (url) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const answer = await fetch(`${url}/`, {
+          headers: { authorization: basic('operator', `guess-${i}`), 'x-forwarded-for': `198.51.100.${i}` },
+        });
+        statuses.push(answer.status);
+      }
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      expect(statuses.slice(10)).toEqual(Array(20).fill(429));
     });
   });
 });
@@ -402,5 +497,187 @@ describe('pages and probes', () => {
     } finally {
       await other.appliance.stop();
     }
+  });
+});
+
+/** A raw request (any method, any body, any Host), answered as status, headers and body text. */
+function rawRequest(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        hostname,
+        port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        // A body always with its length: Node's client sends none for GET and DELETE otherwise.
+        headers: {
+          ...(options.body === undefined
+            ? {}
+            : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** The one shape of every JSON error: {"error": {"code", "message"}}, and nothing else. */
+function expectJsonError(
+  answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+  status: number,
+  code: string,
+): string {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.headers['content-type'], answer.text.slice(0, 200)).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.text) as { error: { code: string; message: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
+  expect(body.error.code).toBe(code);
+  expect(body.error.message).toMatch(/^\S/);
+  // The security headers, on errors too.
+  expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  return body.error.message;
+}
+
+describe('JSON errors', () => {
+  it('take one shape with a code on every path: 401, 429, 404, 405, 421, 400, 500, 503', async () => {
+    await withServer(demoSource(demo), { credentials }, async (url) => {
+      const wrong = { authorization: basic('operator', 'not-the-password') };
+      const good = { authorization: basic(credentials.user, credentials.password) };
+      // A path no route has: JSON when a .json was asked for or JSON is what the client takes.
+      expectJsonError(await rawRequest(url, { path: '/nothing.json', headers: good }), 404, 'not_found');
+      expectJsonError(
+        await rawRequest(url, { path: '/nothing', headers: { ...good, accept: 'application/json' } }),
+        404,
+        'not_found',
+      );
+      // Only a path that ends in .json is one.
+      const jsonp = await rawRequest(url, { path: '/nothing.jsonp', headers: good });
+      expect(jsonp.headers['content-type']).toMatch(/^text\/html/);
+      // A browser still gets the page.
+      const page = await rawRequest(url, { path: '/nothing', headers: { ...good, accept: 'text/html,*/*' } });
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      // Methods: nothing here takes anything but GET and HEAD, and no body is read to say so.
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const answer = await rawRequest(url, {
+          method,
+          path: '/decisions.json',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ a: 'a'.repeat(3 * 1024 * 1024) }),
+        });
+        expectJsonError(answer, 405, 'method_not_allowed');
+        expect(answer.headers.allow).toBe('GET, HEAD');
+      }
+      expectJsonError(await rawRequest(url, { method: 'POST', path: '/health' }), 405, 'method_not_allowed');
+      expectJsonError(
+        await rawRequest(url, { path: '/health', headers: { host: 'rebound.example' } }),
+        421,
+        'unknown_host',
+      );
+      expectJsonError(await rawRequest(url, { path: '/%E0%A4%A.json' }), 400, 'bad_request');
+      // Then a client that guesses.
+      expect(
+        expectJsonError(await rawRequest(url, { path: '/decisions.json' }), 401, 'authentication_required'),
+      ).toBe('authentication required');
+      const refused = await rawRequest(url, { path: '/verdicts.json', headers: wrong });
+      expectJsonError(refused, 401, 'authentication_required');
+      expect(refused.headers['www-authenticate']).toBe('Basic realm="advisory appliance", charset="UTF-8"');
+      for (let i = 0; i < 9; i++) await rawRequest(url, { path: '/verdicts.json', headers: wrong });
+      const paused = await rawRequest(url, { path: '/decisions.json', headers: wrong });
+      expectJsonError(paused, 429, 'too_many_requests');
+      expect(Number(paused.headers['retry-after'])).toBeGreaterThan(0);
+    });
+    // Without credentials: the export's own 401, a body sent with a GET, the log not open,
+    // and the dashboard's own failure.
+    await withServer({ ...demoSource(demo), decisions: null }, {}, async (url) => {
+      expectJsonError(await rawRequest(url, { path: '/verdicts.json' }), 401, 'authentication_required');
+      // A body is never read, so none can be too large: a GET's is ignored (Fastify parses
+      // none for GET), and any other method is refused above before a byte of it is read.
+      const large = await rawRequest(url, {
+        path: '/health',
+        headers: { 'content-type': 'application/json' },
+        body: `{not json ${'a'.repeat(3 * 1024 * 1024)}`,
+      });
+      expect(large.status).toBe(200);
+      expect(JSON.parse(large.text)).toMatchObject({ status: 'ok' });
+    });
+    const failing = {
+      ...demoSource(demo),
+      get status(): never {
+        throw new Error('status unreadable');
+      },
+    };
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    await withServer(failing, { log }, async (url) => {
+      const message = expectJsonError(await rawRequest(url, { path: '/health' }), 500, 'internal_error');
+      expect(message).not.toContain('status unreadable');
+      // What went wrong is in the log, as the answer says.
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: 50,
+        msg: 'dashboard request failed',
+        url: '/health',
+        error: 'status unreadable',
+      });
+      // A page still gets the page.
+      expect((await rawRequest(url, { path: '/' })).headers['content-type']).toMatch(/^text\/html/);
+    });
+    await withServer({ ...demoSource(demo), decisions: null }, { credentials }, async (url) => {
+      expectJsonError(
+        await rawRequest(url, {
+          path: '/decisions.json',
+          headers: { authorization: basic(credentials.user, credentials.password) },
+        }),
+        503,
+        'decision_log_unavailable',
+      );
+    });
+  });
+
+  it('answers a request that is not HTTP, or whose headers are too large, in the same shape', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      const { hostname, port } = new URL(url);
+      const send = (text: string) =>
+        new Promise<string>((resolve) => {
+          const socket = connect(Number(port), hostname);
+          let answer = '';
+          socket.on('data', (chunk: Buffer) => {
+            answer += chunk.toString();
+          });
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve(answer));
+          socket.write(text);
+        });
+      const parse = (answer: string) => {
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) as unknown };
+      };
+      const garbage = parse(await send('NOT HTTP AT ALL\r\n\r\n'));
+      expect(garbage.status).toBe(400);
+      expect(garbage.head).toMatch(/content-type: application\/json/i);
+      expect(garbage.body).toEqual({ error: { code: 'bad_request', message: expect.any(String) } });
+      const huge = parse(
+        await send(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`),
+      );
+      expect(huge.status).toBe(431);
+      expect(huge.body).toEqual({ error: { code: 'headers_too_large', message: expect.any(String) } });
+    });
   });
 });

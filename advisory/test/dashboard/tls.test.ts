@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
 import { ConfigError } from '../../src/appliance/config.ts';
 import { buildDashboard } from '../../src/dashboard/server.ts';
 import { describeCertificate, readTlsPair, useTlsPair } from '../../src/dashboard/tls.ts';
@@ -80,6 +81,41 @@ describe('readTlsPair', () => {
       `ADVISORY_TLS_KEY: ${folder}: is a directory, expected a file`,
     );
   });
+
+  it('refuses a key file other users may read, naming the setting, the file and its mode', async () => {
+    for (const mode of [0o644, 0o604, 0o601, 0o620, 0o660, 0o666]) {
+      const files = pairFiles(first.cert, first.key);
+      chmodSync(files.keyFile, mode);
+      expect(await refusal(files), mode.toString(8)).toBe(
+        `ADVISORY_TLS_KEY: ${files.keyFile}: mode 0${mode.toString(8)} lets other users read or change the private key: chmod 600 ${files.keyFile} (640 when the file belongs to root and its group is the appliance's)`,
+      );
+    }
+    // The certificate is public: its mode is its owner's business.
+    const open = pairFiles(first.cert, first.key);
+    chmodSync(open.certFile, 0o644);
+    expect((await readTlsPair(open)).certificate.fingerprint256).toBe(first.fingerprint);
+    for (const mode of [0o600, 0o400]) {
+      const files = pairFiles(first.cert, first.key);
+      chmodSync(files.keyFile, mode);
+      expect((await readTlsPair(files)).certificate.fingerprint256, mode.toString(8)).toBe(first.fingerprint);
+    }
+  });
+
+  // Root reads any file whatever its mode: the check is on the mode bits, not on a failed
+  // read, so it holds for a daemon run as root too; ownership decides whether the group may read.
+  it(
+    'lets the group read a key that belongs to root (the ssl-cert convention), no one else’s',
+    runsIf(process.getuid?.() === 0, 'needs root (to give a file to another user)'),
+    async () => {
+      const rootOwned = pairFiles(first.cert, first.key);
+      chmodSync(rootOwned.keyFile, 0o640);
+      expect((await readTlsPair(rootOwned)).certificate.fingerprint256).toBe(first.fingerprint);
+      const othersKey = pairFiles(first.cert, first.key);
+      chmodSync(othersKey.keyFile, 0o640);
+      chownSync(othersKey.keyFile, 65534, 65534);
+      expect(await refusal(othersKey)).toMatch(/^ADVISORY_TLS_KEY: .*: mode 0640 lets other users read/);
+    },
+  );
 
   it('refuses files that hold no certificate or no key, the two swapped, and an encrypted key', async () => {
     const swapped = pairFiles(first.key, first.cert);

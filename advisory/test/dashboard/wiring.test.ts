@@ -66,7 +66,9 @@ describe('the dashboard wiring', () => {
     expect(asset.statusCode).toBe(200);
     const exported = await get(built, '/decisions.json', { authorization: auth });
     expect(exported.statusCode).toBe(503);
-    expect(exported.json()).toEqual({ error: 'the decision log is not open in this process' });
+    expect(exported.json()).toEqual({
+      error: { code: 'decision_log_unavailable', message: 'the decision log is not open in this process' },
+    });
     await built.close();
   });
 

@@ -77,10 +77,11 @@ export async function serve(
   options: {
     credentials?: { user: string; password: string } | null;
     now?: () => Date;
-    trustProxy?: false | number | string[];
+    trustProxy?: false | string[];
     hosts?: string[];
     limits?: Parameters<typeof buildDashboard>[0]['limits'];
     metricsPublic?: boolean;
+    log?: Parameters<typeof buildDashboard>[0]['log'];
   } = {},
 ): Promise<Served> {
   const app = await buildDashboard({
@@ -94,6 +95,7 @@ export async function serve(
     ...(options.hosts ? { hosts: options.hosts } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsPublic !== undefined ? { metricsPublic: options.metricsPublic } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return {

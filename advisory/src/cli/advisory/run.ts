@@ -158,15 +158,21 @@ async function serve(io: Io, env: NodeJS.ProcessEnv, signals: DaemonSignals): Pr
   const config = appliance.config;
   const trustedKeys = startup.trustedKeys.map((k) => keyId(k.keynum));
   const startPair = certificates.pair;
+  // From here the state directory is held: whatever fails lets it go before it is reported.
   const dashboard = await buildDashboard({
     source: dashboardSource(appliance, trustedKeys),
     credentials: config.dashboard,
     version: CLIENT_VERSION,
     trustProxy: config.trustProxy,
     metricsPublic: config.metricsPublic,
+    limits: { connectionsPerClient: config.connectionsPerClient },
+    log: appliance.logger,
     // The name it listens on (when a name) is one of its own.
     hosts: [...config.dashboardHosts, ...(isIP(config.listen.host) ? [] : [config.listen.host])],
     ...(startPair ? { tls: startPair } : {}),
+  }).catch(async (error: unknown) => {
+    await appliance.stop();
+    throw error;
   });
   certificates.serving(dashboard.server, startPair);
   try {
