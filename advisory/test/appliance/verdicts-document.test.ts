@@ -249,8 +249,11 @@ describe('GET /verdicts.json', () => {
         'Basic realm="advisory appliance", charset="UTF-8"',
       );
       expect(await response.json()).toEqual({
-        error:
-          'the verdicts export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
+        error: {
+          code: 'authentication_required',
+          message:
+            'the verdicts export needs authentication: set ADVISORY_DASHBOARD_USER and ADVISORY_DASHBOARD_PASSWORD and restart the appliance',
+        },
       });
     } finally {
       await open.close();
