@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InputProblem } from '../errors.ts';
 import { basicUser, type Credentials, credentialsMatch, type FailedAttempts } from './auth.ts';
 
 /**
@@ -184,7 +185,8 @@ export interface TrustedProxies {
   trusts(address: string | undefined): boolean;
 }
 
-export class ProxyListError extends Error {}
+/** The list of trusted proxies cannot be used (configuration names the setting). */
+export class ProxyListError extends InputProblem {}
 
 interface Range {
   family: 4 | 6;
