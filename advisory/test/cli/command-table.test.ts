@@ -22,7 +22,7 @@ const advisoryCli = (argv: string[]) => output((io) => runAdvisoryCli(argv, io, 
 
 /** The option names an Options section lists, in order. */
 const listedOptions = (help: string) =>
-  [...(help.split('\nOptions:\n')[1] ?? '').matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
+  [...(help.split('\nOptions:\n')[1] ?? '').matchAll(/^ {2}(?:-[a-z], )?--([a-z-]+)/gm)].map((m) => m[1]);
 
 describe('help: every command of both tools, from their tables', () => {
   it('advisory-feed --help lists every command of its table', async () => {
@@ -141,6 +141,61 @@ describe('the command table', () => {
     expect(() => parseCommand(strict, [])).toThrow('log verify needs --x <value>');
     expect(commandHelp({ usage: 'tool go', description: ['Goes.'], options: {} })).toBe(
       'Usage: tool go\n\nGoes.',
+    );
+  });
+
+  it('names a short form before its option, and notes and refuses options that do not go together', () => {
+    const pair = {
+      usage: 'tool show',
+      description: [],
+      options: {
+        json: {
+          type: 'boolean',
+          help: 'As JSON.',
+          notWith: { option: 'verbose', because: 'the JSON holds it all' },
+        },
+        verbose: { type: 'boolean', short: 'v', help: 'More.' },
+        plain: { type: 'boolean', help: 'Plainly.' },
+      },
+    } as const satisfies CommandSpec;
+    expect(commandHelp(pair)).toBe(
+      [
+        'Usage: tool show [--json] [--verbose] [--plain]',
+        '',
+        'Options:',
+        '  --json         As JSON. Not with --verbose.',
+        '  -v, --verbose  More. Not with --json.',
+        '  --plain        Plainly.',
+      ].join('\n'),
+    );
+    const refused = 'usage: --json and --verbose do not go together: the JSON holds it all';
+    const refusal = (argv: string[]) => {
+      try {
+        return { ...parseCommand(pair, argv) };
+      } catch (error) {
+        return error instanceof UsageError ? `usage: ${error.message}` : error;
+      }
+    };
+    expect(refusal(['--json', '-v'])).toBe(refused);
+    expect(refusal(['--verbose', '--json'])).toBe(refused);
+    expect(refusal(['-v', '--plain'])).toEqual({ verbose: true, plain: true });
+    expect(refusal(['--json', '--plain'])).toEqual({ json: true, plain: true });
+    // Only what the command line names can conflict, never a default.
+    const defaulted = {
+      ...pair,
+      options: {
+        ...pair.options,
+        plain: {
+          type: 'boolean',
+          default: false,
+          help: 'Plainly.',
+          notWith: { option: 'json', because: 'plain is not JSON' },
+        },
+      },
+    } satisfies CommandSpec;
+    expect({ ...parseCommand(defaulted, ['--json']) }).toEqual({ json: true, plain: false });
+    expect(() => parseCommand(defaulted, ['--json', '--plain'])).toThrow(
+      '--plain and --json do not go together: plain is not JSON',
     );
   });
 
