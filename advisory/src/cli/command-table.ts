@@ -14,6 +14,11 @@ export interface OptionSpec extends ParseArgsOptionDescriptor {
   required?: boolean;
   /** What the option does, in sentences (wrapped when printed). */
   help: string;
+  /**
+   * An option this one cannot be given with, and why: the parser refuses the two together
+   * and the help of each names the other.
+   */
+  notWith?: { option: string; because: string };
 }
 
 export type OptionTable = Record<string, OptionSpec>;
@@ -59,6 +64,15 @@ export function flag(name: string, option: OptionSpec): string {
 /** A default as written on the command line: quoted unless a plain word (`14d`). */
 const defaultText = (value: string) => (/^[\w-]+$/.test(value) ? value : `"${value}"`);
 
+/** The options `name` cannot be given with, declared on either side. */
+function partners(options: OptionTable, name: string): string[] {
+  const own = options[name]?.notWith?.option;
+  const theirs = Object.entries(options)
+    .filter(([other, option]) => other !== name && option.notWith?.option === name)
+    .map(([other]) => other);
+  return [...(own ? [own] : []), ...theirs];
+}
+
 /** The command's --help: usage line, description, and every option of its table. */
 export function commandHelp(spec: CommandSpec): string {
   const entries = Object.entries(spec.options);
@@ -69,14 +83,17 @@ export function commandHelp(spec: CommandSpec): string {
   const sections = [wrap([head, ...usage], HELP_WIDTH, ' '.repeat(head.length + 1))];
   for (const paragraph of spec.description) sections.push(wrap(paragraph, HELP_WIDTH));
   if (entries.length > 0) {
-    const flags = entries.map(([name, option]) => flag(name, option));
+    const flags = entries.map(
+      ([name, option]) => `${option.short ? `-${option.short}, ` : ''}${flag(name, option)}`,
+    );
     const column = Math.min(Math.max(...flags.map((f) => f.length)) + 4, 34);
-    const rows = entries.map(([, option], index) => {
+    const rows = entries.map(([name, option], index) => {
       const label = `  ${flags[index]}`;
       const notes = [
         option.required ? 'Required.' : '',
         option.multiple ? 'May be given more than once.' : '',
         typeof option.default === 'string' ? `Default: ${defaultText(option.default)}.` : '',
+        ...partners(spec.options, name).map((other) => `Not with --${other}.`),
       ].filter(Boolean);
       const text = [option.help, ...notes].join(' ');
       const start = label.length + 2 <= column ? label.padEnd(column) : `${label}\n${' '.repeat(column)}`;
@@ -99,14 +116,27 @@ export type CommandValues<O extends OptionTable> = Parsed<O> & {
 };
 
 /**
- * Parses `argv` by the table: an unknown option, a positional argument, an empty value
- * or a missing required option is a UsageError (exit 2).
+ * Parses `argv` by the table: an unknown option, a positional argument, an empty value,
+ * a missing required option or two that do not go together is a UsageError (exit 2).
  */
 export function parseCommand<O extends OptionTable>(spec: CommandSpec<O>, argv: string[]): CommandValues<O> {
-  const { values } = parseArgs({ args: argv, options: spec.options, strict: true, allowPositionals: false });
+  const { values, tokens } = parseArgs({
+    args: argv,
+    options: spec.options,
+    strict: true,
+    allowPositionals: false,
+    tokens: true,
+  });
   refuseEmpty(values);
-  const required = Object.entries(spec.options).filter(([, option]) => option.required);
   const given = values as Record<string, unknown>;
+  // What the command line names: a default is not the user's choice.
+  const named = new Set(tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
+  for (const [name, option] of Object.entries(spec.options)) {
+    const conflict = option.notWith;
+    if (conflict && named.has(name) && named.has(conflict.option))
+      throw new UsageError(`--${name} and --${conflict.option} do not go together: ${conflict.because}`);
+  }
+  const required = Object.entries(spec.options).filter(([, option]) => option.required);
   if (required.some(([name]) => given[name] === undefined))
     throw new UsageError(
       `${spec.usage.split(' ').slice(1).join(' ')} needs ${required.map(([name, option]) => flag(name, option)).join(' and ')}`,

@@ -22,7 +22,7 @@ const advisoryCli = (argv: string[]) => output((io) => runAdvisoryCli(argv, io, 
 
 /** The option names an Options section lists, in order. */
 const listedOptions = (help: string) =>
-  [...(help.split('\nOptions:\n')[1] ?? '').matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
+  [...(help.split('\nOptions:\n')[1] ?? '').matchAll(/^ {2}(?:-[a-z], )?--([a-z-]+)/gm)].map((m) => m[1]);
 
 describe('help: every command of both tools, from their tables', () => {
   it('advisory-feed --help lists every command of its table', async () => {
@@ -55,6 +55,24 @@ describe('help: every command of both tools, from their tables', () => {
     },
   );
 
+  it.each(Object.keys(advisoryCommands))(
+    'advisory %s --help is made from its table: every option, nothing else',
+    async (name) => {
+      const entry = advisoryCommands[name] as (typeof advisoryCommands)[string];
+      const { spec } = await entry.load();
+      // Asked as the command is run (`advisory log verify --help`), and by its name alone.
+      const { code, text } = await advisoryCli([...entry.usage.split(' '), '--help']);
+      expect(code).toBe(0);
+      expect(text).toBe(commandHelp(spec));
+      expect(listedOptions(text)).toEqual(Object.keys(spec.options));
+      expect(text.startsWith(`Usage: advisory ${entry.usage}`)).toBe(true);
+      expect(spec.usage).toBe(`advisory ${entry.usage}`);
+      expect((await advisoryCli([name, '-h'])).text).toBe(text);
+      for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(HELP_WIDTH);
+      expect(text).not.toMatch(/readme/i);
+    },
+  );
+
   it('no help sends the reader to the README, and none is wider than the terminal', async () => {
     const helps = [
       await feedCli(['--help']),
@@ -67,7 +85,7 @@ describe('help: every command of both tools, from their tables', () => {
       expect(code).toBe(0);
       expect(text).not.toMatch(/readme/i);
     }
-    for (const { text } of helps.slice(0, 3 + Object.keys(feedCommands).length))
+    for (const { text } of helps)
       for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(HELP_WIDTH);
   });
 });
@@ -141,6 +159,61 @@ describe('the command table', () => {
     expect(() => parseCommand(strict, [])).toThrow('log verify needs --x <value>');
     expect(commandHelp({ usage: 'tool go', description: ['Goes.'], options: {} })).toBe(
       'Usage: tool go\n\nGoes.',
+    );
+  });
+
+  it('names a short form before its option, and notes and refuses options that do not go together', () => {
+    const pair = {
+      usage: 'tool show',
+      description: [],
+      options: {
+        json: {
+          type: 'boolean',
+          help: 'As JSON.',
+          notWith: { option: 'verbose', because: 'the JSON holds it all' },
+        },
+        verbose: { type: 'boolean', short: 'v', help: 'More.' },
+        plain: { type: 'boolean', help: 'Plainly.' },
+      },
+    } as const satisfies CommandSpec;
+    expect(commandHelp(pair)).toBe(
+      [
+        'Usage: tool show [--json] [--verbose] [--plain]',
+        '',
+        'Options:',
+        '  --json         As JSON. Not with --verbose.',
+        '  -v, --verbose  More. Not with --json.',
+        '  --plain        Plainly.',
+      ].join('\n'),
+    );
+    const refused = 'usage: --json and --verbose do not go together: the JSON holds it all';
+    const refusal = (argv: string[]) => {
+      try {
+        return { ...parseCommand(pair, argv) };
+      } catch (error) {
+        return error instanceof UsageError ? `usage: ${error.message}` : error;
+      }
+    };
+    expect(refusal(['--json', '-v'])).toBe(refused);
+    expect(refusal(['--verbose', '--json'])).toBe(refused);
+    expect(refusal(['-v', '--plain'])).toEqual({ verbose: true, plain: true });
+    expect(refusal(['--json', '--plain'])).toEqual({ json: true, plain: true });
+    // Only what the command line names can conflict, never a default.
+    const defaulted = {
+      ...pair,
+      options: {
+        ...pair.options,
+        plain: {
+          type: 'boolean',
+          default: false,
+          help: 'Plainly.',
+          notWith: { option: 'json', because: 'plain is not JSON' },
+        },
+      },
+    } satisfies CommandSpec;
+    expect({ ...parseCommand(defaulted, ['--json']) }).toEqual({ json: true, plain: false });
+    expect(() => parseCommand(defaulted, ['--json', '--plain'])).toThrow(
+      '--plain and --json do not go together: plain is not JSON',
     );
   });
 

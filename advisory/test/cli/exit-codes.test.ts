@@ -62,6 +62,16 @@ describe('documented exit codes', () => {
     });
     expect(await advisory(['log', 'verify', '--state-dir', tmp()])).toMatchObject({ code: EXIT_USAGE });
     expect(await advisory(['log', 'verify', '--bogus'])).toMatchObject({ code: EXIT_USAGE });
+    // Refused by its argument table, before any input is read.
+    expect(await advisory(['log', 'verify', '--state-dir', s.stateDir, '--export', 'none.json'])).toEqual({
+      code: EXIT_USAGE,
+      out: '',
+      err: '--export and --state-dir do not go together: the export is verified instead of a state directory (advisory log verify --help shows how)',
+    });
+    expect(await advisory(['log', 'verify', '--export='])).toMatchObject({
+      code: EXIT_USAGE,
+      err: expect.stringMatching(/^--export needs a value/),
+    });
   });
 
   it('advisory itself: help 0, nothing or an unknown command 2', async () => {

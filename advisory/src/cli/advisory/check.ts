@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { Delivery, Outbox } from '../../alerts/outbox.ts';
 import type { ApplianceStatus } from '../../appliance/appliance.ts';
@@ -9,28 +8,30 @@ import { verdictsDocument } from '../../appliance/verdicts-document.ts';
 import { adviceOf, adviceTextLines } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
 import { CLIENT_VERSION } from '../../version.ts';
-import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable, UsageError } from '../io.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { EXIT_NO_FEED, EXIT_OK, EXIT_REJECTED, type Io, printable } from '../io.ts';
 
-export const checkHelp = `Usage: advisory check [--verbose | --json]
-
-  --verbose  under each asset, its advisories: what to do, references, CVEs
-  --json     print the verdicts document instead of the table (format
-             advisory-verdicts, version 1; see docs/advisory/appliance.md)
-
-One refresh and evaluation, for cron and monitoring: pulls and verifies the feed (keeping
-the cached one when the live feed cannot be had), asks the inventory, logs what changed
-and queues its alerts (one delivery attempt each), then prints the verdict table.
-While the daemon (advisory run) holds the state directory, evaluates from its cache
-without writing anything.
-Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due
-reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused or unreachable,
-the feed stale or expiring soon, the refresh failed, the decision log not vouched for or missing,
-alert files damaged, an alert channel failing, an alert delivery that failed and waits
-to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the
-same with --json. Alerts that could not be delivered are listed with their channel and
-the reason (on standard error with --json).
-Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists
-them); the log level defaults to warn here.`;
+export const checkSpec = {
+  usage: 'advisory check',
+  description: [
+    'One refresh and evaluation, for cron and monitoring: pulls and verifies the feed (keeping the cached one when the live feed cannot be had), asks the inventory, logs what changed and queues its alerts (one delivery attempt each), then prints the verdict table. While the daemon (advisory run) holds the state directory, evaluates from its cache without writing anything.',
+    'Exit codes: 0 nothing needs action, 1 something does (a verdict other than hold, a due reminder, an asset whose source failed or whose version could not be read, or the appliance itself: the live feed refused or unreachable, the feed stale or expiring soon, the refresh failed, the decision log not vouched for or missing, alert files damaged, an alert channel failing, an alert delivery that failed and waits to be tried again), 2 configuration error, 3 no verified feed (none yet, or expired); the same with --json. Alerts that could not be delivered are listed with their channel and the reason (on standard error with --json).',
+    'Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists them); the log level defaults to warn here.',
+  ],
+  options: {
+    verbose: {
+      type: 'boolean',
+      short: 'v',
+      help: 'Under each asset, its advisories: what to do, references, CVEs.',
+    },
+    json: {
+      type: 'boolean',
+      help: 'Print the verdicts document instead of the table (format advisory-verdicts, version 1; see docs/advisory/appliance.md).',
+      // The document carries the advice already: a flag that would be silently ignored is refused.
+      notWith: { option: 'verbose', because: 'the JSON document holds the advice' },
+    },
+  },
+} as const satisfies CommandSpec;
 
 /** How long a check waits for another check that holds the state directory. */
 const CHECK_WAIT_MS = 60_000;
@@ -72,15 +73,7 @@ async function undeliverableReport(
 const pad = (text: string, width: number) => (text.length >= width ? `${text} ` : text.padEnd(width));
 
 export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values: flags } = parseArgs({
-    args: argv,
-    options: { json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' } },
-    strict: true,
-    allowPositionals: false,
-  });
-  // The document carries the advice already; a flag that would be silently ignored is refused.
-  if (flags.json && flags.verbose)
-    throw new UsageError('--json and --verbose do not go together: the JSON document holds the advice');
+  const flags = parseCommand(checkSpec, argv);
   const io: Io = {
     out: (line) => terminal.out(printable(line)),
     err: (line) => terminal.err(printable(line)),

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { stateDirOf } from '../../appliance/config.ts';
 import { logLoss } from '../../appliance/log-head.ts';
 import { StateStore } from '../../appliance/state.ts';
@@ -7,19 +6,35 @@ import { type PublicKey, parsePublicKey } from '../../crypto/signify.ts';
 import { EXPORT_FORMAT } from '../../dashboard/export.ts';
 import { APPLIANCE_PUBLIC_KEY, verifyStateDir } from '../../decisions/store.ts';
 import { type LogVerification, verifyLog } from '../../decisions/verify.ts';
-import { readInputFile, refuseEmpty, requireDirectory } from '../inputs.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
+import { readInputFile, requireDirectory } from '../inputs.ts';
 import { EXIT_OK, EXIT_REJECTED, forInput, type Io, UsageError } from '../io.ts';
 
-export const logHelp = `Usage: advisory log verify [--state-dir <dir>] [--appliance-key <appliance.pub>]
-       advisory log verify --export <decisions.json> [--appliance-key <appliance.pub>]
-
-Verifies the decision log offline: every entry's hash and its link to the one before,
-and every signed checkpoint (a cut tail or a rewritten log no longer matches a
-checkpoint). Says exactly where a break is. --state-dir defaults to ADVISORY_STATE_DIR
-or ./data/advisory; --export checks a GET /decisions.json download. The appliance key
-defaults to the one beside the log (or in the export): pin it with --appliance-key (from
-an alert or your records) to rule out a log and key replaced together.
-Exit codes: 0 intact, 1 broken, 2 usage or unreadable input.`;
+export const logVerifySpec = {
+  usage: 'advisory log verify',
+  description: [
+    "Verifies the decision log offline: every entry's hash and its link to the one before, and every signed checkpoint (a cut tail or a rewritten log no longer matches a checkpoint). Says exactly where a break is. It reads the state directory, or a GET /decisions.json download given with --export.",
+    'Exit codes: 0 intact, 1 broken, 2 usage or unreadable input.',
+  ],
+  options: {
+    'state-dir': {
+      type: 'string',
+      value: '<dir>',
+      help: 'The state directory whose log to verify. Default: ADVISORY_STATE_DIR, else ./data/advisory.',
+    },
+    export: {
+      type: 'string',
+      value: '<decisions.json>',
+      help: 'Verify a GET /decisions.json download instead of a state directory.',
+      notWith: { option: 'state-dir', because: 'the export is verified instead of a state directory' },
+    },
+    'appliance-key': {
+      type: 'string',
+      value: '<pub>',
+      help: 'The appliance public key to verify checkpoints with. Default: the one beside the log, or the one in the export. Pin it (from an alert or your records) to rule out a log and key replaced together.',
+    },
+  },
+} as const satisfies CommandSpec;
 
 async function key(file: string | undefined, fallback: string, where: string): Promise<PublicKey> {
   const text = file ? await readInputFile('--appliance-key', file, 64 * 1024) : fallback;
@@ -49,18 +64,7 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const [sub, ...rest] = argv;
   if (sub !== 'verify')
     throw new UsageError(sub ? `unknown log command "${sub}"` : 'log needs a command: verify');
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      'state-dir': { type: 'string' },
-      export: { type: 'string' },
-      'appliance-key': { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  refuseEmpty(values);
-  if (values.export && values['state-dir']) throw new UsageError('give --state-dir or --export, not both');
+  const values = parseCommand(logVerifySpec, rest);
   if (values.export) {
     let data: { format?: unknown; entries?: unknown; checkpoints?: unknown; appliance_key?: unknown };
     const text = await readInputFile('--export', values.export, 512 * 1024 * 1024);

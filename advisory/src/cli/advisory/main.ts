@@ -1,4 +1,5 @@
 import { versionText } from '../../version.ts';
+import { type CommandSpec, commandHelp } from '../command-table.ts';
 import { commandList, feedCommands, runFeedCli } from '../feed/main.ts';
 import { EXIT_USAGE, exitCodeOf, type Io } from '../io.ts';
 
@@ -10,23 +11,23 @@ type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<numbe
  * daemon's is the heaviest).
  */
 export const advisoryCommands: Readonly<
-  Record<string, { usage: string; summary: string; load: () => Promise<{ help: string; run: Command }> }>
+  Record<string, { usage: string; summary: string; load: () => Promise<{ spec: CommandSpec; run: Command }> }>
 > = {
   run: {
     usage: 'run',
     summary: 'the appliance daemon: refresh, dashboard, alerts',
-    load: async () => import('./run.ts').then((m) => ({ help: m.runHelp, run: m.run })),
+    load: async () => import('./run.ts').then((m) => ({ spec: m.runSpec, run: m.run })),
   },
   check: {
     usage: 'check',
     summary:
       'one refresh and evaluation; exit 0 nothing to do, 1 action needed, 2 configuration error, 3 no verified feed',
-    load: async () => import('./check.ts').then((m) => ({ help: m.checkHelp, run: m.check })),
+    load: async () => import('./check.ts').then((m) => ({ spec: m.checkSpec, run: m.check })),
   },
   log: {
     usage: 'log verify',
     summary: 'verify the decision log and its checkpoints offline',
-    load: async () => import('./log.ts').then((m) => ({ help: m.logHelp, run: m.logCommand })),
+    load: async () => import('./log.ts').then((m) => ({ spec: m.logVerifySpec, run: m.logCommand })),
   },
 };
 
@@ -67,7 +68,7 @@ export async function runAdvisoryCli(
   try {
     const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
-      io.out(command.help);
+      io.out(commandHelp(command.spec));
       return 0;
     }
     if (rest.includes('--version')) {
@@ -76,6 +77,6 @@ export async function runAdvisoryCli(
     }
     return await command.run(rest, io, env);
   } catch (error) {
-    return exitCodeOf(error, io, `advisory ${name}`);
+    return exitCodeOf(error, io, `advisory ${entry.usage}`);
   }
 }

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
 import { DataDirLockedError } from '../../../../common/src/data-dir-lock.ts';
 import type { Appliance } from '../../appliance/appliance.ts';
 import {
@@ -14,21 +13,20 @@ import { buildDashboard, type DashboardSource } from '../../dashboard/server.ts'
 import { describeCertificate, readTlsPair, type TlsPair, useTlsPair } from '../../dashboard/tls.ts';
 import { describeDuration } from '../../time/durations.ts';
 import { CLIENT_VERSION } from '../../version.ts';
+import { type CommandSpec, parseCommand } from '../command-table.ts';
 import type { Io } from '../io.ts';
 import { catchDaemonSignals, type DaemonSignals } from './signals.ts';
 
-export const runHelp = `Usage: advisory run
-
-The appliance daemon: refreshes every ADVISORY_REFRESH_INTERVAL (pull, verify, cache,
-evaluate, log, alert), serves the read-only dashboard, /decisions.json and /health on
-ADVISORY_LISTEN (HTTPS with ADVISORY_TLS_CERT and ADVISORY_TLS_KEY), and stops on
-SIGTERM or SIGINT (Ctrl-C): at once when idle, within 8 s when a refresh is in progress
-(asking again a second or more later stops it at once). SIGHUP reads the TLS certificate and key again: new
-connections get the new pair, open ones keep theirs; a bad pair keeps the one in use.
-While another advisory process holds ADVISORY_STATE_DIR (a check from cron), it waits.
-Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists
-them); a bad value stops start-up with the variable's name (exit 2); an address it
-cannot listen on exits 1.`;
+export const runSpec = {
+  usage: 'advisory run',
+  description: [
+    'The appliance daemon: refreshes every ADVISORY_REFRESH_INTERVAL (pull, verify, cache, evaluate, log, alert) and serves the read-only dashboard, /decisions.json and /health on ADVISORY_LISTEN (HTTPS with ADVISORY_TLS_CERT and ADVISORY_TLS_KEY).',
+    'Signals: SIGTERM or SIGINT (Ctrl-C) stops it: at once when idle, within 8 s when a refresh is in progress (asking again a second or more later stops it at once). SIGHUP reads the TLS certificate and key again: new connections get the new pair, open ones keep theirs; a bad pair keeps the one in use.',
+    'While another advisory process holds ADVISORY_STATE_DIR (a check from cron), it waits.',
+    "Configuration: the ADVISORY_* environment variables (docs/advisory/appliance.md lists them); a bad value stops start-up with the variable's name (exit 2); an address it cannot listen on exits 1.",
+  ],
+  options: {},
+} as const satisfies CommandSpec;
 
 export function dashboardSource(appliance: Appliance, trustedKeys: string[]): DashboardSource {
   return {
@@ -79,7 +77,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
   // Caught already when the process entry started the daemon (cli/advisory.ts).
   const signals = catchDaemonSignals(io);
   try {
-    parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+    parseCommand(runSpec, argv);
     return await serve(io, env, signals);
   } finally {
     signals.ended();
