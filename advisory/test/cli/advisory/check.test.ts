@@ -338,3 +338,31 @@ describe('advisory check alone: the feed problem once, then the others (in proce
     expect(result.code).toBe(3);
   });
 });
+
+describe('advisory check: its arguments, log level and --json (in process)', () => {
+  it('refuses an unknown option and a positional argument', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    await expect(checkHere(s.env, ['--bogus'])).rejects.toThrow(/--bogus/);
+    await expect(checkHere(s.env, ['extra'])).rejects.toThrow(/extra/);
+  });
+
+  it('takes the log level trimmed, and warn when none is set', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    expect((await checkHere({ ...s.env, ADVISORY_LOG_LEVEL: ' silent ' })).code).toBe(0);
+    const { ADVISORY_LOG_LEVEL: _, ...unset } = s.env;
+    expect((await checkHere(unset)).code).toBe(0);
+  });
+
+  it('escapes C1 controls and format characters in the document as UTF-16 escapes', async () => {
+    const s = setup({
+      publishedAt: new Date(Date.now() - 86_400_000),
+      assets: 'assets:\n  - { name: box, products: { widget: "2.5\\u0085\\u202e\\U000E0001" } }\n',
+    });
+    const result = await checkHere(s.env, ['--json']);
+    const text = result.out.join('\n');
+    expect(text).toContain('2.5\\u0085\\u202e\\udb40\\udc01');
+    expect(text).not.toMatch(/[\u0085\u202e]|\u{E0001}/u);
+    expect(JSON.stringify(JSON.parse(text))).toContain('2.5\u0085\u202e\u{E0001}');
+    expect(result.code).toBe(1);
+  });
+});
