@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
@@ -479,5 +479,113 @@ describe('out-of-band releases on the same day', () => {
     });
     expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.26.1');
     expect(doneBox()).toBe('hold');
+  });
+});
+
+describe('the same manifest without its signature', () => {
+  it('is refused as unsigned, never taken as unchanged, and the feed in use serves on', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    rmSync(path.join(s.feedDir, 'manifest.yaml.sig'));
+    await appliance.refresh();
+    expect(appliance.status.lastPull).toMatchObject({
+      outcome: 'rejected',
+      rejection: { file: 'manifest.yaml.sig' },
+    });
+    expect(appliance.status.lastRefreshError).toBeNull();
+    expect(appliance.health().problems.map((p) => p.code)).toEqual(['feed-refused']);
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.21');
+    // Signed again: the same feed, unchanged.
+    publish(s, widgetAdvisories, PUBLISHED);
+    await appliance.refresh();
+    expect(appliance.status.lastPull?.outcome).toBe('unchanged');
+    expect(appliance.health().problems).toEqual([]);
+  });
+});
+
+describe('a refusal repeated', () => {
+  const pullFile = (s: Setup) => path.join(s.stateDir, 'pull.json');
+  const refusedIn = (s: Setup) => JSON.parse(readFileSync(pullFile(s), 'utf8')).refused;
+
+  it('keeps its first time and is not written again; another reason or message is news', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, clock } = await start(s.env);
+    await appliance.refresh();
+    const sig = path.join(s.feedDir, 'manifest.yaml.sig');
+    const lines = readFileSync(sig, 'utf8').split('\n');
+    lines[1] = `${lines[1]?.slice(0, 20)}${lines[1]?.[20] === 'A' ? 'B' : 'A'}${lines[1]?.slice(21)}`;
+    writeFileSync(sig, lines.join('\n'));
+    clock.advance(60_000);
+    await appliance.refresh();
+    const first = appliance.status.refused;
+    expect(first).toMatchObject({
+      at: clock.now().toISOString(),
+      rejection: { reason: 'signature-invalid' },
+    });
+    expect(refusedIn(s)).toEqual(first);
+    const written = statSync(pullFile(s)).ino;
+    const rejectedEntries = async () => (await entries(appliance)).filter((e) => e.kind === 'feed-rejected');
+    expect(await rejectedEntries()).toHaveLength(1);
+
+    // The same refusal again: its first time kept, pull.json not written, not logged again.
+    clock.advance(60_000);
+    await appliance.refresh();
+    expect(appliance.status.lastPull?.at).toBe(clock.now().toISOString());
+    expect(appliance.status.refused).toEqual(first);
+    expect(statSync(pullFile(s)).ino).toBe(written);
+    expect(await rejectedEntries()).toHaveLength(1);
+
+    // The same manifest refused for another reason: news, logged and remembered.
+    rmSync(sig);
+    clock.advance(60_000);
+    await appliance.refresh();
+    const second = appliance.status.refused;
+    expect(second?.at).toBe(clock.now().toISOString());
+    expect(second?.rejection?.reason).not.toBe('signature-invalid');
+    expect(refusedIn(s)).toEqual(second);
+    expect((await rejectedEntries()).map((e) => e.data.reason)).toEqual([
+      'signature-invalid',
+      second?.rejection?.reason,
+    ]);
+
+    // The same reason with another message (another file at fault): news too.
+    const revised = Object.fromEntries(
+      Object.entries(widgetAdvisories).map(([file, text]) => [file, `${text}# revised\n`]),
+    );
+    publish(s, revised, new Date(PUBLISHED.getTime() + DAY));
+    appendFileSync(path.join(s.feedDir, 'widgets/eol.yaml'), '# edited\n');
+    clock.advance(DAY);
+    await appliance.refresh();
+    const third = appliance.status.refused;
+    expect(third).toMatchObject({
+      at: clock.now().toISOString(),
+      rejection: { reason: 'file-size-mismatch' },
+    });
+    publish(s, revised, new Date(PUBLISHED.getTime() + DAY));
+    appendFileSync(path.join(s.feedDir, 'widgets/install.yaml'), '# edited\n');
+    clock.advance(60_000);
+    await appliance.refresh();
+    const fourth = appliance.status.refused;
+    expect(fourth).toMatchObject({
+      at: clock.now().toISOString(),
+      rejection: { reason: 'file-size-mismatch' },
+    });
+    expect(fourth?.message).not.toBe(third?.message);
+    expect(refusedIn(s)).toEqual(fourth);
+
+    // The host unreachable: the refusal stays, as it was. A feed accepted: it is gone.
+    rmSync(s.feedDir, { recursive: true });
+    clock.advance(60_000);
+    await appliance.refresh();
+    expect(appliance.status.lastPull?.outcome).toBe('unreachable');
+    expect(appliance.status.refused).toEqual(fourth);
+    expect(refusedIn(s)).toEqual(fourth);
+    publish(s, revised, new Date(PUBLISHED.getTime() + DAY + 60_000));
+    clock.advance(DAY);
+    await appliance.refresh();
+    expect(appliance.status.lastPull?.outcome).toBe('accepted');
+    expect(appliance.status.refused).toBeNull();
+    expect(refusedIn(s)).toBeNull();
   });
 });

@@ -1,8 +1,14 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lockDataDir } from '../../../../common/src/data-dir-lock.ts';
 import { until } from '../../../../scripts/test-wait.ts';
+import { HEALTH_FILE } from '../../../src/appliance/state.ts';
+import { check as checkCommand } from '../../../src/cli/advisory/check.ts';
 import { printable } from '../../../src/cli/io.ts';
+import { MANIFEST_FILE } from '../../../src/feed/format/rules.ts';
 import { setup, startFeedServer } from '../../support/appliance.ts';
 import { runAdvisory } from '../../support/cli.ts';
 import { advisoryYaml } from '../../support/feed.ts';
@@ -195,6 +201,168 @@ describe('advisory check and undeliverable alerts', () => {
       /^warning: alert delivery by webhook keeps failing since \S+: an alert failed 1 attempt, the last: HTTP 500$/m,
     );
     expect(result.out).toMatch(/^the appliance needs attention: alerts-failing-webhook$/m);
+    expect(result.code).toBe(1);
+  });
+});
+
+/**
+ * The command in this process, its output captured: the lines and exit codes exactly,
+ * beside a daemon (its lock held here, its health.json written as the daemon keeps it)
+ * and alone, with the feed's problem printed once and the others after it.
+ */
+async function checkHere(env: NodeJS.ProcessEnv, argv: string[] = []) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await checkCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
+  return { code, out, err };
+}
+
+const feedLine = (lines: string[]) => lines.find((l) => l.startsWith('feed ')) as string;
+
+describe('advisory check beside the daemon (in process)', () => {
+  it('prints the problems the daemon kept in health.json, after the line naming it, and exits 1', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const first = await checkHere(s.env);
+    expect(first.code).toBe(0);
+    const release = await lockDataDir(s.stateDir);
+    try {
+      const at = '2026-11-29T10:00:00.000Z';
+      writeFileSync(
+        path.join(s.stateDir, HEALTH_FILE),
+        JSON.stringify({
+          at,
+          pid: 4242,
+          problems: [
+            { code: 'no-feed', message: 'kept: no feed' },
+            { code: 'feed-refused', message: 'kept: the live feed was refused' },
+            { code: 'feed-unreachable', message: 'kept: the feed host is unreachable' },
+            { code: 'feed-expired', message: 'kept: the feed expired' },
+            { code: 'refresh-failed', message: 'kept: the refresh failed' },
+          ],
+        }),
+      );
+      const result = await checkHere(s.env);
+      expect(result.out).toEqual([
+        'another advisory process (the daemon) holds the state directory: evaluated from its cache, nothing written',
+        feedLine(first.out).replace(/ from the feed directory \S+,/, ' from the cache,'),
+        `with the problems the daemon (pid 4242) judged at ${at}:`,
+        'warning: kept: the live feed was refused',
+        'warning: kept: the feed host is unreachable',
+        'warning: kept: the feed expired',
+        'warning: kept: the refresh failed',
+        '',
+        'ASSET     VERDICT         DETAILS',
+        'done-box  -               ',
+        '',
+        'nothing needs action',
+        'the appliance needs attention: no-feed, feed-refused, feed-unreachable, feed-expired, refresh-failed',
+      ]);
+      expect(result.err).toEqual([]);
+      expect(result.code).toBe(1);
+      // The daemon kept no problem: no line names it, nothing needs action, exit 0.
+      writeFileSync(path.join(s.stateDir, HEALTH_FILE), JSON.stringify({ at, pid: 4242, problems: [] }));
+      const calmResult = await checkHere(s.env);
+      expect(calmResult.out).toEqual([
+        'another advisory process (the daemon) holds the state directory: evaluated from its cache, nothing written',
+        feedLine(first.out).replace(/ from the feed directory \S+,/, ' from the cache,'),
+        '',
+        'ASSET     VERDICT         DETAILS',
+        'done-box  -               ',
+        '',
+        'nothing needs action',
+      ]);
+      expect(calmResult.code).toBe(0);
+    } finally {
+      await release();
+    }
+  });
+});
+
+describe('advisory check alone: the feed problem once, then the others (in process)', () => {
+  it('a refused live feed: its refusal once (not again as feed-refused), exit 1', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const first = await checkHere(s.env);
+    appendFileSync(path.join(s.feedDir, MANIFEST_FILE), '# changed\n');
+    const result = await checkHere(s.env);
+    const refusal = result.out.find((l) => l.startsWith('warning: ')) as string;
+    expect(result.out).toEqual([
+      feedLine(first.out).replace(/ from the feed directory \S+,/, ' from the cache,'),
+      refusal,
+      '',
+      'ASSET     VERDICT         DETAILS',
+      'done-box  -               ',
+      '',
+      'nothing needs action',
+      'the appliance needs attention: feed-refused',
+    ]);
+    expect(refusal).toMatch(/signature/);
+    expect(result.code).toBe(1);
+  });
+
+  it('an unreachable feed directory: said once (not again as feed-unreachable), exit 1', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const first = await checkHere(s.env);
+    const gone = path.join(s.dir, 'gone');
+    const result = await checkHere({ ...s.env, ADVISORY_FEED_URL: gone });
+    const problem = result.out.find((l) => l.startsWith('warning: ')) as string;
+    expect(result.out).toEqual([
+      feedLine(first.out).replace(/ from the feed directory \S+,/, ' from the cache,'),
+      problem,
+      '',
+      'ASSET     VERDICT         DETAILS',
+      'done-box  -               ',
+      '',
+      'nothing needs action',
+      'the appliance needs attention: feed-unreachable',
+    ]);
+    expect(problem).toContain(gone);
+    expect(result.code).toBe(1);
+  });
+
+  it('no feed yet: the reason as an error, not again as no-feed or feed-unreachable, exit 3', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    const gone = path.join(s.dir, 'gone');
+    const result = await checkHere({ ...s.env, ADVISORY_FEED_URL: gone });
+    const problem = result.out[0] as string;
+    expect(result.out).toEqual([problem, 'no verified feed is available: nothing was evaluated']);
+    expect(problem).toMatch(/^error: .*gone/);
+    expect(result.code).toBe(3);
+  });
+
+  it('an expired feed: the expiry once, as an error, exit 3', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 301 * 86_400_000), assets: calm });
+    const result = await checkHere(s.env);
+    const problem = result.out[0] as string;
+    expect(result.out).toEqual([problem, 'no verified feed is available: nothing was evaluated']);
+    expect(problem).toMatch(/^error: .*expired/);
+    expect(result.code).toBe(3);
+  });
+});
+
+describe('advisory check: its arguments, log level and --json (in process)', () => {
+  it('refuses an unknown option and a positional argument', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    await expect(checkHere(s.env, ['--bogus'])).rejects.toThrow(/--bogus/);
+    await expect(checkHere(s.env, ['extra'])).rejects.toThrow(/extra/);
+  });
+
+  it('takes the log level trimmed, and warn when none is set', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000), assets: calm });
+    expect((await checkHere({ ...s.env, ADVISORY_LOG_LEVEL: ' silent ' })).code).toBe(0);
+    const { ADVISORY_LOG_LEVEL: _, ...unset } = s.env;
+    expect((await checkHere(unset)).code).toBe(0);
+  });
+
+  it('escapes C1 controls and format characters in the document as UTF-16 escapes', async () => {
+    const s = setup({
+      publishedAt: new Date(Date.now() - 86_400_000),
+      assets: 'assets:\n  - { name: box, products: { widget: "2.5\\u0085\\u202e\\U000E0001" } }\n',
+    });
+    const result = await checkHere(s.env, ['--json']);
+    const text = result.out.join('\n');
+    expect(text).toContain('2.5\\u0085\\u202e\\udb40\\udc01');
+    expect(text).not.toMatch(/[\u0085\u202e]|\u{E0001}/u);
+    expect(JSON.stringify(JSON.parse(text))).toContain('2.5\u0085\u202e\u{E0001}');
     expect(result.code).toBe(1);
   });
 });
