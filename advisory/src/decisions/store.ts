@@ -304,8 +304,10 @@ export class DecisionStore {
 
   /** The entries up to the snapshot, one at a time, oldest first; lines that do not parse are left out. */
   async *readEntries(snapshot: Snapshot): AsyncGenerator<DecisionEntry> {
-    for await (const { text } of this.storedLines(LOG_FILE, snapshot.log))
-      if (parseLine(text) !== undefined) yield parseLine(text) as DecisionEntry;
+    for await (const { text } of this.storedLines(LOG_FILE, snapshot.log)) {
+      const entry = parseLine(text);
+      if (entry !== undefined) yield entry as DecisionEntry;
+    }
   }
 
   /**
