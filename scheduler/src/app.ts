@@ -41,6 +41,7 @@ import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.
 import { reactions } from './reactions.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { shiftsRoutes } from './shifts/routes.ts';
+import { tenantExportRoutes } from './tenant-export/routes.ts';
 import { Provisioner } from './tenants/provisioning.ts';
 import { tenantRoutes } from './tenants/routes.ts';
 import { featureEnabled } from './tenants/service.ts';
@@ -221,6 +222,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await healthRoutes(app, deps);
   await tenantRoutes(app, deps);
+  await tenantExportRoutes(app, deps);
   await rolesRoutes(app, deps);
   await locationsRoutes(app, deps);
   await usersRoutes(app, deps, provisioner);

@@ -121,7 +121,8 @@ describe('OpenAPI document', () => {
         const media =
           response.content?.['application/json'] ??
           response.content?.['text/calendar'] ??
-          response.content?.['text/csv'];
+          response.content?.['text/csv'] ??
+          response.content?.['application/gzip'];
         if (status === '204') {
           expect(media, `${key} 204 has no body`).toBeUndefined();
           continue;

@@ -1,0 +1,59 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Deps } from '../deps.ts';
+import { bearerSecurity, errorResponses } from '../http/schemas.ts';
+import { type App, identityOf } from '../http/types.ts';
+import { exportTenant, type TenantArchive } from './service.ts';
+
+export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
+  app.get(
+    '/api/v1/tenant/export',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['tenant'],
+        operationId: 'exportTenant',
+        summary: 'The whole tenant as one archive (tar.gz)',
+        description:
+          'Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup.',
+        security: bearerSecurity,
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: {
+            description: 'The archive',
+            headers: {
+              'content-disposition': {
+                type: 'string',
+                description: 'attachment; filename="…": save the file rather than show it',
+                examples: [
+                  'attachment; filename="tenant-0190f5f2a3b47c8d9e0f1a2b3c4d5e6f-2030-07-02.tar.gz"',
+                ],
+              },
+            },
+            content: {
+              'application/gzip': {
+                schema: Type.String({ format: 'binary' }),
+                example:
+                  'a tar.gz of manifest.json, tables/<table>.jsonl, payroll/<file>.csv, calendars/<user id>.ics',
+              },
+            },
+          },
+          ...errorResponses(['VALIDATION_FAILED'], {
+            messages: { VALIDATION_FAILED: 'since: is not an allowed field' },
+          }),
+        },
+      },
+    },
+    async (request, reply) => sendArchive(reply, await exportTenant(deps, identityOf(request))),
+  );
+}
+
+/** Sends the archive: never cached (it holds everything, secrets included), always saved as a file. */
+function sendArchive(reply: FastifyReply, archive: TenantArchive) {
+  return reply
+    .header('content-type', 'application/gzip')
+    .header('content-disposition', `attachment; filename="${archive.filename}"`)
+    .header('cache-control', 'private, no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(archive.body);
+}

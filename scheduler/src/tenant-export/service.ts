@@ -1,0 +1,207 @@
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { sql } from 'kysely';
+import { pack as tarPack } from 'tar-stream';
+import type { Identity } from '../auth/identity.ts';
+import { shiftsCalendar } from '../calendar/ics.ts';
+import { feedEntries } from '../calendar/repository.ts';
+import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
+import { exportBalances, exportEntries } from '../time-tracking/service.ts';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_FORMAT_VERSION,
+  MANIFEST_FILE,
+  type Manifest,
+  type ManifestTable,
+  SCHEMA_VERSION,
+  tableFile,
+} from './archive.ts';
+import { type ArchiveTable, EXCLUDED_TABLES, tenantCatalogue } from './tables.ts';
+
+/** Rows read per statement: memory holds one page of one table, never a table. */
+export const EXPORT_PAGE_ROWS = 1000;
+/** How far back the calendars reach, as the feed does (calendar/service.ts). */
+const CALENDAR_HISTORY_DAYS = 90;
+/** The payroll CSV covers the last year (the longest period the time-tracking export allows). */
+const PAYROLL_DAYS = 366;
+
+export interface TenantArchive {
+  filename: string;
+  body: Readable;
+}
+
+/**
+ * The caller's tenant as one archive (archive.ts). The rows are read in one read-only
+ * snapshot (a REPEATABLE READ transaction: the files agree with one another, whatever
+ * changes meanwhile), page by page in primary-key order, and spooled to a temporary folder;
+ * the archive is then packed and compressed while the client downloads it, and the folder
+ * removed once the download ends or is cut. So memory holds a page, and the snapshot lasts
+ * as long as the database takes to read the tenant, not as long as the client takes to
+ * download it (on the embedded database, other requests wait for the snapshot's end).
+ */
+export async function exportTenant(deps: Deps, caller: Identity): Promise<TenantArchive> {
+  const dir = await mkdtemp(join(tmpdir(), 'tenant-export-'));
+  try {
+    const exportedAt = deps.clock.now();
+    const tables = await deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const catalogue = await tenantCatalogue(trx);
+        const written: ManifestTable[] = [];
+        for (const table of catalogue.tables) {
+          const rows = await spoolTable(trx, table, caller.tenantId, join(dir, tableFile(table.name)));
+          written.push({ name: table.name, file: tableFile(table.name), rows, columns: table.columns });
+        }
+        return written;
+      });
+    const documents = [
+      ...(await spoolPayroll(deps, caller, dir, exportedAt)),
+      ...(await spoolCalendars(deps, caller.tenantId, dir, exportedAt)),
+    ];
+    const manifest: Manifest = {
+      format: ARCHIVE_FORMAT,
+      format_version: ARCHIVE_FORMAT_VERSION,
+      tenant_id: caller.tenantId,
+      exported_at: exportedAt.toISOString(),
+      schema_version: SCHEMA_VERSION,
+      tables,
+      excluded: Object.fromEntries(Object.entries(EXCLUDED_TABLES).sort(([a], [b]) => a.localeCompare(b))),
+      documents,
+    };
+    await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    const files = [MANIFEST_FILE, ...tables.map((table) => table.file), ...documents];
+    const day = exportedAt.toISOString().slice(0, 10);
+    return { filename: `tenant-${caller.tenantId}-${day}.tar.gz`, body: packed(dir, files) };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function write(stream: WriteStream, chunk: string): Promise<void> {
+  if (!stream.write(chunk)) {
+    await new Promise<void>((resolve, reject) => {
+      stream.once('drain', resolve);
+      stream.once('error', reject);
+    });
+  }
+}
+
+async function closed(stream: WriteStream): Promise<void> {
+  stream.end();
+  await finished(stream);
+}
+
+/**
+ * Writes the tenant's rows of `table` to `path`, one JSON object a line, in pages by its
+ * primary key: each page starts after the last row of the previous one (the key read back
+ * from that row's JSON by the database, so every key type compares as the database does).
+ */
+async function spoolTable(db: Db, table: ArchiveTable, tenantId: string, path: string): Promise<number> {
+  await mkdir(dirname(path), { recursive: true });
+  const out = createWriteStream(path);
+  const t = sql.table(table.name);
+  const key = sql.join(table.key.map((column) => sql.ref(`t.${column}`)));
+  const lastKey = sql.join(table.key.map((column) => sql.ref(`l.${column}`)));
+  const tenant = sql.ref(`t.${table.tenantColumn}`);
+  let last: string | null = null;
+  let count = 0;
+  try {
+    for (;;) {
+      const after: string | null = last;
+      // The row as the database writes it as JSON, less its generated columns.
+      const page = await sql<{ line: string }>`
+        SELECT (to_jsonb(t) - ${table.generated}::text[])::text AS line
+          FROM ${t} AS t
+         WHERE ${tenant} = ${tenantId}::uuid
+           AND (${after}::jsonb IS NULL OR (${key}) > (
+                 SELECT ${lastKey} FROM jsonb_populate_record(NULL::${t}, ${after}::jsonb) l))
+         ORDER BY ${key}
+         LIMIT ${EXPORT_PAGE_ROWS}`.execute(db);
+      if (page.rows.length === 0) break;
+      count += page.rows.length;
+      await write(out, `${page.rows.map((row) => row.line).join('\n')}\n`);
+      last = page.rows.at(-1)?.line ?? null;
+      if (page.rows.length < EXPORT_PAGE_ROWS) break;
+    }
+  } finally {
+    await closed(out);
+  }
+  return count;
+}
+
+/** The payroll CSVs an admin downloads (time-tracking/): the last year's entries and the balances. */
+async function spoolPayroll(deps: Deps, caller: Identity, dir: string, now: Date): Promise<string[]> {
+  const day = 24 * 60 * 60 * 1000;
+  const to = new Date(now.getTime() + day).toISOString().slice(0, 10);
+  const from = new Date(now.getTime() + day - PAYROLL_DAYS * day).toISOString().slice(0, 10);
+  const names: string[] = [];
+  for (const file of [await exportEntries(deps, caller, { from, to }), await exportBalances(deps, caller)]) {
+    const name = `payroll/${file.filename}`;
+    await mkdir(join(dir, 'payroll'), { recursive: true });
+    await pipeline(file.body, createWriteStream(join(dir, name)));
+    names.push(name);
+  }
+  return names;
+}
+
+/**
+ * The calendar each user with a calendar address opens (calendar/): the same feed, one file
+ * per user, named by the user's id. One user's feed is in memory at a time.
+ */
+async function spoolCalendars(deps: Deps, tenantId: string, dir: string, now: Date): Promise<string[]> {
+  const owners = await sql<{ user_id: string; role: string; display_name: string | null; timezone: string }>`
+    SELECT c.user_id, u.role, u.display_name, s.timezone
+      FROM calendar_tokens c
+      JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id
+      JOIN tenant_settings s ON s.tenant_id = c.tenant_id
+     WHERE c.tenant_id = ${tenantId} AND u.active
+     ORDER BY c.user_id`.execute(deps.db);
+  const since = new Date(now.getTime() - CALENDAR_HISTORY_DAYS * 24 * 60 * 60 * 1000);
+  const names: string[] = [];
+  for (const owner of owners.rows) {
+    const entries = await feedEntries(deps.db, tenantId, owner.user_id, since, owner.role !== 'admin');
+    const name = `calendars/${owner.user_id}.ics`;
+    await mkdir(join(dir, 'calendars'), { recursive: true });
+    const title = owner.display_name ? `Shifts of ${owner.display_name}` : 'Shifts';
+    await writeFile(join(dir, name), shiftsCalendar(title, owner.timezone, entries));
+    names.push(name);
+  }
+  return names;
+}
+
+/**
+ * The spooled files as a tar.gz stream, packed as the client reads (one file open at a
+ * time); the folder is removed when the stream ends, fails or is destroyed (a client gone).
+ */
+function packed(dir: string, files: string[]): Readable {
+  const tar = tarPack();
+  const out = new PassThrough();
+  const cleanUp = () => void rm(dir, { recursive: true, force: true });
+  out.once('close', cleanUp);
+  void (async () => {
+    for (const name of files) {
+      const path = join(dir, name);
+      const { size } = await stat(path);
+      await new Promise<void>((resolve, reject) => {
+        const entry = tar.entry({ name, size, mtime: new Date(0) }, (error) =>
+          error ? reject(error) : resolve(),
+        );
+        const input = createReadStream(path);
+        input.once('error', reject);
+        input.pipe(entry);
+      });
+    }
+    tar.finalize();
+  })().catch((error: unknown) => tar.destroy(error instanceof Error ? error : new Error(String(error))));
+  pipeline(tar, createGzip(), out).catch(() => out.destroy());
+  return out;
+}
