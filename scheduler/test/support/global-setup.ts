@@ -23,7 +23,8 @@ declare module 'vitest' {
 }
 
 /**
- * The production bundle the process tests run (dist/main.mjs, dist/cli/migrate.mjs): built
+ * The production bundle the process tests run (dist/main.mjs, dist/cli/migrate.mjs,
+ * dist/cli/tenant.mjs): built
  * from the sources as they stand, so a test never passes on an old build. Built beside
  * dist/ and renamed into it file by file, so that two runs at once in one checkout never
  * start a process from a file the other is still writing (a rename replaces a file whole).
@@ -40,7 +41,7 @@ function buildBundle(): void {
       encoding: 'utf8',
     });
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}${build.stdout}`);
-    for (const file of ['main.mjs', path.join('cli', 'migrate.mjs')]) {
+    for (const file of ['main.mjs', path.join('cli', 'migrate.mjs'), path.join('cli', 'tenant.mjs')]) {
       mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
       renameSync(path.join(staging, file), path.join(dist, file));
     }
