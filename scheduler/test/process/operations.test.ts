@@ -8,8 +8,8 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type Caller, uniqueName } from '../support/context.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
-import { findPgBinDir } from '../support/pg-cluster.ts';
+import { openTestDatabase, type TestDatabase, testAppLogin } from '../support/database.ts';
+import { findPgBinDir, startPgCluster } from '../support/pg-cluster.ts';
 import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 import { EMBEDDED_ONLY, NEEDS_POSTGRES } from '../support/skips.ts';
 import { assignedShift, ledgerMismatches, setTimeTracking } from '../support/time-tracking.ts';
@@ -60,6 +60,23 @@ const snapshot = async (admin: Caller, employee: Caller) => ({
   payouts: await json(admin, `/api/v1/time-tracking/payouts/${employee.userId}`),
 });
 
+/** Times the steps of a runbook and prints them, one line each (docs/operations.md records them). */
+function stepTimer(runbook: string) {
+  const times: [string, number][] = [];
+  return {
+    async time<T>(step: string, work: () => Promise<T>): Promise<T> {
+      const started = performance.now();
+      const result = await work();
+      times.push([step, performance.now() - started]);
+      return result;
+    },
+    print() {
+      const lines = times.map(([step, ms]) => `  ${step}: ${(ms / 1000).toFixed(2)} s`);
+      console.log(`runbook steps, ${runbook}:\n${lines.join('\n')}`);
+    },
+  };
+}
+
 describe('backup and restore of the embedded database', runsIf(!onPostgres, EMBEDDED_ONLY), () => {
   it('archives the stopped data folder, unpacks it into a fresh folder and reads the same records', async () => {
     const keys = await createTestKeys();
@@ -74,15 +91,23 @@ describe('backup and restore of the embedded database', runsIf(!onPostgres, EMBE
     expect(before.balance.balance_minutes).toBe(60);
 
     // The runbook: stop the service, archive the folder, start it again.
-    expect(await api.stop()).toBe(0);
+    const steps = stepTimer('embedded database');
+    expect(await steps.time('stop the scheduler', () => api.stop())).toBe(0);
     const archive = path.join(dir, 'scheduler-backup.tar.gz');
-    await exec('tar', ['--create', '--gzip', '--file', archive, '--directory', original, '.']);
+    await steps.time('tar the data folder', () =>
+      exec('tar', ['--create', '--gzip', '--file', archive, '--directory', original, '.']),
+    );
 
     const restored = path.join(dir, 'restored');
     mkdirSync(restored);
-    await exec('tar', ['--extract', '--gzip', '--file', archive, '--directory', restored]);
-    api = await startApi(keys, { DATA_DIR: restored });
+    await steps.time('recovery: unpack into a new folder', () =>
+      exec('tar', ['--extract', '--gzip', '--file', archive, '--directory', restored]),
+    );
+    api = await steps.time('recovery: start on it until /health answers', () =>
+      startApi(keys, { DATA_DIR: restored }),
+    );
     expect(await snapshot(admin, employee)).toEqual(before);
+    steps.print();
     expect(await api.stop()).toBe(0);
   });
 });
@@ -127,6 +152,90 @@ describe('PostgreSQL operations', runsIf(onPostgres, NEEDS_POSTGRES), () => {
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
+    }
+  });
+
+  it('restores into a new cluster: roles first, then the dump with its owners, grants and tenant wall', async () => {
+    const keys = await createTestKeys();
+    const db = await openTestDatabase();
+    databases.push(db);
+    let api = await startApi(keys, { DATABASE_URL: db.url as string });
+    const tenant = uniqueName('tenant');
+    const admin = await httpCaller(keys, () => api, tenant, 'admin', 'admin-1');
+    const employee = await httpCaller(keys, () => api, tenant, 'employee', 'employee-1');
+    await populate(admin, employee);
+    const before = await snapshot(admin, employee);
+
+    // The backup, while the API runs: the cluster's roles and the database.
+    const bin = findPgBinDir() as string;
+    const dir = mkdtempSync(path.join(tmpdir(), 'pgbackup-'));
+    const steps = stepTimer('PostgreSQL, into a new cluster');
+    await steps.time('pg_dumpall --roles-only', () =>
+      exec(path.join(bin, 'pg_dumpall'), [
+        '--roles-only',
+        `--file=${path.join(dir, 'roles.sql')}`,
+        `--dbname=${inject('pgAdminUrl')}`,
+      ]),
+    );
+    await steps.time('pg_dump --format=custom', () =>
+      exec(path.join(bin, 'pg_dump'), [
+        '--format=custom',
+        `--file=${path.join(dir, 'scheduler.dump')}`,
+        db.url as string,
+      ]),
+    );
+    expect(await api.stop()).toBe(0);
+
+    // The recovery, on a cluster that has never seen the scheduler.
+    const cluster = await startPgCluster();
+    try {
+      const superuser = new URL(cluster.url);
+      await steps.time('recovery: psql -f roles.sql', () =>
+        exec(path.join(bin, 'psql'), [
+          '--quiet',
+          `--file=${path.join(dir, 'roles.sql')}`,
+          superuser.toString(),
+        ]),
+      );
+      await steps.time('recovery: createdb', () =>
+        exec(path.join(bin, 'createdb'), [`--maintenance-db=${superuser}`, 'scheduler']),
+      );
+      const owner = new URL(superuser);
+      owner.pathname = '/scheduler';
+      await steps.time('recovery: pg_restore', () =>
+        exec(path.join(bin, 'pg_restore'), [
+          '--exit-on-error',
+          `--dbname=${owner}`,
+          path.join(dir, 'scheduler.dump'),
+        ]),
+      );
+      const app = new URL(owner);
+      app.username = testAppLogin;
+      // The server refuses to start unless its login is held by the tenant wall
+      // (checkApplicationRole): a member of scheduler_app, no owner, no bypass.
+      api = await steps.time('recovery: start until /health answers', () =>
+        startApi(keys, { DATABASE_URL: app.toString(), DATABASE_OWNER_URL: owner.toString() }),
+      );
+      expect(await snapshot(admin, employee)).toEqual(before);
+      steps.print();
+      expect(await api.stop()).toBe(0);
+      // The wall came back with the rows: the application's login, told no tenant, sees none.
+      const client = new pg.Client({ connectionString: app.toString() });
+      await client.connect();
+      try {
+        const shifts = await client.query('SELECT count(*)::int AS n FROM shifts');
+        expect(shifts.rows[0].n).toBe(0);
+        const unwalled = await client.query(
+          `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity
+              AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id')`,
+        );
+        expect(unwalled.rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      cluster.stop();
     }
   });
 
