@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/tenant-export/archive.ts';
@@ -111,6 +113,14 @@ describe('GET /api/v1/tenant/export', () => {
       for (const row of archiveRows(files, table.name)) expect(row[column]).toBe(dashed(t.admin.tenantId));
     }
     expect(response.rawPayload.length).toBeGreaterThan(0);
+  });
+
+  it('leaves no spooled file behind once the download ends (they hold the secrets of the tenant)', async () => {
+    await scene(t.admin, t.employee);
+    const spooled = () => readdirSync(tmpdir()).filter((name) => name.startsWith('tenant-export-'));
+    expect(spooled()).toEqual([]);
+    await exported(t.admin);
+    await expect.poll(spooled).toEqual([]);
   });
 
   it('is for admins only: 403 for an employee', async () => {
