@@ -59,6 +59,16 @@ async function startApp() {
     ...(process.env.OUTBOUND_ALLOWED_HOSTS
       ? { outboundAllowedHosts: parseAllowedHosts(process.env.OUTBOUND_ALLOWED_HOSTS) }
       : {}),
+    // METRICS_TOKEN set: metrics recorded and /metrics served (bench/scheduler-metrics).
+    ...(process.env.METRICS_TOKEN
+      ? {
+          operations: {
+            metricsToken: process.env.METRICS_TOKEN,
+            owner: database.owner,
+            poolUse: database.poolUse,
+          },
+        }
+      : {}),
     // Production logging at warn: request lines are not written, the logger still runs.
     ...(process.env.BENCH_LOGGER === 'off' ? {} : { logger: createLogger('warn', { interactive: false }) }),
   });

@@ -7,8 +7,10 @@ import type { DevIssuer } from './auth/dev-issuer.ts';
 import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
+import type { ChangeType } from './changes/catalogue.ts';
 import { defaultClaimNames } from './config.ts';
-import type { Db, WakeupSource } from './db/database.ts';
+import type { Db, PoolUse, WakeupSource } from './db/database.ts';
+import { pendingMigrations } from './db/migrate.ts';
 import { type Clock, type Deps, type DocumentStorage, type SubmitLimit, systemClock } from './deps.ts';
 import { registerDevProvider } from './dev-sign-in/provider.ts';
 import { registerOpenApi } from './docs/openapi.ts';
@@ -27,9 +29,12 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-parser.ts';
 import type { App } from './http/types.ts';
 import { ajvOptions } from './http/validation.ts';
+import { queueDepth } from './jobs/repository.ts';
 import { jobsRoutes } from './jobs/routes.ts';
 import { defaultWorkerOptions, JobWorker, type WorkerOptions } from './jobs/worker.ts';
 import { locationsRoutes } from './locations/routes.ts';
+import { SchedulerMetrics } from './metrics/registry.ts';
+import { metricsRoutes, recordRequests } from './metrics/routes.ts';
 import { defaultReminderOptions, type ReminderOptions, ReminderSweep } from './notifications/reminders.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { offersRoutes } from './offers/routes.ts';
@@ -63,6 +68,20 @@ export interface HttpTimeouts {
   headersMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveMs: number;
+}
+
+/** The operations side of the app: /metrics, and what /ready and /metrics read. */
+export interface OperationsOptions {
+  /** METRICS_TOKEN: /metrics answers a scraper that sends it as a Bearer token; absent: no /metrics (404). */
+  metricsToken?: string | undefined;
+  /**
+   * The schema owner's view (DatabaseHandle.owner), read past the tenant wall: the
+   * migrations applied (/ready) and the job queue's depth across tenants (/metrics).
+   * Absent: migrations are read with the application's view, the queue is not measured.
+   */
+  owner?: Db | undefined;
+  /** The application pool's connections (DatabaseHandle.poolUse); absent: not measured. */
+  poolUse?: (() => PoolUse) | undefined;
 }
 
 export const defaultSubmitLimit: SubmitLimit = { max: 10, windowMs: 60 * 60 * 1000 };
@@ -108,6 +127,8 @@ export interface AppOptions {
    * at /dev-issuer for the staff app's sign-in (src/dev-sign-in/provider.ts).
    */
   devIssuer?: DevIssuer;
+  /** /metrics and the readiness checks' sources (main.ts gives the database handle's). */
+  operations?: OperationsOptions;
   /** Called for every route registered (the route-list and OpenAPI tests use it). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -141,6 +162,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerRawRequestErrors(app, newRequestId);
 
+  const operations = options.operations ?? {};
+  const owner = operations.owner;
+  // Recorded only where they are served (METRICS_TOKEN): without it nothing is counted.
+  const metrics = operations.metricsToken
+    ? new SchedulerMetrics({
+        pool: operations.poolUse,
+        queue: owner ? () => queueDepth(owner) : undefined,
+        workerRunning: () => worker.claiming,
+      })
+    : null;
+  // Before any route: every route and the 404 handler count.
+  if (metrics) recordRequests(app, metrics);
+
   const outbound = new OutboundPolicy(options.outboundAllowedHosts ?? []);
   const pushOptions: PushOptions = { ...defaultPushOptions, ...options.push, policy: outbound };
   const clock = options.clock ?? systemClock;
@@ -172,22 +206,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.log,
     options.wakeups,
   ).prunes(pruneWebhookRecords);
+  if (metrics) worker.observes((kind, outcome, seconds) => metrics.jobRun(kind, outcome, seconds));
+  const submitLimiter =
+    options.formSubmitStore === 'database'
+      ? new DatabaseSubmitLimiter(options.db, options.formSubmitLimit ?? defaultSubmitLimit)
+      : new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit);
   // Built once: every service receives the same typed dependencies.
   const deps: Deps = {
     db: options.db,
     clock,
     geocoder: options.geocoder ?? createGazetteerGeocoder(),
     log: app.log,
-    submitLimiter:
-      options.formSubmitStore === 'database'
-        ? new DatabaseSubmitLimiter(options.db, options.formSubmitLimit ?? defaultSubmitLimit)
-        : new SlidingWindowLimiter(options.formSubmitLimit ?? defaultSubmitLimit),
+    submitLimiter: metrics ? metrics.countingRefusals(submitLimiter) : submitLimiter,
     jobs: { kick: () => worker.kick() },
     pushAttempts: pushOptions.attempts,
     outbound,
     documents: options.documents ?? null,
     publicBaseUrl: options.publicBaseUrl ?? null,
     reactions,
+    ...(metrics ? { committed: (types: readonly ChangeType[]) => metrics.committed(types) } : {}),
   };
   // Background work starts once the server listens (or when a caller that never listens
   // starts it: tests), so start-up never waits on a backlog; it stops on close, finishing
@@ -220,7 +257,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   await registerOpenApi(app);
 
-  await healthRoutes(app, deps);
+  await healthRoutes(app, deps, {
+    pendingMigrations: () => pendingMigrations(owner ?? options.db),
+    worker: { expected: worker.options.concurrency > 0, claiming: () => worker.claiming },
+  });
+  if (metrics && operations.metricsToken) await metricsRoutes(app, metrics, operations.metricsToken);
   await tenantRoutes(app, deps);
   await tenantExportRoutes(app, deps);
   await rolesRoutes(app, deps);

@@ -75,6 +75,10 @@ export interface Config {
   demoData: boolean;
   /** The staff app at /app/ (scheduler/src/web-app/) and how it signs in. */
   webApp: WebAppConfig;
+  /** METRICS_TOKEN: the Bearer token /metrics asks a scraper for; undefined: no /metrics (404). */
+  metricsToken: string | undefined;
+  /** SHUTDOWN_TIMEOUT_MS: how long a stop waits for in-flight requests and jobs before exiting anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export interface WebAppConfig {
@@ -332,6 +336,17 @@ export function configWarnings(config: Config): string[] {
   return warnings;
 }
 
+/** A secret a scraper sends: long enough not to be guessed, and sendable in a header as it is. */
+function metricsToken(env: Env): string | undefined {
+  const value = text(env, 'METRICS_TOKEN');
+  if (value === undefined) return undefined;
+  if (value.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long');
+  if (!/^[\x21-\x7e]+$/.test(value)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be printable ASCII without spaces');
+  }
+  return value;
+}
+
 function demoData(env: Env, auth: AuthConfig): boolean {
   const on = flag(env, 'DEMO_DATA');
   if (on && auth.mode !== 'dev') {
@@ -384,6 +399,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: publicBaseUrl(env),
     demoData: demoData(env, authConfig),
     webApp: webApp(env),
+    metricsToken: metricsToken(env),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 600_000),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ChangeType } from './changes/catalogue.ts';
 import type { Reactions } from './changes/unit-of-work.ts';
 import type { Db } from './db/database.ts';
 import type { Geocoder } from './geocoding/geocoder.ts';
@@ -36,6 +37,8 @@ export interface Deps {
   publicBaseUrl: string | null;
   /** Who reacts to which change (src/reactions.ts), for the unit of work (src/changes/). */
   reactions: Reactions<Deps>;
+  /** Told the changes of every unit of work once it commits (the app's metrics count them); absent: nobody. */
+  committed?: ((types: readonly ChangeType[]) => void) | undefined;
 }
 
 export interface DocumentStorage {

@@ -104,16 +104,30 @@ async function openAndMigrate(config: Config): Promise<{ database: DatabaseHandl
 }
 
 /** What is running so far; a stop request closes whatever exists, in reverse order. */
-const running: { app?: App; database?: DatabaseHandle; log?: Log; stopping: boolean } = { stopping: false };
+const running: {
+  app?: App;
+  database?: DatabaseHandle;
+  log?: Log;
+  stopping: boolean;
+  /** SHUTDOWN_TIMEOUT_MS once the configuration is read. */
+  shutdownTimeoutMs: number;
+} = { stopping: false, shutdownTimeoutMs: 10_000 };
 
+/**
+ * Stops listening (new connections are refused; a request arriving on an open keep-alive
+ * connection is answered 503), lets the requests in flight finish and the job worker
+ * finish the jobs in hand, closes the database, and exits 0; past SHUTDOWN_TIMEOUT_MS,
+ * exits 1 with whatever is left unfinished (a job's lease hands it to another process).
+ */
 async function stop(reason: string): Promise<never> {
   if (!running.stopping) {
     running.stopping = true;
-    running.log?.info({ reason }, 'shutting down: finishing in-flight requests');
+    const timeoutMs = running.shutdownTimeoutMs;
+    running.log?.info({ reason, timeoutMs }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
-      running.log?.error('shutdown took longer than 10 s; exiting');
+      running.log?.error({ timeoutMs }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting');
       process.exit(1);
-    }, 10_000);
+    }, timeoutMs);
     force.unref();
     await running.app?.close();
     await running.database?.close();
@@ -135,6 +149,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   running.log = log;
+  running.shutdownTimeoutMs = config.shutdownTimeoutMs;
   for (const warning of configWarnings(config)) log.warn(warning);
   const devIssuer =
     config.auth.mode === 'dev' ? await openDevIssuer(config.dataDir, { create: true }) : undefined;
@@ -157,6 +172,7 @@ async function main(): Promise<void> {
     formSubmitStore: config.formSubmitStore,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
+    operations: { metricsToken: config.metricsToken, owner: database.owner, poolUse: database.poolUse },
     ...(database.wakeups ? { wakeups: database.wakeups } : {}),
     reminders: { intervalMs: config.reminderIntervalMs },
     outboundAllowedHosts: config.outboundAllowedHosts,

@@ -178,6 +178,33 @@ describe('configuration', () => {
     );
   });
 
+  it('reads METRICS_TOKEN: no /metrics unless set, and a token of 16 printable characters at least', () => {
+    expect(loadConfig(base).metricsToken).toBeUndefined();
+    expect(loadConfig({ ...base, METRICS_TOKEN: '  0123456789abcdef  ' }).metricsToken).toBe(
+      '0123456789abcdef',
+    );
+    expect(failure({ ...base, METRICS_TOKEN: '0123456789abcde' }).message).toBe(
+      'METRICS_TOKEN: must be at least 16 characters long',
+    );
+    expect(failure({ ...base, METRICS_TOKEN: '0123456789 abcdef' }).message).toBe(
+      'METRICS_TOKEN: must be printable ASCII without spaces',
+    );
+    expect(failure({ ...base, METRICS_TOKEN: '0123456789abcdéf' }).message).toBe(
+      'METRICS_TOKEN: must be printable ASCII without spaces',
+    );
+  });
+
+  it('reads how long a stop waits for requests and jobs in flight: 10 s unless told, 1 s to 10 min', () => {
+    expect(loadConfig(base).shutdownTimeoutMs).toBe(10_000);
+    expect(loadConfig({ ...base, SHUTDOWN_TIMEOUT_MS: '25000' }).shutdownTimeoutMs).toBe(25_000);
+    expect(failure({ ...base, SHUTDOWN_TIMEOUT_MS: '999' }).message).toBe(
+      'SHUTDOWN_TIMEOUT_MS: must be between 1000 and 600000',
+    );
+    expect(failure({ ...base, SHUTDOWN_TIMEOUT_MS: '600001' }).message).toBe(
+      'SHUTDOWN_TIMEOUT_MS: must be between 1000 and 600000',
+    );
+  });
+
   it('reads the form submit limit', () => {
     expect(
       loadConfig({ ...base, FORM_SUBMIT_LIMIT: '3', FORM_SUBMIT_WINDOW_SECONDS: '60' }).formSubmitLimit,

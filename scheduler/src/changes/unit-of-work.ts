@@ -46,6 +46,8 @@ export interface UnitContext<Ctx> {
   /** The job worker of this process, woken once the change commits (it may have queued work). */
   jobs: { kick(): void };
   reactions: Reactions<Ctx>;
+  /** Told the changes of every unit once it commits (src/metrics/ counts them). */
+  committed?: ((types: readonly ChangeType[]) => void) | undefined;
 }
 
 const byChange = new WeakMap<Reactions<unknown>, Map<ChangeType, Reaction<unknown, never>[]>>();
@@ -91,7 +93,7 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
 ): Promise<T> {
   const audit = catalogue[type].audit;
   if ('record' in ctx) {
-    const unit = units.get(ctx) ?? { reacted: false };
+    const unit = units.get(ctx) ?? { reacted: false, recorded: [] };
     if (audit === null || audit === ctx.auditAction) {
       return work(inScope(ctx, ctx.db, by, ctx.auditAction, unit));
     }
@@ -108,7 +110,7 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
     await nameAuditAction(ctx.db, ctx.auditAction);
     return result;
   }
-  const unit: Unit = { reacted: false };
+  const unit: Unit = { reacted: false, recorded: [] };
   const result = await ctx.db.transaction().execute(async (trx) => {
     if (audit !== null) await nameAuditAction(trx, audit);
     return work(inScope(ctx, trx, by, audit, unit));
@@ -116,6 +118,7 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
   // Only reactions queue work (webhook deliveries, pushes): a change nobody reacted to
   // costs the worker no look at the queue.
   if (unit.reacted) ctx.jobs.kick();
+  ctx.committed?.(unit.recorded);
   return result;
 }
 
@@ -123,6 +126,8 @@ export async function unitOfWork<Ctx extends UnitContext<Ctx>, T>(
 interface Unit {
   /** Whether any reaction ran: then the worker is woken after the commit. */
   reacted: boolean;
+  /** Every change recorded, the reactions' own included, in order. */
+  recorded: ChangeType[];
 }
 
 const units = new WeakMap<ChangeScope, Unit>();
@@ -140,6 +145,7 @@ function inScope<Ctx extends UnitContext<Ctx>>(
     by,
     auditAction,
     async record(change) {
+      unit.recorded.push(change.type);
       for (const reaction of reactionsTo(ctx.reactions, change.type)) {
         unit.reacted = true;
         await reaction.run(tx, change as never);

@@ -47,7 +47,20 @@ export interface DatabaseHandle {
    * process, which wakes its own worker, so it has none.
    */
   wakeups?: WakeupSource;
+  /** PostgreSQL: the application pool's connections now (/metrics); the embedded database has no pool. */
+  poolUse?: () => PoolUse;
   close(): Promise<void>;
+}
+
+/** The application pool's connections at one moment. */
+export interface PoolUse {
+  /** Connections the pool may open (DATABASE_POOL_SIZE). */
+  max: number;
+  /** Connections open now, lent out or idle. */
+  open: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -176,15 +189,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const timeout = options.connectTimeoutMs ?? options.statementTimeoutMs ?? 10_000;
   const switchRole = options.ownerUrl === undefined ? ` -c role=${appRole}` : '';
-  const appDriver = new PostgresDialect({
-    pool: pgPool({
-      url,
-      max: options.poolSize ?? 10,
-      connectTimeoutMs: timeout,
-      startupOptions: `-c TimeZone=UTC${switchRole}`,
-      statementTimeoutMs: options.statementTimeoutMs,
-    }),
-  }).createDriver();
+  const max = options.poolSize ?? 10;
+  const appPool = pgPool({
+    url,
+    max,
+    connectTimeoutMs: timeout,
+    startupOptions: `-c TimeZone=UTC${switchRole}`,
+    statementTimeoutMs: options.statementTimeoutMs,
+  });
+  const appDriver = new PostgresDialect({ pool: appPool }).createDriver();
   const ownerDriver = new PostgresDialect({
     pool: pgPool({
       url: options.ownerUrl ?? url,
@@ -204,6 +217,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     owner,
     kind: 'postgres',
     wakeups: { listen: (onWake) => listenForDueJobs(url, timeout, onWake) },
+    poolUse: () => ({
+      max,
+      open: appPool.totalCount,
+      idle: appPool.idleCount,
+      waiting: appPool.waitingCount,
+    }),
     close: async () => {
       // Kysely's own destroy first: later queries then fail as "destroyed", which the
       // error handler answers 503, rather than with whatever a closed pool says.

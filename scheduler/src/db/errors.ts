@@ -37,3 +37,15 @@ export function isCheckViolation(error: unknown, constraint?: string): boolean {
 export function isExclusionViolation(error: unknown, constraint?: string): boolean {
   return sqlState(error) === '23P01' && (constraint === undefined || constraintOf(error) === constraint);
 }
+
+/**
+ * Which deadline on a statement ran out, if one did: `server`, the server's
+ * statement_timeout cancelled it (57014, query_canceled); `client`, the server did not
+ * answer within the timeout and its grace, and pg gave up ("Query read timeout",
+ * db/database.ts). null for any other error.
+ */
+export function statementDeadline(error: unknown): 'server' | 'client' | null {
+  if (sqlState(error) === '57014') return 'server';
+  if (error instanceof Error && error.message === 'Query read timeout') return 'client';
+  return null;
+}

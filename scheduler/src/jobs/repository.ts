@@ -184,3 +184,32 @@ export function listJobs(
   if (filter.kind) query = query.where('kind', '=', filter.kind);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
 }
+
+/** The queue's depth by kind across every tenant (src/metrics/); read with the owner's view. */
+export interface QueueDepthRow {
+  kind: JobKind;
+  pending: number;
+  due: number;
+  oldestDueSeconds: number;
+}
+
+/**
+ * Pending jobs by kind: all of them, those due now that no worker holds (what
+ * `claim_jobs` would take), and how long the oldest of those has been due. Needs a view
+ * past the tenant wall (the schema owner's): the application role sees one tenant's jobs.
+ */
+export async function queueDepth(owner: Db): Promise<QueueDepthRow[]> {
+  const { rows } = await sql<{ kind: JobKind; pending: number; due: number; oldest: number | null }>`
+    SELECT kind, count(*)::int AS pending, count(*) FILTER (WHERE ready)::int AS due,
+           EXTRACT(EPOCH FROM now() - min(run_at) FILTER (WHERE ready))::float8 AS oldest
+      FROM (SELECT kind, run_at,
+                   run_at <= now() AND (locked_until IS NULL OR locked_until <= now()) AS ready
+              FROM jobs WHERE status = 'pending') p
+     GROUP BY kind ORDER BY kind`.execute(owner);
+  return rows.map((r) => ({
+    kind: r.kind,
+    pending: r.pending,
+    due: r.due,
+    oldestDueSeconds: Math.max(0, Number(r.oldest ?? 0)),
+  }));
+}

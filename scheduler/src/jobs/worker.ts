@@ -30,6 +30,9 @@ export type JobOutcome =
 
 export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
 
+/** Told of every run's outcome and how long its handler took (src/metrics/). */
+export type JobObserver = (kind: JobKind, outcome: JobOutcome['outcome'], seconds: number) => void;
+
 /** How a waiting caller is told its job's record was written, or not. */
 interface Settle {
   resolve(): void;
@@ -139,6 +142,19 @@ export class JobWorker {
     return this;
   }
 
+  private readonly observers: JobObserver[] = [];
+
+  /** Tells `observer` what became of every run from now on (a throwing handler's: retry). */
+  observes(observer: JobObserver): this {
+    this.observers.push(observer);
+    return this;
+  }
+
+  /** Whether the worker claims jobs now: started, and not stopped. */
+  get claiming(): boolean {
+    return !this.stopped;
+  }
+
   /**
    * Removes jobs finished long ago (a week done, a month dead) and what features
    * registered, in small statements with a turn of the event loop between them: on the
@@ -239,11 +255,14 @@ export class JobWorker {
 
   private async attemptInScope(job: ClaimedJob): Promise<void> {
     let result: JobOutcome;
+    const started = performance.now();
     try {
       result = await this.handlers[job.kind](job);
     } catch (error) {
       result = { outcome: 'retry', error: error instanceof Error ? error.message : String(error) };
     }
+    const seconds = (performance.now() - started) / 1000;
+    for (const observe of this.observers) observe(job.kind, result.outcome, seconds);
     try {
       if (result.outcome === 'done') {
         await this.complete(job);

@@ -262,6 +262,12 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
       await answersUntil(() => answers.slice(upTo).filter((answer) => !ok(answer)).length >= 8);
       const downFrom = upTo;
       const downTo = answers.length;
+      // Not ready while it is down, naming the failing check.
+      const ready = await fetch(`${api.base}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'not ready: database does not answer' },
+      });
       cluster.resume();
       phase = 'back';
       // Back without a restart: the same process answers 2xx again (a connection attempt
@@ -286,6 +292,12 @@ describe('PostgreSQL stopped under load', runsIf(onPostgres, NEEDS_POSTGRES), ()
         ((await admin.request('GET', '/api/v1/roles')).json() as { name: string }[]).map((r) => r.name),
       ).toEqual(['Before']);
       expect((await fetch(`${api.base}/health`)).status).toBe(200);
+      expect(await (await fetch(`${api.base}/ready`)).json()).toEqual({
+        status: 'ready',
+        database: 'ok',
+        migrations: 'current',
+        worker: 'running',
+      });
       expect(await api.stop()).toBe(0);
     },
   );

@@ -105,6 +105,8 @@ export async function createTestContext(
     logger?: AppOptions['logger'];
     /** false: the test starts the job worker itself (`app.startBackgroundWork()`), later. */
     startBackgroundWork?: boolean;
+    /** METRICS_TOKEN (/metrics); the owner's view and the pool are always this file's database's. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const db = await openTestDatabase();
@@ -134,6 +136,7 @@ export async function createTestContext(
     ...(options.documents ? { documents: options.documents } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    operations: { owner: db.owner, poolUse: db.poolUse, metricsToken: options.metricsToken },
     onRoute: (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
