@@ -155,6 +155,7 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     formSubmitStore: config.formSubmitStore,
+    rateLimits: config.rateLimits,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
     ...(database.wakeups ? { wakeups: database.wakeups } : {}),

@@ -230,6 +230,7 @@ describe('OpenAPI document', () => {
     expect(codesOf('get /api/v1/roles').sort()).toEqual([
       'FORBIDDEN',
       'INTERNAL',
+      'RATE_LIMITED',
       'SERVICE_UNAVAILABLE',
       'UNAUTHORIZED',
     ]);
