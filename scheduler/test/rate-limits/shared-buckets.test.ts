@@ -71,10 +71,13 @@ describe('the buckets in the database', () => {
       scope: 'tenant',
       retryAfterSeconds: 4,
     });
-    expect(await rows(tenant)).toEqual([
-      { scope: 'tenant', subject: tenant, tokens: 0, capacity: 2, at: '12:00:00.000' },
+    const users = [
       { scope: 'user', subject: ann, tokens: 0, capacity: 2, at: '12:00:00.000' },
       { scope: 'user', subject: bob, tokens: 2, capacity: 2, at: '12:00:00.000' },
+    ].sort((a, b) => a.subject.localeCompare(b.subject));
+    expect(await rows(tenant)).toEqual([
+      { scope: 'tenant', subject: tenant, tokens: 0, capacity: 2, at: '12:00:00.000' },
+      ...users,
     ]);
     // Both short: the longer wait is said (the tenant's 4 s against the user's 1 s).
     expect(await limiter.take(tenant, ann, t0)).toEqual({
