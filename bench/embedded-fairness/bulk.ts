@@ -12,6 +12,7 @@
 import { createPublicKey } from 'node:crypto';
 import { buildApp } from '../../scheduler/src/app.ts';
 import { createVerifier } from '../../scheduler/src/auth/verifier.ts';
+import { defaultRateLimits } from '../../scheduler/src/config.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { apiClient, median } from '../support/harness.ts';
@@ -29,6 +30,8 @@ const app = await buildApp({
     publicKey: createPublicKey(signer.publicKeyPem),
   }),
   geocoder: { name: 'none', geocode: async () => null },
+  // The reader below reads as fast as it can, beyond the API's rate limits: bench/rate-limits measures those.
+  rateLimits: { store: 'off', limits: defaultRateLimits },
 });
 const [busy, other] = [canonicalId(), canonicalId()];
 const busyAdmin = await signer.sign({ tenant: busy.claim, subject: canonicalId().claim, role: 'admin' });

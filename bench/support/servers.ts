@@ -18,6 +18,7 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { buildApp } from '../../scheduler/src/app.ts';
 import { createVerifier } from '../../scheduler/src/auth/verifier.ts';
+import { defaultRateLimits, rateLimitConfig } from '../../scheduler/src/config.ts';
 import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { createGazetteerGeocoder } from '../../scheduler/src/geocoding/gazetteer.ts';
 import { createLogger } from '../../scheduler/src/logger.ts';
@@ -53,6 +54,11 @@ async function startApp() {
       ? { formSubmitLimit: { max: Number(process.env.FORM_SUBMIT_LIMIT), windowMs: 3_600_000 } }
       : {}),
     ...(wakeups ? { wakeups } : {}),
+    // The API's rate limits only where a benchmark asks (RATE_LIMIT_STORE and the rest, as
+    // the server reads them): the others measure one tenant far beyond them.
+    rateLimits: process.env.RATE_LIMIT_STORE
+      ? rateLimitConfig(process.env)
+      : { store: 'off', limits: defaultRateLimits },
     // JOB_CONCURRENCY=0: a process that serves requests and works no jobs.
     ...(process.env.JOB_CONCURRENCY ? { jobs: { concurrency: Number(process.env.JOB_CONCURRENCY) } } : {}),
     // Receivers of the webhook benchmark, on this machine.

@@ -8,7 +8,7 @@ import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import type { ChangeType } from './changes/catalogue.ts';
-import { defaultClaimNames } from './config.ts';
+import { defaultClaimNames, defaultRateLimits, type RateLimitOptions } from './config.ts';
 import type { Db, PoolUse, WakeupSource } from './db/database.ts';
 import { pendingMigrations } from './db/migrate.ts';
 import { type Clock, type Deps, type DocumentStorage, type SubmitLimit, systemClock } from './deps.ts';
@@ -43,6 +43,7 @@ import { type AllowedHost, OutboundPolicy } from './outbound/destinations.ts';
 import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
 import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
+import { rateLimiterFor, registerRateLimits } from './rate-limits/hook.ts';
 import { reactions } from './reactions.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { shiftsRoutes } from './shifts/routes.ts';
@@ -118,6 +119,11 @@ export interface AppOptions {
   formSubmitLimit?: SubmitLimit;
   /** Where submissions are counted: this process (default) or the database, shared by all processes. */
   formSubmitStore?: 'process' | 'database';
+  /**
+   * The token buckets per tenant and per user every request with a caller takes from
+   * (src/rate-limits/); absent: the defaults, kept in this process.
+   */
+  rateLimits?: RateLimitOptions;
   /** Where clients reach the API, for links it hands out; absent: from each request. */
   publicBaseUrl?: string;
   /** The staff app at /app/ (src/web-app/); absent: not served. */
@@ -255,6 +261,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     provision: (identity) => provisioner.ensure(identity),
     featureEnabled: (tenantId, feature) => featureEnabled(deps, tenantId, feature),
   });
+  // After the access hook: the caller is known, and a request it refused takes no token.
+  const limiter = rateLimiterFor(
+    options.rateLimits ?? { store: 'process', limits: defaultRateLimits },
+    options.db,
+  );
+  if (limiter) registerRateLimits(app, limiter, clock);
   await registerOpenApi(app);
 
   await healthRoutes(app, deps, {

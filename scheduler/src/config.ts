@@ -28,6 +28,41 @@ export const defaultClaimNames: ClaimNames = {
   email: 'email',
 };
 
+/** A token bucket (src/rate-limits/buckets.ts): its size, and the tokens it gains a second. */
+export interface BucketRule {
+  /** The most tokens a bucket holds: the requests a quiet bucket lets through at once. */
+  burst: number;
+  /** Tokens a bucket gains each second: the rate it sustains. */
+  perSecond: number;
+}
+
+/** The API's buckets: one per tenant, one per user; every request with a caller takes from both. */
+export interface RateLimits {
+  tenant: BucketRule;
+  user: BucketRule;
+}
+
+/**
+ * The defaults (README, docs/scheduler/decisions.md): a user may send 20 requests a
+ * second with bursts of 200 (the staff app sends a few per screen), a tenant 100 a second
+ * with bursts of 1000, so one tenant's scripts cannot take more than that of a server.
+ */
+export const defaultRateLimits: RateLimits = {
+  tenant: { burst: 1000, perSecond: 100 },
+  user: { burst: 200, perSecond: 20 },
+};
+
+/**
+ * Where the buckets are kept (RATE_LIMIT_STORE): this process (the default), the database
+ * shared by every process, or `off`: no limit in this API (a gateway's instead).
+ */
+export type RateLimitStore = 'process' | 'database' | 'off';
+
+export interface RateLimitOptions {
+  store: RateLimitStore;
+  limits: RateLimits;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -52,6 +87,8 @@ export interface Config {
   formSubmitLimit: { max: number; windowMs: number };
   /** Where they are counted: this process (the contract's default) or the database, shared by all. */
   formSubmitStore: 'process' | 'database';
+  /** The API's token buckets per tenant and per user, and where they are kept (RATE_LIMIT_*). */
+  rateLimits: RateLimitOptions;
   /** The contact push services see in every VAPID token (mailto: or https:). */
   vapidSubject: string;
   /** This process's share of the job queue: jobs in hand at once (0: none here), and their lease. */
@@ -296,6 +333,54 @@ function formSubmitStore(env: Env): Config['formSubmitStore'] {
   return value;
 }
 
+/** A rate: a positive number, decimals allowed (`0.5`: one every two seconds). */
+function rate(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw))
+    throw new ConfigError(name, `expected a number such as 20 or 0.5, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+/** RATE_LIMIT_STORE and the buckets' sizes and rates; a user's bucket is no larger than its tenant's. */
+export function rateLimitConfig(env: Env = process.env): RateLimitOptions {
+  const store = text(env, 'RATE_LIMIT_STORE') ?? 'process';
+  if (store !== 'process' && store !== 'database' && store !== 'off') {
+    throw new ConfigError('RATE_LIMIT_STORE', `expected process, database or off, got "${store}"`);
+  }
+  const limits = {
+    tenant: {
+      burst: integer(env, 'RATE_LIMIT_TENANT_BURST', defaultRateLimits.tenant.burst, 1, 1_000_000),
+      perSecond: rate(
+        env,
+        'RATE_LIMIT_TENANT_PER_SECOND',
+        defaultRateLimits.tenant.perSecond,
+        0.001,
+        1_000_000,
+      ),
+    },
+    user: {
+      burst: integer(env, 'RATE_LIMIT_USER_BURST', defaultRateLimits.user.burst, 1, 1_000_000),
+      perSecond: rate(env, 'RATE_LIMIT_USER_PER_SECOND', defaultRateLimits.user.perSecond, 0.001, 1_000_000),
+    },
+  };
+  if (limits.user.burst > limits.tenant.burst) {
+    throw new ConfigError(
+      'RATE_LIMIT_USER_BURST',
+      `must not exceed RATE_LIMIT_TENANT_BURST (${limits.tenant.burst}): each request takes from both`,
+    );
+  }
+  if (limits.user.perSecond > limits.tenant.perSecond) {
+    throw new ConfigError(
+      'RATE_LIMIT_USER_PER_SECOND',
+      `must not exceed RATE_LIMIT_TENANT_PER_SECOND (${limits.tenant.perSecond}): each request takes from both`,
+    );
+  }
+  return { store, limits };
+}
+
 function publicBaseUrl(env: Env): string | undefined {
   const parsed = url(env, 'PUBLIC_BASE_URL', ['https:', 'http:']);
   if (!parsed) return undefined;
@@ -384,6 +469,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'FORM_SUBMIT_WINDOW_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
     },
     formSubmitStore: formSubmitStore(env),
+    rateLimits: rateLimitConfig(env),
     vapidSubject: vapidSubject(env),
     jobs: {
       concurrency: integer(env, 'JOB_CONCURRENCY', 32, 0, 1000),

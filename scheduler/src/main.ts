@@ -170,6 +170,7 @@ async function main(): Promise<void> {
     timeouts: config.timeouts,
     formSubmitLimit: config.formSubmitLimit,
     formSubmitStore: config.formSubmitStore,
+    rateLimits: config.rateLimits,
     push: { subject: config.vapidSubject },
     jobs: config.jobs,
     operations: { metricsToken: config.metricsToken, owner: database.owner, poolUse: database.poolUse },

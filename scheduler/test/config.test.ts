@@ -110,6 +110,11 @@ describe('configuration', () => {
     [{ JOB_LEASE_SECONDS: '29' }, 'JOB_LEASE_SECONDS'],
     [{ REMINDER_INTERVAL_SECONDS: '0' }, 'REMINDER_INTERVAL_SECONDS'],
     [{ FORM_SUBMIT_LIMIT_STORE: 'redis' }, 'FORM_SUBMIT_LIMIT_STORE'],
+    [{ RATE_LIMIT_STORE: 'redis' }, 'RATE_LIMIT_STORE'],
+    [{ RATE_LIMIT_TENANT_BURST: '0' }, 'RATE_LIMIT_TENANT_BURST'],
+    [{ RATE_LIMIT_USER_BURST: '1.5' }, 'RATE_LIMIT_USER_BURST'],
+    [{ RATE_LIMIT_TENANT_PER_SECOND: '0' }, 'RATE_LIMIT_TENANT_PER_SECOND'],
+    [{ RATE_LIMIT_USER_PER_SECOND: '-1' }, 'RATE_LIMIT_USER_PER_SECOND'],
     [{ PUBLIC_BASE_URL: 'shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'ftp://shifts.example.org' }, 'PUBLIC_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'https://shifts.example.org/?x=1' }, 'PUBLIC_BASE_URL'],
@@ -211,6 +216,46 @@ describe('configuration', () => {
     ).toEqual({ max: 3, windowMs: 60_000 });
     expect(loadConfig(base).formSubmitStore).toBe('process');
     expect(loadConfig({ ...base, FORM_SUBMIT_LIMIT_STORE: 'database' }).formSubmitStore).toBe('database');
+  });
+
+  it('reads the rate limits: 200 and 20 a second per user, 1000 and 100 per tenant, in this process, unless told', () => {
+    expect(loadConfig(base).rateLimits).toEqual({
+      store: 'process',
+      limits: { tenant: { burst: 1000, perSecond: 100 }, user: { burst: 200, perSecond: 20 } },
+    });
+    expect(
+      loadConfig({
+        ...base,
+        RATE_LIMIT_STORE: 'database',
+        RATE_LIMIT_TENANT_BURST: '50',
+        RATE_LIMIT_TENANT_PER_SECOND: '2.5',
+        RATE_LIMIT_USER_BURST: '50',
+        RATE_LIMIT_USER_PER_SECOND: '0.5',
+      }).rateLimits,
+    ).toEqual({
+      store: 'database',
+      limits: { tenant: { burst: 50, perSecond: 2.5 }, user: { burst: 50, perSecond: 0.5 } },
+    });
+    expect(loadConfig({ ...base, RATE_LIMIT_STORE: 'off' }).rateLimits.store).toBe('off');
+  });
+
+  it('refuses rate limit settings that cannot work, naming the setting and why', () => {
+    expect(failure({ ...base, RATE_LIMIT_STORE: 'memory' }).message).toBe(
+      'RATE_LIMIT_STORE: expected process, database or off, got "memory"',
+    );
+    expect(failure({ ...base, RATE_LIMIT_USER_PER_SECOND: '1e3' }).message).toBe(
+      'RATE_LIMIT_USER_PER_SECOND: expected a number such as 20 or 0.5, got "1e3"',
+    );
+    expect(failure({ ...base, RATE_LIMIT_TENANT_PER_SECOND: '0.0001' }).message).toBe(
+      'RATE_LIMIT_TENANT_PER_SECOND: must be between 0.001 and 1000000',
+    );
+    // A user's bucket beyond its tenant's would never be the one that refuses.
+    expect(failure({ ...base, RATE_LIMIT_TENANT_BURST: '100' }).message).toBe(
+      'RATE_LIMIT_USER_BURST: must not exceed RATE_LIMIT_TENANT_BURST (100): each request takes from both',
+    );
+    expect(failure({ ...base, RATE_LIMIT_USER_PER_SECOND: '150' }).message).toBe(
+      'RATE_LIMIT_USER_PER_SECOND: must not exceed RATE_LIMIT_TENANT_PER_SECOND (100): each request takes from both',
+    );
   });
 
   it('requires an issuer unless the development issuer is asked for', () => {

@@ -291,6 +291,15 @@ export interface FormSubmitHitsTable {
   at: Timestamp;
 }
 
+export interface RateLimitBucketsTable {
+  tenant_id: string;
+  scope: 'tenant' | 'user';
+  subject: string;
+  tokens: number;
+  capacity: number;
+  updated_at: Timestamp;
+}
+
 export interface AuditLogTable {
   tenant_id: string;
   seq: ColumnType<number, never, never>;
@@ -432,6 +441,7 @@ export interface Database {
   jobs: JobsTable;
   shift_reminders: ShiftRemindersTable;
   form_submit_hits: FormSubmitHitsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
   audit_log: AuditLogTable;
   time_off: TimeOffTable;
   offers: OffersTable;

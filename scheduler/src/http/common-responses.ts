@@ -9,7 +9,7 @@ const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The error codes the request pipeline itself can answer on a route, whatever its handler
  * does: the server's own trouble on every route; the token and role checks where a token
- * is needed; an unknown, malformed or overlong path id where the path names a record; a
+ * is needed, and the rate limits there (src/rate-limits/); an unknown, malformed or overlong path id where the path names a record; a
  * body that cannot be read (malformed, too large, not JSON, text holding NUL) wherever a
  * body may be sent, and a write the database refused because of a concurrent change; a query string that breaks its schema; a feature switched off.
  */
@@ -20,7 +20,7 @@ export function pipelineCodes(
   const access = config.access ?? (route.url.startsWith('/api/v1/') ? 'admin' : 'public');
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const codes: ErrorCode[] = ['INTERNAL', 'SERVICE_UNAVAILABLE'];
-  if (access !== 'public') codes.push('UNAUTHORIZED', 'FORBIDDEN');
+  if (access !== 'public') codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED');
   if (route.url.includes(':')) codes.push(...pathIdCodes, 'BAD_REQUEST');
   // A write may also meet a database refusal its service did not map (a concurrent change
   // nobody foresaw): the error handler answers it 409, never 500.

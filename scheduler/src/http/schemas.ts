@@ -160,6 +160,13 @@ export const ErrorBody = Type.Object(
   { title: 'Error', description: 'Every error response has this shape' },
 );
 
+/** The header of every 429: when the refused request may work again. */
+const RetryAfter = Type.Integer({
+  minimum: 1,
+  description: 'Whole seconds until the request may be let through again',
+  examples: [1],
+});
+
 /** A typical message per code, for the document's examples. */
 const exampleMessages: Partial<Record<ErrorCode, string>> = {
   BAD_REQUEST: 'malformed JSON body',
@@ -170,6 +177,7 @@ const exampleMessages: Partial<Record<ErrorCode, string>> = {
   URI_TOO_LONG: 'a path parameter is too long',
   UNSUPPORTED_MEDIA_TYPE: 'request body must be application/json',
   VALIDATION_FAILED: 'name: is required',
+  RATE_LIMITED: 'too many requests for this user; try again in 1 s',
   INVALID_STATE: 'role is required by shift slots; remove those slots first',
   DUPLICATE: 'a role named "Medic" already exists',
   INTERNAL: 'internal error (request id 0190f3a2c5a87c3e9b1d2f4a6c8e0b13)',
@@ -178,6 +186,8 @@ const exampleMessages: Partial<Record<ErrorCode, string>> = {
 
 export interface MediaResponse {
   description: string;
+  /** Response headers the document declares (Retry-After of a 429). */
+  headers?: Record<string, TSchema>;
   content: { 'application/json': { schema: TSchema; example?: unknown; examples?: Record<string, unknown> } };
 }
 
@@ -220,6 +230,7 @@ export function errorResponses(
   for (const [status, list] of byStatus) {
     responses[status] = {
       description: list.map((code) => `${code}: ${errorCatalogue[code].summary}`).join(' '),
+      ...(status === 429 ? { headers: { 'Retry-After': RetryAfter } } : {}),
       content: {
         'application/json': {
           schema: ErrorBody,

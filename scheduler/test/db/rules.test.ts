@@ -6,6 +6,7 @@ import { MAX_SHIFT_MINUTES } from '../../src/time/window.ts';
 import { MAX_OPEN_TIME_OFF } from '../../src/time-off/schemas.ts';
 import { MAX_ENTRY_MINUTES } from '../../src/time-tracking/overtime.ts';
 import { refusal, runSql, useTestDatabase } from '../support/database.ts';
+import { bareTenant } from '../support/jobs.ts';
 import { asLegacyRows } from '../support/legacy-rows.ts';
 import { type EventTenant, layDownEventTenant } from '../support/shifts.ts';
 
@@ -1134,5 +1135,78 @@ describe('time off of one user (migration 0020)', () => {
       day(70),
     );
     expect(await refusal(moved)).toEqual(cap);
+  });
+});
+
+describe('the rate limit buckets (migration 0030)', () => {
+  /** A bucket written as the application's role, in the tenant's scope, as src/rate-limits/ writes it. */
+  const write = (scope: string, subject: string, tokens: number, capacity: number, tenant = w.tenant) =>
+    asTenant(w.tenant, () =>
+      sql`INSERT INTO rate_limit_buckets (tenant_id, scope, subject, tokens, capacity, updated_at)
+          VALUES (${tenant}, ${scope}, ${subject}, ${tokens}::float8, ${capacity}::float8, now())`.execute(
+        handle.db,
+      ),
+    );
+
+  it('holds a bucket between empty and full, of a size of 1 to 1,000,000, whatever writes it', async () => {
+    await write('tenant', w.tenant, 0, 1);
+    await write('user', w.alice, 200, 200);
+    await write('user', w.bob, 0.5, 1_000_000);
+    const tokens = { code: '23514', constraint: 'rate_limit_buckets_tokens' };
+    const capacity = { code: '23514', constraint: 'rate_limit_buckets_capacity' };
+    expect(await refusal(write('user', randomUUID(), -0.001, 10))).toEqual(tokens);
+    expect(await refusal(write('user', randomUUID(), 10.5, 10))).toEqual(tokens);
+    expect(await refusal(write('user', randomUUID(), Number.NaN, 10))).toEqual(tokens);
+    expect(await refusal(write('user', randomUUID(), 0, 0.5))).toEqual(capacity);
+    expect(await refusal(write('user', randomUUID(), 0, 1_000_001))).toEqual(capacity);
+    // Taking below empty, or shrinking the bucket under its tokens, is refused the same.
+    const take = asTenant(w.tenant, () =>
+      sql`UPDATE rate_limit_buckets SET tokens = tokens - 1 WHERE tenant_id = ${w.tenant} AND subject = ${w.bob}`.execute(
+        handle.db,
+      ),
+    );
+    expect(await refusal(take)).toEqual(tokens);
+    expect(
+      await refusal(
+        run(
+          'UPDATE rate_limit_buckets SET capacity = 100 WHERE tenant_id = ? AND subject = ?',
+          w.tenant,
+          w.alice,
+        ),
+      ),
+    ).toEqual(tokens);
+  });
+
+  it('knows two kinds of bucket, a tenant’s own one among them, and keeps them behind the tenant wall', async () => {
+    expect(await refusal(write('robot', w.alice, 1, 1))).toEqual({
+      code: '23514',
+      constraint: 'rate_limit_buckets_scope',
+    });
+    expect(await refusal(write('tenant', w.alice, 1, 1))).toEqual({
+      code: '23514',
+      constraint: 'rate_limit_buckets_tenant_subject',
+    });
+    await write('user', w.alice, 1, 1);
+    expect(await refusal(write('user', w.alice, 1, 1))).toEqual({
+      code: '23505',
+      constraint: 'rate_limit_buckets_pkey',
+    });
+    // Another tenant's bucket, from this tenant's scope: refused by the wall.
+    const other = await layDownEventTenant(handle.owner);
+    expect((await refusal(write('tenant', other.tenant, 1, 1, other.tenant))).code).toBe('42501');
+    // The application takes and gives back tokens; it never removes a bucket.
+    const remove = asTenant(w.tenant, () =>
+      sql`DELETE FROM rate_limit_buckets WHERE tenant_id = ${w.tenant}`.execute(handle.db),
+    );
+    expect((await refusal(remove)).code).toBe('42501');
+    // The buckets go with their tenant.
+    const gone = await bareTenant(handle.owner);
+    await run(
+      "INSERT INTO rate_limit_buckets (tenant_id, scope, subject, tokens, capacity, updated_at) VALUES (?, 'tenant', ?, 1, 1, now())",
+      gone,
+      gone,
+    );
+    await run('DELETE FROM tenants WHERE id = ?', gone);
+    expect((await run('SELECT 1 FROM rate_limit_buckets WHERE tenant_id = ?', gone)).rows).toEqual([]);
   });
 });

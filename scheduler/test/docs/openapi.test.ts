@@ -231,6 +231,7 @@ describe('OpenAPI document', () => {
     expect(codesOf('get /api/v1/roles').sort()).toEqual([
       'FORBIDDEN',
       'INTERNAL',
+      'RATE_LIMITED',
       'SERVICE_UNAVAILABLE',
       'UNAUTHORIZED',
     ]);

@@ -114,6 +114,11 @@ describe('start-up configuration errors', () => {
   it.each([
     [{ PORT: 'http' }, /PORT: expected a whole number/],
     [{ AUTH_DEV_ISSUER: undefined, AUTH_ISSUER: undefined }, /AUTH_ISSUER: is required/],
+    [{ RATE_LIMIT_STORE: 'redis' }, /RATE_LIMIT_STORE: expected process, database or off, got "redis"/],
+    [
+      { RATE_LIMIT_USER_BURST: '5000' },
+      /RATE_LIMIT_USER_BURST: must not exceed RATE_LIMIT_TENANT_BURST \(1000\)/,
+    ],
     [external('/nonexistent/issuer.pem'), /AUTH_PUBLIC_KEY_FILE: cannot read \/nonexistent\/issuer.pem/],
     [
       external(keyFile('rsa1024.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey)),

@@ -60,6 +60,15 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/** Rate limits no test's requests reach (the tests of the limits set their own). */
+export const unlimited: NonNullable<AppOptions['rateLimits']> = {
+  store: 'process',
+  limits: {
+    tenant: { burst: 1_000_000, perSecond: 1_000_000 },
+    user: { burst: 1_000_000, perSecond: 1_000_000 },
+  },
+};
+
 /** A tenant name as the id the API shows for it. */
 export const tenantWireId = (tenant: string) => claimToUuid(TEST_ISSUER, tenant);
 
@@ -91,6 +100,11 @@ export async function createTestContext(
     clock?: Clock;
     formSubmitLimit?: SubmitLimit;
     formSubmitStore?: AppOptions['formSubmitStore'];
+    /**
+     * The API's rate limits; absent: too high for any test to meet (`unlimited`), so that
+     * only the tests of the limits (test/rate-limits/) see a 429.
+     */
+    rateLimits?: AppOptions['rateLimits'];
     trustProxy?: boolean;
     push?: AppOptions['push'];
     /** The job worker of this app (concurrency 0: none, another app or process works the queue). */
@@ -126,6 +140,7 @@ export async function createTestContext(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.formSubmitLimit ? { formSubmitLimit: options.formSubmitLimit } : {}),
     ...(options.formSubmitStore ? { formSubmitStore: options.formSubmitStore } : {}),
+    rateLimits: options.rateLimits ?? unlimited,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.push ? { push: options.push } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

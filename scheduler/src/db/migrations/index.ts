@@ -28,6 +28,7 @@ import * as pruningByFeature from './0026_pruning_by_feature.ts';
 import * as eventPublishedWebhooks from './0027_event_published_webhooks.ts';
 import * as clockedTime from './0028_clocked_time.ts';
 import * as decisionReasons from './0029_decision_reasons.ts';
+import * as rateLimitBuckets from './0030_rate_limit_buckets.ts';
 
 /** Ordered by name; a new migration is a new file added here. Never edit a shipped one. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_event_published_webhooks': eventPublishedWebhooks,
   '0028_clocked_time': clockedTime,
   '0029_decision_reasons': decisionReasons,
+  '0030_rate_limit_buckets': rateLimitBuckets,
 };

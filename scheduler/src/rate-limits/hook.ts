@@ -1,0 +1,49 @@
+import type { RateLimitOptions } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { ProcessRateLimiter, type RateLimiter, type RateRefusal } from './buckets.ts';
+import { DatabaseRateLimiter } from './shared-buckets.ts';
+
+/** The limiter for the options; null when they switch the limits off. */
+export function rateLimiterFor(options: RateLimitOptions, db: Db): RateLimiter | null {
+  switch (options.store) {
+    case 'off':
+      return null;
+    case 'database':
+      return new DatabaseRateLimiter(db, options.limits);
+    case 'process':
+      return new ProcessRateLimiter(options.limits);
+  }
+}
+
+const whose = { tenant: 'this tenant', user: 'this user' } as const;
+
+/** The 429 of a refusal, Retry-After in whole seconds as its message says. */
+export function rateLimited(answer: RateRefusal): AppError {
+  const seconds = answer.retryAfterSeconds;
+  return new AppError(
+    'RATE_LIMITED',
+    `too many requests for ${whose[answer.scope]}; try again in ${seconds} s`,
+    {
+      'retry-after': String(seconds),
+    },
+  );
+}
+
+/**
+ * Every request that carries a caller takes a token from its user's bucket and its
+ * tenant's (src/rate-limits/buckets.ts), once the access hook has let it in (registered
+ * after it: a request refused there, 401, 403 or 404, takes none). Routes without a
+ * caller (health, readiness, metrics, the documentation, the staff app's files, calendar
+ * feeds) are never limited here.
+ */
+export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock): void {
+  app.addHook('onRequest', async (request) => {
+    const identity = request.identity;
+    if (!identity) return;
+    const answer = await limiter.take(identity.tenantId, identity.userId, clock.now().getTime());
+    if (!answer.allowed) throw rateLimited(answer);
+  });
+}
