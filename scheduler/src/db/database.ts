@@ -135,12 +135,26 @@ interface PoolSettings {
    * transaction, TenantTransactions) plus the grace.
    */
   statementTimeoutMs?: number | undefined;
+  /**
+   * pg's pipeline mode: a query is written as soon as it is asked for, not once the one
+   * before it is answered, so that the application's BEGIN, statement and COMMIT of a
+   * statement outside a transaction (TenantTransactions) take one round trip.
+   */
+  pipeline?: boolean | undefined;
 }
 
-function pgPool({ url, max, connectTimeoutMs, startupOptions, statementTimeoutMs }: PoolSettings): pg.Pool {
+function pgPool({
+  url,
+  max,
+  connectTimeoutMs,
+  startupOptions,
+  statementTimeoutMs,
+  pipeline,
+}: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    ...(pipeline ? { pipeline: true } : {}),
     // A server that accepts the connection but never answers must not hang start-up
     // or a request for ever; nor waiting for a connection of the pool.
     connectionTimeoutMillis: connectTimeoutMs,
@@ -199,6 +213,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       connectTimeoutMs: timeout,
       startupOptions: options.ownerUrl === undefined ? `-c role=${appRole}` : undefined,
       statementTimeoutMs: options.statementTimeoutMs,
+      pipeline: true,
     }),
   }).createDriver();
   const ownerDriver = new PostgresDialect({

@@ -265,19 +265,25 @@ class TenantScopedConnection implements DatabaseConnection {
     }
   }
 
+  /**
+   * Outside a transaction: BEGIN with the settings, the statement and COMMIT, sent one
+   * behind the other without waiting for the answers (each is queued on the connection as
+   * it is asked for; a pool in pipeline mode writes them at once: one round trip). A
+   * failure of the settings fails the statement (25P02), a failed statement turns the
+   * COMMIT into a rollback, so the transaction ends whatever happens; the first failure is
+   * the one reported, a COMMIT refused (a deferred check) included.
+   */
   async executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
     if (this.inTransaction) return this.inner.executeQuery<R>(query, options);
-    await this.open();
-    let result: QueryResult<R>;
-    try {
-      result = await this.inner.executeQuery<R>(query, options);
-    } catch (error) {
-      // A connection the client gave up on fails this too; the pool discards it.
-      await this.inner.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
-      throw error;
-    }
-    await this.inner.executeQuery(CompiledQuery.raw('COMMIT'));
-    return result;
+    const [opened, result, committed] = await Promise.allSettled([
+      this.inner.executeQuery(CompiledQuery.raw(`BEGIN; ${this.driver.prelude()}`)),
+      this.inner.executeQuery<R>(query, options),
+      this.inner.executeQuery(CompiledQuery.raw('COMMIT')),
+    ]);
+    if (opened.status === 'rejected') throw opened.reason;
+    if (result.status === 'rejected') throw result.reason;
+    if (committed.status === 'rejected') throw committed.reason;
+    return result.value;
   }
 
   async *streamQuery<R>(
@@ -320,10 +326,13 @@ class TenantScopedConnection implements DatabaseConnection {
  * was told before belongs to whichever client used it last. So every transaction Kysely
  * begins is told with `set_config(…, true)`, which lasts until its end, in the round trip
  * of its BEGIN; and every statement outside one runs in a transaction of its own, told the
- * same way (BEGIN and the settings in one round trip, the statement, COMMIT). Nothing is
- * left on a session for the next transaction to rely on, and nothing a transaction sets
- * outlives it, so a connection a pooler hands on carries nothing of this tenant's. The
- * same holds on a direct connection, at a round trip more per single statement.
+ * same way (BEGIN with the settings, the statement, COMMIT, written at once in pg's
+ * pipeline mode: one round trip, three statements for the server). Nothing is left on a
+ * session for the next transaction to rely on, and nothing a transaction sets outlives
+ * it, so a connection a pooler hands on carries nothing of this tenant's. The same holds
+ * on a direct connection. Streaming (a cursor) is not possible in pipeline mode; the
+ * application streams nothing, and a stream outside a transaction is wrapped the same way
+ * one step after the other.
  *
  * The values are written into the prelude as literals (a simple query may hold two
  * statements, a parameterised one only one): uuids, a zone and a number, checked.
