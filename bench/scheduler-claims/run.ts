@@ -13,6 +13,9 @@
  * must have exactly one `assignment.claimed` entry, by its holder.
  *
  *   npm run bench:scheduler-claims     (CONNECTIONS=64 ROUNDS=5 POOL_SIZE=10 to change)
+ *
+ * POOLER=pgbouncer: the audited scheduler also through PgBouncer in transaction mode, each
+ * round, both with a login of its own (support/pooler.ts); the last line is pooled/direct.
  */
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -20,6 +23,7 @@ import { openDatabase } from '../../scheduler/src/db/database.ts';
 import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 import { cpuSeconds, median, startServer, stopServer } from '../support/harness.ts';
+import { benchPooler } from '../support/pooler.ts';
 import {
   applyWallSetting,
   canonicalId,
@@ -55,6 +59,7 @@ function sequence(seed: number): () => number {
 }
 
 const cluster = await startPgCluster();
+let pooler: Awaited<ReturnType<typeof benchPooler>> = null;
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 4 });
   const db = handle.owner;
@@ -116,6 +121,7 @@ try {
     staff.map((user) => signer.sign({ tenant: tenant.claim, subject: user.claim, role: 'employee' })),
   );
   const env = serverEnv(cluster.url, signer);
+  pooler = await benchPooler(cluster.url, db);
 
   // The owner may empty the log: the application's role never can.
   const emptySchedule = async () => {
@@ -209,9 +215,14 @@ try {
     };
   }
 
-  async function measure(mode: 'app' | 'floor-claim', seed: number, audit = true): Promise<Storm> {
+  async function measure(
+    mode: 'app' | 'floor-claim',
+    seed: number,
+    audit = true,
+    over: NodeJS.ProcessEnv = {},
+  ): Promise<Storm> {
     await setAudit(audit);
-    const server = await startServer(mode, env);
+    const server = await startServer(mode, { ...env, ...over });
     try {
       // Warm-up: every employee once (JIT, pool, the scheduler's provisioning memo).
       await emptySchedule();
@@ -229,16 +240,18 @@ try {
     }
   }
 
-  const rows: { round: number; floor: Storm; app: Storm; unaudited: Storm }[] = [];
+  const rows: { round: number; floor: Storm; app: Storm; unaudited: Storm; pooled?: Storm }[] = [];
+  const direct = pooler?.direct ?? {};
   for (let round = 1; round <= rounds; round++) {
     const seed = 1000 + round;
     // Alternate who goes first, so neither always meets the table as the other left it.
     const appFirst = round % 2 === 0;
-    const app0 = appFirst ? await measure('app', seed) : undefined;
+    const app0 = appFirst ? await measure('app', seed, true, direct) : undefined;
     const floor = await measure('floor-claim', seed);
-    const app = app0 ?? (await measure('app', seed));
-    const unaudited = await measure('app', seed, false);
-    rows.push({ round, floor, app, unaudited });
+    const app = app0 ?? (await measure('app', seed, true, direct));
+    const unaudited = await measure('app', seed, false, direct);
+    const pooled = pooler ? await measure('app', seed, true, pooler.pooled) : undefined;
+    rows.push({ round, floor, app, unaudited, ...(pooled ? { pooled } : {}) });
   }
   await handle.close();
 
@@ -262,6 +275,23 @@ try {
   console.log(
     `one assignment.claimed entry per seat, by its holder; throughput with/without the audit triggers, median: ${auditRatio.toFixed(2)}`,
   );
+  if (pooler) {
+    console.log(
+      '\n| round | direct claims/s | direct p99 ms | PgBouncer claims/s | PgBouncer p99 ms | PgBouncer CPU µs/claim | seats (direct / PgBouncer) | pooled/direct |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { round, app, pooled } of rows) {
+      if (!pooled) continue;
+      console.log(
+        `| ${round} | ${app.rps.toFixed(0)} | ${app.p99} | ${pooled.rps.toFixed(0)} | ${pooled.p99} | ${pooled.cpuMicros.toFixed(0)} | ${app.created} / ${pooled.created} | ${(pooled.rps / app.rps).toFixed(2)} |`,
+      );
+    }
+    const pooledRatio = median(rows.map((r) => (r.pooled ? r.pooled.rps / r.app.rps : 0)));
+    console.log(
+      `\nthroughput ratio through PgBouncer (transaction mode, ${process.env.POOLER_SIZE ?? 10} server connections)/direct, median: ${pooledRatio.toFixed(2)}`,
+    );
+  }
 } finally {
+  await pooler?.stop();
   cluster.stop();
 }

@@ -4,6 +4,9 @@
  * same run (bare Fastify + jose + pg doing the same verification and SELECT).
  *
  *   npm run bench:scheduler-read     (DURATION=10 CONNECTIONS=32 ROUNDS=5 POOL_SIZE=10 to change)
+ *
+ * POOLER=pgbouncer: the scheduler also through PgBouncer in transaction mode, each round,
+ * both with a login of its own (support/pooler.ts); the last line is pooled/direct.
  */
 import autocannon from 'autocannon';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
@@ -16,6 +19,7 @@ import { provisionUser } from '../../scheduler/src/users/service.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
 import { depsOver } from '../../scheduler/test/support/units.ts';
 import { cpuSeconds, median as medianOf, startServer, stopServer } from '../support/harness.ts';
+import { benchPooler } from '../support/pooler.ts';
 import { applyWallSetting, settingsLine } from '../support/setup.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
@@ -77,6 +81,7 @@ async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: str
 }
 
 const cluster = await startPgCluster();
+let pooler: Awaited<ReturnType<typeof benchPooler>> = null;
 try {
   const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
   await migrateToLatest(handle.owner);
@@ -106,6 +111,7 @@ try {
       })),
     )
     .execute();
+  pooler = await benchPooler(cluster.url, handle.owner);
   await handle.close();
 
   const { privateKey, publicKey } = await generateKeyPair('RS256');
@@ -128,11 +134,12 @@ try {
 
   // Rounds interleave floor and scheduler, so both see the same machine state; each
   // round's ratio pairs the two, and the median of those ratios is the figure.
-  const rows: { round: number; floor: Figures; app: Figures }[] = [];
+  const rows: { round: number; floor: Figures; app: Figures; pooled?: Figures }[] = [];
   for (let round = 1; round <= rounds; round++) {
     const floor = await measure('floor', env, token);
-    const app = await measure('app', env, token);
-    rows.push({ round, floor, app });
+    const app = await measure('app', pooler ? { ...env, ...pooler.direct } : env, token);
+    const pooled = pooler ? await measure('app', { ...env, ...pooler.pooled }, token) : undefined;
+    rows.push({ round, floor, app, ...(pooled ? { pooled } : {}) });
   }
   const median = medianOf(rows.map((r) => r.app.rps / r.floor.rps));
   console.log(
@@ -150,6 +157,23 @@ try {
   console.log(
     `\nthroughput ratio scheduler/floor, median of ${rounds} paired rounds: ${median.toFixed(2)} (target >= 0.85 with the wall on)`,
   );
+  if (pooler) {
+    console.log(
+      '\n| round | direct req/s | direct p99 ms | PgBouncer req/s | PgBouncer p99 ms | PgBouncer CPU µs/req | pooled/direct |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { round, app, pooled } of rows) {
+      if (!pooled) continue;
+      console.log(
+        `| ${round} | ${app.rps.toFixed(0)} | ${app.p99} | ${pooled.rps.toFixed(0)} | ${pooled.p99} | ${pooled.cpuMicros.toFixed(0)} | ${(pooled.rps / app.rps).toFixed(2)} |`,
+      );
+    }
+    const pooledRatio = medianOf(rows.map((r) => (r.pooled ? r.pooled.rps / r.app.rps : 0)));
+    console.log(
+      `\nthroughput ratio through PgBouncer (transaction mode, ${process.env.POOLER_SIZE ?? 10} server connections)/direct, median: ${pooledRatio.toFixed(2)}`,
+    );
+  }
 } finally {
+  await pooler?.stop();
   cluster.stop();
 }

@@ -32,7 +32,12 @@ const poolSize = Number(POOL_SIZE ?? 10);
 const publicKey = createPublicKey(PUBLIC_KEY_PEM);
 
 async function startApp() {
-  const database = await openDatabase({ url: DATABASE_URL, poolSize });
+  // DATABASE_OWNER_URL: the pooler comparison (support/pooler.ts).
+  const database = await openDatabase({
+    url: DATABASE_URL,
+    ownerUrl: process.env.DATABASE_OWNER_URL,
+    poolSize,
+  });
   // WAKEUPS=off: the job worker only polls, as before it listened for due jobs.
   const wakeups = process.env.WAKEUPS === 'off' ? undefined : database.wakeups;
   // The offline gazetteer loads once at start-up (seconds of CPU); let it finish before

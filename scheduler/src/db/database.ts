@@ -12,7 +12,13 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { DataDirLockedError, lockDataDir } from '../../../common/src/data-dir-lock.ts';
-import { dialectOver, SerializedDriver, SessionDriver, tenantSession } from './drivers.ts';
+import {
+  dialectOver,
+  SerializedDriver,
+  SessionDriver,
+  TenantTransactions,
+  tenantSession,
+} from './drivers.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
 
@@ -135,27 +141,44 @@ interface PoolSettings {
   url: string;
   max: number;
   connectTimeoutMs: number;
-  startupOptions: string;
-  /** Server-side statement_timeout; the client's own deadline is this plus the grace. */
+  /** Startup options (`-c name=value`); a pooler in transaction mode refuses any. */
+  startupOptions?: string | undefined;
+  /**
+   * The client's own deadline on a statement: the server's statement_timeout (set per
+   * transaction, TenantTransactions) plus the grace.
+   */
   statementTimeoutMs?: number | undefined;
+  /**
+   * pg's pipeline mode: a query is written as soon as it is asked for, not once the one
+   * before it is answered, so that the application's BEGIN, statement and COMMIT of a
+   * statement outside a transaction (TenantTransactions) take one round trip.
+   */
+  pipeline?: boolean | undefined;
 }
 
-function pgPool({ url, max, connectTimeoutMs, startupOptions, statementTimeoutMs }: PoolSettings): pg.Pool {
+function pgPool({
+  url,
+  max,
+  connectTimeoutMs,
+  startupOptions,
+  statementTimeoutMs,
+  pipeline,
+}: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    ...(pipeline ? { pipeline: true } : {}),
     // A server that accepts the connection but never answers must not hang start-up
     // or a request for ever; nor waiting for a connection of the pool.
     connectionTimeoutMillis: connectTimeoutMs,
     types: pgTypes,
-    options: startupOptions,
+    ...(startupOptions === undefined ? {} : { options: startupOptions }),
     ...(statementTimeoutMs === undefined
       ? {}
       : {
           // The server cancels a statement that runs too long (57014), keeping the
           // connection; a server that does not answer at all (frozen, cut off behind an
           // open socket) cannot, so the client gives up a second later by itself.
-          statement_timeout: statementTimeoutMs,
           query_timeout: statementTimeoutMs + clientDeadlineGraceMs,
           Client: DeadlineClient,
         }),
@@ -179,23 +202,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 }
 
 /**
- * Two pools. With one URL for both (an owner's login), the application's connections take
- * the role `scheduler_app` as a startup option, so a connection that cannot take it fails
- * to open rather than run with the owner's rights. With a separate owner URL, the
- * application's login is expected to be a member of `scheduler_app` of its own (see
- * docs/operations.md) and takes no option, which also suits a connection pooler in
- * session mode. Every timestamp comes back in UTC. The owner's pool is small: migrations.
+ * Two pools. The application's connections carry no session state at all: each
+ * transaction, and each statement outside one, is told its tenant, its actor, UTC and the
+ * statement timeout for its own length (TenantTransactions), so that a pooler in
+ * transaction mode (PgBouncer) may serve them; they send no startup options either, which
+ * such a pooler refuses. With one URL for both (an owner's login), the application's
+ * connections take the role `scheduler_app` as a startup option, so that a connection that
+ * cannot take it fails to open rather than run with the owner's rights, and a RESET ROLE
+ * returns to it; a pooler in transaction mode refuses that option, so behind one the owner
+ * has a URL of its own (DATABASE_OWNER_URL, direct) and the application's login is a
+ * member of `scheduler_app` of its own (see docs/operations.md). The
+ * owner's pool is small (migrations) and keeps its session settings: it connects directly.
+ * LISTEN needs a session of its own for as long as it listens: it goes to the owner's URL
+ * when there is one (direct to the server, where a pooler in transaction mode would lose
+ * it), else to the application's.
  */
 async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const timeout = options.connectTimeoutMs ?? options.statementTimeoutMs ?? 10_000;
-  const switchRole = options.ownerUrl === undefined ? ` -c role=${appRole}` : '';
   const max = options.poolSize ?? 10;
   const appPool = pgPool({
     url,
     max,
     connectTimeoutMs: timeout,
-    startupOptions: `-c TimeZone=UTC${switchRole}`,
+    startupOptions: options.ownerUrl === undefined ? `-c role=${appRole}` : undefined,
     statementTimeoutMs: options.statementTimeoutMs,
+    pipeline: true,
   });
   const appDriver = new PostgresDialect({ pool: appPool }).createDriver();
   const ownerDriver = new PostgresDialect({
@@ -208,15 +239,20 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }).createDriver();
   await appDriver.init();
   await ownerDriver.init();
-  const db = new Kysely<Database>({ dialect: dialectOver(new SessionDriver(appDriver, tenantSession())) });
+  const db = new Kysely<Database>({
+    dialect: dialectOver(
+      new TenantTransactions(appDriver, { statementTimeoutMs: options.statementTimeoutMs }),
+    ),
+  });
   const owner = new Kysely<Database>({
     dialect: dialectOver(new SessionDriver(ownerDriver, async () => {})),
   });
+  const listenUrl = options.ownerUrl ?? url;
   return {
     db,
     owner,
     kind: 'postgres',
-    wakeups: { listen: (onWake) => listenForDueJobs(url, timeout, onWake) },
+    wakeups: { listen: (onWake) => listenForDueJobs(listenUrl, timeout, onWake) },
     poolUse: () => ({
       max,
       open: appPool.totalCount,

@@ -21,9 +21,12 @@ import { currentActor, currentTenant } from './tenant-scope.ts';
  *
  * - `SerializedDriver` lends PGlite's one session to one user at a time, whole
  *   transactions included (the application and the owner's view both queue on it);
- * - `SessionDriver` prepares a connection each time it is lent: the application's sets
- *   the request's tenant (row-level security, migration 0006), PGlite's owner view drops
- *   the application role for the loan and takes it back after.
+ * - `SessionDriver` prepares a connection each time it is lent: on PGlite the
+ *   application's tells the session the request's tenant (row-level security, migration
+ *   0006), the owner's view drops the application role for the loan and takes it back after;
+ * - `TenantTransactions` tells PostgreSQL's connections the request's tenant per
+ *   transaction, every statement in one, so that a pooler in transaction mode may hand
+ *   each transaction another server connection.
  *
  * - `ParameterGuard`, over each of them (`dialectOver`), refuses a statement with more
  *   bind parameters than `MAX_STATEMENT_PARAMETERS` before it is sent.
@@ -185,15 +188,20 @@ export class SessionDriver extends DelegatingDriver {
 }
 
 /**
- * Tells a connection the tenant and the actor of the running scope (tenant-scope.ts)
+ * Tells PGlite's one session the tenant and the actor of the running scope (tenant-scope.ts)
  * before it is used: `app.tenant_id`, read by the row-level security policies, and
  * `app.actor_id`, the user the audit log records (migration 0015); the empty string for
  * either outside any scope or without a user, which the policies match with nothing and
  * the audit log reads as the system. Both go in one round trip. The values are set for the
- * session and only ever by this function, so a connection that was last told the same
- * pair needs no round trip; every other loan overwrites them before the borrower's first
- * statement, whatever the connection served before. They are set outside any transaction
- * (a loan starts before BEGIN), so no rollback can undo them behind the record kept here.
+ * session and only ever by this function, so a session that was last told the same pair
+ * needs no round trip; every other loan overwrites them before the borrower's first
+ * statement. They are set outside any transaction (a loan starts before BEGIN), so no
+ * rollback can undo them behind the record kept here.
+ *
+ * Only for the embedded database: its session is in this process and lent whole to one
+ * borrower at a time (SerializedDriver), so what it was told is what it holds. A server
+ * connection is another matter (behind a pooler in transaction mode it changes between
+ * transactions): PostgreSQL's connections are told per transaction (TenantTransactions).
  */
 export function tenantSession(): Prepare {
   const told = new WeakMap<DatabaseConnection, string>();
@@ -212,6 +220,180 @@ export function tenantSession(): Prepare {
     );
     told.set(connection, pair);
   };
+}
+
+/** What every transaction of the application's PostgreSQL connections is told besides its tenant. */
+export interface TransactionSettingsOfApp {
+  /** statement_timeout for the transaction, in milliseconds. */
+  statementTimeoutMs?: number | undefined;
+}
+
+/** A value written into the prelude: a uuid, a time zone or a number; anything else is a bug. */
+function literal(value: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(value))
+    throw new Error(`refusing to send ${JSON.stringify(value)} as a setting`);
+  return `'${value}'`;
+}
+
+/**
+ * A connection lent by TenantTransactions: each statement outside a transaction runs in
+ * one of its own, opened and told the scope's settings first.
+ */
+class TenantScopedConnection implements DatabaseConnection {
+  readonly collectSessionInfo?: DatabaseConnection['collectSessionInfo'];
+  readonly killSession?: DatabaseConnection['killSession'];
+  /** Whether a transaction Kysely began is open on it (its statements are told already). */
+  inTransaction = false;
+
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly driver: TenantTransactions,
+  ) {
+    if (inner.collectSessionInfo) this.collectSessionInfo = inner.collectSessionInfo.bind(inner);
+    if (inner.killSession) this.killSession = inner.killSession.bind(inner);
+  }
+
+  /** Opens a transaction told the scope's settings; `begin` the statement that opens it. */
+  async open(begin = 'BEGIN'): Promise<void> {
+    try {
+      await this.inner.executeQuery(CompiledQuery.raw(`${begin}; ${this.driver.prelude()}`));
+    } catch (error) {
+      // BEGIN went through and the settings did not (a role that cannot be taken): the
+      // transaction is open and failed, and must not stay so on the connection.
+      await this.inner.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Outside a transaction: BEGIN with the settings, the statement and COMMIT, sent one
+   * behind the other without waiting for the answers (each is queued on the connection as
+   * it is asked for; a pool in pipeline mode writes them at once: one round trip). A
+   * failure of the settings fails the statement (25P02), a failed statement turns the
+   * COMMIT into a rollback, so the transaction ends whatever happens; the first failure is
+   * the one reported, a COMMIT refused (a deferred check) included.
+   */
+  async executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
+    if (this.inTransaction) return this.inner.executeQuery<R>(query, options);
+    const [opened, result, committed] = await Promise.allSettled([
+      this.inner.executeQuery(CompiledQuery.raw(`BEGIN; ${this.driver.prelude()}`)),
+      this.inner.executeQuery<R>(query, options),
+      this.inner.executeQuery(CompiledQuery.raw('COMMIT')),
+    ]);
+    if (opened.status === 'rejected') throw opened.reason;
+    if (result.status === 'rejected') throw result.reason;
+    if (committed.status === 'rejected') throw committed.reason;
+    return result.value;
+  }
+
+  async *streamQuery<R>(
+    query: CompiledQuery,
+    chunkSize: number,
+    options?: AbortableOperationOptions,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    if (this.inTransaction) {
+      yield* this.inner.streamQuery<R>(query, chunkSize, options);
+      return;
+    }
+    await this.open();
+    let failed = false;
+    try {
+      yield* this.inner.streamQuery<R>(query, chunkSize, options);
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      // A reader that stops early has read what it wanted: its statement stands.
+      const end = this.inner.executeQuery(CompiledQuery.raw(failed ? 'ROLLBACK' : 'COMMIT'));
+      if (failed) await end.catch(() => undefined);
+      else await end;
+    }
+  }
+}
+
+/**
+ * Tells PostgreSQL the tenant and the actor of the running scope (tenant-scope.ts) per
+ * transaction, never per connection: `app.tenant_id`, read by the row-level security
+ * policies (migration 0006), and `app.actor_id`, the user the audit log records
+ * (migration 0015), the empty string for either outside any scope or without a user
+ * (the policies then match nothing, the audit log records the system). With them the
+ * settings a connection would otherwise take at start-up: `TimeZone` UTC and the statement
+ * timeout.
+ *
+ * Why per transaction: behind a pooler in transaction mode (PgBouncer, the one most
+ * deployments run) a client's connection is lent a server connection for one transaction
+ * at a time, a statement outside any transaction being one of its own; whatever a session
+ * was told before belongs to whichever client used it last. So every transaction Kysely
+ * begins is told with `set_config(…, true)`, which lasts until its end, in the round trip
+ * of its BEGIN; and every statement outside one runs in a transaction of its own, told the
+ * same way (BEGIN with the settings, the statement, COMMIT, written at once in pg's
+ * pipeline mode: one round trip, three statements for the server). Nothing is left on a
+ * session for the next transaction to rely on, and nothing a transaction sets outlives
+ * it, so a connection a pooler hands on carries nothing of this tenant's. The same holds
+ * on a direct connection. Streaming (a cursor) is not possible in pipeline mode; the
+ * application streams nothing, and a stream outside a transaction is wrapped the same way
+ * one step after the other.
+ *
+ * The values are written into the prelude as literals (a simple query may hold two
+ * statements, a parameterised one only one): uuids, a zone and a number, checked.
+ */
+export class TenantTransactions extends DelegatingDriver {
+  constructor(
+    inner: Driver,
+    private readonly settings: TransactionSettingsOfApp = {},
+  ) {
+    super(inner);
+  }
+
+  /** The statement that tells a transaction its settings. */
+  prelude(): string {
+    const values: [string, string][] = [
+      ['app.tenant_id', currentTenant() ?? ''],
+      ['app.actor_id', currentActor() ?? ''],
+      ['TimeZone', 'UTC'],
+    ];
+    if (this.settings.statementTimeoutMs !== undefined)
+      values.push(['statement_timeout', String(this.settings.statementTimeoutMs)]);
+    return `SELECT ${values.map(([name, value]) => `set_config('${name}', ${literal(value)}, true)`).join(', ')}`;
+  }
+
+  protected override unwrap(connection: DatabaseConnection): DatabaseConnection {
+    return connection instanceof TenantScopedConnection ? connection.inner : connection;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new TenantScopedConnection(await this.inner.acquireConnection(), this);
+  }
+
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    const scoped = connection as TenantScopedConnection;
+    let begin = 'BEGIN';
+    if (settings.isolationLevel) begin += ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}`;
+    if (settings.accessMode) begin += ` ${settings.accessMode.toUpperCase()}`;
+    await scoped.open(begin);
+    scoped.inTransaction = true;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const scoped = connection as TenantScopedConnection;
+    try {
+      await this.inner.commitTransaction(scoped.inner);
+    } finally {
+      scoped.inTransaction = false;
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const scoped = connection as TenantScopedConnection;
+    try {
+      await this.inner.rollbackTransaction(scoped.inner);
+    } finally {
+      scoped.inTransaction = false;
+    }
+  }
 }
 
 /**

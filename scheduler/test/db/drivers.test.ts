@@ -5,8 +5,9 @@ import { runsIf } from '../../../scripts/test-skip.ts';
 import type { Db } from '../../src/db/database.ts';
 import { MAX_STATEMENT_PARAMETERS, TooManyParametersError } from '../../src/db/drivers.ts';
 import { asBackground } from '../../src/db/lanes.ts';
+import { asCaller, asTenant } from '../../src/db/tenant-scope.ts';
 import { type FileDatabase, useTestDatabase } from '../support/database.ts';
-import { EMBEDDED_ONLY } from '../support/skips.ts';
+import { EMBEDDED_ONLY, NEEDS_POSTGRES } from '../support/skips.ts';
 
 /**
  * The drivers every statement passes through (src/db/drivers.ts), on this file's own
@@ -210,6 +211,39 @@ describe(
       expect(backgroundRan).toBe(10);
       // At most eight requests between two background loans (FOREGROUND_BURST), and one in hand.
       expect(meanwhile).toBeLessThanOrEqual(10 * 9);
+    });
+  },
+);
+
+describe(
+  'the tenant told per transaction on PostgreSQL',
+  runsIf(inject('testDb') === 'postgres', NEEDS_POSTGRES),
+  () => {
+    it('tells a statement outside a transaction its tenant, actor and UTC, and leaves nothing on the session', async () => {
+      const tenant = randomUUID();
+      const actor = randomUUID();
+      const told = await asCaller(tenant, actor, () =>
+        sql<{ tenant: string; actor: string; zone: string; open: boolean }>`
+        SELECT current_setting('app.tenant_id') AS tenant, current_setting('app.actor_id') AS actor,
+               current_setting('TimeZone') AS zone, now() <> statement_timestamp() AS open`.execute(
+          handle.db,
+        ),
+      );
+      // The statement ran in a transaction begun a statement earlier (the settings').
+      expect(told.rows).toEqual([{ tenant, actor, zone: 'UTC', open: true }]);
+      // Outside any scope: what the last statement was told is gone with its transaction.
+      const after = await sql<{ tenant: string | null; actor: string | null }>`
+      SELECT current_setting('app.tenant_id', true) AS tenant, current_setting('app.actor_id', true) AS actor`.execute(
+        handle.db,
+      );
+      expect(after.rows).toEqual([{ tenant: '', actor: '' }]);
+    });
+
+    it('refuses to write a scope value that is not an id into the settings, sending nothing', async () => {
+      const attempt = asTenant("x', true), set_config('role', 'postgres", () =>
+        sql`SELECT 1`.execute(handle.db),
+      );
+      await expect(attempt).rejects.toThrow(/^refusing to send .* as a setting$/);
     });
   },
 );

@@ -8,7 +8,7 @@ import type { Db } from '../../src/db/database.ts';
 import type { Clock, SubmitLimit } from '../../src/deps.ts';
 import type { Geocoder } from '../../src/geocoding/geocoder.ts';
 import type { App } from '../../src/http/types.ts';
-import { openTestDatabase, type TestDatabase } from './database.ts';
+import { openTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database.ts';
 import {
   createTestKeys,
   signToken,
@@ -121,9 +121,11 @@ export async function createTestContext(
     startBackgroundWork?: boolean;
     /** METRICS_TOKEN (/metrics); the owner's view and the pool are always this file's database's. */
     metricsToken?: string;
+    /** PostgreSQL: the app's connections through a pooler (support/pgbouncer.ts). */
+    through?: TestDatabaseOptions['through'];
   } = {},
 ): Promise<TestContext> {
-  const db = await openTestDatabase();
+  const db = await openTestDatabase({ through: options.through });
   const keys = await createTestKeys();
   const routes: RouteInfo[] = [];
   const app = await buildApp({
@@ -312,7 +314,7 @@ export interface RouteTestState extends RouteCallers, ContextState {}
  * and before every test fresh tenants (see routeCallers). Read the callers from the
  * returned object inside tests; they change from test to test.
  */
-export function useRouteTests(options: TestContextOptions = {}): RouteTestState {
+export function useRouteTests(options: TestContextOptions | (() => TestContextOptions) = {}): RouteTestState {
   const state = useTestContext(options) as RouteTestState;
   beforeEach(async () => {
     Object.assign(state, await routeCallers(state.ctx));

@@ -4,3 +4,5 @@
  */
 export const NEEDS_POSTGRES = 'needs PostgreSQL: npm run test:pg -w scheduler (TEST_DB=postgres)';
 export const EMBEDDED_ONLY = 'about the embedded database only: runs without TEST_DB=postgres';
+export const NEEDS_PGBOUNCER =
+  'needs PgBouncer (Debian package pgbouncer) and PostgreSQL: npm run test:pg -w scheduler (TEST_DB=postgres)';
