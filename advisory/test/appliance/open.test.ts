@@ -247,6 +247,15 @@ describe('openAppliance', () => {
     }
   });
 
+  it('a read-only open (no lock taken) that fails says why, not that there was no lock to let go', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    mkdirSync(s.stateDir, { recursive: true });
+    writeFileSync(path.join(s.stateDir, 'accepted.json'), '');
+    await expect(
+      openAppliance({ env: s.env, logger: pino({ level: 'silent' }), readOnly: true }),
+    ).rejects.toBeInstanceOf(StateError);
+  });
+
   it('refuses a feed cache the appliance did not make, naming ADVISORY_FEED_CACHE', async () => {
     const s = setup({ publishedAt: PUBLISHED });
     mkdirSync(s.cacheDir, { recursive: true });
