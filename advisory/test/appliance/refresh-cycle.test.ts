@@ -499,3 +499,67 @@ describe('a failing alert channel that is the only one', () => {
     }
   });
 });
+
+describe('the status and what a refresh keeps, read by the outputs', () => {
+  it('starts empty: no verdicts, no sources, an empty outbox, the log vouched for', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    expect(appliance.status).toMatchObject({
+      readOnly: false,
+      inventory: [],
+      evaluations: [],
+      evaluatedAt: null,
+      lastRefresh: null,
+      lastRefreshError: null,
+      logProblem: null,
+      outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+    });
+    await appliance.stop();
+    open.splice(0);
+    const reader = await start(s.env, { readOnly: true });
+    expect(reader.appliance.status.readOnly).toBe(true);
+  });
+
+  it('read-only: takes the daemon kept health, and writes no evaluation', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const daemon = await start(s.env);
+    await daemon.appliance.refresh();
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await daemon.appliance.refresh();
+    const kept = readJson<{ problems: { code: string }[] }>(path.join(s.stateDir, 'health.json'));
+    expect(kept.problems.map((p) => p.code)).toEqual(['feed-refused']);
+    const evaluation = readFileSync(path.join(s.stateDir, 'evaluation.json'), 'utf8');
+    const reader = await start(s.env, { readOnly: true });
+    const status = await reader.appliance.refresh();
+    expect(status.kept).toEqual(kept);
+    expect(readFileSync(path.join(s.stateDir, 'evaluation.json'), 'utf8')).toBe(evaluation);
+  });
+
+  it('records the log head as it moves, and names a damaged recording in the refresh failure', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance } = await start(env);
+    await appliance.refresh();
+    const head = () => readJson<{ seq: number }>(path.join(s.stateDir, 'log-head.json')).seq;
+    expect(head()).toBe(appliance.decisions?.head?.seq);
+    publish(
+      s,
+      { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD') },
+      new Date(PUBLISHED.getTime() + 1),
+    );
+    await appliance.refresh();
+    expect(appliance.decisions?.head?.seq).toBeGreaterThan(2);
+    expect(head()).toBe(appliance.decisions?.head?.seq);
+    // The verdict change went out with the feed in use and the log's latest checkpoint.
+    const changed = receiver?.received.at(-1);
+    expect(changed?.feedVersion).toBe(appliance.status.feed?.feed.manifest.feed_version);
+    // A condition alert names the feed in use too.
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await appliance.refresh();
+    const condition = receiver?.received.find((a) => a.kind === 'condition');
+    expect(condition?.feedVersion).toBe(appliance.status.feed?.feed.manifest.feed_version);
+    expect(condition?.checkpoint?.seq).toBe(appliance.decisions?.latestCheckpoint?.seq);
+    writeFileSync(path.join(s.stateDir, 'recording.json'), '{"id":');
+    await expect(appliance.refresh()).rejects.toThrow();
+    expect(appliance.status.lastRefreshError?.message).toMatch(/recording\.json: not JSON/);
+  });
+});
