@@ -94,6 +94,7 @@ export class Appliance {
     this.current = {
       startedAt: this.now().toISOString(),
       feedLocation: this.keeper.location,
+      feedSource: config.feed.kind,
       lastRefresh: null,
       inventory: [],
       inventoryError: null,

@@ -7,14 +7,35 @@ import type { HealthProblem } from './health.ts';
 
 /**
  * What the appliance knows of itself, as the dashboard, `/health` and `advisory check`
- * read it. Types only: every module above may read it without importing the appliance.
+ * read it. Types (and feedOrigin, which reads them) only: every module above may read it
+ * without importing the appliance.
  */
 /** The feed the appliance evaluates with, and where it came from. */
 export interface FeedInUse {
   feed: VerifiedFeed;
-  /** `live`: pulled and verified from ADVISORY_FEED_URL; `cache`: re-verified from the cache. */
+  /**
+   * `live`: read and verified from ADVISORY_FEED_URL by this process, the feed host or the
+   * feed directory (ApplianceStatus.feedSource says which; feedOrigin tells them apart);
+   * `cache`: re-verified from the cache.
+   */
   from: 'live' | 'cache';
   since: string;
+}
+
+/**
+ * Where the feed in use came from, as every output reports it (`origin` in /health,
+ * /verdicts.json, `check --json` and /metrics; the words of `check`'s first line):
+ * `host` pulled over HTTP(S) from the feed host, `directory` read from the feed directory
+ * (ADVISORY_FEED_URL a path or `file://` URL: nothing was pulled over a network),
+ * `cache` re-verified from the cache, `none` no verified feed is in use.
+ */
+export type FeedOrigin = 'host' | 'directory' | 'cache' | 'none';
+
+/** The origin of the feed in use (FeedOrigin): the one place `live` is told apart by its source. */
+export function feedOrigin(status: Pick<ApplianceStatus, 'feed' | 'feedSource'>): FeedOrigin {
+  if (!status.feed) return 'none';
+  if (status.feed.from === 'cache') return 'cache';
+  return status.feedSource === 'directory' ? 'directory' : 'host';
 }
 
 export interface PullOutcome {
@@ -27,6 +48,8 @@ export interface PullOutcome {
 export interface ApplianceStatus {
   startedAt: string;
   feedLocation: string;
+  /** What ADVISORY_FEED_URL names: the feed host (`http`, HTTP(S)) or a feed directory. */
+  feedSource: 'http' | 'directory';
   feed: FeedInUse | null;
   /** Why no live feed is in use (the last pull's problem), while that holds. */
   problem: PullOutcome | null;

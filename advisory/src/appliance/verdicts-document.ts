@@ -3,7 +3,7 @@ import { withCveRecords } from '../evaluation/advice.ts';
 import { orderingSteps } from '../evaluation/highlights.ts';
 import { type AdvisoryMatch, type AssetEvaluation, needsAction } from '../evaluation/verdicts.ts';
 import type { Health } from './health.ts';
-import type { ApplianceStatus } from './status.ts';
+import { type ApplianceStatus, feedOrigin } from './status.ts';
 
 /**
  * The verdicts as a document for programs: `advisory check --json` prints it and the
@@ -132,8 +132,16 @@ export const VerdictsDocument = Type.Object(
     }),
     feed: Type.Object({
       state: Type.Union([Type.Literal('live'), Type.Literal('cache'), Type.Literal('none')], {
-        description: 'where the feed in use came from; `none`: no verified feed is in use',
+        description:
+          '`live`: read from ADVISORY_FEED_URL by this process (the feed host or the feed directory: `origin` says which); `cache`: re-verified from the cache; `none`: no verified feed is in use',
       }),
+      origin: Type.Union(
+        [Type.Literal('host'), Type.Literal('directory'), Type.Literal('cache'), Type.Literal('none')],
+        {
+          description:
+            'where the feed in use came from: `host` pulled over HTTP(S) from the feed host, `directory` read from the feed directory (ADVISORY_FEED_URL a path or file:// URL), `cache` re-verified from the cache, `none` no verified feed is in use',
+        },
+      ),
       location: Type.String({ description: 'ADVISORY_FEED_URL' }),
       version: Nullable(Type.String()),
       schema_version: Nullable(Type.String()),
@@ -250,6 +258,7 @@ export function verdictsDocument(
     health: { status: health.status, problems: health.problems.map((p) => ({ ...p })) },
     feed: {
       state: feed ? feed.from : 'none',
+      origin: feedOrigin(status),
       location: status.feedLocation,
       version: manifest?.feed_version ?? null,
       schema_version: manifest?.schema_version ?? null,

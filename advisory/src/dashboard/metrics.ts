@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Channel } from '../alerts/outbox.ts';
-import type { ApplianceCounters } from '../appliance/status.ts';
+import { type ApplianceCounters, feedOrigin } from '../appliance/status.ts';
 import { feedAgeSeconds, verdictCounts } from '../appliance/verdicts-document.ts';
 import { LOG_FILE } from '../decisions/store.ts';
 import { needsAction } from '../evaluation/verdicts.ts';
@@ -44,13 +44,17 @@ export function metricsRegistry({ source, version, now, problems }: MetricsInput
 
   new Gauge({
     name: 'advisory_feed_info',
-    help: 'The feed in use: always 1, its version and where it came from (live or cache) in the labels; no sample while none is in use.',
-    labelNames: ['version', 'from'],
+    help: 'The feed in use: always 1, its version and where it came from in the labels (from: live or cache; origin: host, directory or cache); no sample while none is in use.',
+    labelNames: ['version', 'from', 'origin'],
     registers,
     collect() {
       this.reset();
       const feed = source.status.feed;
-      if (feed) this.set({ version: feed.feed.manifest.feed_version, from: feed.from }, 1);
+      if (feed)
+        this.set(
+          { version: feed.feed.manifest.feed_version, from: feed.from, origin: feedOrigin(source.status) },
+          1,
+        );
     },
   });
 

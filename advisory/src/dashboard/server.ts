@@ -12,6 +12,7 @@ import Fastify, {
 import type { Outbox } from '../alerts/outbox.ts';
 import type { ApplianceCounters, ApplianceStatus } from '../appliance/appliance.ts';
 import { assessHealth } from '../appliance/health.ts';
+import { feedOrigin } from '../appliance/status.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { Snapshot } from '../decisions/files.ts';
 import type { LogVerification } from '../decisions/verify.ts';
@@ -262,6 +263,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
               feed: {
                 version: feed.feed.manifest.feed_version,
                 from: feed.from,
+                origin: feedOrigin(source.status),
                 published_at: feed.feed.manifest.published_at,
                 expires_at: feed.feed.manifest.expires_at,
               },

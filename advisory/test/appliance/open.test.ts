@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,7 +14,8 @@ import {
   readSmtpAuthority,
   readTrustedKeys,
 } from '../../src/appliance/open.ts';
-import { setup } from '../support/appliance.ts';
+import { StateError } from '../../src/feed/format/accepted-state.ts';
+import { capturingLogger, setup } from '../support/appliance.ts';
 
 /**
  * What start-up reads before it opens anything: each file a setting names is checked at
@@ -128,6 +129,20 @@ describe('applianceLogger', () => {
     expect(logger.level).toBe('warn');
     expect(logger.bindings()).toEqual({ service: 'advisory' });
   });
+
+  it('writes JSON lines to standard error, synchronously, unless a person watches a terminal', () => {
+    const stream = (options?: { terminal?: boolean }) =>
+      (applianceLogger('info', options) as unknown as Record<symbol, { fd?: number; sync?: boolean }>)[
+        pino.symbols.streamSym
+      ];
+    // The test's standard error is a pipe: JSON, as for journald.
+    expect(process.stderr.isTTY).not.toBe(true);
+    for (const options of [undefined, {}, { terminal: false }]) {
+      expect(stream(options)).toMatchObject({ fd: 2, sync: true });
+    }
+    // A terminal: pino-pretty's readable lines (a stream of its own, not the raw descriptor).
+    expect(stream({ terminal: true })?.fd).toBeUndefined();
+  });
 });
 
 /**
@@ -213,6 +228,117 @@ describe('openAppliance', () => {
     });
     expect(appliance.status).toMatchObject({ readOnly: true, startedAt: now.toISOString() });
     await appliance.stop();
+  });
+
+  it('uses the logger it is given, and lets the state directory go when it cannot open', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const logger = pino({ level: 'silent' });
+    mkdirSync(s.stateDir, { recursive: true });
+    writeFileSync(path.join(s.stateDir, 'accepted.json'), '');
+    await expect(openAppliance({ env: s.env, logger })).rejects.toBeInstanceOf(StateError);
+    // The lock went with the failure: the next start (after the repair) takes it.
+    rmSync(path.join(s.stateDir, 'accepted.json'));
+    const { appliance } = await openAppliance({ env: s.env, logger });
+    try {
+      expect(appliance.logger).toBe(logger);
+      expect(appliance.status.readOnly).toBe(false);
+    } finally {
+      await appliance.stop();
+    }
+  });
+
+  it('a read-only open (no lock taken) that fails says why, not that there was no lock to let go', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    mkdirSync(s.stateDir, { recursive: true });
+    writeFileSync(path.join(s.stateDir, 'accepted.json'), '');
+    await expect(
+      openAppliance({ env: s.env, logger: pino({ level: 'silent' }), readOnly: true }),
+    ).rejects.toBeInstanceOf(StateError);
+  });
+
+  it('refuses a feed cache the appliance did not make, naming ADVISORY_FEED_CACHE', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    mkdirSync(s.cacheDir, { recursive: true });
+    writeFileSync(path.join(s.cacheDir, 'notes.txt'), 'mine\n');
+    const { variable, message } = await configError(
+      openAppliance({ env: s.env, logger: pino({ level: 'silent' }) }),
+    );
+    expect(variable).toBe('ADVISORY_FEED_CACHE');
+    expect(message).toMatch(
+      new RegExp(
+        `^ADVISORY_FEED_CACHE: ${s.cacheDir} is a directory the appliance did not make \\(1 entries in it\\)`,
+      ),
+    );
+  });
+
+  it('names a state directory that cannot be made for another reason by that reason', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const stateDir = path.join(s.dir, 'x'.repeat(300));
+    const { variable, message } = await configError(
+      openAppliance({ env: { ...s.env, ADVISORY_STATE_DIR: stateDir }, logger: pino({ level: 'silent' }) }),
+    );
+    expect(variable).toBe('ADVISORY_STATE_DIR');
+    expect(message).toMatch(new RegExp(`^ADVISORY_STATE_DIR: ${stateDir}: .*ENAMETOOLONG`));
+  });
+
+  it('clears temporaries of the state and the outbox only when it writes', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const temporary = path.join(s.stateDir, '.evaluation.json.tmp-0123456789ab');
+    const outboxTemporary = path.join(s.stateDir, 'outbox', '.x.json.tmp-0123456789ab');
+    mkdirSync(path.dirname(outboxTemporary), { recursive: true });
+    writeFileSync(temporary, 'half');
+    writeFileSync(outboxTemporary, 'half');
+    const reader = await openAppliance({ env: s.env, logger: pino({ level: 'silent' }), readOnly: true });
+    await reader.appliance.stop();
+    expect([existsSync(temporary), existsSync(outboxTemporary)]).toEqual([true, true]);
+    const writer = await openAppliance({ env: s.env, logger: pino({ level: 'silent' }) });
+    await writer.appliance.stop();
+    expect([existsSync(temporary), existsSync(outboxTemporary)]).toEqual([false, false]);
+  });
+
+  it('wires the outbox: in the state directory, the channels configured, its retry, log and clock', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const silent = pino({ level: 'silent' });
+    const none = await openAppliance({ env: s.env, logger: silent });
+    expect(none.appliance.outbox.channels).toEqual([]);
+    await none.appliance.stop();
+    const mail = {
+      ADVISORY_SMTP_URL: 'smtp://127.0.0.1:1',
+      ADVISORY_SMTP_FROM: 'advisory@example.org',
+      ADVISORY_SMTP_TO: 'ops@example.org',
+    };
+    const both = await openAppliance({
+      env: { ...s.env, ...mail, ADVISORY_NOTIFY_WEBHOOK_URL: 'http://127.0.0.1:1/hook' },
+      logger: silent,
+    });
+    expect([...both.appliance.outbox.channels].sort()).toEqual(['email', 'webhook']);
+    await both.appliance.stop();
+    const mailOnly = await openAppliance({ env: { ...s.env, ...mail }, logger: silent });
+    expect(mailOnly.appliance.outbox.channels).toEqual(['email']);
+    await mailOnly.appliance.stop();
+
+    // A webhook nobody listens on: the first alert fails once, logged by the outbox, and
+    // waits ADVISORY_ALERT_RETRY on the appliance's clock.
+    const now = new Date(PUBLISHED.getTime() + 3_600_000);
+    const log = capturingLogger();
+    const { appliance } = await openAppliance({
+      env: { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: 'http://127.0.0.1:1/hook', ADVISORY_ALERT_RETRY: '7m' },
+      logger: log.logger,
+      now: () => now,
+    });
+    try {
+      expect(appliance.outbox.dir).toBe(`${s.stateDir}/outbox`);
+      await appliance.refresh();
+      const [waiting] = await appliance.outbox.pending();
+      expect(waiting).toMatchObject({
+        channel: 'webhook',
+        attempts: 1,
+        nextAttemptAt: new Date(now.getTime() + 7 * 60_000).toISOString(),
+      });
+      expect(log.messages().some((m) => m.startsWith('alert delivery by webhook failed: '))).toBe(true);
+    } finally {
+      await appliance.stop();
+    }
   });
 
   // Root may make it anyway: this one runs for developers, not in CI (which is root).

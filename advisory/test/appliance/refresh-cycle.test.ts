@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
@@ -356,5 +356,212 @@ describe('the appliance clock', () => {
     const entries = (await appliance.decisions?.entries()) ?? [];
     expect(new Set(entries.map((e) => e.at))).toEqual(new Set([clock.now().toISOString()]));
     expect(receiver?.received[0]?.at).toBe(clock.now().toISOString());
+  });
+});
+
+describe('what the appliance counts and keeps for monitoring', () => {
+  it('counts refreshes that went through and failed, and pulls by outcome (for /metrics)', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    const counted = () => JSON.parse(JSON.stringify(appliance.counters));
+    expect(counted()).toEqual({
+      refreshes: { succeeded: 0, failed: 0 },
+      pulls: { accepted: 0, unchanged: 0, rejected: 0, unreachable: 0 },
+    });
+    await appliance.refresh();
+    await appliance.refresh();
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await appliance.refresh();
+    rmSync(s.feedDir, { recursive: true });
+    await appliance.refresh();
+    expect(counted()).toEqual({
+      refreshes: { succeeded: 4, failed: 0 },
+      pulls: { accepted: 1, unchanged: 1, rejected: 1, unreachable: 1 },
+    });
+    // evaluation.json cannot be replaced while a folder holds its name: the refresh fails.
+    publish(
+      s,
+      { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD') },
+      new Date(PUBLISHED.getTime() + 1),
+    );
+    const evaluation = path.join(s.stateDir, 'evaluation.json');
+    rmSync(evaluation);
+    mkdirSync(path.join(evaluation, 'in-the-way'), { recursive: true });
+    await expect(appliance.refresh()).rejects.toThrow();
+    expect(counted().refreshes).toEqual({ succeeded: 4, failed: 1 });
+  });
+
+  it('the feed step alone (pullFeed) pulls and answers with its outcome', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    expect(await appliance.pullFeed()).toMatchObject({
+      outcome: 'accepted',
+      message: 'feed 2026.11.21 accepted',
+    });
+    expect(appliance.status.feed?.feed.manifest.feed_version).toBe('2026.11.21');
+    expect(await appliance.pullFeed()).toMatchObject({ outcome: 'unchanged' });
+  });
+
+  it('keeps its health in health.json for a check beside it, written only when the problems change', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+    const { appliance } = await start(s.env, { clock });
+    const file = path.join(s.stateDir, 'health.json');
+    const kept = () => JSON.parse(readFileSync(file, 'utf8'));
+    await appliance.refresh();
+    const first = clock.now().toISOString();
+    expect(kept()).toEqual({ at: first, pid: process.pid, problems: [] });
+    clock.advance(60_000);
+    await appliance.refresh();
+    expect(kept().at).toBe(first);
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await appliance.refresh();
+    expect(kept()).toMatchObject({
+      at: clock.now().toISOString(),
+      problems: [{ code: 'feed-refused', message: expect.stringMatching(/^the live feed was refused: /) }],
+    });
+  });
+
+  it('logs a health.json the disk refuses, and writes it at the next judgement', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    const file = path.join(s.stateDir, 'health.json');
+    mkdirSync(path.join(file, 'in-the-way'), { recursive: true });
+    await appliance.refresh();
+    expect(
+      log.lines.find((l) => l.msg === 'the health could not be kept in the state directory'),
+    ).toMatchObject({
+      level: 40,
+      err: expect.anything(),
+    });
+    rmSync(file, { recursive: true });
+    // The same problems (none) as before: written all the same, as they were never kept.
+    await appliance.refresh();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ problems: [] });
+  });
+
+  it('says at start that the decision log it recorded is gone, and not otherwise', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    expect(first.log.lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(first.appliance.logger).toBe(first.log.logger);
+    await first.appliance.stop();
+    open.splice(open.indexOf(first.appliance), 1);
+    rmSync(path.join(s.stateDir, 'decisions.jsonl'));
+    rmSync(path.join(s.stateDir, 'checkpoints.jsonl'), { force: true });
+    const second = await start(s.env);
+    expect(second.appliance.status.logLost).toMatch(/^the decision log had 2 entries/);
+    expect(second.log.lines.find((l) => l.msg === 'decision log missing')).toMatchObject({
+      level: 50,
+      problem: second.appliance.status.logLost,
+    });
+  });
+});
+
+describe('a failing alert channel that is the only one', () => {
+  it('is logged as such: no other channel can carry the news', async () => {
+    const hook = await startReceiver();
+    try {
+      hook.script = Array(20).fill(500);
+      const s = setup({
+        publishedAt: PUBLISHED,
+        assets: 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n',
+      });
+      const clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+      const { appliance, log } = await start(
+        { ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url, ADVISORY_ALERT_RETRY: '10s' },
+        { clock },
+      );
+      const alone =
+        'no other alert channel is configured: this shows on the dashboard, /health and advisory check only';
+      await appliance.refresh();
+      clock.advance(10_000);
+      await appliance.refresh();
+      expect(log.messages()).not.toContain(alone);
+      clock.advance(20_000);
+      await appliance.refresh();
+      expect(hook.attempts).toBe(3);
+      expect(log.lines.filter((l) => l.msg === alone)).toEqual([
+        expect.objectContaining({ level: 40, condition: 'alerts-failing-webhook' }),
+      ]);
+      // The condition itself is logged too, as it started.
+      expect(
+        log.lines.find((l) => l.condition === 'alerts-failing-webhook' && l.state === 'started'),
+      ).toMatchObject({
+        level: 40,
+        msg: expect.stringMatching(/^alert delivery by webhook keeps failing since /),
+      });
+      // Nothing was queued for the failing webhook about itself.
+      expect((await appliance.outbox.pending()).map((d) => d.alert.kind)).toEqual(['initial']);
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('the status and what a refresh keeps, read by the outputs', () => {
+  it('starts empty: no verdicts, no sources, an empty outbox, the log vouched for', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    expect(appliance.status).toMatchObject({
+      readOnly: false,
+      inventory: [],
+      evaluations: [],
+      evaluatedAt: null,
+      lastRefresh: null,
+      lastRefreshError: null,
+      logProblem: null,
+      outbox: { channels: [], pending: 0, failed: 0, damaged: 0 },
+    });
+    await appliance.stop();
+    open.splice(0);
+    const reader = await start(s.env, { readOnly: true });
+    expect(reader.appliance.status.readOnly).toBe(true);
+  });
+
+  it('read-only: takes the daemon kept health, and writes no evaluation', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const daemon = await start(s.env);
+    await daemon.appliance.refresh();
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await daemon.appliance.refresh();
+    const kept = readJson<{ problems: { code: string }[] }>(path.join(s.stateDir, 'health.json'));
+    expect(kept.problems.map((p) => p.code)).toEqual(['feed-refused']);
+    const evaluation = readFileSync(path.join(s.stateDir, 'evaluation.json'), 'utf8');
+    const reader = await start(s.env, { readOnly: true });
+    const status = await reader.appliance.refresh();
+    expect(status.kept).toEqual(kept);
+    expect(readFileSync(path.join(s.stateDir, 'evaluation.json'), 'utf8')).toBe(evaluation);
+  });
+
+  it('records the log head as it moves, and names a damaged recording in the refresh failure', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance } = await start(env);
+    await appliance.refresh();
+    const head = () => readJson<{ seq: number }>(path.join(s.stateDir, 'log-head.json')).seq;
+    expect(head()).toBe(appliance.decisions?.head?.seq);
+    publish(
+      s,
+      { ...widgetAdvisories, 'widgets/hold.yaml': holdWidget25('W-HOLD') },
+      new Date(PUBLISHED.getTime() + 1),
+    );
+    await appliance.refresh();
+    expect(appliance.decisions?.head?.seq).toBeGreaterThan(2);
+    expect(head()).toBe(appliance.decisions?.head?.seq);
+    // The verdict change went out with the feed in use and the log's latest checkpoint.
+    const changed = receiver?.received.at(-1);
+    expect(changed?.feedVersion).toBe(appliance.status.feed?.feed.manifest.feed_version);
+    // A condition alert names the feed in use too.
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await appliance.refresh();
+    const condition = receiver?.received.find((a) => a.kind === 'condition');
+    expect(condition?.feedVersion).toBe(appliance.status.feed?.feed.manifest.feed_version);
+    // The log's checkpoint as it stood when the alert was queued (the refusal's entry after).
+    expect(condition?.checkpoint).toMatchObject({ size: expect.any(Number), head: expect.any(String) });
+    expect(condition?.checkpoint?.size).toBeGreaterThanOrEqual(3);
+    writeFileSync(path.join(s.stateDir, 'recording.json'), '{"id":');
+    await expect(appliance.refresh()).rejects.toThrow();
+    expect(appliance.status.lastRefreshError?.message).toMatch(/recording\.json: not JSON/);
   });
 });

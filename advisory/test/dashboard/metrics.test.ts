@@ -54,7 +54,7 @@ describe('GET /metrics', () => {
       const logBytes = statSync(path.join(s.stateDir, 'decisions.jsonl')).size;
       expect(Object.fromEntries(samples)).toEqual({
         'advisory_build_info{version="0.0.0-test"}': '1',
-        'advisory_feed_info{version="2026.11.20",from="live"}': '1',
+        'advisory_feed_info{version="2026.11.20",from="live",origin="directory"}': '1',
         // Published 10:00, the clock at 12:00 (an hour after, then another).
         'advisory_feed_age_seconds{version="2026.11.20"}': '7200',
         'advisory_feed_expiry_timestamp_seconds{version="2026.11.20"}': String(
@@ -94,7 +94,7 @@ describe('GET /metrics', () => {
       expect(after.get('advisory_feed_pulls_total{outcome="rejected"}')).toBe('1');
       expect(after.get('advisory_refreshes_total{outcome="succeeded"}')).toBe('3');
       expect(after.get('advisory_health_problems{code="feed-refused"}')).toBe('1');
-      expect(after.get('advisory_feed_info{version="2026.11.20",from="live"}')).toBe('1');
+      expect(after.get('advisory_feed_info{version="2026.11.20",from="live",origin="directory"}')).toBe('1');
     } finally {
       await served.close();
     }

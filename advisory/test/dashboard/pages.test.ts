@@ -28,6 +28,7 @@ const evaluation = (asset: string, fields: Partial<AssetEvaluation> = {}): Asset
 const status = (fields: Partial<ApplianceStatus> = {}): ApplianceStatus => ({
   startedAt: '2026-11-26T00:00:00.000Z',
   feedLocation: '/srv/feed/',
+  feedSource: 'directory',
   feed: null,
   problem: null,
   lastPull: null,

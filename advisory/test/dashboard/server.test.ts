@@ -288,7 +288,9 @@ describe('pages and probes', () => {
         status: 'ok',
         feed: {
           version: sampleManifest.version,
+          // The demo reads a feed directory: `live` (not the cache), and from a directory.
           from: 'live',
+          origin: 'directory',
           published_at: sampleManifest.publishedAt,
           expires_at: sampleManifest.expiresAt,
         },

@@ -4,6 +4,7 @@ import type { Delivery, Outbox } from '../../alerts/outbox.ts';
 import type { ApplianceStatus } from '../../appliance/appliance.ts';
 import type { Health } from '../../appliance/health.ts';
 import { openAppliance, readStartup } from '../../appliance/open.ts';
+import { feedOrigin } from '../../appliance/status.ts';
 import { verdictsDocument } from '../../appliance/verdicts-document.ts';
 import { adviceOf, adviceTextLines } from '../../evaluation/advice.ts';
 import { type AssetEvaluation, needsAction } from '../../evaluation/verdicts.ts';
@@ -117,7 +118,6 @@ export async function check(argv: string[], terminal: Io, env: NodeJS.ProcessEnv
         busy,
         verbose: !!flags.verbose,
         undelivered,
-        sourceKind: appliance.config.feed.kind,
       });
     }
     return exitCode(status, health, undelivered.waiting);
@@ -159,7 +159,6 @@ function printReport(
     busy: boolean;
     verbose: boolean;
     undelivered: { lines: string[]; waiting: number };
-    sourceKind: 'http' | 'directory';
   },
 ): void {
   const feed = status.feed;
@@ -170,7 +169,7 @@ function printReport(
   if (feed) {
     const f = feed.feed.manifest;
     io.out(
-      `feed ${f.feed_version} from ${origin(feed.from, options.sourceKind, status.feedLocation)}, published ${f.published_at}, expires ${f.expires_at}`,
+      `feed ${f.feed_version} from ${originText(status)}, published ${f.published_at}, expires ${f.expires_at}`,
     );
   }
   // The feed's own problem first (as before), then what else monitoring must see.
@@ -212,13 +211,16 @@ function printReport(
 }
 
 /**
- * Where the feed in use came from, as it is: the cache; the feed directory (a mirror or
- * a copy on disk, ADVISORY_FEED_URL a path: nothing "live" was pulled over a network);
- * or the feed host over HTTP.
+ * Where the feed in use came from, as it is (feedOrigin, as --json says it): the cache;
+ * the feed directory (a mirror or a copy on disk, ADVISORY_FEED_URL a path: nothing "live"
+ * was pulled over a network); or the feed host over HTTP.
  */
-function origin(from: 'live' | 'cache', kind: 'http' | 'directory', location: string): string {
-  if (from === 'cache') return 'the cache';
-  return kind === 'directory' ? `the feed directory ${location}` : `the feed host ${location}`;
+function originText(status: ApplianceStatus): string {
+  const origin = feedOrigin(status);
+  if (origin === 'cache') return 'the cache';
+  return origin === 'directory'
+    ? `the feed directory ${status.feedLocation}`
+    : `the feed host ${status.feedLocation}`;
 }
 
 /** The DETAILS column: the advisories behind the verdict, due reminders, what is unreadable. */

@@ -60,6 +60,42 @@ describe('advisory check: where the feed came from', () => {
       await server.close();
     }
   });
+
+  it('--json says it too: origin directory, host or cache, beside state live or cache', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - 86_400_000) });
+    const feedOf = async (env: NodeJS.ProcessEnv) =>
+      (JSON.parse((await runAdvisory(['check', '--json'], env)).out) as { feed: Record<string, unknown> })
+        .feed;
+    expect(await feedOf(s.env)).toMatchObject({ state: 'live', origin: 'directory', location: s.feedDir });
+    // The same directory named by a file:// URL is a feed directory all the same.
+    expect(await feedOf({ ...s.env, ADVISORY_FEED_URL: `file://${s.feedDir}` })).toMatchObject({
+      state: 'live',
+      origin: 'directory',
+    });
+    const server = await startFeedServer(s.feedDir);
+    try {
+      expect(await feedOf({ ...s.env, ADVISORY_FEED_URL: server.url })).toMatchObject({
+        state: 'live',
+        origin: 'host',
+        location: server.url,
+      });
+      server.mode = 'down';
+      expect(await feedOf({ ...s.env, ADVISORY_FEED_URL: server.url })).toMatchObject({
+        state: 'cache',
+        origin: 'cache',
+      });
+    } finally {
+      await server.close();
+    }
+    // No feed at all: none, both.
+    const empty = setup({ publishedAt: new Date(Date.now() - 86_400_000) });
+    expect(
+      await feedOf({ ...empty.env, ADVISORY_FEED_URL: path.join(empty.feedDir, 'nowhere') }),
+    ).toMatchObject({
+      state: 'none',
+      origin: 'none',
+    });
+  });
 });
 
 describe('advisory check --verbose', () => {
