@@ -17,6 +17,8 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   webhook_batches: 'the bodies of webhook deliveries in flight (pruned with them)',
   webhook_batch_bodies: 'the bodies of webhook deliveries in flight (pruned with them)',
   webhook_fanouts: 'webhook deliveries in flight (pruned with them)',
+  rate_limit_buckets:
+    "the API's rate-limit buckets: counters of the last seconds of this deployment, refilled on their own",
 };
 
 export interface ArchiveTable {
