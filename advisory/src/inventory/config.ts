@@ -243,8 +243,11 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
   if (Array.isArray(sources)) {
     sources.forEach((source: unknown, index) => {
       const type = (source as { type?: unknown } | null)?.type;
+      // Own keys only: a `type` such as toString names no source, not Object's method.
       const validator =
-        typeof type === 'string' ? sourceValidators[type as keyof typeof sourceValidators] : undefined;
+        typeof type === 'string' && Object.hasOwn(sourceValidators, type)
+          ? sourceValidators[type as keyof typeof sourceValidators]
+          : undefined;
       if (validator && !validator.Check(source)) firstError(validator, source, `${what}: /sources/${index}`);
     });
   }

@@ -174,3 +174,12 @@ describe('paths in the inventory file', () => {
     expect(resolveFrom('/etc/advisory/inventory.yaml', '/srv/ca.pem')).toBe('/srv/ca.pem');
   });
 });
+
+describe('a source type that is a name of every object', () => {
+  it('is refused as an unknown type, not a crash', () => {
+    for (const type of ['toString', 'constructor', '__proto__', 'hasOwnProperty'])
+      expect(refuseFile(`sources:\n  - { type: "${type}", name: a, path: x }\n`)).toMatch(
+        /^inv\.yaml: \/sources\/0/,
+      );
+  });
+});
