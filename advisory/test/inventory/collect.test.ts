@@ -172,6 +172,18 @@ describe('a collection', () => {
     ]);
   });
 
+  it("leaves no timer behind once it ends: a check exits at once, not at the sources' deadline", async () => {
+    assetsFile('quick.yaml', 'db');
+    const file = inventory(
+      'quick-inventory.yaml',
+      'sources:\n  - { type: file, name: quick, path: quick.yaml }\n',
+    );
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    expect((await collect(file)).sources).toEqual([expect.objectContaining({ name: 'quick', ok: true })]);
+    expect(timers()).toBe(before);
+  });
+
   it('takes an inventory already parsed, with no sources at all', async () => {
     const parsed = parseInventoryFile('assets: []\n');
     expect(await collectInventory(path.join(dir, 'x.yaml'), parsed)).toEqual({ assets: [], sources: [] });
