@@ -131,8 +131,13 @@ export async function collectInventory(
   const assets: Asset[] = [...inline];
   const seen = new Set(inline.map((a) => a.name));
   for (const asset of results.flat()) {
-    // Two sources reporting one name: the second is told apart by its source.
-    const name = seen.has(asset.name) ? `${asset.source}:${asset.name}` : asset.name;
+    // Two sources reporting one name: the second is told apart by its source, and by a
+    // number when that name is taken too (an inline `more:db`): names stay unique.
+    let name = asset.name;
+    if (seen.has(name)) {
+      name = `${asset.source}:${asset.name}`;
+      for (let n = 2; seen.has(name); n++) name = `${asset.source}:${asset.name}:${n}`;
+    }
     seen.add(name);
     assets.push({ ...asset, name });
   }

@@ -163,13 +163,22 @@ const assetsValidator = Compile(
   Type.Object({ assets: Type.Array(AssetEntry) }, { additionalProperties: false }),
 );
 
+/**
+ * What `additionalProperties: false` says of a name it does not take ("schema is false"),
+ * in an operator's words: a misspelt setting, or a product or fact key of the wrong form.
+ */
+const NOT_ALLOWED = 'is not allowed (no such setting, or a name not of the allowed form)';
+
 function firstError(
-  validator: { Errors(value: unknown): Iterable<{ instancePath: string; message: string }> },
+  validator: {
+    Errors(value: unknown): Iterable<{ keyword: string; instancePath: string; message: string }>;
+  },
   value: unknown,
   what: string,
 ): never {
   const [first] = [...validator.Errors(value)];
-  throw new InventoryError(`${what}: ${first?.instancePath || 'document'} ${first?.message ?? 'is invalid'}`);
+  const message = first?.keyword === 'boolean' ? NOT_ALLOWED : (first?.message ?? 'is invalid');
+  throw new InventoryError(`${what}: ${first?.instancePath || 'document'} ${message}`);
 }
 
 /** A fact that looks like a date must be a real one: a typo never silently becomes "never done". */
@@ -234,8 +243,11 @@ export function parseInventoryFile(text: string, what = 'inventory'): InventoryF
   if (Array.isArray(sources)) {
     sources.forEach((source: unknown, index) => {
       const type = (source as { type?: unknown } | null)?.type;
+      // Own keys only: a `type` such as toString names no source, not Object's method.
       const validator =
-        typeof type === 'string' ? sourceValidators[type as keyof typeof sourceValidators] : undefined;
+        typeof type === 'string' && Object.hasOwn(sourceValidators, type)
+          ? sourceValidators[type as keyof typeof sourceValidators]
+          : undefined;
       if (validator && !validator.Check(source)) firstError(validator, source, `${what}: /sources/${index}`);
     });
   }

@@ -10,7 +10,6 @@ import { collectProxmox } from '../../src/inventory/adapters/proxmox.ts';
 import { collectInventory } from '../../src/inventory/collect.ts';
 import {
   type HttpSourceConfig,
-  InventoryError,
   type NextcloudSource,
   type ProxmoxSource,
   parseInventoryFile,
@@ -331,100 +330,5 @@ describe('collecting an inventory', () => {
     );
     const { assets } = await collectInventory(file, parseInventoryFile(readFileSync(file, 'utf8')));
     expect(assets.map((a) => a.name)).toEqual(['db', 'more:db']);
-  });
-});
-
-describe('the inventory file', () => {
-  const refuse = (text: string) => {
-    try {
-      parseInventoryFile(text, 'inv.yaml');
-    } catch (error) {
-      expect(error).toBeInstanceOf(InventoryError);
-      return (error as Error).message;
-    }
-    throw new Error('accepted');
-  };
-
-  it('names what is wrong and where', () => {
-    expect(refuse('sources:\n  - { type: ftp, name: x }\n')).toMatch(/^inv\.yaml: \/sources\/0/);
-    expect(refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p }\n')).toBe(
-      'inv.yaml: /sources/0: give json_pointer or regex (one of them)',
-    );
-    expect(
-      refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "no group" }\n'),
-    ).toMatch(/first group captures the version/);
-    expect(
-      refuse('sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(unclosed" }\n'),
-    ).toMatch(/first group captures the version/);
-    // RE2 syntax: lookaround and backreferences (which need backtracking) are refused at start.
-    expect(
-      refuse(
-        'sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(?<=v)([0-9.]+)" }\n',
-      ),
-    ).toMatch(/RE2 syntax: no backreferences or lookaround/);
-    expect(
-      refuse(
-        'sources:\n  - { type: proxmox, name: p, url: "https://h", token_id: "a@pam!t", token_secret_file: s, ca_file: c, fingerprint: "AB:CD" }\n',
-      ),
-    ).toMatch(/fingerprint/);
-    expect(
-      refuse(
-        'sources:\n  - { type: proxmox, name: p, url: "http://h:8006", token_id: "a@pam!t", token_secret_file: s }\n',
-      ),
-    ).toMatch(/\/sources\/0: \/url must match/);
-    expect(
-      refuse('sources:\n  - { type: file, name: a, path: x }\n  - { type: file, name: a, path: y }\n'),
-    ).toBe('inv.yaml: /sources/1: source name a is used twice');
-    expect(refuse('sources:\n  - { type: file, name: a, path: x, timeout: 10h }\n')).toMatch(/timeout/);
-    // The range a source's deadline may take is checked when the file is read, not at
-    // every collection after: 10m is the longest, 1s the shortest.
-    for (const timeout of ['30m', '601s'])
-      expect(refuse(`sources:\n  - { type: file, name: a, path: x, timeout: ${timeout} }\n`)).toBe(
-        `inv.yaml: /sources/0: timeout ${timeout} is outside 1s to 10m`,
-      );
-    expect(() =>
-      parseInventoryFile('sources:\n  - { type: file, name: a, path: x, timeout: 10m }\n'),
-    ).not.toThrow();
-    expect(refuse('surprise: true\n')).toMatch(/surprise/);
-  });
-
-  it("checks the API sources' request_timeout and concurrency", () => {
-    const pve = (extra: string) =>
-      `sources:\n  - { type: proxmox, name: p, url: "https://h", token_id: "a@pam!t", token_secret_file: s${extra} }\n`;
-    const cloud = (extra: string) =>
-      `sources:\n  - { type: nextcloud-api, name: c, url: "https://h", user: u, app_password_file: s${extra} }\n`;
-    for (const source of [pve, cloud]) {
-      const [parsed] =
-        parseInventoryFile(source(', request_timeout: 5s, concurrency: 16'), 'inv.yaml').sources ?? [];
-      expect(parsed).toMatchObject({ request_timeout: '5s', concurrency: 16 });
-      // As long as the source's timeout, given or the default 30 s, but not longer.
-      expect(() => parseInventoryFile(source(', timeout: 2m, request_timeout: 2m'))).not.toThrow();
-      expect(() => parseInventoryFile(source(', request_timeout: 30s, concurrency: 1'))).not.toThrow();
-      expect(refuse(source(', timeout: 20s, request_timeout: 21s'))).toBe(
-        "inv.yaml: /sources/0: request_timeout 21s is longer than the source's timeout 20s",
-      );
-      expect(refuse(source(', request_timeout: 31s'))).toBe(
-        "inv.yaml: /sources/0: request_timeout 31s is longer than the source's timeout 30s (the default)",
-      );
-      expect(refuse(source(', timeout: 10m, request_timeout: 11m'))).toBe(
-        'inv.yaml: /sources/0: request_timeout 11m is outside 1s to 10m',
-      );
-      expect(refuse(source(', request_timeout: 5h'))).toMatch(
-        /^inv\.yaml: \/sources\/0: \/request_timeout must match/,
-      );
-      for (const concurrency of ['0', '17', '2.5', '"4"'])
-        expect(refuse(source(`, concurrency: ${concurrency}`))).toMatch(
-          /^inv\.yaml: \/sources\/0: \/concurrency /,
-        );
-    }
-    // One request each: nothing to bound.
-    expect(
-      refuse(
-        'sources:\n  - { type: http, name: x, url: "http://a", product: p, regex: "(.*)", concurrency: 2 }\n',
-      ),
-    ).toMatch(/concurrency/);
-    expect(
-      refuse('sources:\n  - { type: nextcloud, name: x, command: [occ], request_timeout: 5s }\n'),
-    ).toMatch(/request_timeout/);
   });
 });

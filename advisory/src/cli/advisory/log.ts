@@ -88,7 +88,13 @@ export async function logCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     );
   }
   const dir = values['state-dir'] ? path.resolve(values['state-dir']) : stateDirOf(env);
-  await requireDirectory('--state-dir', dir);
+  // Named as the operator gave it: the option, the variable, or neither (the default).
+  const given = values['state-dir']
+    ? '--state-dir'
+    : env.ADVISORY_STATE_DIR
+      ? 'ADVISORY_STATE_DIR'
+      : 'the default state directory (ADVISORY_STATE_DIR is not set)';
+  await requireDirectory(given, dir);
   const keyText = values['appliance-key']
     ? ''
     : await readInputFile('appliance key', path.join(dir, APPLIANCE_PUBLIC_KEY));

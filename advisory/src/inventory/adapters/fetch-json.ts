@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import PQueue from 'p-queue';
 import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
@@ -30,6 +31,18 @@ export class AdapterError extends InputProblem {
   }
 }
 
+/**
+ * The name a TLS connection asks for (SNI). undici hands a connector of its own none, so
+ * without this a server that serves several names (a reverse proxy in front of Proxmox or
+ * Nextcloud) would show its default certificate, not the one pinned. An address is not
+ * sent: TLS names hosts only.
+ */
+function serverName(options: { hostname: string; servername?: string | null }): string | undefined {
+  if (options.servername) return options.servername;
+  const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) ? undefined : host;
+}
+
 /** A connector that accepts exactly the certificate with this fingerprint, whoever signed it. */
 function pinnedConnector(fingerprint: string, timeoutMs: number): buildConnector.connector {
   const expected = fingerprint.toUpperCase();
@@ -37,7 +50,7 @@ function pinnedConnector(fingerprint: string, timeoutMs: number): buildConnector
     const socket = tlsConnect({
       host: options.hostname,
       port: Number(options.port),
-      servername: options.servername ?? undefined,
+      servername: serverName(options),
       // Chain and name are not what is trusted here; the exact certificate is.
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
