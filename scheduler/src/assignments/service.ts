@@ -67,7 +67,11 @@ async function seat(deps: Deps, caller: Identity, seat: Seat): Promise<ShiftAssi
     if (outcome.refused === 'full') throw new AppError('SLOT_FULL', 'the slot is full');
   } catch (error) {
     // What the statement read was deleted, split or moved before its keys were checked.
-    if (!isForeignKeyViolation(error)) throw error;
+    if (
+      !isForeignKeyViolation(error, ['shift_assignments_shift_times_fkey', 'shift_assignments_slot_fkey'])
+    ) {
+      throw error;
+    }
     keyGone = true;
   }
   const shift = await getShift(deps, caller, seat.shiftId);
@@ -214,7 +218,7 @@ export async function unassign(
     });
   } catch (error) {
     // A time entry references it (RESTRICT).
-    if (isForeignKeyViolation(error)) throw timeRecorded();
+    if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) throw timeRecorded();
     throw error;
   }
 }

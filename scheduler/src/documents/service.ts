@@ -62,7 +62,7 @@ export async function requestUpload(
     });
   } catch (error) {
     // The event was deleted meanwhile.
-    if (isForeignKeyViolation(error)) throw notFound('event');
+    if (isForeignKeyViolation(error, 'event_documents_tenant_id_event_id_fkey')) throw notFound('event');
     throw error;
   }
   return {

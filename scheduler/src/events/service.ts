@@ -64,8 +64,9 @@ export async function createEvent(
   } catch (error) {
     // The submission (its form deleted) or the location went between the check and the insert.
     if (isForeignKeyViolation(error, 'events_tenant_id_submission_id_fkey')) throw notFound('submission');
-    if (isForeignKeyViolation(error))
+    if (isForeignKeyViolation(error, 'events_tenant_id_location_id_fkey')) {
       throw validationFailed('location_id', 'no such location in this tenant');
+    }
     throw error;
   }
 }
@@ -102,8 +103,9 @@ export async function changeEvent(
     });
     if (updated) return updated;
   } catch (error) {
-    if (isForeignKeyViolation(error))
+    if (isForeignKeyViolation(error, 'events_tenant_id_location_id_fkey')) {
       throw validationFailed('location_id', 'no such location in this tenant');
+    }
     throw error;
   }
   if (await findEvent(deps.db, caller.tenantId, id, false)) {
@@ -147,6 +149,9 @@ export async function publishEventsOfPlan(tx: InUnit<Deps>, ids: readonly string
 const hasAssignments = () =>
   new AppError('INVALID_STATE', 'a shift of this event has assignments; unassign them first');
 
+/** The keys by which a seat holds its shift's times and its slot, refusing their delete. */
+const seatKeys = ['shift_assignments_shift_times_fkey', 'shift_assignments_slot_fkey'] as const;
+
 /**
  * Deletes an event in steps of at most `deleteStepRows` rows, each a statement of its own
  * in a unit of its own, all of the change `event.deleted` (docs/scheduler/decisions.md,
@@ -187,7 +192,7 @@ export async function removeEvent(deps: Deps, caller: Identity, id: string): Pro
     if (!deleted) throw notFound('event');
   } catch (error) {
     // An assignment made since the check: the database refuses the step that meets it.
-    if (isForeignKeyViolation(error)) throw hasAssignments();
+    if (isForeignKeyViolation(error, seatKeys)) throw hasAssignments();
     throw error;
   }
 }

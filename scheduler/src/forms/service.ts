@@ -88,7 +88,7 @@ export async function createForm(
       return form;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateSlug(values.slug);
+    if (isUniqueViolation(error, 'customer_forms_slug_key')) throw duplicateSlug(values.slug);
     throw error;
   }
 }
@@ -114,7 +114,7 @@ export async function changeForm(
     if (!form) throw notFound('form');
     return form;
   } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateSlug(input.slug ?? '');
+    if (isUniqueViolation(error, 'customer_forms_slug_key')) throw duplicateSlug(input.slug ?? '');
     throw error;
   }
 }
@@ -165,7 +165,7 @@ export async function convertSubmission(
     return await createEvent(deps, caller, { ...input, description }, submissionId);
   } catch (error) {
     // A concurrent convert won: one event per submission (unique key).
-    if (isUniqueViolation(error)) throw converted();
+    if (isUniqueViolation(error, 'events_tenant_id_submission_id_key')) throw converted();
     throw error;
   }
 }
@@ -238,7 +238,7 @@ export async function submitForm(
     );
   } catch (error) {
     // The form was deleted since it was read.
-    if (isForeignKeyViolation(error)) throw notFound('form');
+    if (isForeignKeyViolation(error, 'form_submissions_tenant_id_form_id_fkey')) throw notFound('form');
     throw error;
   }
 }

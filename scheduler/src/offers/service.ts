@@ -140,8 +140,9 @@ export async function offerSeat(
     if (isUniqueViolation(error, 'offers_one_live')) {
       throw new AppError('DUPLICATE', 'this assignment already has an open offer');
     }
-    // The seat was freed (or moved) between the read and the insert.
-    if (isForeignKeyViolation(error)) throw notFound('assignment');
+    // The seat was freed (or moved) between the read and the insert; its shift goes only
+    // without seats.
+    if (isForeignKeyViolation(error, ['offers_seat_fkey', 'offers_shift_fkey'])) throw notFound('assignment');
     throw error;
   }
 }

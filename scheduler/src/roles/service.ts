@@ -30,7 +30,8 @@ export async function createRole(
       return role;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('DUPLICATE', `a role named "${name}" already exists`);
+    if (isUniqueViolation(error, 'roles_tenant_id_name_key'))
+      throw new AppError('DUPLICATE', `a role named "${name}" already exists`);
     throw error;
   }
 }
@@ -49,7 +50,7 @@ export async function removeRole(deps: Deps, caller: Identity, roleId: string): 
     if (!deleted) throw notFound('role');
   } catch (error) {
     // A slot created between the check and the delete: the foreign key still refuses.
-    if (isForeignKeyViolation(error)) throw inUse();
+    if (isForeignKeyViolation(error, 'shift_slots_tenant_id_role_id_fkey')) throw inUse();
     throw error;
   }
 }

@@ -20,7 +20,7 @@ import {
   updateShift,
 } from './repository.ts';
 import type { BulkGenerateRequest, GeneratedShift, GenerationWarning, Shift } from './schemas.ts';
-import { checkRoles, isOverlongShift, shiftChangedMeanwhile } from './service.ts';
+import { checkRoles, isOverlongShift, seatKeys, shiftChangedMeanwhile } from './service.ts';
 
 /** Bulk generation makes at most this many shifts in one call (two years of days). */
 export const maxGeneratedDays = 731;
@@ -123,7 +123,9 @@ export async function generateShifts(
       warnings: warningsOf(row, event.ends_at),
     }));
   } catch (error) {
-    if (isForeignKeyViolation(error)) {
+    if (
+      isForeignKeyViolation(error, ['shifts_tenant_id_event_id_fkey', 'shift_slots_tenant_id_role_id_fkey'])
+    ) {
       // The event went meanwhile (404, as for an event that was never there), or a role.
       if (!(await findEvent(deps.db, caller.tenantId, eventId, false))) throw notFound('event');
       throw validationFailed('slots', 'a role of the slots no longer exists');
@@ -184,7 +186,13 @@ export async function splitShift(deps: Deps, caller: Identity, id: string, rawN:
     if (isOverlongShift(error)) {
       throw validationFailed('n', 'each piece would last more than 7 days; a shift lasts at most 7 days');
     }
-    if (isForeignKeyViolation(error)) {
+    if (
+      isForeignKeyViolation(error, [
+        ...seatKeys,
+        'shifts_tenant_id_event_id_fkey',
+        'shift_slots_tenant_id_role_id_fkey',
+      ])
+    ) {
       if (await shiftHasAssignments(deps.db, caller.tenantId, id)) throw hasAssignments();
       // The event (cascading to the shift) or a slot's role went meanwhile.
       if (!(await shiftExists(deps.db, caller.tenantId, id))) throw notFound('shift');

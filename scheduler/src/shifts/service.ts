@@ -136,11 +136,25 @@ export async function createShift(deps: Deps, caller: Identity, input: CreateShi
       await tx.record({ type: 'shift.created', shiftId: id });
     });
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw referenceGone();
+    if (
+      isForeignKeyViolation(error, [
+        'shifts_tenant_id_event_id_fkey',
+        'shifts_tenant_id_location_id_fkey',
+        'shift_slots_tenant_id_role_id_fkey',
+      ])
+    ) {
+      throw referenceGone();
+    }
     throw error;
   }
   return getShift(deps, caller, id);
 }
+
+/**
+ * The keys by which a seat holds its shift's times and its slot: they refuse a change of
+ * the times, and a delete of the shift or the slot, under an assignment.
+ */
+export const seatKeys = ['shift_assignments_shift_times_fkey', 'shift_assignments_slot_fkey'] as const;
 
 const hasAssignments = (what: string) =>
   new AppError('INVALID_STATE', `shift has assignments; ${what} only without them`);
@@ -202,10 +216,10 @@ export async function changeShift(
     });
   } catch (error) {
     // An assignment made meanwhile holds the old times; the database refuses the move.
-    if (isForeignKeyViolation(error)) {
-      if (movesTimes && (await shiftHasAssignments(deps.db, caller.tenantId, id))) {
-        throw hasAssignments('its times change');
-      }
+    if (isForeignKeyViolation(error, 'shift_assignments_shift_times_fkey')) {
+      throw hasAssignments('its times change');
+    }
+    if (isForeignKeyViolation(error, 'shifts_tenant_id_location_id_fkey')) {
       throw validationFailed('location_id', 'no such location in this tenant');
     }
     throw error;
@@ -227,7 +241,8 @@ export async function removeShift(deps: Deps, caller: Identity, id: string): Pro
     });
     if (!deleted) throw notFound('shift');
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw hasAssignments('it can be deleted');
+    // An assignment made since the check holds the shift's times and its slot.
+    if (isForeignKeyViolation(error, seatKeys)) throw hasAssignments('it can be deleted');
     throw error;
   }
 }
@@ -262,7 +277,12 @@ export async function addSlot(
     }
     return inserted;
   } catch (error) {
-    if (isForeignKeyViolation(error)) {
+    if (
+      isForeignKeyViolation(error, [
+        'shift_slots_tenant_id_shift_id_fkey',
+        'shift_slots_tenant_id_role_id_fkey',
+      ])
+    ) {
       // The shift went meanwhile (404, as for a shift that was never there), or the role.
       if (!(await shiftExists(deps.db, caller.tenantId, shiftId))) throw notFound('shift');
       throw validationFailed('role_id', 'no such role in this tenant');
@@ -310,7 +330,7 @@ export async function removeSlot(
     });
     if (!deleted) throw notFound('slot');
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw taken();
+    if (isForeignKeyViolation(error, 'shift_assignments_slot_fkey')) throw taken();
     throw error;
   }
 }

@@ -129,7 +129,7 @@ export async function recordTime(deps: Deps, caller: Identity, input: RecordTime
     return { entry: existing, created: false };
   } catch (error) {
     // The assignment was removed between the read and the insert.
-    if (isForeignKeyViolation(error)) throw notFound('shift assignment');
+    if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) throw notFound('shift assignment');
     // The database's clock or the setting disagreed (migration 0023's trigger).
     if (isCheckViolation(error, 'time_entries_shift_ended')) throw shiftNotEnded();
     throw error;
@@ -198,7 +198,7 @@ export async function clockIn(deps: Deps, caller: Identity, assignmentId: string
     if (inserted) return { entry: inserted, changed: true };
   } catch (error) {
     // The seat went between the read and the insert.
-    if (isForeignKeyViolation(error)) throw notFound('shift assignment');
+    if (isForeignKeyViolation(error, 'time_entries_assignment_fkey')) throw notFound('shift assignment');
     throw error;
   }
   const existing = await findEntry(deps.db, caller.tenantId, seat.id);

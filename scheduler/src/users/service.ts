@@ -124,8 +124,9 @@ export async function grantQualification(
       await tx.record({ type: 'qualification.granted', userId: input.userId, roleId: input.roleId });
     });
   } catch (error) {
-    // The role was deleted between the check and the insert.
-    if (isForeignKeyViolation(error)) throw notFound('role');
+    // The role, or the user, was deleted between the check and the insert.
+    if (isForeignKeyViolation(error, 'user_qualifications_tenant_id_role_id_fkey')) throw notFound('role');
+    if (isForeignKeyViolation(error, 'user_qualifications_tenant_id_user_id_fkey')) throw notFound('user');
     throw error;
   }
 }
@@ -178,7 +179,9 @@ export async function createUser(
     });
   } catch (error) {
     // A role deleted between the check and the grant: nothing was created.
-    if (isForeignKeyViolation(error)) throw validationFailed('qualifications', 'a role no longer exists');
+    if (isForeignKeyViolation(error, 'user_qualifications_tenant_id_role_id_fkey')) {
+      throw validationFailed('qualifications', 'a role no longer exists');
+    }
     throw error;
   }
 }

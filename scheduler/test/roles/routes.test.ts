@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
+import { runSql } from '../support/database.ts';
 import { layDownSlot } from '../support/shifts.ts';
 
 // Fresh, provisioned tenants per test: no test sees what another created.
@@ -64,6 +65,32 @@ describe('POST /api/v1/roles', () => {
     expect(response.json()).toEqual(FORBIDDEN_BODY);
     const names = (await t.admin.request('GET', '/api/v1/roles')).json().map((r: { name: string }) => r.name);
     expect(names).not.toContain('Sneaky');
+  });
+
+  it("does not call a clash of another key (the audit log's) a duplicate name", async () => {
+    // Audit rows whose keys the identity sequence will hand out next, as an import that
+    // wrote the log with its own numbers and left the sequence behind would leave them:
+    // the role's audit row collides with one, on audit_log_pkey, not on the role's name.
+    await runSql(
+      t.ctx.db.owner,
+      `INSERT INTO audit_log (tenant_id, seq, id, action, target_type, target_id, changes)
+       OVERRIDING SYSTEM VALUE
+       SELECT ?::uuid, s + n, gen_random_uuid(), 'role.created', 'role', gen_random_uuid(), '{}'
+         FROM (SELECT nextval(pg_get_serial_sequence('audit_log', 'seq')) AS s) AS next,
+              generate_series(1, 3) AS n`,
+      t.admin.tenantId,
+    );
+    const response = await t.admin.request('POST', '/api/v1/roles', { name: 'Usher' });
+    // The handler's answer to a refusal no service names: not the feature's DUPLICATE,
+    // and nothing of the SQL.
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'INVALID_STATE',
+        message: 'the request conflicts with a change made at the same time; reload and try again',
+      },
+    });
+    expect((await t.admin.request('GET', '/api/v1/roles')).json()).toEqual([]);
   });
 
   it.each([

@@ -35,6 +35,23 @@ describe('granting a qualification', () => {
     expect((await employee.request('GET', '/api/v1/me/qualifications')).json()).toEqual([]);
   });
 
+  it('answers 404 for the user, not the role, when the user is deleted between the check and the grant', async () => {
+    const { admin, employee } = await t.ctx.freshTenant();
+    const role = (await admin.request('POST', '/api/v1/roles', { name: 'Kept' })).json();
+    // The user's key refuses the grant (user_qualifications_tenant_id_user_id_fkey); the
+    // role is still there.
+    hooks.afterNext(on('select', 'roles'), async () => {
+      await t.ctx.db.owner.deleteFrom('users').where('id', '=', employee.userId).execute();
+    });
+    const response = await admin.request(
+      'POST',
+      `/api/v1/users/${employee.userId}/qualifications/${role.id}`,
+    );
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'user not found' } });
+    expect((await admin.request('GET', '/api/v1/roles')).json()).toEqual([role]);
+  });
+
   it('reports a failed grant as a failure, never as done', async () => {
     const { admin, employee } = await t.ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Ungranted' })).json();
