@@ -1,8 +1,8 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { createSecureContext, Server as TlsServer } from 'node:tls';
 import { ConfigError, type TlsFiles } from '../appliance/config.ts';
-import { describeFileError, FileReadError, readRegularFile } from '../storage/regular-file.ts';
+import { FileReadError, readRegularFile } from '../storage/regular-file.ts';
 
 /**
  * The dashboard's certificate and key (ADVISORY_TLS_CERT, ADVISORY_TLS_KEY), read and
@@ -22,10 +22,15 @@ export interface TlsPair {
 /** Enough for a certificate chain or a key; anything larger is not one. */
 const MAX_PEM_BYTES = 1024 * 1024;
 
-async function readPem(setting: string, file: string): Promise<string> {
+async function readPem(
+  setting: string,
+  file: string,
+  check?: (info: Stats) => string | null,
+): Promise<string> {
   try {
-    return await readRegularFile(file, MAX_PEM_BYTES);
+    return await readRegularFile(file, MAX_PEM_BYTES, { check });
   } catch (error) {
+    // Stryker disable next-line ConditionalExpression: readRegularFile throws FileReadError only (a failing close aside).
     if (error instanceof FileReadError) throw new ConfigError(setting, `${file}: ${error.message}`);
     throw error;
   }
@@ -42,11 +47,10 @@ function parseCertificate(files: TlsFiles, pem: string): X509Certificate {
 function parseKey(files: TlsFiles, pem: string): KeyObject {
   try {
     return createPrivateKey(pem);
-  } catch (error) {
-    // Node 20 reports a missing passphrase as an interrupted OpenSSL call, newer ones by name.
-    const encrypted =
-      (error as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ||
-      /^-----BEGIN ENCRYPTED PRIVATE KEY-----$|^Proc-Type: 4,ENCRYPTED$/m.test(pem);
+  } catch {
+    // Told by the PEM text: Node 20 reports a missing passphrase as an interrupted OpenSSL
+    // call, newer ones by name; both forms of an encrypted key say so in their header.
+    const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem);
     const problem = encrypted
       ? 'the private key is encrypted; give it unencrypted, readable by the appliance alone'
       : 'no PEM private key in it';
@@ -59,32 +63,23 @@ function parseKey(files: TlsFiles, pem: string): KeyObject {
  * write for the group, and group read only when the file belongs to root (a key shared
  * through a group such as Debian's ssl-cert, the rule PostgreSQL applies to its key).
  * Judged by the mode bits, not by whether a read fails: a daemon run as root reads any
- * file, whatever its mode.
+ * file, whatever its mode. Judged on the file as opened for the read, so the key used is
+ * the key whose mode was checked, even while the file is being replaced.
  */
-async function checkKeyMode(file: string): Promise<void> {
-  let mode: number;
-  let uid: number;
-  try {
-    ({ mode, uid } = await stat(file));
-  } catch (error) {
-    throw new ConfigError('ADVISORY_TLS_KEY', `${file}: ${describeFileError(error)}`);
-  }
-  const forbidden = uid === 0 ? 0o027 : 0o077;
-  if ((mode & forbidden) === 0) return;
-  const octal = (mode & 0o777).toString(8).padStart(4, '0');
-  throw new ConfigError(
-    'ADVISORY_TLS_KEY',
-    `${file}: mode ${octal} lets other users read or change the private key: chmod 600 ${file} (640 when the file belongs to root and its group is the appliance's)`,
-  );
+function keyModeProblem(file: string): (info: Stats) => string | null {
+  return ({ mode, uid }) => {
+    const forbidden = uid === 0 ? 0o027 : 0o077;
+    if ((mode & forbidden) === 0) return null;
+    const octal = (mode & 0o777).toString(8).padStart(4, '0');
+    return `mode ${octal} lets other users read or change the private key: chmod 600 ${file} (640 when the file belongs to root and its group is the appliance's)`;
+  };
 }
 
 /** Reads both files and checks that they make one usable pair; a ConfigError says what is wrong. */
 export async function readTlsPair(files: TlsFiles): Promise<TlsPair> {
-  const [cert, key] = await Promise.all([
-    readPem('ADVISORY_TLS_CERT', files.certFile),
-    readPem('ADVISORY_TLS_KEY', files.keyFile),
-  ]);
-  await checkKeyMode(files.keyFile);
+  // One after the other: with both files wrong, the certificate's problem is the one told.
+  const cert = await readPem('ADVISORY_TLS_CERT', files.certFile);
+  const key = await readPem('ADVISORY_TLS_KEY', files.keyFile, keyModeProblem(files.keyFile));
   const certificate = parseCertificate(files, cert);
   const privateKey = parseKey(files, key);
   if (!certificate.checkPrivateKey(privateKey))
@@ -108,7 +103,8 @@ export async function readTlsPair(files: TlsFiles): Promise<TlsPair> {
  * since clients will refuse it.
  */
 export function describeCertificate(certificate: X509Certificate, now: Date = new Date()): string {
-  const subject = certificate.subject.split('\n').join(', ') || '(no subject)';
+  // A certificate may name no subject (its names in subjectAltName alone): Node gives undefined.
+  const subject = (certificate.subject ?? '').split('\n').join(', ') || '(no subject)';
   const until = new Date(certificate.validTo);
   const validTo = Number.isNaN(until.getTime()) ? certificate.validTo : until.toISOString();
   const expired = until.getTime() < now.getTime() ? ' (EXPIRED)' : '';

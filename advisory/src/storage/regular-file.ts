@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InputProblem } from '../errors.ts';
 
@@ -31,12 +31,14 @@ export function describeFileError(error: unknown): string {
 
 /**
  * The text of the regular file `file`, at most `maxBytes`; FileReadError says what is
- * wrong. With `missing`, a file that does not exist reads as that text.
+ * wrong. With `missing`, a file that does not exist reads as that text. With `check`, the
+ * file's status is judged before it is read (its problem, if any, is the FileReadError's
+ * message): the status of the very file read, not of whatever bears the name a moment later.
  */
 export async function readRegularFile(
   file: string,
   maxBytes: number,
-  options: { missing?: string } = {},
+  options: { missing?: string; check?: (info: Stats) => string | null } = {},
 ): Promise<string> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -52,6 +54,8 @@ export async function readRegularFile(
     if (info.isDirectory()) throw new FileReadError('is a directory, expected a file');
     if (!info.isFile()) throw new FileReadError('not a regular file');
     if (info.size > maxBytes) throw new FileReadError(`larger than ${maxBytes} bytes`);
+    const problem = options.check?.(info);
+    if (problem) throw new FileReadError(problem);
     return await handle.readFile('utf8');
   } catch (error) {
     if (error instanceof FileReadError) throw error;

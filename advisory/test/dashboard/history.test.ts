@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeline, verdictHistory } from '../../src/dashboard/history.ts';
+import { entriesAbout, timeline, verdictHistory } from '../../src/dashboard/history.ts';
 import type { DecisionEntry } from '../../src/decisions/chain.ts';
 
 const entry = (at: string, kind: DecisionEntry['kind'], data: Record<string, unknown>): DecisionEntry => ({
@@ -34,6 +34,43 @@ const log = [
   entry('2026-11-07T00:00:00.000Z', 'verdict-changed', { asset: 'web', from: 'hold', to: null }),
   entry('2026-11-08T00:00:00.000Z', 'reminder-due', { asset: 'web', advisory: 'R', task: 't' }),
 ];
+
+/** The log as the store hands it to the asset page: one entry at a time. */
+async function* stream(entries: readonly DecisionEntry[]): AsyncGenerator<DecisionEntry> {
+  yield* entries;
+}
+
+describe('the entries an asset page holds', () => {
+  it("keeps of the log only what tells this asset's history: its initial verdict and its changes", async () => {
+    const kept = await entriesAbout(stream(log), 'web');
+    expect(kept).toEqual([
+      // The initial evaluation narrowed to this asset's verdict: the others' are not held.
+      { ...log[1], data: { feed_version: 'v1', verdicts: { web: 'install' } } },
+      log[3],
+      log[4],
+    ]);
+    // The history the page shows from them is the one the whole log tells.
+    expect(verdictHistory(kept, 'web')).toEqual(verdictHistory(log, 'web'));
+    // An asset whose initial verdict was "none" (null) still has it kept.
+    expect(await entriesAbout(stream(log), 'db')).toEqual([
+      { ...log[1], data: { feed_version: 'v1', verdicts: { db: null } } },
+      log[2],
+    ]);
+  });
+
+  it('keeps nothing of an asset the log never names, nor of another kind of entry about it', async () => {
+    expect(await entriesAbout(stream(log), 'other')).toEqual([]);
+    // A name every object has is not in an evaluation that did not list it.
+    expect(await entriesAbout(stream(log), 'constructor')).toEqual([]);
+    // A reminder about the asset, or an evaluation without verdicts, is no verdict of it.
+    const unrelated = [
+      entry('2026-11-09T00:00:00.000Z', 'reminder-due', { asset: 'web', advisory: 'R', task: 't' }),
+      entry('2026-11-09T00:00:01.000Z', 'initial-evaluation', { feed_version: 'v3' }),
+      entry('2026-11-09T00:00:02.000Z', 'feed-accepted', { feed_version: 'v3', asset: 'web' }),
+    ];
+    expect(await entriesAbout(stream(unrelated), 'web')).toEqual([]);
+  });
+});
 
 describe('verdict history', () => {
   it('follows one asset through the log: its initial verdict, then every change', () => {

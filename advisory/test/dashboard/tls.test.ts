@@ -1,4 +1,5 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -82,6 +83,31 @@ describe('readTlsPair', () => {
     );
   });
 
+  it("tells the certificate's problem first when both files are wrong", async () => {
+    const missing = (name: string) => path.join(dir, `${name}-missing.pem`);
+    const both = { certFile: missing('cert'), keyFile: missing('key') };
+    expect(await refusal(both)).toBe(`ADVISORY_TLS_CERT: ${both.certFile}: no such file`);
+    const open = pairFiles(first.cert, first.key);
+    chmodSync(open.keyFile, 0o644);
+    expect(await refusal({ ...open, certFile: both.certFile })).toBe(
+      `ADVISORY_TLS_CERT: ${both.certFile}: no such file`,
+    );
+  });
+
+  it('judges a key reached through a symbolic link by the file it names (a certbot live/ link)', async () => {
+    const target = pairFiles(first.cert, first.key);
+    chmodSync(target.keyFile, 0o644);
+    const link = path.join(dir, `live-${files}.pem`);
+    symlinkSync(target.keyFile, link);
+    expect(await refusal({ ...target, keyFile: link })).toMatch(
+      new RegExp(`^ADVISORY_TLS_KEY: ${link}: mode 0644 lets other users read`),
+    );
+    chmodSync(target.keyFile, 0o600);
+    expect((await readTlsPair({ ...target, keyFile: link })).certificate.fingerprint256).toBe(
+      first.fingerprint,
+    );
+  });
+
   it('refuses a key file other users may read, naming the setting, the file and its mode', async () => {
     for (const mode of [0o644, 0o604, 0o601, 0o620, 0o660, 0o666]) {
       const files = pairFiles(first.cert, first.key);
@@ -136,11 +162,71 @@ describe('readTlsPair', () => {
     );
   });
 
+  it('says an encrypted key is encrypted in either PEM form, with either line ending', async () => {
+    for (const type of ['pkcs8', 'sec1'] as const) {
+      const { privateKey } = generateKeyPairSync('ec', {
+        namedCurve: 'P-256',
+        privateKeyEncoding: { type, format: 'pem', cipher: 'aes-256-cbc', passphrase: 'a passphrase' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      });
+      for (const [ending, key] of [
+        ['LF', privateKey],
+        ['CRLF', privateKey.replace(/\n/g, '\r\n')],
+      ] as const) {
+        const locked = pairFiles(first.cert, key);
+        expect(await refusal(locked), `${type} ${ending}`).toBe(
+          `ADVISORY_TLS_KEY: ${locked.keyFile}: the private key is encrypted; give it unencrypted, readable by the appliance alone`,
+        );
+      }
+    }
+  });
+
+  it('refuses a chain with an entry after the certificate that OpenSSL cannot use', async () => {
+    const broken = pairFiles(
+      `${first.cert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`,
+      first.key,
+    );
+    expect(await refusal(broken)).toMatch(new RegExp(`^ADVISORY_TLS_CERT: ${broken.certFile}: \\S`));
+    // The first certificate is fine: OpenSSL's own words say what is wrong with the rest.
+    expect(await refusal(broken)).not.toContain('no PEM certificate');
+  });
+
   it('refuses a certificate with the key of another one (a renewal half done)', async () => {
     const mismatched = pairFiles(second.cert, first.key);
     expect(await refusal(mismatched)).toBe(
       `ADVISORY_TLS_KEY: ${mismatched.keyFile}: not the private key of the certificate in ${mismatched.certFile}`,
     );
+  });
+});
+
+describe('describeCertificate', () => {
+  it('names every part of the subject, and says when a certificate names none', async () => {
+    const named = await selfsigned.generate(
+      [
+        { name: 'commonName', value: 'advisory.example' },
+        { name: 'organizationName', value: 'Example' },
+      ],
+      { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' },
+    );
+    const pair = await readTlsPair(pairFiles(named.cert, named.private));
+    expect(describeCertificate(pair.certificate)).toMatch(/^CN=advisory\.example, O=Example, valid until /);
+    // Its names in subjectAltName alone: served, and described without a subject.
+    const nameless = await selfsigned.generate([], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', critical: true, altNames: [{ type: 2, value: 'localhost' }] }],
+    });
+    const bare = await readTlsPair(pairFiles(nameless.cert, nameless.private));
+    expect(describeCertificate(bare.certificate)).toMatch(/^\(no subject\), valid until /);
+  });
+
+  it('calls a certificate expired only after its last valid instant', async () => {
+    const { certificate } = await readTlsPair(pairFiles(first.cert, first.key));
+    const end = new Date(certificate.validTo);
+    // notAfter itself is within the validity period (RFC 5280).
+    expect(describeCertificate(certificate, end)).not.toContain('EXPIRED');
+    expect(describeCertificate(certificate, new Date(end.getTime() + 1))).toContain('(EXPIRED)');
   });
 });
 
