@@ -1,16 +1,15 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { sql } from 'kysely';
 import { pack as tarPack } from 'tar-stream';
 import type { Identity } from '../auth/identity.ts';
 import { shiftsCalendar } from '../calendar/ics.ts';
 import { feedEntries } from '../calendar/repository.ts';
-import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { exportBalances, exportEntries } from '../time-tracking/service.ts';
 import {
@@ -18,14 +17,11 @@ import {
   ARCHIVE_FORMAT_VERSION,
   MANIFEST_FILE,
   type Manifest,
-  type ManifestTable,
   SCHEMA_VERSION,
-  tableFile,
 } from './archive.ts';
-import { type ArchiveTable, EXCLUDED_TABLES, tenantCatalogue } from './tables.ts';
+import { spoolSnapshot } from './snapshot.ts';
+import { EXCLUDED_TABLES } from './tables.ts';
 
-/** Rows read per statement: memory holds one page of one table, never a table. */
-export const EXPORT_PAGE_ROWS = 1000;
 /** How far back the calendars reach, as the feed does (calendar/service.ts). */
 const CALENDAR_HISTORY_DAYS = 90;
 /** The payroll CSV covers the last year (the longest period the time-tracking export allows). */
@@ -49,19 +45,7 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
   const dir = await mkdtemp(join(tmpdir(), 'tenant-export-'));
   try {
     const exportedAt = deps.clock.now();
-    const tables = await deps.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute(async (trx) => {
-        const catalogue = await tenantCatalogue(trx);
-        const written: ManifestTable[] = [];
-        for (const table of catalogue.tables) {
-          const rows = await spoolTable(trx, table, caller.tenantId, join(dir, tableFile(table.name)));
-          written.push({ name: table.name, file: tableFile(table.name), rows, columns: table.columns });
-        }
-        return written;
-      });
+    const tables = await spoolSnapshot(deps.db, caller.tenantId, dir);
     const documents = [
       ...(await spoolPayroll(deps, caller, dir, exportedAt)),
       ...(await spoolCalendars(deps, caller.tenantId, dir, exportedAt)),
@@ -84,58 +68,6 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-}
-
-async function write(stream: WriteStream, chunk: string): Promise<void> {
-  if (!stream.write(chunk)) {
-    await new Promise<void>((resolve, reject) => {
-      stream.once('drain', resolve);
-      stream.once('error', reject);
-    });
-  }
-}
-
-async function closed(stream: WriteStream): Promise<void> {
-  stream.end();
-  await finished(stream);
-}
-
-/**
- * Writes the tenant's rows of `table` to `path`, one JSON object a line, in pages by its
- * primary key: each page starts after the last row of the previous one (the key read back
- * from that row's JSON by the database, so every key type compares as the database does).
- */
-async function spoolTable(db: Db, table: ArchiveTable, tenantId: string, path: string): Promise<number> {
-  await mkdir(dirname(path), { recursive: true });
-  const out = createWriteStream(path);
-  const t = sql.table(table.name);
-  const key = sql.join(table.key.map((column) => sql.ref(`t.${column}`)));
-  const lastKey = sql.join(table.key.map((column) => sql.ref(`l.${column}`)));
-  const tenant = sql.ref(`t.${table.tenantColumn}`);
-  let last: string | null = null;
-  let count = 0;
-  try {
-    for (;;) {
-      const after: string | null = last;
-      // The row as the database writes it as JSON, less its generated columns.
-      const page = await sql<{ line: string }>`
-        SELECT (to_jsonb(t) - ${table.generated}::text[])::text AS line
-          FROM ${t} AS t
-         WHERE ${tenant} = ${tenantId}::uuid
-           AND (${after}::jsonb IS NULL OR (${key}) > (
-                 SELECT ${lastKey} FROM jsonb_populate_record(NULL::${t}, ${after}::jsonb) l))
-         ORDER BY ${key}
-         LIMIT ${EXPORT_PAGE_ROWS}`.execute(db);
-      if (page.rows.length === 0) break;
-      count += page.rows.length;
-      await write(out, `${page.rows.map((row) => row.line).join('\n')}\n`);
-      last = page.rows.at(-1)?.line ?? null;
-      if (page.rows.length < EXPORT_PAGE_ROWS) break;
-    }
-  } finally {
-    await closed(out);
-  }
-  return count;
 }
 
 /** The payroll CSVs an admin downloads (time-tracking/): the last year's entries and the balances. */

@@ -49,6 +49,10 @@ const transactionOpeners: Record<string, string> = {
   'changes/unit-of-work.ts': 'the unit of work',
   'webhooks/repository.ts': 'the delivery job of a webhook (webhooks/delivery.ts)',
   'forms/shared-submit-limit.ts': 'the submit limiter counting in the database',
+  'tenant-export/snapshot.ts':
+    "the export's snapshot: one read-only REPEATABLE READ transaction over every table",
+  'tenant-export/import.ts':
+    "the operator's import of an archive: one transaction as the owner, triggers off, records no change",
 };
 
 /**

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/tenant-export/archive.ts';
 import { SCHEMA_VERSION } from '../../src/tenant-export/archive.ts';
-import { EXPORT_PAGE_ROWS } from '../../src/tenant-export/service.ts';
+import { EXPORT_PAGE_ROWS } from '../../src/tenant-export/snapshot.ts';
 import { type Caller, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
 import { newEvent, newRole } from '../support/scheduling.ts';
 import { layDownShifts } from '../support/shifts.ts';
