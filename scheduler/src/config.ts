@@ -449,9 +449,10 @@ function demoData(env: Env, auth: AuthConfig): boolean {
  * OTEL_EXPORTER_OTLP_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp asks for the SDK's default
  * endpoint; off when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none, and otherwise.
  * The rest of the OTEL_* variables (service name, sampler, headers) the SDK reads itself.
- * `variable` names the setting that turned tracing on, for messages.
+ * `variable` names the setting that turned tracing on, for messages; `serviceName` is
+ * OTEL_SERVICE_NAME, `scheduler` by default.
  */
-export type TracingConfig = { enabled: false } | { enabled: true; variable: string };
+export type TracingConfig = { enabled: false } | { enabled: true; variable: string; serviceName: string };
 
 /** The oldest Node the OpenTelemetry SDK packages support (their engines field). */
 export const TRACING_MIN_NODE = [22, 15] as const;
@@ -482,7 +483,7 @@ export function tracingConfig(env: Env = process.env, nodeVersion = process.vers
       `tracing needs Node ${minMajor}.${minMinor} or later (this is ${nodeVersion}); unset it to start without traces`,
     );
   }
-  return { enabled: true, variable };
+  return { enabled: true, variable, serviceName: text(env, 'OTEL_SERVICE_NAME') ?? 'scheduler' };
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -10,7 +10,8 @@ import type { Tracing } from './tracing/sdk.ts';
  */
 let tracing: Tracing | undefined;
 try {
-  if (tracingConfig().enabled) tracing = await (await import('./tracing/sdk.ts')).startTracing();
+  const config = tracingConfig();
+  if (config.enabled) tracing = await (await import('./tracing/sdk.ts')).startTracing(config);
 } catch (error) {
   const message =
     error instanceof ConfigError ? `configuration error: ${error.message}` : `tracing: ${String(error)}`;

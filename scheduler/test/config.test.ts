@@ -358,14 +358,21 @@ describe('tracing settings (OTEL_*)', () => {
   });
 
   it('are on with an endpoint (traces first) or OTEL_TRACES_EXPORTER=otlp', () => {
-    expect(tracingConfig(endpoint, node)).toEqual({ enabled: true, variable: 'OTEL_EXPORTER_OTLP_ENDPOINT' });
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://c/v1/traces' }, node)).toEqual({
+    expect(tracingConfig(endpoint, node)).toEqual({
+      enabled: true,
+      variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      serviceName: 'scheduler',
+    });
+    const traces = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://c/v1/traces', OTEL_SERVICE_NAME: 'shifts' };
+    expect(tracingConfig(traces, node)).toEqual({
       enabled: true,
       variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      serviceName: 'shifts',
     });
     expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }, '24.1.0')).toEqual({
       enabled: true,
       variable: 'OTEL_TRACES_EXPORTER',
+      serviceName: 'scheduler',
     });
   });
 

@@ -18,7 +18,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-export async function startTracing(): Promise<Tracing> {
+export async function startTracing(options: { serviceName: string }): Promise<Tracing> {
   // ES modules are patched through import-in-the-middle's loader hooks, registered before
   // the modules to patch are imported (src/server.ts and all it loads come after this).
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
@@ -36,7 +36,7 @@ export async function startTracing(): Promise<Tracing> {
     import('@fastify/otel'),
   ]);
   const sdk = new NodeSDK({
-    serviceName: 'scheduler',
+    serviceName: options.serviceName,
     traceExporter: new OTLPTraceExporter(),
     // Traces only: logs stay with pino (stdout), metrics with /metrics.
     logRecordProcessors: [],

@@ -76,6 +76,11 @@ describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
       events: ['event.published'],
     });
     expect(hook.statusCode, hook.body).toBe(201);
+    // A calendar feed read: its address is its secret.
+    const feed = await admin.request('POST', '/api/v1/me/calendar-token');
+    expect(feed.statusCode, feed.body).toBe(201);
+    const { token: feedToken } = feed.json() as { token: string };
+    expect((await fetch(`${api.base}/cal/${feedToken}.ics`)).status).toBe(200);
     await newEvent(admin);
     await until(() => hooks.received('traced').length > 0, 50);
 
@@ -110,7 +115,17 @@ describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
       expect(queries.every((s) => s.attributes['db.query.parameter.0'] === undefined)).toBe(true);
     }
     // Nothing of the caller's in any span: no tenant id, no token.
-    const secrets = [admin.tenantId, admin.tenantId.replaceAll('-', ''), admin.userId, admin.token];
+    const feedSpan = () =>
+      otlp.spans().find((s) => s.kind === 2 && String(s.attributes['url.path']).startsWith('/cal/'));
+    await until(() => feedSpan() !== undefined, 50);
+    expect(feedSpan()?.attributes['url.path']).toBe('/cal/…');
+    const secrets = [
+      admin.tenantId,
+      admin.tenantId.replaceAll('-', ''),
+      admin.userId,
+      admin.token,
+      feedToken,
+    ];
     for (const span of otlp.spans()) {
       for (const secret of secrets) expect(text(span)).not.toContain(secret);
     }
