@@ -8,6 +8,7 @@ import { TRACING_MIN_NODE } from '../../src/config.ts';
 import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { newEvent } from '../support/scheduling.ts';
+import { NEEDS_NODE_22_15 } from '../support/skips.ts';
 import { createTestKeys } from '../support/tokens.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -20,7 +21,6 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 vi.setConfig({ testTimeout: 2 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
 const sdkRuns = nodeAtLeast(TRACING_MIN_NODE);
-const NEEDS_NODE_22_15 = 'needs Node 22.15 or later (the OpenTelemetry SDK): CI runs it on Node 22 and 24';
 
 function nodeAtLeast([major, minor]: readonly [number, number]): boolean {
   const [m = 0, n = 0] = process.versions.node.split('.').map(Number);
