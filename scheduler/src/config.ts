@@ -443,6 +443,49 @@ function demoData(env: Env, auth: AuthConfig): boolean {
   return on;
 }
 
+/**
+ * Whether this process sends OpenTelemetry traces (src/tracing/), from the standard OTEL_*
+ * variables: on when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp asks for the SDK's default
+ * endpoint; off when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none, and otherwise.
+ * The rest of the OTEL_* variables (service name, sampler, headers) the SDK reads itself.
+ * `variable` names the setting that turned tracing on, for messages; `serviceName` is
+ * OTEL_SERVICE_NAME, `scheduler` by default.
+ */
+export type TracingConfig = { enabled: false } | { enabled: true; variable: string; serviceName: string };
+
+/** The oldest Node the OpenTelemetry SDK packages support (their engines field). */
+export const TRACING_MIN_NODE = [22, 15] as const;
+
+export function tracingConfig(env: Env = process.env, nodeVersion = process.versions.node): TracingConfig {
+  if (flag(env, 'OTEL_SDK_DISABLED')) return { enabled: false };
+  const exporter = text(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase();
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') {
+    throw new ConfigError('OTEL_TRACES_EXPORTER', `expected otlp or none, got "${exporter}"`);
+  }
+  if (exporter === 'none') return { enabled: false };
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = text(env, name);
+    if (protocol !== undefined && protocol !== 'http/json') {
+      throw new ConfigError(name, `only http/json is supported, got "${protocol}"`);
+    }
+  }
+  const endpoints = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+  for (const name of endpoints) url(env, name, ['http:', 'https:']);
+  const variable =
+    exporter === 'otlp' ? 'OTEL_TRACES_EXPORTER' : endpoints.find((name) => text(env, name) !== undefined);
+  if (variable === undefined) return { enabled: false };
+  const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
+  const [minMajor, minMinor] = TRACING_MIN_NODE;
+  if (major < minMajor || (major === minMajor && minor < minMinor)) {
+    throw new ConfigError(
+      variable,
+      `tracing needs Node ${minMajor}.${minMinor} or later (this is ${nodeVersion}); unset it to start without traces`,
+    );
+  }
+  return { enabled: true, variable, serviceName: text(env, 'OTEL_SERVICE_NAME') ?? 'scheduler' };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {

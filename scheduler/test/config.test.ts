@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPublicKeyFile } from '../src/auth/verifier.ts';
-import { ConfigError, configWarnings, loadConfig } from '../src/config.ts';
+import { ConfigError, configWarnings, loadConfig, tracingConfig } from '../src/config.ts';
 import { createTestKeys } from './support/tokens.ts';
 
 const base = { AUTH_ISSUER: 'https://idp.example', AUTH_JWKS_URL: 'https://idp.example/jwks' };
@@ -343,5 +343,67 @@ describe('configuration', () => {
     expect(warnings('http://[::1]/jwks')).toEqual([]);
     expect(warnings('http://127.0.0.53/jwks')).toEqual([]);
     expect(warnings('http://127.attacker.example/jwks')).toHaveLength(1);
+  });
+});
+
+describe('tracing settings (OTEL_*)', () => {
+  const node = '22.15.0';
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+
+  it('are off without an OTLP endpoint or exporter, and with OTEL_SDK_DISABLED or none', () => {
+    expect(tracingConfig({}, node)).toEqual({ enabled: false });
+    expect(tracingConfig({ OTEL_SERVICE_NAME: 'x' }, node)).toEqual({ enabled: false });
+    expect(tracingConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }, node)).toEqual({ enabled: false });
+    expect(tracingConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }, node)).toEqual({ enabled: false });
+  });
+
+  it('are on with an endpoint (traces first) or OTEL_TRACES_EXPORTER=otlp', () => {
+    expect(tracingConfig(endpoint, node)).toEqual({
+      enabled: true,
+      variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      serviceName: 'scheduler',
+    });
+    const traces = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://c/v1/traces', OTEL_SERVICE_NAME: 'shifts' };
+    expect(tracingConfig(traces, node)).toEqual({
+      enabled: true,
+      variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      serviceName: 'shifts',
+    });
+    expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }, '24.1.0')).toEqual({
+      enabled: true,
+      variable: 'OTEL_TRACES_EXPORTER',
+      serviceName: 'scheduler',
+    });
+  });
+
+  it('refuse an older Node, naming the setting that turned them on', () => {
+    const error = (() => {
+      try {
+        tracingConfig(endpoint, '22.14.0');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT: tracing needs Node 22.15 or later (this is 22.14.0); unset it to start without traces',
+    );
+    expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }, '20.20.0')).toThrow(
+      /^OTEL_TRACES_EXPORTER: tracing needs/,
+    );
+    // Off, an older Node is no matter.
+    expect(tracingConfig({}, '20.20.0')).toEqual({ enabled: false });
+  });
+
+  it('refuse an exporter, a protocol or an endpoint the server cannot use', () => {
+    expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'zipkin' }, node)).toThrow(
+      'OTEL_TRACES_EXPORTER: expected otlp or none, got "zipkin"',
+    );
+    expect(() => tracingConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, node)).toThrow(
+      'OTEL_EXPORTER_OTLP_PROTOCOL: only http/json is supported, got "grpc"',
+    );
+    expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, node)).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: (not a valid URL|URL must use)/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { JobKind } from '../db/types.ts';
+import { withTraceContext } from '../tracing/context.ts';
 
 /** Work for the queue: what kind, under which key (unique per tenant and kind), with what. */
 export interface JobRequest {
@@ -32,6 +33,9 @@ export function inLockOrder(jobs: readonly JobRequest[]): JobRequest[] {
  * out without a record of the run, runs once more after that run (`run_again`, migration
  * 0019), because that run may have read its work before this transaction's work
  * committed. One statement, whatever the number of jobs.
+ *
+ * With tracing on, each payload carries the queuing trace's `traceparent`
+ * (src/tracing/context.ts), a queued job's run joining the latest request's trace.
  */
 export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobRequest[]): Promise<void> {
   const list = inLockOrder(jobs);
@@ -40,10 +44,13 @@ export async function queueJobRuns(db: Db, tenantId: string, jobs: readonly JobR
     INSERT INTO jobs (tenant_id, id, kind, key, payload, max_attempts)
     SELECT ${tenantId}::uuid, gen_random_uuid(), r.kind, r.key, r.payload, r.max_attempts
       FROM unnest(${list.map((j) => j.kind)}::text[], ${list.map((j) => j.key)}::text[],
-                  ${list.map((j) => JSON.stringify(j.payload))}::jsonb[],
+                  ${list.map((j) => JSON.stringify(withTraceContext(j.payload)))}::jsonb[],
                   ${list.map((j) => j.maxAttempts)}::integer[]) AS r(kind, key, payload, max_attempts)
     ON CONFLICT (tenant_id, kind, key) DO UPDATE SET
       status = 'pending',
+      payload = CASE WHEN EXCLUDED.payload ? 'traceparent'
+                     THEN jobs.payload || jsonb_build_object('traceparent', EXCLUDED.payload->'traceparent')
+                     ELSE jobs.payload END,
       finished_at = NULL,
       attempts = CASE WHEN jobs.status = 'pending' THEN jobs.attempts ELSE 0 END,
       run_at = CASE WHEN jobs.status = 'pending' THEN jobs.run_at ELSE now() END,

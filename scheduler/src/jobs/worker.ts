@@ -6,6 +6,7 @@ import type { Db, WakeupSource } from '../db/database.ts';
 import { asBackground } from '../db/lanes.ts';
 import { asTenant } from '../db/tenant-scope.ts';
 import type { JobKind } from '../db/types.ts';
+import { inJobSpan, outsideTraces } from '../tracing/context.ts';
 import {
   type ClaimedJob,
   claimJobs,
@@ -190,7 +191,8 @@ export class JobWorker {
       return;
     }
     // Claims, jobs and their bookkeeping wait for requests on the embedded database.
-    this.filling = asBackground(() => this.fill())
+    // Outside the trace of the request that kicked it: claims are the worker's own work.
+    this.filling = outsideTraces(() => asBackground(() => this.fill()))
       .catch((error: unknown) => {
         this.log.error({ err: error }, 'background jobs could not be claimed');
       })
@@ -257,7 +259,12 @@ export class JobWorker {
     let result: JobOutcome;
     const started = performance.now();
     try {
-      result = await this.handlers[job.kind](job);
+      // A span in the trace of the request that queued the job (src/tracing/context.ts).
+      result = await inJobSpan(
+        job,
+        () => this.handlers[job.kind](job),
+        (r) => r.outcome,
+      );
     } catch (error) {
       result = { outcome: 'retry', error: error instanceof Error ? error.message : String(error) };
     }

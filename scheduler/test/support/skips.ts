@@ -6,3 +6,5 @@ export const NEEDS_POSTGRES = 'needs PostgreSQL: npm run test:pg -w scheduler (T
 export const EMBEDDED_ONLY = 'about the embedded database only: runs without TEST_DB=postgres';
 export const NEEDS_PGBOUNCER =
   'needs PgBouncer (Debian package pgbouncer) and PostgreSQL: npm run test:pg -w scheduler (TEST_DB=postgres)';
+export const NEEDS_NODE_22_15 =
+  'needs Node 22.15 or later (the OpenTelemetry SDK): runs in CI on Node 22 and 24';

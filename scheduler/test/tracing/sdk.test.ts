@@ -1,0 +1,151 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { runsIf } from '../../../scripts/test-skip.ts';
+import { until } from '../../../scripts/test-wait.ts';
+import { TRACING_MIN_NODE } from '../../src/config.ts';
+import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { newEvent } from '../support/scheduling.ts';
+import { NEEDS_NODE_22_15 } from '../support/skips.ts';
+import { createTestKeys } from '../support/tokens.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * OpenTelemetry traces of the real server process (src/tracing/sdk.ts, src/main.ts): one
+ * trace holds the request, its SQL (PostgreSQL: the pg driver; PGlite has no driver to
+ * instrument) and the webhook delivery job it queued, with the job's POST; a start
+ * without the settings loads no SDK module at all.
+ */
+vi.setConfig({ testTimeout: 2 * PROCESS_START_MS });
+const onPostgres = inject('testDb') === 'postgres';
+const sdkRuns = nodeAtLeast(TRACING_MIN_NODE);
+
+function nodeAtLeast([major, minor]: readonly [number, number]): boolean {
+  const [m = 0, n = 0] = process.versions.node.split('.').map(Number);
+  return m > major || (m === major && n >= minor);
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+async function database(): Promise<Record<string, string>> {
+  if (onPostgres) {
+    const { openTestDatabase } = await import('../support/database.ts');
+    const db = await openTestDatabase();
+    cleanups.push(() => db.dispose());
+    return { DATABASE_URL: db.url as string };
+  }
+  return { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tracing-')) };
+}
+
+/** The modules a process resolved, through test/support/module-log.mjs. */
+function moduleLog(): { env: Record<string, string>; modules: () => string[] } {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'modules-')), 'modules.log');
+  const hook = path.resolve(import.meta.dirname, '../support/module-log.mjs');
+  return {
+    env: { NODE_OPTIONS: `--import=${hook}`, MODULE_LOG: file },
+    modules: () => readFileSync(file, 'utf8').split('\n'),
+  };
+}
+
+const text = (span: ReceivedSpan) => JSON.stringify(span.attributes);
+
+describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
+  it('follow a request through its SQL to the webhook delivery job and its POST', async () => {
+    const keys = await createTestKeys();
+    const otlp: OtlpReceiver = await startOtlpReceiver();
+    cleanups.push(() => otlp.close());
+    const hooks = await startWebhookReceiver();
+    cleanups.push(() => hooks.close());
+    const api: Api = await startApi(keys, {
+      ...(await database()),
+      OUTBOUND_ALLOWED_HOSTS: new URL(hooks.origin).host,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.origin,
+      OTEL_SERVICE_NAME: 'scheduler-under-test',
+      // Batches leave soon after their spans end (the SDK's default waits 5 s).
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
+    cleanups.push(() => api.stop());
+    const admin = await httpCaller(keys, () => api, 'traced', 'admin', 'admin-1');
+    const hook = await admin.request('POST', '/api/v1/webhooks', {
+      url: hooks.url('traced'),
+      events: ['event.published'],
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    // A calendar feed read: its address is its secret.
+    const feed = await admin.request('POST', '/api/v1/me/calendar-token');
+    expect(feed.statusCode, feed.body).toBe(201);
+    const { token: feedToken } = feed.json() as { token: string };
+    expect((await fetch(`${api.base}/cal/${feedToken}.ics`)).status).toBe(200);
+    await newEvent(admin);
+    await until(() => hooks.received('traced').length > 0, 50);
+
+    // The job's span and its POST arrive; the publish request's trace is the job's.
+    let job: ReceivedSpan | undefined;
+    await until(() => {
+      job = otlp.spans().find((s) => s.name === 'job webhook' && s.parentSpanId !== undefined);
+      return (
+        job !== undefined && otlp.spans().some((s) => s.parentSpanId === job?.spanId && s.name === 'POST')
+      );
+    }, 50);
+    const trace = otlp.spans().filter((s) => s.traceId === job?.traceId);
+    const server = trace.find((s) => s.kind === 2 && s.name === 'POST /api/v1/events/:id/publish');
+    expect(server?.parentSpanId).toBeUndefined();
+    const route = trace.find((s) => s.name === 'request' && s.attributes['http.route'] !== undefined);
+    expect(route?.attributes['http.route']).toBe('/api/v1/events/:id/publish');
+    expect(route?.parentSpanId).toBe(server?.spanId);
+    const post = trace.find((s) => s.parentSpanId === job?.spanId && s.kind === 3 && s.name === 'POST');
+    expect(post?.name).toBe('POST');
+    // The receiver's address without its path (a webhook's path may be its secret).
+    expect(post?.attributes['url.full']).toBe(hooks.origin);
+    expect(post?.attributes['server.port']).toBe(Number(new URL(hooks.origin).port));
+    expect(job?.attributes).toMatchObject({
+      'scheduler.job.kind': 'webhook',
+      'scheduler.job.outcome': 'done',
+    });
+    if (onPostgres) {
+      const queries = trace.filter(
+        (s) => s.attributes['db.system.name'] === 'postgresql' || s.attributes['db.system'] === 'postgresql',
+      );
+      expect(queries.length).toBeGreaterThan(0);
+      expect(queries.every((s) => s.attributes['db.query.parameter.0'] === undefined)).toBe(true);
+    }
+    // Nothing of the caller's in any span: no tenant id, no token.
+    const feedSpan = () =>
+      otlp.spans().find((s) => s.kind === 2 && String(s.attributes['url.path']).startsWith('/cal/'));
+    await until(() => feedSpan() !== undefined, 50);
+    expect(feedSpan()?.attributes['url.path']).toBe('/cal/…');
+    const secrets = [
+      admin.tenantId,
+      admin.tenantId.replaceAll('-', ''),
+      admin.userId,
+      admin.token,
+      feedToken,
+    ];
+    for (const span of otlp.spans()) {
+      for (const secret of secrets) expect(text(span)).not.toContain(secret);
+    }
+    expect(otlp.refused()).toEqual([]);
+  });
+});
+
+describe('without the OTEL_* settings', () => {
+  it('loads no OpenTelemetry SDK module and sends nothing', async () => {
+    const keys = await createTestKeys();
+    const log = moduleLog();
+    const api = await startApi(keys, { ...(await database()), ...log.env });
+    cleanups.push(() => api.stop());
+    const admin = await httpCaller(keys, () => api, 'untraced', 'admin', 'admin-1');
+    await newEvent(admin);
+    expect(await api.stop()).toBe(0);
+    const modules = log.modules();
+    expect(modules.some((url) => url.includes('/main.mjs'))).toBe(true);
+    expect(
+      modules.filter((url) => /@opentelemetry\/(sdk|exporter|instrumentation)|@fastify\/otel/.test(url)),
+    ).toEqual([]);
+  });
+});
