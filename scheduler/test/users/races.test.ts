@@ -36,12 +36,17 @@ describe('granting a qualification', () => {
   });
 
   it('answers 404 for the user, not the role, when the user is deleted between the check and the grant', async () => {
-    const { admin, employee } = await t.ctx.freshTenant();
+    const { admin, employee, tenantId } = await t.ctx.freshTenant();
     const role = (await admin.request('POST', '/api/v1/roles', { name: 'Kept' })).json();
     // The user's key refuses the grant (user_qualifications_tenant_id_user_id_fkey); the
-    // role is still there.
+    // role is still there. The owner sees every tenant, and a user's id is not unique
+    // across them: the delete names the tenant too.
     hooks.afterNext(on('select', 'roles'), async () => {
-      await t.ctx.db.owner.deleteFrom('users').where('id', '=', employee.userId).execute();
+      await t.ctx.db.owner
+        .deleteFrom('users')
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', employee.userId)
+        .execute();
     });
     const response = await admin.request(
       'POST',
