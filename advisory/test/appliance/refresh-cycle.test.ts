@@ -594,6 +594,8 @@ describe('what an operator notices of the refresh bookkeeping', () => {
     writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(onEmpty));
     await appliance.refresh();
     expect((await kinds(appliance))[0]).toBe('verdict-changed');
+    // A recording without an alert queues none (no channel is set: nothing else could).
+    expect(await appliance.outbox.pending()).toEqual([]);
     // A variant: planned at the head's place, but after another entry (its hash differs).
     const head = appliance.decisions?.head;
     if (!head) throw new Error('the log has a head');
