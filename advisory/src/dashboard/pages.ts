@@ -1,5 +1,6 @@
 import type { ApplianceStatus } from '../appliance/appliance.ts';
 import type { Health } from '../appliance/health.ts';
+import { feedOrigin } from '../appliance/status.ts';
 import type { DecisionEntry } from '../decisions/chain.ts';
 import type { LogVerification } from '../decisions/verify.ts';
 import { adviceOf, withCveRecords } from '../evaluation/advice.ts';
@@ -49,10 +50,25 @@ export function fullStop(message: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
+/**
+ * Where ADVISORY_FEED_URL points, in the words `advisory check` uses: the feed host by its
+ * address, or the feed directory (a mirror or a copy on disk, nothing pulled over a network)
+ * by its path. Never "the live feed": a directory is no live feed.
+ */
+export function sourceText(status: Pick<ApplianceStatus, 'feedSource' | 'feedLocation'>): string {
+  return `${sourceKind(status)} ${status.feedLocation}`;
+}
+
+function sourceKind(status: Pick<ApplianceStatus, 'feedSource'>): string {
+  return status.feedSource === 'directory' ? 'the feed directory' : 'the feed host';
+}
+
 /** The panel every page shows about the feed in use and what else needs attention. */
 export function notice(status: ApplianceStatus, health: Health) {
   const feed = status.feed;
   return {
+    // The banner names the source a refused or unreachable feed came from, as check does.
+    source: sourceText(status),
     feed: feed
       ? { version: feed.feed.manifest.feed_version, from: feed.from, since: instant(feed.since) }
       : null,
@@ -208,18 +224,19 @@ export function feedPage(
             signedBy: feed.feed.signedBy,
             manifestSha256: feed.feed.manifestSha256,
             advisories: feed.feed.advisoryCount,
-            // What serves, as the banner says it: a live feed refused or unreachable since
-            // leaves the copy accepted before in use, not "the live feed".
+            // What serves, by its origin (feedOrigin, as check and the JSON outputs say it):
+            // a feed refused or unreachable since leaves the copy accepted before in use.
             inUse:
-              feed.from === 'cache'
-                ? `the cached copy (${settings.cachePath})`
+              feedOrigin(status) === 'cache'
+                ? `the cache (${settings.cachePath})`
                 : status.problem
-                  ? 'the last accepted copy of the live feed'
-                  : 'the live feed',
+                  ? `the last accepted copy from ${sourceText(status)}`
+                  : sourceText(status),
             since: instant(feed.since),
           }
         : null,
       liveProblem: status.problem !== null,
+      sourceKind: sourceKind(status),
       servingCache: feed?.from === 'cache',
       cachePath: settings.cachePath,
       lastPull: status.lastPull ? { ...status.lastPull, at: instant(status.lastPull.at) } : null,

@@ -589,3 +589,17 @@ describe('a refusal repeated', () => {
     expect(refusedIn(s)).toBeNull();
   });
 });
+
+describe('a restart that finds the same feed at its source', () => {
+  it('serves it as read from the source again, not as the cache, and says it has not changed', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const first = await start(s.env);
+    await first.appliance.refresh();
+    await stop(first.appliance);
+    const { appliance } = await start(s.env);
+    expect(appliance.status.feed?.from).toBe('cache');
+    const status = await appliance.refresh();
+    expect(status.lastPull).toMatchObject({ outcome: 'unchanged', message: 'the feed has not changed' });
+    expect(status.feed?.from).toBe('live');
+  });
+});

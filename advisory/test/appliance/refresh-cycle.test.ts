@@ -1,4 +1,13 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
@@ -563,5 +572,88 @@ describe('the status and what a refresh keeps, read by the outputs', () => {
     writeFileSync(path.join(s.stateDir, 'recording.json'), '{"id":');
     await expect(appliance.refresh()).rejects.toThrow();
     expect(appliance.status.lastRefreshError?.message).toMatch(/recording\.json: not JSON/);
+  });
+});
+
+describe('what an operator notices of the refresh bookkeeping', () => {
+  it('appends a recording planned on an empty log, and not one planned at the same place with another hash', async () => {
+    const first = setup({ publishedAt: PUBLISHED });
+    const done = await start(first.env);
+    await done.appliance.refresh();
+    const evaluation = readJson<Recording['evaluation']>(path.join(first.stateDir, 'evaluation.json'));
+    const onEmpty: Recording = {
+      id: 'r-empty',
+      at: '2026-11-21T13:30:00.000Z',
+      after: null,
+      entries: [{ kind: 'verdict-changed', data: { asset: 'done-box', from: null, to: 'hold' } }],
+      alert: null,
+      evaluation: { ...evaluation, record: 'r-empty' },
+    };
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(onEmpty));
+    await appliance.refresh();
+    expect((await kinds(appliance))[0]).toBe('verdict-changed');
+    // A recording without an alert queues none (no channel is set: nothing else could).
+    expect(await appliance.outbox.pending()).toEqual([]);
+    // A variant: planned at the head's place, but after another entry (its hash differs).
+    const head = appliance.decisions?.head;
+    if (!head) throw new Error('the log has a head');
+    const elsewhere: Recording = {
+      ...onEmpty,
+      id: 'r-elsewhere',
+      after: { seq: head.seq, hash: 'e'.repeat(64) },
+      evaluation: { ...evaluation, record: 'r-elsewhere' },
+    };
+    const before = await kinds(appliance);
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(elsewhere));
+    await appliance.refresh();
+    expect(await kinds(appliance)).toEqual(before);
+    expect(log.lines.find((l) => l.recording === 'r-elsewhere' && l.level === 40)?.msg).toBe(
+      'the decision log moved on since this recording was planned; its entries are not appended again',
+    );
+  });
+
+  it('does not say "no other alert channel" of a condition that is no channel, with no channel set', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    await appliance.refresh();
+    appendFileSync(path.join(s.feedDir, 'manifest.yaml'), '# edited\n');
+    await appliance.refresh();
+    expect(log.lines.find((l) => l.condition === 'feed-refused')).toMatchObject({ state: 'started' });
+    expect(log.messages().filter((m) => m.startsWith('no other alert channel'))).toEqual([]);
+  });
+
+  it('read-only: neither queues nor sends an alert, even for a condition it sees start', async () => {
+    const { s, env } = await withWebhook();
+    const daemon = await start(env);
+    await daemon.appliance.refresh();
+    await daemon.appliance.stop();
+    open.splice(open.indexOf(daemon.appliance), 1);
+    const received = receiver?.received.length;
+    const outbox = path.join(s.stateDir, 'outbox');
+    const queued = readdirSync(outbox).sort();
+    const conditionsFile = path.join(s.stateDir, 'conditions.json');
+    const conditions = existsSync(conditionsFile) ? readFileSync(conditionsFile, 'utf8') : null;
+    // Long past the feed's expiry: the check sees the feed expire.
+    const reader = await start(env, {
+      readOnly: true,
+      clock: new Clock(new Date(PUBLISHED.getTime() + 400 * DAY)),
+    });
+    const status = await reader.appliance.refresh();
+    expect(status.feed).toBeNull();
+    expect(readdirSync(outbox).sort()).toEqual(queued);
+    expect(existsSync(conditionsFile) ? readFileSync(conditionsFile, 'utf8') : null).toBe(conditions);
+    expect(receiver?.received.length).toBe(received);
+  });
+
+  it('writes log-head.json only when the head moved: a refresh with no news leaves the file as it was', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance } = await start(s.env);
+    await appliance.refresh();
+    const file = path.join(s.stateDir, 'log-head.json');
+    const written = statSync(file).ino;
+    await appliance.refresh();
+    expect(statSync(file).ino).toBe(written);
   });
 });

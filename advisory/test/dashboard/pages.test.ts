@@ -149,23 +149,33 @@ describe('dashboard pages', () => {
         lastPull: { at: { iso: string; local: string }; outcome: string } | null;
       };
     const problem = { at: '2026-11-26T03:00:00.000Z', outcome: 'rejected' as const, message: 'refused' };
+    // Named by its origin as `advisory check` names it: a directory is no "live feed".
     expect(data({ feed: feed('live') })).toMatchObject({
-      feed: { inUse: 'the live feed', since: { iso: '2026-11-26T02:00:00.000Z' } },
+      feed: { inUse: 'the feed directory /srv/feed/', since: { iso: '2026-11-26T02:00:00.000Z' } },
       servingCache: false,
       liveProblem: false,
       lastPull: null,
     });
     expect(data({ feed: feed('live'), problem, lastPull: problem })).toMatchObject({
-      feed: { inUse: 'the last accepted copy of the live feed' },
+      feed: { inUse: 'the last accepted copy from the feed directory /srv/feed/' },
       servingCache: false,
       liveProblem: true,
       lastPull: { at: { iso: problem.at, local: localTime(problem.at) }, outcome: 'rejected' },
     });
     expect(data({ feed: feed('cache'), problem })).toMatchObject({
-      feed: { inUse: 'the cached copy (/c)' },
+      feed: { inUse: 'the cache (/c)' },
       servingCache: true,
       liveProblem: true,
     });
+    // A variant: the feed host, by its address, and never as a directory.
+    const host = { feedSource: 'http' as const, feedLocation: 'https://feed.example/advisories/' };
+    expect(data({ ...host, feed: feed('live') }).feed?.inUse).toBe(
+      'the feed host https://feed.example/advisories/',
+    );
+    expect(data({ ...host, feed: feed('live'), problem }).feed?.inUse).toBe(
+      'the last accepted copy from the feed host https://feed.example/advisories/',
+    );
+    expect(data({ ...host, feed: feed('cache'), problem }).feed?.inUse).toBe('the cache (/c)');
     expect(data({})).toMatchObject({ feed: null, servingCache: false });
   });
 
@@ -207,6 +217,14 @@ describe('dashboard pages', () => {
     ]);
   });
 
+  it("names in every page's banner where the feed comes from: the feed directory or the feed host", () => {
+    const health = { status: 'degraded' as const, problems: [] };
+    expect(notice(status(), health).source).toBe('the feed directory /srv/feed/');
+    expect(
+      notice(status({ feedSource: 'http', feedLocation: 'https://feed.example/a/' }), health).source,
+    ).toBe('the feed host https://feed.example/a/');
+  });
+
   it('shows problems beyond the feed in use on every page, and the last verdicts only without a feed', () => {
     const refusal = { at: 'T', outcome: 'rejected' as const, message: 'refused' };
     const shown = notice(status({ problem: refusal }), {
@@ -219,6 +237,7 @@ describe('dashboard pages', () => {
       ],
     });
     expect(shown).toEqual({
+      source: 'the feed directory /srv/feed/',
       feed: null,
       problem: 'refused.',
       problems: [{ code: 'feed-stale', message: 'stale.' }],

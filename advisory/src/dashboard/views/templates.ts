@@ -79,7 +79,7 @@ const advice = `<div class="advice-body">
 const feedNotice = `<% if (!it.feed) { %>
 <div class="panel alarm" role="alert"><strong>No verified feed is in use:</strong> <%= it.problem ?? 'no feed has been accepted yet.' %><% if (it.lastEvaluatedAt) { %> The verdicts shown are those of <%~ include('@time', it.lastEvaluatedAt) %>; they are not kept current until a verified feed is accepted.<% } %></div>
 <% } else if (it.problem) { %>
-<div class="panel warn" role="status"><strong>The live feed is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving, in use since <%~ include('@time', it.feed.since) %>.</div>
+<div class="panel warn" role="status"><strong>The feed from <%= it.source %> is not in use:</strong> <%= it.problem %> The <%= it.feed.from === 'cache' ? 'cached' : 'last accepted' %> feed <%= it.feed.version %> keeps serving, in use since <%~ include('@time', it.feed.since) %>.</div>
 <% } %>
 <% for (const p of it.problems) { %>
 <div class="panel warn" role="status" data-problem="<%= p.code %>"><strong>Needs attention:</strong> <%= p.message %></div>
@@ -180,7 +180,7 @@ const feed = `<h1>Feed</h1>
 <dt>Signed by</dt><dd class="mono"><%= it.feed.signedBy.join(', ') %></dd>
 <dt>Manifest SHA-256</dt><dd class="mono"><%= it.feed.manifestSha256 %></dd>
 <dt>Advisories</dt><dd><%= it.feed.advisories %></dd>
-<dt>In use</dt><dd><%= it.feed.inUse %>, since <%~ include('@time', it.feed.since) %><% if (it.liveProblem) { %>; the live feed is not in use (see Last error)<% } %></dd>
+<dt>In use</dt><dd><%= it.feed.inUse %>, since <%~ include('@time', it.feed.since) %><% if (it.liveProblem) { %>; the feed from <%= it.sourceKind %> is not in use (see Last error)<% } %></dd>
 <% } else { %>
 <dt>Feed in use</dt><dd>none</dd>
 <% } %>

@@ -133,6 +133,8 @@ describe('control characters on the pages', () => {
   });
 });
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 describe('the feed banner and the Feed page', () => {
   const refused = {
     at: '2026-11-29T10:00:00.000Z',
@@ -156,11 +158,12 @@ describe('the feed banner and the Feed page', () => {
     try {
       const html = await (await fetch(`${own.url}/feed`)).text();
       const banner = text(
-        /<div class="panel warn" role="status"><strong>The live feed[\s\S]*?<\/div>/.exec(html)?.[0] ?? '',
+        /<div class="panel warn" role="status"><strong>The feed from[\s\S]*?<\/div>/.exec(html)?.[0] ?? '',
       );
+      // The demo reads the sample feed from a directory: the banner names it so, by its path.
       expect(banner).toMatch(
         new RegExp(
-          `^The live feed is not in use: the live feed was refused: the signature does not verify\\. The last accepted feed ${feed.feed.manifest.feed_version.replaceAll('.', '\\.')} keeps serving, in use since .+\\.$`,
+          `^The feed from the feed directory ${escapeRegExp(status.feedLocation)} is not in use: the live feed was refused: the signature does not verify\\. The last accepted feed ${feed.feed.manifest.feed_version.replaceAll('.', '\\.')} keeps serving, in use since .+\\.$`,
         ),
       );
       expect(html).toContain(
@@ -169,22 +172,27 @@ describe('the feed banner and the Feed page', () => {
       // The Feed page names what is in use as the banner does, never "the live feed".
       const inUse = text(/<dt>In use<\/dt><dd>[\s\S]*?<\/dd>/.exec(html)?.[0] ?? '');
       expect(inUse).toMatch(
-        /^In use the last accepted copy of the live feed, since .+; the live feed is not in use \(see Last error\)$/,
+        new RegExp(
+          `^In use the last accepted copy from the feed directory ${escapeRegExp(status.feedLocation)}, since .+; the feed from the feed directory is not in use \\(see Last error\\)$`,
+        ),
       );
-      expect(html).not.toContain('<dd>the live feed, since');
+      expect(html).not.toContain('live feed is not in use');
     } finally {
       await own.close();
     }
   });
 
-  it('says the live feed is in use only while it is', async () => {
+  it('names the feed directory in use by its path, and no banner while it serves', async () => {
     const own = await serve(hostileSource(demo, 'x').source);
     try {
       const html = await (await fetch(`${own.url}/feed`)).text();
       expect(text(/<dt>In use<\/dt><dd>[\s\S]*?<\/dd>/.exec(html)?.[0] ?? '')).toMatch(
-        /^In use the live feed, since [^;]+$/,
+        new RegExp(
+          `^In use the feed directory ${escapeRegExp(demo.appliance.status.feedLocation)}, since [^;]+$`,
+        ),
       );
-      expect(html).not.toContain('The live feed is not in use');
+      expect(html).not.toContain('live feed');
+      expect(html).not.toContain('is not in use');
     } finally {
       await own.close();
     }
