@@ -505,7 +505,7 @@ describe('advisory run under a service manager', () => {
       });
       expect(await text.done).toBe(1);
       expect(table).toContain('holds the state directory');
-      expect(table).toMatch(/^warning: the live feed was refused: .*signature/m);
+      expect(table).toMatch(/^warning: the feed from the feed directory was refused: .*signature/m);
       expect(table).toMatch(/^warning: alert delivery by webhook keeps failing/m);
       expect(table).toMatch(/the appliance needs attention: .*feed-refused/);
     } finally {

@@ -86,11 +86,13 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   // The refusal holds until a feed is accepted or unchanged: a host that cannot be reached
   // since does not clear it (the refused feed may be served again the moment it answers).
   const refused = status.refused ?? (status.lastPull?.outcome === 'rejected' ? status.lastPull : null);
+  // Named as check and the pages name it: a directory is no "live" feed.
+  const source = status.feedSource === 'directory' ? 'the feed directory' : 'the feed host';
   const besides = feed !== null || status.expired;
   if (refused && besides && (feed !== null || refused.rejection?.reason !== 'expired')) {
     problems.push({
       code: 'feed-refused',
-      message: `the live feed was refused: ${refused.message}`,
+      message: `the feed from ${source} was refused: ${refused.message}`,
       ...(refused.rejection ? { rejection: refused.rejection } : {}),
     });
   }
@@ -100,7 +102,7 @@ export function assessHealth(status: ApplianceStatus, now: Date, maxFeedAgeMs: n
   if (unreachable && besides) {
     problems.push({
       code: 'feed-unreachable',
-      message: `the live feed cannot be fetched: ${unreachable.message}`,
+      message: `${source} cannot be ${status.feedSource === 'directory' ? 'read' : 'reached'}: ${unreachable.message}`,
     });
   }
   // The cache did not verify at start (tampering, damage): a live feed may have replaced it

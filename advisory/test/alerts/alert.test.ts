@@ -231,7 +231,7 @@ describe('alert contents', () => {
         code: 'feed-refused',
         state: 'started',
         since: '2026-11-26T07:00:00.000Z',
-        message: 'the live feed was refused: hash differs',
+        message: 'the feed from the feed host was refused: hash differs',
         rejection,
       },
       '2026.11.25',
@@ -240,12 +240,12 @@ describe('alert contents', () => {
     );
     expect(started).toMatchObject({
       id: `condition-feed-refused-started-${Date.parse('2026-11-26T07:00:00.000Z')}`,
-      summary: 'Needs attention: the live feed was refused: hash differs',
+      summary: 'Needs attention: the feed from the feed host was refused: hash differs',
       condition: { code: 'feed-refused', rejection },
     });
     expect(alertText(started)).toBe(
       [
-        'Needs attention: the live feed was refused: hash differs.',
+        'Needs attention: the feed from the feed host was refused: hash differs.',
         '',
         'Feed: 2026.11.25; evaluated 2026-11-26T08:00:00.000Z.',
         '',
@@ -256,7 +256,7 @@ describe('alert contents', () => {
     );
     const cleared = conditionAlert({ ...started.condition!, state: 'cleared' }, '2026.11.26', null, AT);
     expect(alertText(cleared)).toContain(
-      'Condition: feed-refused, cleared (in effect since 2026-11-26T07:00:00.000Z).\nIt was: the live feed was refused: hash differs\nReason: file-hash-mismatch (a/b.yaml).\n',
+      'Condition: feed-refused, cleared (in effect since 2026-11-26T07:00:00.000Z).\nIt was: the feed from the feed host was refused: hash differs\nReason: file-hash-mismatch (a/b.yaml).\n',
     );
   });
 });

@@ -50,7 +50,7 @@ const conditionsOf = (alerts: Alert[]) =>
   alerts.filter((a) => a.kind === 'condition').map((a) => [a.condition?.code, a.condition?.state]);
 
 describe('condition alerts', () => {
-  it('say why the live feed was refused: the rejection code and message, started and cleared', async () => {
+  it('say why the feed from the feed directory was refused: the rejection code and message, started and cleared', async () => {
     const hook = await receiver();
     const s = setup({ publishedAt: PUBLISHED, assets: calm });
     const { appliance, clock } = await start({ ...s.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url });
@@ -78,7 +78,7 @@ describe('condition alerts', () => {
       code: 'feed-refused',
       state: 'started',
       since: refusedAt,
-      message: expect.stringMatching(/^the live feed was refused: the feed is signed by key [0-9a-f]{16}/),
+      message: expect.stringMatching(/^the feed from the feed directory was refused: the feed is signed by key [0-9a-f]{16}/),
       rejection: { reason: 'signature-unknown-key', message, file: 'manifest.yaml.sig' },
     });
     expect(conditions[1]?.condition).toEqual({ ...conditions[0]?.condition, state: 'cleared' });

@@ -81,7 +81,7 @@ describe('assessHealth', () => {
     expect(all).toEqual({
       status: 'degraded',
       problems: [
-        { code: 'feed-refused', message: 'the live feed was refused: rollback' },
+        { code: 'feed-refused', message: 'the feed from the feed host was refused: rollback' },
         { code: 'refresh-failed', message: 'the refresh at T2 failed: ENOSPC: write failed' },
         { code: 'log-unaccounted', message: 'no checkpoint' },
         {
@@ -175,7 +175,11 @@ describe('assessHealth', () => {
       status: 'down',
       problems: [
         { code: 'feed-expired', message },
-        { code: 'feed-refused', message: 'the live feed was refused: signed by no trusted key', rejection },
+        {
+          code: 'feed-refused',
+          message: 'the feed from the feed host was refused: signed by no trusted key',
+          rejection,
+        },
       ],
     });
   });
@@ -199,7 +203,7 @@ describe('assessHealth', () => {
       problems: [
         {
           code: 'feed-refused',
-          message: 'the live feed was refused: feed 2026.11.19 is older than 2026.11.20',
+          message: 'the feed from the feed host was refused: feed 2026.11.19 is older than 2026.11.20',
           rejection,
         },
         {
@@ -252,11 +256,23 @@ describe('assessHealth', () => {
     const refused = { at: 'T1', outcome: 'rejected' as const, message: 'bad', rejection };
     expect(assessHealth(status({ lastPull: unreachable, problem: unreachable }), now, 14 * DAY)).toEqual({
       status: 'degraded',
-      problems: [{ code: 'feed-unreachable', message: 'the live feed cannot be fetched: ECONNREFUSED' }],
+      problems: [{ code: 'feed-unreachable', message: 'the feed host cannot be reached: ECONNREFUSED' }],
     });
     expect(
       assessHealth(status({ lastPull: unreachable, refused }), now, 14 * DAY).problems.map((p) => p.code),
     ).toEqual(['feed-refused', 'feed-unreachable']);
+    // A feed directory is named as one, never as a host or "the live feed".
+    expect(
+      assessHealth(status({ feedSource: 'directory', lastPull: unreachable, refused }), now, 14 * DAY)
+        .problems,
+    ).toEqual([
+      { code: 'feed-refused', message: 'the feed from the feed directory was refused: bad', rejection },
+      { code: 'feed-unreachable', message: 'the feed directory cannot be read: ECONNREFUSED' },
+    ]);
+    expect(
+      assessHealth(status({ feedSource: 'http', lastPull: unreachable, refused }), now, 14 * DAY).problems[0]
+        ?.message,
+    ).toBe('the feed from the feed host was refused: bad');
     // Without any feed, no-feed carries the pull's problem; after an expiry, both show.
     expect(
       assessHealth(status({ feed: null, lastPull: unreachable, problem: unreachable }), now, 14 * DAY)

@@ -48,7 +48,7 @@ describe('conditionChanges', () => {
       {
         status: 'degraded',
         problems: [
-          { code: 'feed-refused', message: 'the live feed was refused: bad signature', rejection },
+          { code: 'feed-refused', message: 'the feed from the feed host was refused: bad signature', rejection },
           { code: 'alerts-failing-email', message: 'mail fails', channel: 'email' },
         ],
       },
@@ -59,7 +59,7 @@ describe('conditionChanges', () => {
         code: 'feed-refused',
         state: 'started',
         since: T1.toISOString(),
-        message: 'the live feed was refused: bad signature',
+        message: 'the feed from the feed host was refused: bad signature',
         rejection,
       },
       {

@@ -109,7 +109,7 @@ describe('honest status', () => {
         ['feed-refused', 'cleared'],
       ]);
       expect(conditions[0]?.summary).toMatch(
-        /^Needs attention: the live feed was refused: the feed is signed by key [0-9a-f]{16}, which is not among the trusted keys$/,
+        /^Needs attention: the feed from the feed directory was refused: the feed is signed by key [0-9a-f]{16}, which is not among the trusted keys$/,
       );
       expect(conditions[1]?.summary).toMatch(/^Cleared: feed-refused \(since /);
     } finally {
@@ -142,7 +142,7 @@ describe('honest status', () => {
       }
       const table = await check(env);
       expect(table.out).toMatch(/^warning: .*no such feed directory$/m);
-      expect(table.out).toMatch(/^warning: the live feed was refused: the feed is signed by key/m);
+      expect(table.out).toMatch(/^warning: the feed from the feed directory was refused: the feed is signed by key/m);
       renameSync(blocked, s.feedDir);
       publish(s, widgetAdvisories, new Date(Date.now() - 60_000));
       expect((await check(env)).code).toBe(0);

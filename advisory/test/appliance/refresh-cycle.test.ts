@@ -427,7 +427,7 @@ describe('what the appliance counts and keeps for monitoring', () => {
     await appliance.refresh();
     expect(kept()).toMatchObject({
       at: clock.now().toISOString(),
-      problems: [{ code: 'feed-refused', message: expect.stringMatching(/^the live feed was refused: /) }],
+      problems: [{ code: 'feed-refused', message: expect.stringMatching(/^the feed from the feed directory was refused: /) }],
     });
   });
 

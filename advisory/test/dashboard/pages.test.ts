@@ -249,8 +249,8 @@ describe('dashboard pages', () => {
   it('shows a refusal still in effect while the host cannot be reached, once', () => {
     const unreachable = { at: 'T2', outcome: 'unreachable' as const, message: 'ECONNREFUSED' };
     const problems = [
-      { code: 'feed-refused' as const, message: 'the live feed was refused: bad' },
-      { code: 'feed-unreachable' as const, message: 'the live feed cannot be fetched: ECONNREFUSED' },
+      { code: 'feed-refused' as const, message: 'the feed from the feed host was refused: bad' },
+      { code: 'feed-unreachable' as const, message: 'the feed host cannot be reached: ECONNREFUSED' },
     ];
     const shown = notice(status({ problem: unreachable }), { status: 'degraded', problems });
     // Every message shown ends with one full stop.

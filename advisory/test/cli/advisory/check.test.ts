@@ -270,7 +270,7 @@ describe('advisory check beside the daemon (in process)', () => {
           pid: 4242,
           problems: [
             { code: 'no-feed', message: 'kept: no feed' },
-            { code: 'feed-refused', message: 'kept: the live feed was refused' },
+            { code: 'feed-refused', message: 'kept: the feed from the feed host was refused' },
             { code: 'feed-unreachable', message: 'kept: the feed host is unreachable' },
             { code: 'feed-expired', message: 'kept: the feed expired' },
             { code: 'refresh-failed', message: 'kept: the refresh failed' },
@@ -282,7 +282,7 @@ describe('advisory check beside the daemon (in process)', () => {
         'another advisory process (the daemon) holds the state directory: evaluated from its cache, nothing written',
         feedLine(first.out).replace(/ from the feed directory \S+,/, ' from the cache,'),
         `with the problems the daemon (pid 4242) judged at ${at}:`,
-        'warning: kept: the live feed was refused',
+        'warning: kept: the feed from the feed host was refused',
         'warning: kept: the feed host is unreachable',
         'warning: kept: the feed expired',
         'warning: kept: the refresh failed',

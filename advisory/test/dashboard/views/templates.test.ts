@@ -139,7 +139,7 @@ describe('the feed banner and the Feed page', () => {
   const refused = {
     at: '2026-11-29T10:00:00.000Z',
     outcome: 'rejected' as const,
-    message: 'the live feed was refused: the signature does not verify',
+    message: 'the feed from the feed host was refused: the signature does not verify',
   };
   const text = (html: string) =>
     html
@@ -163,7 +163,7 @@ describe('the feed banner and the Feed page', () => {
       // The demo reads the sample feed from a directory: the banner names it so, by its path.
       expect(banner).toMatch(
         new RegExp(
-          `^The feed from the feed directory ${escapeRegExp(status.feedLocation)} is not in use: the live feed was refused: the signature does not verify\\. The last accepted feed ${feed.feed.manifest.feed_version.replaceAll('.', '\\.')} keeps serving, in use since .+\\.$`,
+          `^The feed from the feed directory ${escapeRegExp(status.feedLocation)} is not in use: the feed from the feed host was refused: the signature does not verify\\. The last accepted feed ${feed.feed.manifest.feed_version.replaceAll('.', '\\.')} keeps serving, in use since .+\\.$`,
         ),
       );
       expect(html).toContain(
