@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { Server as TlsServer } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lockDataDir } from '../../../../common/src/data-dir-lock.ts';
 import { until } from '../../../../scripts/test-wait.ts';
@@ -163,5 +165,134 @@ describe('advisory run in this process', () => {
     expect(await servedFingerprint(Number(port), trusting)).toBe(renewed.fingerprint);
     signal('SIGTERM');
     expect(await daemon.done).toBe(0);
+  });
+
+  it('takes a pair renewed by SIGHUP while it waits for the state directory', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const certFile = path.join(s.dir, 'dashboard.crt');
+    const keyFile = path.join(s.dir, 'dashboard.key');
+    writePair(first, certFile, keyFile);
+    mkdirSync(s.stateDir, { recursive: true });
+    const release = await lockDataDir(s.stateDir);
+    const daemon = start({ ...s.env, ADVISORY_TLS_CERT: certFile, ADVISORY_TLS_KEY: keyFile });
+    try {
+      await daemon.line(/waiting for it to finish/);
+      writePair(renewed, certFile, keyFile);
+      signal('SIGHUP');
+      await daemon.line(/^SIGHUP: TLS certificate reloaded: CN=advisory-renewed\.test, /);
+    } finally {
+      await release();
+    }
+    const [, port] = await daemon.line(/dashboard on https:\/\/127\.0\.0\.1:(\d+)\//);
+    expect(daemon.lines).toContainEqual(
+      expect.stringMatching(/^TLS certificate: CN=advisory-renewed\.test, /),
+    );
+    expect(await servedFingerprint(Number(port), [first.cert, renewed.cert])).toBe(renewed.fingerprint);
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('keeps serving its pair when a reload fails other than by a bad file, and says why', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const certFile = path.join(s.dir, 'dashboard.crt');
+    const keyFile = path.join(s.dir, 'dashboard.key');
+    writePair(first, certFile, keyFile);
+    const daemon = start({ ...s.env, ADVISORY_TLS_CERT: certFile, ADVISORY_TLS_KEY: keyFile });
+    const [, port] = await daemon.line(/dashboard on https:\/\/127\.0\.0\.1:(\d+)\//);
+    writePair(renewed, certFile, keyFile);
+    // A good pair that the server itself fails to take (OpenSSL out of memory, say): a
+    // fault of Node's, not of the files, injected where Node takes the pair.
+    vi.spyOn(TlsServer.prototype, 'setSecureContext').mockImplementation(() => {
+      throw new Error('the server refused the context');
+    });
+    signal('SIGHUP');
+    await daemon.line(/^error: SIGHUP: TLS certificate not reloaded/);
+    expect(daemon.errors).toEqual([
+      'error: SIGHUP: TLS certificate not reloaded: the server refused the context',
+    ]);
+    expect(await servedFingerprint(Number(port), [first.cert, renewed.cert])).toBe(first.fingerprint);
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('shows the trusted keys on its feed page, by key id', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start(s.env);
+    const [, url] = await daemon.line(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+    const page = await (await fetch(`${url}feed`)).text();
+    const trusted = /<dt>Trusted keys<\/dt><dd class="mono">([^<]*)<\/dd>/.exec(page);
+    expect(trusted?.[1]).toBe(s.key.publicKey.keynum.toString('hex'));
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('bounds the connections of one client by ADVISORY_DASHBOARD_CLIENT_CONNECTIONS', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start({ ...s.env, ADVISORY_DASHBOARD_CLIENT_CONNECTIONS: '1' });
+    const [, url, port] = await daemon.line(/dashboard on (http:\/\/127\.0\.0\.1:(\d+)\/)/);
+    // One connection, answered (so the dashboard has counted it) and kept open.
+    const held: Socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => held.once('data', (d: Buffer) => resolve(d.toString())));
+    held.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 /);
+    try {
+      await expect(fetch(`${url}health`)).rejects.toThrow();
+    } finally {
+      held.destroy();
+    }
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('answers to the host name it listens on and to ADVISORY_DASHBOARD_HOSTS', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const name = hostname().toLowerCase();
+    const daemon = start({
+      ...s.env,
+      ADVISORY_LISTEN: `${name}:0`,
+      ADVISORY_DASHBOARD_OPEN: 'true',
+      ADVISORY_DASHBOARD_HOSTS: 'advisory.example.org',
+    });
+    const [, port] = await daemon.line(
+      new RegExp(`dashboard on http://${name.replace(/\./g, '\\.')}:(\\d+)/`),
+    );
+    // Healthy or not yet (no refresh so far), but not 421, an unknown host name.
+    expect([200, 503]).toContain((await fetch(`http://${name}:${port}/health`)).status);
+    const other = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), name);
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.end(`GET /health HTTP/1.1\r\nHost: advisory.example.org\r\nConnection: close\r\n\r\n`);
+    });
+    expect(other).toMatch(/^HTTP\/1\.1 (200|503) /);
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('writes an IPv6 listen address in brackets', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start({ ...s.env, ADVISORY_LISTEN: '[::1]:0' });
+    const [, url] = await daemon.line(/dashboard on (\S+) /);
+    expect(url).toMatch(/^http:\/\/\[::1\]:\d+\/$/);
+    expect([200, 503]).toContain((await fetch(`${url}health`)).status);
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+  });
+
+  it('stops at once, without waiting, on an error opening the state directory other than its lock', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    // A file where the state directory should be.
+    writeFileSync(s.stateDir, 'not a directory');
+    const daemon = start(s.env);
+    // A setting only a person can fix: exit 2, not the wait meant for another process.
+    expect(await daemon.done).toBe(2);
+    expect(daemon.lines).toEqual([]);
+    expect(daemon.errors).toEqual([
+      `configuration error: ADVISORY_STATE_DIR: ${s.stateDir}: not a directory`,
+    ]);
   });
 });
