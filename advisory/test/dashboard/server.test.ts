@@ -492,6 +492,30 @@ describe('pages and probes', () => {
     });
   });
 
+  it('finds an asset whose name is long once percent-encoded (beyond a router default of 100)', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      // 150 characters of the inventory's 200, 900 once percent-encoded.
+      const name = 'ü'.repeat(150);
+      const response = await fetch(`${url}/assets/${encodeURIComponent(name)}`);
+      expect(response.status).toBe(404);
+      // The asset page's own answer, not the router's "no such page".
+      expect(await response.text()).toContain(`No asset is called ${name}.`);
+    });
+  });
+
+  it('answers an address it cannot read with its own HTML page, never an echo of it', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      const response = await fetch(`${url}/%E0%A4%A`);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.text()).toBe(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bad request · Advisory appliance</title></head>' +
+          '<body><h1>Bad request</h1><p>The address of this request cannot be read.</p></body></html>\n',
+      );
+    });
+  });
+
   it('reads the log and its verification afresh: an edited entry shows at once', async () => {
     const other = await demoAppliance();
     try {
