@@ -341,6 +341,7 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
     if (!source.decisions)
       return reply
         .code(503)
+        .header('cache-control', 'no-store')
         .send(jsonError('decision_log_unavailable', 'the decision log is not open in this process'));
     return reply
       .header('cache-control', 'no-store')

@@ -22,6 +22,17 @@ import {
 
 const DAY = 86_400_000;
 
+/** What every answer carries, errors included: what a browser enforces. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /**
  * The dashboard over HTTP (no browser): authentication, the decision log export, the
  * health probe, security headers, filters and escaping. The browser tests
@@ -430,16 +441,12 @@ describe('pages and probes', () => {
     });
   });
 
-  it('sends a strict CSP, no framing, no sniffing, no referrer, on every answer', async () => {
+  it('sends a strict CSP, no framing, no sniffing, no referrer, no cross-origin use, on every answer', async () => {
     await withServer(demoSource(demo), {}, async (url) => {
       for (const page of ['/', '/feed', '/health', '/decisions.json', '/nowhere']) {
         const response = await fetch(`${url}${page}`);
-        expect(response.headers.get('content-security-policy'), page).toBe(
-          "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        );
-        expect(response.headers.get('x-frame-options')).toBe('DENY');
-        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-        expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+        for (const [name, value] of Object.entries(SECURITY_HEADERS))
+          expect(response.headers.get(name), `${page} ${name}`).toBe(value);
       }
     });
   });
@@ -482,6 +489,30 @@ describe('pages and probes', () => {
       expect(response.status).toBe(404);
       expect(await response.text()).toContain('There is no such page.');
       expect((await fetch(`${url}/assets/%E0%A4%A`)).status).toBeLessThan(500);
+    });
+  });
+
+  it('finds an asset whose name is long once percent-encoded (beyond a router default of 100)', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      // 150 characters of the inventory's 200, 900 once percent-encoded.
+      const name = 'ü'.repeat(150);
+      const response = await fetch(`${url}/assets/${encodeURIComponent(name)}`);
+      expect(response.status).toBe(404);
+      // The asset page's own answer, not the router's "no such page".
+      expect(await response.text()).toContain(`No asset is called ${name}.`);
+    });
+  });
+
+  it('answers an address it cannot read with its own HTML page, never an echo of it', async () => {
+    await withServer(demoSource(demo), {}, async (url) => {
+      const response = await fetch(`${url}/%E0%A4%A`);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.text()).toBe(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bad request · Advisory appliance</title></head>' +
+          '<body><h1>Bad request</h1><p>The address of this request cannot be read.</p></body></html>\n',
+      );
     });
   });
 
@@ -545,6 +576,7 @@ function expectJsonError(
   answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
   status: number,
   code: string,
+  message?: string,
 ): string {
   expect(answer.status, answer.text).toBe(status);
   expect(answer.headers['content-type'], answer.text.slice(0, 200)).toMatch(/^application\/json/);
@@ -553,8 +585,12 @@ function expectJsonError(
   expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
   expect(body.error.code).toBe(code);
   expect(body.error.message).toMatch(/^\S/);
-  // The security headers, on errors too.
-  expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  if (message !== undefined) expect(body.error.message).toBe(message);
+  // The security headers, on errors too; and never kept by a cache. (A 401 and a 429 are
+  // not kept by one anyway: access.ts answers them itself, without the header.)
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    expect(answer.headers[name], name).toBe(value);
+  if (status !== 401 && status !== 429) expect(answer.headers['cache-control']).toBe('no-store');
   return body.error.message;
 }
 
@@ -564,7 +600,12 @@ describe('JSON errors', () => {
       const wrong = { authorization: basic('operator', 'not-the-password') };
       const good = { authorization: basic(credentials.user, credentials.password) };
       // A path no route has: JSON when a .json was asked for or JSON is what the client takes.
-      expectJsonError(await rawRequest(url, { path: '/nothing.json', headers: good }), 404, 'not_found');
+      expectJsonError(
+        await rawRequest(url, { path: '/nothing.json', headers: good }),
+        404,
+        'not_found',
+        'there is no such page',
+      );
       expectJsonError(
         await rawRequest(url, { path: '/nothing', headers: { ...good, accept: 'application/json' } }),
         404,
@@ -593,7 +634,12 @@ describe('JSON errors', () => {
         421,
         'unknown_host',
       );
-      expectJsonError(await rawRequest(url, { path: '/%E0%A4%A.json' }), 400, 'bad_request');
+      expectJsonError(
+        await rawRequest(url, { path: '/%E0%A4%A.json' }),
+        400,
+        'bad_request',
+        'the address of this request cannot be read',
+      );
       // Then a client that guesses.
       expect(
         expectJsonError(await rawRequest(url, { path: '/decisions.json' }), 401, 'authentication_required'),
@@ -629,7 +675,12 @@ describe('JSON errors', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     await withServer(failing, { log }, async (url) => {
-      const message = expectJsonError(await rawRequest(url, { path: '/health' }), 500, 'internal_error');
+      const message = expectJsonError(
+        await rawRequest(url, { path: '/health' }),
+        500,
+        'internal_error',
+        'the page could not be made; the log says why',
+      );
       expect(message).not.toContain('status unreadable');
       // What went wrong is in the log, as the answer says.
       expect(JSON.parse(lines[0] as string)).toMatchObject({
@@ -649,6 +700,7 @@ describe('JSON errors', () => {
         }),
         503,
         'decision_log_unavailable',
+        'the decision log is not open in this process',
       );
     });
   });
@@ -674,12 +726,26 @@ describe('JSON errors', () => {
       const garbage = parse(await send('NOT HTTP AT ALL\r\n\r\n'));
       expect(garbage.status).toBe(400);
       expect(garbage.head).toMatch(/content-type: application\/json/i);
-      expect(garbage.body).toEqual({ error: { code: 'bad_request', message: expect.any(String) } });
+      expect(garbage.body).toEqual({
+        error: { code: 'bad_request', message: 'the request cannot be read as HTTP' },
+      });
+      for (const [name, value] of Object.entries({
+        ...SECURITY_HEADERS,
+        'cache-control': 'no-store',
+        connection: 'close',
+      }))
+        expect(`${garbage.head.toLowerCase()}\r\n`, name).toContain(
+          `\r\n${name}: ${value.toLowerCase()}\r\n`,
+        );
+      expect(garbage.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       const huge = parse(
         await send(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`),
       );
       expect(huge.status).toBe(431);
-      expect(huge.body).toEqual({ error: { code: 'headers_too_large', message: expect.any(String) } });
+      expect(huge.body).toEqual({
+        error: { code: 'headers_too_large', message: 'the request headers are too large' },
+      });
+      expect(huge.head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     });
   });
 });
