@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -24,7 +32,7 @@ declare module 'vitest' {
 
 /**
  * The production bundle the process tests run (dist/main.mjs, dist/cli/migrate.mjs,
- * dist/cli/tenant.mjs): built
+ * dist/cli/tenant.mjs and the chunks they share): built
  * from the sources as they stand, so a test never passes on an old build. Built beside
  * dist/ and renamed into it file by file, so that two runs at once in one checkout never
  * start a process from a file the other is still writing (a rename replaces a file whole).
@@ -41,7 +49,15 @@ function buildBundle(): void {
       encoding: 'utf8',
     });
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}${build.stdout}`);
-    for (const file of ['main.mjs', path.join('cli', 'migrate.mjs'), path.join('cli', 'tenant.mjs')]) {
+    // The entry points import shared chunks (--splitting) named by their content: the
+    // chunks go in first, so an entry never names a chunk not yet in place, and one of
+    // the same name another run put there is the same file.
+    const entries = ['main.mjs', path.join('cli', 'migrate.mjs'), path.join('cli', 'tenant.mjs')];
+    const built = (readdirSync(staging, { recursive: true }) as string[]).filter((file) =>
+      file.endsWith('.mjs'),
+    );
+    const chunks = built.filter((file) => !entries.includes(file));
+    for (const file of [...chunks, ...entries]) {
       mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
       renameSync(path.join(staging, file), path.join(dist, file));
     }
