@@ -78,7 +78,9 @@ describe('condition alerts', () => {
       code: 'feed-refused',
       state: 'started',
       since: refusedAt,
-      message: expect.stringMatching(/^the feed from the feed directory was refused: the feed is signed by key [0-9a-f]{16}/),
+      message: expect.stringMatching(
+        /^the feed from the feed directory was refused: the feed is signed by key [0-9a-f]{16}/,
+      ),
       rejection: { reason: 'signature-unknown-key', message, file: 'manifest.yaml.sig' },
     });
     expect(conditions[1]?.condition).toEqual({ ...conditions[0]?.condition, state: 'cleared' });

@@ -48,7 +48,11 @@ describe('conditionChanges', () => {
       {
         status: 'degraded',
         problems: [
-          { code: 'feed-refused', message: 'the feed from the feed host was refused: bad signature', rejection },
+          {
+            code: 'feed-refused',
+            message: 'the feed from the feed host was refused: bad signature',
+            rejection,
+          },
           { code: 'alerts-failing-email', message: 'mail fails', channel: 'email' },
         ],
       },

@@ -142,7 +142,9 @@ describe('honest status', () => {
       }
       const table = await check(env);
       expect(table.out).toMatch(/^warning: .*no such feed directory$/m);
-      expect(table.out).toMatch(/^warning: the feed from the feed directory was refused: the feed is signed by key/m);
+      expect(table.out).toMatch(
+        /^warning: the feed from the feed directory was refused: the feed is signed by key/m,
+      );
       renameSync(blocked, s.feedDir);
       publish(s, widgetAdvisories, new Date(Date.now() - 60_000));
       expect((await check(env)).code).toBe(0);

@@ -427,7 +427,12 @@ describe('what the appliance counts and keeps for monitoring', () => {
     await appliance.refresh();
     expect(kept()).toMatchObject({
       at: clock.now().toISOString(),
-      problems: [{ code: 'feed-refused', message: expect.stringMatching(/^the feed from the feed directory was refused: /) }],
+      problems: [
+        {
+          code: 'feed-refused',
+          message: expect.stringMatching(/^the feed from the feed directory was refused: /),
+        },
+      ],
     });
   });
 

@@ -349,7 +349,8 @@ describe('pages and probes', () => {
         problems: [
           {
             code: 'feed-refused',
-            message: 'the feed from the feed directory was refused: the feed version 2026.11.20 is older than 2026.11.24',
+            message:
+              'the feed from the feed directory was refused: the feed version 2026.11.20 is older than 2026.11.24',
           },
           {
             code: 'refresh-failed',
