@@ -9,9 +9,29 @@ export interface paths {
         };
         /**
          * Liveness and database reachability; no authentication
-         * @description For load balancers and monitoring. 200 while the process runs and its database answers within 2 s; 503 otherwise. No token, no tenant data.
+         * @description Liveness, for load balancers and monitoring. 200 while the process runs and its database answers within 2 s; 503 otherwise. No token, no tenant data. Whether the process should get traffic is /ready.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: database, migrations and job worker; no authentication
+         * @description Readiness, for orchestrators (a Kubernetes readinessProbe) and load balancers: 200 when the database answers within 2 s, every migration this version has is applied, and the job worker runs (in a process that runs one). 503 otherwise, the message naming each failing check: `not ready: database does not answer`, `migrations could not be read`, `migrations pending: <names>`, `job worker not running`. Also 503 before the server listens and while it shuts down. No token, no tenant data.
+         */
+        get: operations["getReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -42,6 +62,26 @@ export interface paths {
          * @description Admins only. Full replace: the body becomes the record; an omitted timezone is UTC again. The read-only fields of a record read with GET may be sent back unchanged and are ignored, so GET, edit, PATCH works.
          */
         patch: operations["replaceTenantSettings"];
+        trace?: never;
+    };
+    "/api/v1/tenant/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole tenant as one archive (tar.gz)
+         * @description Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup. An operator imports it into an empty tenant of another database with `npm run tenant -w scheduler -- import <file>` (docs/operations.md).
+         */
+        get: operations["exportTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/roles": {
@@ -2617,6 +2657,20 @@ export interface components {
              */
             readonly updated_at: string;
         };
+        /**
+         * Ready
+         * @description The process can serve: database, schema and job worker
+         */
+        Ready: {
+            /** @enum {string} */
+            status: "ready";
+            /** @enum {string} */
+            database: "ok";
+            /** @enum {string} */
+            migrations: "current";
+            /** @description running: this process works the job queue; none: it runs no worker (JOB_CONCURRENCY=0) */
+            worker: "running" | "none";
+        };
         /** RecordTimeRequest */
         RecordTimeRequest: {
             /** @description An assignment of the tenant (32 hex digits) */
@@ -3305,6 +3359,55 @@ export interface operations {
             };
         };
     };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready to serve */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "database": "ok",
+                     *       "migrations": "current",
+                     *       "worker": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTenantSettings: {
         parameters: {
             query?: never;
@@ -3354,6 +3457,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3501,6 +3616,104 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: A dependency (database, storage) is unavailable or not configured, or a statement ran out of its time; trying again later can work. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    /** @description attachment; filename="…": save the file rather than show it */
+                    "content-disposition"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example a tar.gz of manifest.json, tables/<table>.jsonl, payroll/<file>.csv, calendars/<user id>.ics */
+                    "application/gzip": string;
+                };
+            };
+            /** @description UNAUTHORIZED: Bearer token missing or invalid. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -3566,6 +3779,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3696,6 +3921,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3838,6 +4075,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -3908,6 +4157,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4053,6 +4314,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -4188,6 +4461,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -4264,6 +4549,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4408,6 +4705,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -4518,6 +4827,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4683,6 +5004,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -4768,6 +5101,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4926,6 +5271,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -5059,6 +5416,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5206,6 +5575,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -5271,6 +5652,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5370,6 +5763,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5514,6 +5919,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -5619,6 +6036,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5754,6 +6183,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5924,6 +6365,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -6069,6 +6522,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6237,6 +6702,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -6343,6 +6820,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6468,6 +6957,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -6569,6 +7070,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6719,6 +7232,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -6853,6 +7378,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -6957,6 +7494,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7092,6 +7641,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7260,6 +7821,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -7381,6 +7954,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7539,6 +8124,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -7642,6 +8239,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7807,6 +8416,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -7940,6 +8561,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8102,6 +8735,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8297,6 +8942,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -8455,6 +9112,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -8602,6 +9271,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8772,6 +9453,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -8883,6 +9576,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -8985,6 +9690,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9132,6 +9849,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -9248,6 +9977,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9407,6 +10148,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9576,6 +10329,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -9691,6 +10456,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -9789,6 +10566,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9942,6 +10731,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10118,6 +10919,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -10287,6 +11100,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -10422,6 +11247,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -10548,6 +11385,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -10620,6 +11469,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10702,6 +11563,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10807,6 +11680,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10941,6 +11826,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11131,6 +12028,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -11241,6 +12150,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11422,6 +12343,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11616,6 +12549,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -11773,6 +12718,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -11887,6 +12844,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -11957,6 +12926,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12107,6 +13088,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -12184,6 +13177,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12294,6 +13299,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12432,6 +13449,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -12530,6 +13559,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12674,6 +13715,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -12796,6 +13849,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12971,6 +14036,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -13139,6 +14216,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -13274,6 +14363,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -13377,6 +14478,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13587,6 +14700,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -13731,6 +14856,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -13859,6 +14996,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14060,6 +15209,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -14169,6 +15330,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14344,6 +15517,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -14481,6 +15666,18 @@ export interface operations {
             /** @description URI_TOO_LONG: A path parameter is longer than the API accepts. */
             414: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14660,6 +15857,8 @@ export interface operations {
             /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
             429: {
                 headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14739,6 +15938,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14881,6 +16092,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -14997,6 +16220,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -15065,6 +16300,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15231,6 +16478,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -15366,6 +16625,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -15425,6 +16696,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15501,6 +16784,18 @@ export interface operations {
             /** @description NOT_FOUND: No such resource in the caller tenant (or a disabled feature). */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15625,6 +16920,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -15727,6 +17034,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15930,6 +17249,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -16052,6 +17383,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -16122,6 +17465,18 @@ export interface operations {
             /** @description FORBIDDEN: The caller may not use this route: a role too low, or a deactivated user. The message is always "forbidden"; the reason is in the server log under the request id. */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16268,6 +17623,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -16403,6 +17770,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: Unexpected failure; details are in the server log under the request id. */
             500: {
                 headers: {
@@ -16526,6 +17905,18 @@ export interface operations {
             /** @description VALIDATION_FAILED: The input breaks a rule; the message names the field. */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the request may be let through again */
+                    "Retry-After"?: number;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -21,6 +21,32 @@ async function chooseOption(select: Locator, text: string): Promise<void> {
   await select.selectOption({ label: label ?? '' });
 }
 
+/**
+ * The first of `days` on which none of `people` holds a seat overlapping 10:00-16:00 in
+ * `zone` (the hours of the event's shifts), read through their own /me/assignments.
+ */
+async function firstFreeDay(
+  people: Awaited<ReturnType<typeof apiAs>>[],
+  zone: string,
+  days: string[],
+): Promise<string> {
+  for (const day of days) {
+    const from = Date.parse(fromLocal(zone, `${day}T10:00`));
+    const to = Date.parse(fromLocal(zone, `${day}T16:00`));
+    let free = true;
+    for (const person of people) {
+      const seats = await person<{ shift: { starts_at: string; ends_at: string } }[]>(
+        'GET',
+        `/me/assignments?from=${day}&to=${addDays(day, 1)}`,
+      );
+      if (seats.body.some((s) => Date.parse(s.shift.starts_at) < to && Date.parse(s.shift.ends_at) > from))
+        free = false;
+    }
+    if (free) return day;
+  }
+  throw new Error(`no day of ${days.join(', ')} is free for the claim`);
+}
+
 /** The grid's shift of the event on a day of the week shown (0 = Monday). */
 function shiftOnDay(page: Page, day: number): Locator {
   return page
@@ -70,7 +96,6 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
   const sam = await apiAs(stage.scheduler, 'demo-employee-2', 'employee');
   const today = dateIn(zone, new Date());
   const yesterday = addDays(today, -1);
-  const tomorrow = addDays(today, 1);
   // A swap needs the manager's approval in this tenant (set meanwhile by a colleague).
   const settings = await admin<Record<string, unknown>>('GET', '/tenant/settings');
   expect(
@@ -142,17 +167,25 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
   await publish.getByRole('button', { name: 'Publish now (8)' }).click();
   await expect.poll(() => status(page).textContent()).toBe('Shifts published: 8.');
 
-  // Maria claims tomorrow's shift on her phone; the manager's grid shows her on it.
+  // Maria claims a shift of the event on her phone (the first day from tomorrow on, but
+  // Ben's, on which neither she nor Lena, who takes it from her later, works at the
+  // shift's hours: the demo week gives them seats on some weekdays); the manager's grid
+  // shows her on it.
+  const claimDay = await firstFreeDay(
+    [maria, lena],
+    zone,
+    [1, 3, 4, 5].map((n) => addDays(today, n)),
+  );
   const staff = await phone(stage.browser, { base: stage.scheduler.base });
   await signIn(staff.page, stage.scheduler.base, demo.maria);
   await staff.page.getByRole('link', { name: 'Open shifts' }).click();
-  const tomorrowStart = new Date(fromLocal(zone, `${tomorrow}T10:00`));
+  const claimStart = new Date(fromLocal(zone, `${claimDay}T10:00`));
   const card = staff.page
     .getByRole('listitem')
     .filter({ hasText: eventName })
     .filter({
       hasText: new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: 'numeric', month: 'short' }).format(
-        tomorrowStart,
+        claimStart,
       ),
     })
     .filter({ has: staff.page.getByRole('button', { name: 'Claim' }) });
@@ -164,13 +197,13 @@ export async function planAndPayAWeek(stage: Stage): Promise<void> {
   // The Schedule opened again reads the week as it is now.
   await openManagerScreen(page, 'People');
   await openManagerScreen(page, 'Schedule');
-  await goToWeek(page, mondayOf(today), tomorrow);
-  await expect.poll(() => shiftOnDay(page, dayIndex(tomorrow)).textContent()).toContain('1/2 filled');
+  await goToWeek(page, mondayOf(today), claimDay);
+  await expect.poll(() => shiftOnDay(page, dayIndex(claimDay)).textContent()).toContain('1/2 filled');
 
   // Maria hands that seat to Lena, who takes it; Sam asks for two days off later on.
   const seats = await maria<{ id: string; shift: { name: string; starts_at: string } }[]>(
     'GET',
-    `/me/assignments?from=${tomorrow}&to=${addDays(tomorrow, 1)}`,
+    `/me/assignments?from=${claimDay}&to=${addDays(claimDay, 1)}`,
   );
   const seat = seats.body.find((s) => s.shift.name === eventName);
   const lenaId = (await lena<{ id: string }>('GET', '/me')).body.id;
