@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { ConfigError, loadStorageConfig } from '../config.ts';
-import { type DatabaseHandle, describeDatabaseFailure, openDatabase } from '../db/database.ts';
 import { importTenant } from '../tenant-export/import.ts';
+import { exitWith, openStorageDatabase } from './storage-database.ts';
 
 const usage = 'usage: npm run tenant -w scheduler -- import <archive.tar.gz>';
 
@@ -18,25 +17,9 @@ async function run(args: string[]): Promise<number> {
     console.error(usage);
     return 2;
   }
-  let config: ReturnType<typeof loadStorageConfig>;
-  try {
-    config = loadStorageConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`tenant: configuration error: ${error.message}`);
-    return 2;
-  }
-  let database: DatabaseHandle | undefined;
-  try {
-    database = await openDatabase({
-      url: config.databaseUrl,
-      ownerUrl: config.databaseOwnerUrl,
-      dataDir: config.dataDir,
-    });
-  } catch (error) {
-    console.error(`tenant: ${describeDatabaseFailure(config, 'migrate', error)}`);
-    return 1;
-  }
+  const opened = await openStorageDatabase('tenant');
+  if (typeof opened === 'number') return opened;
+  const { database } = opened;
   try {
     const result = await importTenant(database.owner, createReadStream(file));
     const total = Object.values(result.rows).reduce((sum, rows) => sum + rows, 0);
@@ -53,10 +36,4 @@ async function run(args: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`tenant: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+exitWith('tenant', run(process.argv.slice(2)));
