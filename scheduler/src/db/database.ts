@@ -19,6 +19,7 @@ import {
   TenantTransactions,
   tenantSession,
 } from './drivers.ts';
+import { PreludedQuery } from './preluded-query.ts';
 import type { Database } from './types.ts';
 import { wireParsers } from './wire-types.ts';
 
@@ -126,8 +127,10 @@ class DeadlineClient extends pg.Client {
     super(config);
     const query: QueryFunction = (...args) => {
       const result = sendQuery.apply(this, args);
-      if (result instanceof Promise) {
-        result.catch((error: unknown) => {
+      // A query object is answered through its own promise (preluded-query.ts).
+      const answer = result instanceof PreludedQuery ? result.done : result;
+      if (answer instanceof Promise) {
+        answer.catch((error: unknown) => {
           if (error instanceof Error && error.message === clientTimeoutMessage) void this.end();
         });
       }
@@ -148,26 +151,12 @@ interface PoolSettings {
    * transaction, TenantTransactions) plus the grace.
    */
   statementTimeoutMs?: number | undefined;
-  /**
-   * pg's pipeline mode: a query is written as soon as it is asked for, not once the one
-   * before it is answered, so that the application's BEGIN, statement and COMMIT of a
-   * statement outside a transaction (TenantTransactions) take one round trip.
-   */
-  pipeline?: boolean | undefined;
 }
 
-function pgPool({
-  url,
-  max,
-  connectTimeoutMs,
-  startupOptions,
-  statementTimeoutMs,
-  pipeline,
-}: PoolSettings): pg.Pool {
+function pgPool({ url, max, connectTimeoutMs, startupOptions, statementTimeoutMs }: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    ...(pipeline ? { pipeline: true } : {}),
     // A server that accepts the connection but never answers must not hang start-up
     // or a request for ever; nor waiting for a connection of the pool.
     connectionTimeoutMillis: connectTimeoutMs,
@@ -226,9 +215,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     connectTimeoutMs: timeout,
     startupOptions: options.ownerUrl === undefined ? `-c role=${appRole}` : undefined,
     statementTimeoutMs: options.statementTimeoutMs,
-    pipeline: true,
   });
-  const appDriver = new PostgresDialect({ pool: appPool }).createDriver();
   const ownerDriver = new PostgresDialect({
     pool: pgPool({
       url: options.ownerUrl ?? url,
@@ -237,12 +224,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       startupOptions: '-c TimeZone=UTC',
     }),
   }).createDriver();
-  await appDriver.init();
   await ownerDriver.init();
   const db = new Kysely<Database>({
-    dialect: dialectOver(
-      new TenantTransactions(appDriver, { statementTimeoutMs: options.statementTimeoutMs }),
-    ),
+    dialect: dialectOver(new TenantTransactions(appPool, { statementTimeoutMs: options.statementTimeoutMs })),
   });
   const owner = new Kysely<Database>({
     dialect: dialectOver(new SessionDriver(ownerDriver, async () => {})),
@@ -263,7 +247,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       // Kysely's own destroy first: later queries then fail as "destroyed", which the
       // error handler answers 503, rather than with whatever a closed pool says.
       await Promise.all([db.destroy(), owner.destroy()]);
-      await Promise.all([appDriver.destroy(), ownerDriver.destroy()]);
+      await Promise.all([appPool.ended ? undefined : appPool.end(), ownerDriver.destroy()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 import {
   type AbortableOperationOptions,
+  AbortedTransactionError,
   CompiledQuery,
   type DatabaseConnection,
   type Dialect,
@@ -12,7 +13,9 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type pg from 'pg';
 import { inBackground } from './lanes.ts';
+import { queryWithPrelude } from './preluded-query.ts';
 import { currentActor, currentTenant } from './tenant-scope.ts';
 
 /**
@@ -236,78 +239,59 @@ function literal(value: string): string {
 }
 
 /**
- * A connection lent by TenantTransactions: each statement outside a transaction runs in
- * one of its own, opened and told the scope's settings first.
+ * A pg client lent by TenantTransactions: each statement outside a transaction is sent
+ * behind the scope's settings under one Sync (preluded-query.ts), a transaction of its own.
  */
 class TenantScopedConnection implements DatabaseConnection {
-  readonly collectSessionInfo?: DatabaseConnection['collectSessionInfo'];
-  readonly killSession?: DatabaseConnection['killSession'];
   /** Whether a transaction Kysely began is open on it (its statements are told already). */
   inTransaction = false;
+  /** Whether the client must not go back to the pool (a ROLLBACK failed: its state is unknown). */
+  discard = false;
 
   constructor(
-    readonly inner: DatabaseConnection,
+    readonly client: pg.PoolClient,
     private readonly driver: TenantTransactions,
-  ) {
-    if (inner.collectSessionInfo) this.collectSessionInfo = inner.collectSessionInfo.bind(inner);
-    if (inner.killSession) this.killSession = inner.killSession.bind(inner);
-  }
+  ) {}
 
   /** Opens a transaction told the scope's settings; `begin` the statement that opens it. */
-  async open(begin = 'BEGIN'): Promise<void> {
+  async open(begin: string): Promise<void> {
     try {
-      await this.inner.executeQuery(CompiledQuery.raw(`${begin}; ${this.driver.prelude()}`));
+      await this.client.query(`${begin}; ${this.driver.prelude()}`);
     } catch (error) {
       // BEGIN went through and the settings did not (a role that cannot be taken): the
       // transaction is open and failed, and must not stay so on the connection.
-      await this.inner.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+      await this.end('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
 
-  /**
-   * Outside a transaction: BEGIN with the settings, the statement and COMMIT, sent one
-   * behind the other without waiting for the answers (each is queued on the connection as
-   * it is asked for; a pool in pipeline mode writes them at once: one round trip). A
-   * failure of the settings fails the statement (25P02), a failed statement turns the
-   * COMMIT into a rollback, so the transaction ends whatever happens; the first failure is
-   * the one reported, a COMMIT refused (a deferred check) included.
-   */
-  async executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
-    if (this.inTransaction) return this.inner.executeQuery<R>(query, options);
-    const [opened, result, committed] = await Promise.allSettled([
-      this.inner.executeQuery(CompiledQuery.raw(`BEGIN; ${this.driver.prelude()}`)),
-      this.inner.executeQuery<R>(query, options),
-      this.inner.executeQuery(CompiledQuery.raw('COMMIT')),
-    ]);
-    if (opened.status === 'rejected') throw opened.reason;
-    if (result.status === 'rejected') throw result.reason;
-    if (committed.status === 'rejected') throw committed.reason;
-    return result.value;
-  }
-
-  async *streamQuery<R>(
-    query: CompiledQuery,
-    chunkSize: number,
-    options?: AbortableOperationOptions,
-  ): AsyncIterableIterator<QueryResult<R>> {
-    if (this.inTransaction) {
-      yield* this.inner.streamQuery<R>(query, chunkSize, options);
-      return;
-    }
-    await this.open();
-    let failed = false;
+  /** Ends the open transaction with `statement` (COMMIT or ROLLBACK); answers the command tag. */
+  async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<string> {
     try {
-      yield* this.inner.streamQuery<R>(query, chunkSize, options);
+      return (await this.client.query(statement)).command;
     } catch (error) {
-      failed = true;
+      if (statement === 'ROLLBACK') this.discard = true;
       throw error;
-    } finally {
-      // A reader that stops early has read what it wanted: its statement stands.
-      const end = this.inner.executeQuery(CompiledQuery.raw(failed ? 'ROLLBACK' : 'COMMIT'));
-      if (failed) await end.catch(() => undefined);
-      else await end;
     }
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { command, rowCount, rows } = this.inTransaction
+      ? await this.client.query(query.sql, [...query.parameters])
+      : await queryWithPrelude(this.client, this.driver.prelude(), query.sql, query.parameters);
+    return {
+      rows: (rows ?? []) as R[],
+      ...(['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(command)
+        ? { numAffectedRows: BigInt(rowCount ?? 0) }
+        : {}),
+    };
+  }
+
+  // biome-ignore lint/correctness/useYield: refuses before its first row, as it must.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    // A cursor keeps a portal open across round trips, which the prelude's one exchange
+    // cannot hold; the application reads pages instead (the tenant export does).
+    throw new Error("streaming is not supported on the application's PostgreSQL connections");
   }
 }
 
@@ -325,25 +309,23 @@ class TenantScopedConnection implements DatabaseConnection {
  * at a time, a statement outside any transaction being one of its own; whatever a session
  * was told before belongs to whichever client used it last. So every transaction Kysely
  * begins is told with `set_config(…, true)`, which lasts until its end, in the round trip
- * of its BEGIN; and every statement outside one runs in a transaction of its own, told the
- * same way (BEGIN with the settings, the statement, COMMIT, written at once in pg's
- * pipeline mode: one round trip, three statements for the server). Nothing is left on a
- * session for the next transaction to rely on, and nothing a transaction sets outlives
- * it, so a connection a pooler hands on carries nothing of this tenant's. The same holds
- * on a direct connection. Streaming (a cursor) is not possible in pipeline mode; the
- * application streams nothing, and a stream outside a transaction is wrapped the same way
- * one step after the other.
+ * of its BEGIN; and every statement outside one is sent behind the same settings under one
+ * Sync, which PostgreSQL runs as one implicit transaction (preluded-query.ts): one round
+ * trip, two statements for the server, no BEGIN or COMMIT. Nothing is left on a session
+ * for the next transaction to rely on, and nothing a transaction sets outlives it, so a
+ * connection a pooler hands on carries nothing of this tenant's. The same holds on a
+ * direct connection.
  *
- * The values are written into the prelude as literals (a simple query may hold two
- * statements, a parameterised one only one): uuids, a zone and a number, checked.
+ * It lends the clients of the application's pg pool itself (no driver below it): the
+ * handle (database.ts) opens and ends the pool. The values are written into the prelude
+ * as literals (the BEGIN's simple query may hold two statements, a parameterised one only
+ * one): uuids, a zone and a number, checked.
  */
-export class TenantTransactions extends DelegatingDriver {
+export class TenantTransactions implements Driver {
   constructor(
-    inner: Driver,
+    private readonly pool: pg.Pool,
     private readonly settings: TransactionSettingsOfApp = {},
-  ) {
-    super(inner);
-  }
+  ) {}
 
   /** The statement that tells a transaction its settings. */
   prelude(): string {
@@ -357,18 +339,13 @@ export class TenantTransactions extends DelegatingDriver {
     return `SELECT ${values.map(([name, value]) => `set_config('${name}', ${literal(value)}, true)`).join(', ')}`;
   }
 
-  protected override unwrap(connection: DatabaseConnection): DatabaseConnection {
-    return connection instanceof TenantScopedConnection ? connection.inner : connection;
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new TenantScopedConnection(await this.pool.connect(), this);
   }
 
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    return new TenantScopedConnection(await this.inner.acquireConnection(), this);
-  }
-
-  override async beginTransaction(
-    connection: DatabaseConnection,
-    settings: TransactionSettings,
-  ): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const scoped = connection as TenantScopedConnection;
     let begin = 'BEGIN';
     if (settings.isolationLevel) begin += ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}`;
@@ -377,23 +354,33 @@ export class TenantTransactions extends DelegatingDriver {
     scoped.inTransaction = true;
   }
 
-  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const scoped = connection as TenantScopedConnection;
     try {
-      await this.inner.commitTransaction(scoped.inner);
+      // PostgreSQL completes a COMMIT with ROLLBACK when an earlier error left the
+      // transaction failed: nothing was committed, which the caller must hear.
+      if ((await scoped.end('COMMIT')) === 'ROLLBACK') throw new AbortedTransactionError();
     } finally {
       scoped.inTransaction = false;
     }
   }
 
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const scoped = connection as TenantScopedConnection;
     try {
-      await this.inner.rollbackTransaction(scoped.inner);
+      await scoped.end('ROLLBACK');
     } finally {
       scoped.inTransaction = false;
     }
   }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const scoped = connection as TenantScopedConnection;
+    // pg destroys a client released with an error rather than lend it again.
+    scoped.client.release(scoped.discard ? new Error('its transaction could not be rolled back') : undefined);
+  }
+
+  async destroy(): Promise<void> {}
 }
 
 /**
