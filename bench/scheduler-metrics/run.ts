@@ -12,24 +12,10 @@
  *   npm run bench:scheduler-metrics     (DURATION=10 CONNECTIONS=32 ROUNDS=5 POOL_SIZE=10 to change)
  */
 import autocannon from 'autocannon';
-import { v7 as uuidv7 } from 'uuid';
-import { claimToUuid } from '../../scheduler/src/auth/identity.ts';
-import { openDatabase } from '../../scheduler/src/db/database.ts';
-import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import { SchedulerMetrics } from '../../scheduler/src/metrics/registry.ts';
-import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
-import { provisionUser } from '../../scheduler/src/users/service.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
-import { depsOver } from '../../scheduler/test/support/units.ts';
 import { cpuSeconds, median as medianOf, startServer, stopServer } from '../support/harness.ts';
-import {
-  applyWallSetting,
-  canonicalId,
-  createSigner,
-  ISSUER,
-  serverEnv,
-  settingsLine,
-} from '../support/setup.ts';
+import { canonicalId, createSigner, openRolesDatabase, serverEnv, settingsLine } from '../support/setup.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
@@ -130,31 +116,8 @@ async function recordingCost(): Promise<{ recordMicros: number; scrapeMs: number
 const cost = await recordingCost();
 const cluster = await startPgCluster();
 try {
-  const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  await migrateToLatest(handle.owner);
-  await applyWallSetting(handle.owner);
   const tenant = canonicalId();
-  await new Provisioner(depsOver(handle.db), provisionUser).ensure({
-    tenantId: tenant.id,
-    userId: claimToUuid(ISSUER, 'bench-admin'),
-    role: 'admin',
-    customerId: null,
-    customerClaim: null,
-    issuer: ISSUER,
-    name: null,
-    email: null,
-  });
-  await handle.owner
-    .insertInto('roles')
-    .values(
-      Array.from({ length: 50 }, (_, i) => ({
-        tenant_id: tenant.id,
-        id: uuidv7(),
-        name: `Role ${String(i).padStart(2, '0')}`,
-        description: `Benchmark role number ${i}`,
-      })),
-    )
-    .execute();
+  const handle = await openRolesDatabase(cluster.url, tenant.id);
   await handle.close();
   const signer = await createSigner();
   const token = await signer.sign({ tenant: tenant.claim, subject: 'bench-admin', role: 'admin' });

@@ -11,16 +11,10 @@
 import autocannon from 'autocannon';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import { claimToUuid } from '../../scheduler/src/auth/identity.ts';
-import { openDatabase } from '../../scheduler/src/db/database.ts';
-import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
-import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
-import { provisionUser } from '../../scheduler/src/users/service.ts';
 import { startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
-import { depsOver } from '../../scheduler/test/support/units.ts';
 import { cpuSeconds, median as medianOf, startServer, stopServer } from '../support/harness.ts';
 import { benchPooler } from '../support/pooler.ts';
-import { applyWallSetting, settingsLine } from '../support/setup.ts';
+import { openRolesDatabase, settingsLine } from '../support/setup.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
@@ -83,34 +77,10 @@ async function measure(mode: 'app' | 'floor', env: NodeJS.ProcessEnv, token: str
 const cluster = await startPgCluster();
 let pooler: Awaited<ReturnType<typeof benchPooler>> = null;
 try {
-  const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  await migrateToLatest(handle.owner);
-  await applyWallSetting(handle.owner);
   // A canonical (hyphenated, not version 5) UUID claim is kept as the tenant id by the
   // scheduler, and the floor hands the same text to PostgreSQL: both read one tenant.
   const tenantClaim = uuidv7();
-  const tenantId = tenantClaim.replaceAll('-', '');
-  await new Provisioner(depsOver(handle.db), provisionUser).ensure({
-    tenantId,
-    userId: claimToUuid(ISSUER, 'bench-admin'),
-    role: 'admin',
-    customerId: null,
-    customerClaim: null,
-    issuer: ISSUER,
-    name: null,
-    email: null,
-  });
-  await handle.owner
-    .insertInto('roles')
-    .values(
-      Array.from({ length: 50 }, (_, i) => ({
-        tenant_id: tenantId,
-        id: uuidv7(),
-        name: `Role ${String(i).padStart(2, '0')}`,
-        description: `Benchmark role number ${i}`,
-      })),
-    )
-    .execute();
+  const handle = await openRolesDatabase(cluster.url, tenantClaim.replaceAll('-', ''));
   pooler = await benchPooler(cluster.url, handle.owner);
   await handle.close();
 

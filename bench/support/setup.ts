@@ -2,9 +2,14 @@ import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Db } from '../../scheduler/src/db/database.ts';
+import { claimToUuid } from '../../scheduler/src/auth/identity.ts';
+import { type DatabaseHandle, type Db, openDatabase } from '../../scheduler/src/db/database.ts';
 import { MAX_STATEMENT_PARAMETERS } from '../../scheduler/src/db/drivers.ts';
+import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
 import type { Database } from '../../scheduler/src/db/types.ts';
+import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
+import { provisionUser } from '../../scheduler/src/users/service.ts';
+import { depsOver } from '../../scheduler/test/support/units.ts';
 
 export const ISSUER = 'https://idp.bench.example';
 export const AUDIENCE = 'scheduler-api';
@@ -93,4 +98,37 @@ export async function insertRows<T extends keyof Database & string>(
       .values(rows.slice(start, start + perStatement) as never)
       .execute();
   }
+}
+
+/**
+ * The read benchmarks' database (GET /api/v1/roles): migrated, the wall setting applied,
+ * one tenant with its admin `bench-admin` provisioned as the API provisions one, and 50
+ * roles to list. Answers the handle open; the caller closes it.
+ */
+export async function openRolesDatabase(url: string, tenantId: string): Promise<DatabaseHandle> {
+  const handle = await openDatabase({ url, poolSize: 2 });
+  await migrateToLatest(handle.owner);
+  await applyWallSetting(handle.owner);
+  await new Provisioner(depsOver(handle.db), provisionUser).ensure({
+    tenantId,
+    userId: claimToUuid(ISSUER, 'bench-admin'),
+    role: 'admin',
+    customerId: null,
+    customerClaim: null,
+    issuer: ISSUER,
+    name: null,
+    email: null,
+  });
+  await handle.owner
+    .insertInto('roles')
+    .values(
+      Array.from({ length: 50 }, (_, i) => ({
+        tenant_id: tenantId,
+        id: uuidv7(),
+        name: `Role ${String(i).padStart(2, '0')}`,
+        description: `Benchmark role number ${i}`,
+      })),
+    )
+    .execute();
+  return handle;
 }
