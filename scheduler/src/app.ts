@@ -8,7 +8,7 @@ import type { ClaimNames } from './auth/identity.ts';
 import type { TokenVerifier } from './auth/verifier.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import type { ChangeType } from './changes/catalogue.ts';
-import { defaultClaimNames, defaultRateLimits, type RateLimitOptions } from './config.ts';
+import { defaultClaimNames, defaultRateLimits, defaultTenantTurns, type RateLimitOptions } from './config.ts';
 import type { Db, PoolUse, WakeupSource } from './db/database.ts';
 import { pendingMigrations } from './db/migrate.ts';
 import { type Clock, type Deps, type DocumentStorage, type SubmitLimit, systemClock } from './deps.ts';
@@ -44,6 +44,7 @@ import { pushDelivery } from './push/delivery.ts';
 import { pushRoutes } from './push/routes.ts';
 import { defaultPushOptions, type PushOptions, PushSender } from './push/sender.ts';
 import { rateLimiterFor, registerRateLimits } from './rate-limits/hook.ts';
+import { TenantTurns } from './rate-limits/tenant-turns.ts';
 import { reactions } from './reactions.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { shiftsRoutes } from './shifts/routes.ts';
@@ -124,6 +125,8 @@ export interface AppOptions {
    * (src/rate-limits/); absent: the defaults, kept in this process.
    */
   rateLimits?: RateLimitOptions;
+  /** The tenants' turns to use (a test watches who waits); absent: made from `rateLimits.turns`. */
+  tenantTurns?: TenantTurns;
   /** Where clients reach the API, for links it hands out; absent: from each request. */
   publicBaseUrl?: string;
   /** The staff app at /app/ (src/web-app/); absent: not served. */
@@ -262,11 +265,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
     featureEnabled: (tenantId, feature) => featureEnabled(deps, tenantId, feature),
   });
   // After the access hook: the caller is known, and a request it refused takes no token.
-  const limiter = rateLimiterFor(
-    options.rateLimits ?? { store: 'process', limits: defaultRateLimits },
-    options.db,
-  );
-  if (limiter) registerRateLimits(app, limiter, clock);
+  const rateLimits = options.rateLimits ?? {
+    store: 'process',
+    limits: defaultRateLimits,
+    turns: defaultTenantTurns,
+  };
+  const limiter = rateLimiterFor(rateLimits, options.db);
+  if (limiter)
+    registerRateLimits(
+      app,
+      limiter,
+      clock,
+      options.tenantTurns ?? (rateLimits.turns && new TenantTurns(rateLimits.turns)),
+    );
   await registerOpenApi(app);
 
   await healthRoutes(app, deps, {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ClaimNames } from './auth/identity.ts';
 import { type AllowedHost, parseAllowedHosts } from './outbound/destinations.ts';
+import type { TurnLimits } from './rate-limits/tenant-turns.ts';
 import type { ObjectStorageConfig } from './storage/object-storage.ts';
 
 /**
@@ -61,7 +62,16 @@ export type RateLimitStore = 'process' | 'database' | 'off';
 export interface RateLimitOptions {
   store: RateLimitStore;
   limits: RateLimits;
+  /** One tenant's requests handled at once in a process, and waiting (absent: no such bound). */
+  turns?: TurnLimits | undefined;
 }
+
+/**
+ * Four of a tenant's requests at once per process, a hundred waiting: with the default
+ * pool of ten connections, one tenant's script holds four at most and the other tenants
+ * find six (docs/scheduler/decisions.md, "Rate limits of the API").
+ */
+export const defaultTenantTurns: TurnLimits = { concurrency: 4, queue: 100 };
 
 export interface Config {
   port: number;
@@ -378,7 +388,11 @@ export function rateLimitConfig(env: Env = process.env): RateLimitOptions {
       `must not exceed RATE_LIMIT_TENANT_PER_SECOND (${limits.tenant.perSecond}): each request takes from both`,
     );
   }
-  return { store, limits };
+  const turns = {
+    concurrency: integer(env, 'RATE_LIMIT_TENANT_CONCURRENCY', defaultTenantTurns.concurrency, 1, 10_000),
+    queue: integer(env, 'RATE_LIMIT_TENANT_QUEUE', defaultTenantTurns.queue, 0, 1_000_000),
+  };
+  return { store, limits, turns };
 }
 
 function publicBaseUrl(env: Env): string | undefined {

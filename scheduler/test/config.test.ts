@@ -218,10 +218,11 @@ describe('configuration', () => {
     expect(loadConfig({ ...base, FORM_SUBMIT_LIMIT_STORE: 'database' }).formSubmitStore).toBe('database');
   });
 
-  it('reads the rate limits: 200 and 20 a second per user, 1000 and 100 per tenant, in this process, unless told', () => {
+  it('reads the rate limits: 200 and 20 a second per user, 1000 and 100 per tenant, 4 of a tenant’s at once and 100 waiting, in this process, unless told', () => {
     expect(loadConfig(base).rateLimits).toEqual({
       store: 'process',
       limits: { tenant: { burst: 1000, perSecond: 100 }, user: { burst: 200, perSecond: 20 } },
+      turns: { concurrency: 4, queue: 100 },
     });
     expect(
       loadConfig({
@@ -231,10 +232,13 @@ describe('configuration', () => {
         RATE_LIMIT_TENANT_PER_SECOND: '2.5',
         RATE_LIMIT_USER_BURST: '50',
         RATE_LIMIT_USER_PER_SECOND: '0.5',
+        RATE_LIMIT_TENANT_CONCURRENCY: '2',
+        RATE_LIMIT_TENANT_QUEUE: '0',
       }).rateLimits,
     ).toEqual({
       store: 'database',
       limits: { tenant: { burst: 50, perSecond: 2.5 }, user: { burst: 50, perSecond: 0.5 } },
+      turns: { concurrency: 2, queue: 0 },
     });
     expect(loadConfig({ ...base, RATE_LIMIT_STORE: 'off' }).rateLimits.store).toBe('off');
   });
@@ -245,6 +249,12 @@ describe('configuration', () => {
     );
     expect(failure({ ...base, RATE_LIMIT_USER_PER_SECOND: '1e3' }).message).toBe(
       'RATE_LIMIT_USER_PER_SECOND: expected a number such as 20 or 0.5, got "1e3"',
+    );
+    expect(failure({ ...base, RATE_LIMIT_TENANT_CONCURRENCY: '0' }).message).toBe(
+      'RATE_LIMIT_TENANT_CONCURRENCY: must be between 1 and 10000',
+    );
+    expect(failure({ ...base, RATE_LIMIT_TENANT_QUEUE: '-1' }).message).toBe(
+      'RATE_LIMIT_TENANT_QUEUE: expected a whole number, got "-1"',
     );
     expect(failure({ ...base, RATE_LIMIT_TENANT_PER_SECOND: '0.0001' }).message).toBe(
       'RATE_LIMIT_TENANT_PER_SECOND: must be between 0.001 and 1000000',

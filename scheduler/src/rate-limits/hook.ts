@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { ProcessRateLimiter, type RateLimiter, type RateRefusal } from './buckets.ts';
 import { DatabaseRateLimiter } from './shared-buckets.ts';
+import type { TenantTurns } from './tenant-turns.ts';
 
 /** The limiter for the options; null when they switch the limits off. */
 export function rateLimiterFor(options: RateLimitOptions, db: Db): RateLimiter | null {
@@ -35,15 +36,35 @@ export function rateLimited(answer: RateRefusal): AppError {
 /**
  * Every request that carries a caller takes a token from its user's bucket and its
  * tenant's (src/rate-limits/buckets.ts), once the access hook has let it in (registered
- * after it: a request refused there, 401, 403 or 404, takes none). Routes without a
- * caller (health, readiness, metrics, the documentation, the staff app's files, calendar
- * feeds) are never limited here.
+ * after it: a request refused there, 401, 403 or 404, takes none); then, with `turns`,
+ * it waits for one of its tenant's turns in this process (tenant-turns.ts), held until
+ * its response is sent or its client is gone. Routes without a caller (health,
+ * readiness, metrics, the documentation, the staff app's files, calendar feeds) are never
+ * limited here.
  */
-export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock): void {
-  app.addHook('onRequest', async (request) => {
+export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock, turns?: TenantTurns): void {
+  app.addHook('onRequest', async (request, reply) => {
     const identity = request.identity;
     if (!identity) return;
     const answer = await limiter.take(identity.tenantId, identity.userId, clock.now().getTime());
     if (!answer.allowed) throw rateLimited(answer);
+    if (!turns) return;
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    const turn = await turns.take(identity.tenantId, gone.signal).catch(() => null);
+    if (turn === null) {
+      // The client left while waiting: nobody is there to answer.
+      reply.hijack();
+      return;
+    }
+    if (!turn.granted) throw tooManyAtOnce();
+    reply.raw.once('close', turn.leave);
+  });
+}
+
+/** The 429 of a tenant whose turns are taken and whose queue is full: retry in a second. */
+function tooManyAtOnce(): AppError {
+  return new AppError('RATE_LIMITED', 'too many requests at once for this tenant; try again in 1 s', {
+    'retry-after': '1',
   });
 }

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
 import { buildApp } from '../../src/app.ts';
+import { claimToUuid } from '../../src/auth/identity.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { RateLimits } from '../../src/config.ts';
 import type { App } from '../../src/http/types.ts';
+import { TenantTurns } from '../../src/rate-limits/tenant-turns.ts';
 import { createTestContext, noGeocoder, type TestContext, uniqueName } from '../support/context.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { buildProbeApp, type ProbeApp } from '../support/probe-app.ts';
 import { createTestKeys, signToken, TEST_AUDIENCE, TEST_ISSUER } from '../support/tokens.ts';
 
 /**
@@ -230,4 +234,131 @@ describe('the default limits', () => {
     },
     1300 * 100,
   );
+});
+
+describe('the turns of a tenant’s requests', () => {
+  let probe: ProbeApp;
+  const turns = new TenantTurns({ concurrency: 1, queue: 1 });
+  /** Buckets that never refuse here: the turns are what is tested. */
+  const roomy: RateLimits = {
+    tenant: { burst: 1000, perSecond: 1000 },
+    user: { burst: 1000, perSecond: 1000 },
+  };
+  /** Requests inside the held route now, by name, each with its release. */
+  const inside = new Map<string, () => void>();
+  /** Names in the order their handler began. */
+  const began: string[] = [];
+  let entered: () => void = () => {};
+
+  beforeAll(async () => {
+    probe = await buildProbeApp(
+      (app) => {
+        // Held until the test lets it go: a request being handled for as long as the test wants.
+        app.get<{ Querystring: { name: string } }>(
+          '/api/v1/probe/held',
+          { config: { access: 'member' } },
+          async (request) => {
+            const { name } = request.query;
+            began.push(name);
+            await new Promise<void>((release) => {
+              inside.set(name, release);
+              entered();
+            });
+            inside.delete(name);
+            return { name };
+          },
+        );
+      },
+      { rateLimits: { store: 'process', limits: roomy }, tenantTurns: turns },
+    );
+  });
+  afterAll(async () => probe?.close());
+
+  const tokenOf = (tenant: string) => signToken(probe.keys, { role: 'admin', tenant, sub: 'ann' });
+  /**
+   * Sends a held request and waits until its handler holds it; answers its reply to come
+   * (in an object: the reply is a thenable, which an async function would wait for).
+   */
+  async function hold(tenant: string, name: string) {
+    const token = await tokenOf(tenant);
+    const inHand = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const answer = probe.app.inject({
+      method: 'GET',
+      url: `/api/v1/probe/held?name=${name}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    // An answer before the handler holds it is a failure to show, not to wait on for ever.
+    const early = await Promise.race([inHand.then(() => null), answer]);
+    if (early) throw new Error(`answered ${early.statusCode} before held: ${early.body}`);
+    return { answer: Promise.resolve(answer) };
+  }
+  const request = async (tenant: string, name: string) =>
+    await probe.app.inject({
+      method: 'GET',
+      url: `/api/v1/probe/held?name=${name}`,
+      headers: { authorization: `Bearer ${await tokenOf(tenant)}` },
+    });
+
+  it('lets a tenant’s request wait for its turn, refuses one more, and serves another tenant meanwhile', async () => {
+    const busy = uniqueName('turns');
+    const first = await hold(busy, 'a1');
+    const waiting = request(busy, 'a2');
+    // The other tenant has a turn of its own: served while the first holds the busy one's.
+    const other = await hold(uniqueName('calm'), 'b1');
+    // a2 waits (the queue holds one), so a third of the busy tenant is refused at once.
+    const refused = await request(busy, 'a3');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toEqual({
+      error: { code: 'RATE_LIMITED', message: 'too many requests at once for this tenant; try again in 1 s' },
+    });
+    expect(began).not.toContain('a2');
+    inside.get('b1')?.();
+    expect((await other.answer).json()).toEqual({ name: 'b1' });
+    // The first answered: its turn goes to the one waiting.
+    const secondIn = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    inside.get('a1')?.();
+    expect((await first.answer).json()).toEqual({ name: 'a1' });
+    await secondIn;
+    inside.get('a2')?.();
+    expect((await waiting).json()).toEqual({ name: 'a2' });
+    expect(began.filter((name) => name !== 'b1' && name.startsWith('a'))).toEqual(['a1', 'a2']);
+  });
+
+  it('forgets a waiting request whose client hung up, which never reaches its handler', async () => {
+    const tenant = uniqueName('hangup');
+    // The turns are the tenant's by its id, as the access hook derives it from the claim.
+    const waiting = () => turns.waiting(claimToUuid(TEST_ISSUER, tenant));
+    const first = await hold(tenant, 'h1');
+    const client = new AbortController();
+    const abandoned = probe.app
+      .inject({
+        method: 'GET',
+        url: '/api/v1/probe/held?name=h2',
+        headers: { authorization: `Bearer ${await tokenOf(tenant)}` },
+        signal: client.signal,
+      })
+      .catch((error: unknown) => error);
+    await until(() => waiting() === 1);
+    client.abort();
+    await abandoned;
+    // Gone from the queue as the connection closed, while h1 still holds the turn.
+    expect(waiting()).toBe(0);
+    const third = request(tenant, 'h3');
+    await until(() => waiting() === 1);
+    const thirdIn = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    inside.get('h1')?.();
+    await first.answer;
+    await thirdIn;
+    inside.get('h3')?.();
+    expect((await third).json()).toEqual({ name: 'h3' });
+    expect(began).not.toContain('h2');
+    expect(turns.tenants).toBe(0);
+  });
 });

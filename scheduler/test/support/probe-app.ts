@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { buildApp } from '../../src/app.ts';
+import { type AppOptions, buildApp } from '../../src/app.ts';
 import { createVerifier, readPublicKeyFile } from '../../src/auth/verifier.ts';
 import type { App } from '../../src/http/types.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -48,7 +48,10 @@ export interface ProbeApp {
  * buildApp on a database of its own, verifying tokens through a PEM key file, with the
  * routes `addProbes` declares added before the app is ready.
  */
-export async function buildProbeApp(addProbes: (app: App) => void): Promise<ProbeApp> {
+export async function buildProbeApp(
+  addProbes: (app: App) => void,
+  options: Pick<AppOptions, 'rateLimits' | 'tenantTurns'> = {},
+): Promise<ProbeApp> {
   const db = await openTestDatabase();
   const keys = await createTestKeys();
   const logs: LogLine[] = [];
@@ -61,6 +64,7 @@ export async function buildProbeApp(addProbes: (app: App) => void): Promise<Prob
       audience: TEST_AUDIENCE,
       publicKey: readPublicKeyFile(keys.publicKeyFile),
     }),
+    ...options,
   });
   addProbes(app);
   await app.ready();
