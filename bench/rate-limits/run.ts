@@ -1,7 +1,8 @@
 /**
  * bench/rate-limits: one tenant's script hammering the API while another tenant works as
- * people do, with the API's rate limits off and at their defaults (200 at once and 20 a
- * second per user, 1000 and 100 a second per tenant, kept in the process). The script is
+ * people do, with the API's rate limits off, with the token buckets alone, and at their
+ * defaults (200 at once and 20 a second per user, 1000 and 100 a second per tenant, kept
+ * in the process, and 4 of a tenant's requests handled at once). The script is
  * SCRIPT_USERS users of one tenant, each on SCRIPT_CONNECTIONS connections sending
  * GET /api/v1/roles (ROLES roles, a list a script would pull) as fast as answers come
  * (autocannon); the other tenant's admin reads the same list as a person's screens do, 10
@@ -76,8 +77,20 @@ function script(port: number, tokens: string[], seconds: number) {
   }));
 }
 
+/**
+ * The limits compared: none; the token buckets alone (turns too many to matter), as
+ * before turns were added; and the defaults, buckets and turns (4 of a tenant's requests
+ * at once, 100 waiting).
+ */
+const settings = {
+  off: {},
+  buckets: { RATE_LIMIT_STORE: 'process', RATE_LIMIT_TENANT_CONCURRENCY: '10000' },
+  default: { RATE_LIMIT_STORE: 'process' },
+} as const;
+type Setting = keyof typeof settings;
+
 interface Row {
-  setting: 'off' | 'default';
+  setting: Setting;
   alone: Latency;
   under: Latency;
   served: number;
@@ -92,7 +105,7 @@ async function measure(
 ) {
   const server: Server = await startServer('app', {
     ...env,
-    ...(setting === 'default' ? { RATE_LIMIT_STORE: 'process' } : {}),
+    ...settings[setting],
   });
   try {
     await otherTenant(server.port, other, 1); // warm-up: JIT, pool, provisioning memo
@@ -138,7 +151,7 @@ try {
   // Rounds alternate the settings, so both see the same machine state.
   const rows: Row[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const setting of ['off', 'default'] as const)
+    for (const setting of Object.keys(settings) as Setting[])
       rows.push(await measure(setting, env, other, scriptTokens));
   }
   console.log(
@@ -155,7 +168,7 @@ try {
     if (row.alone.non2xx || row.under.non2xx)
       throw new Error(`the other tenant was refused (${row.setting})`);
   }
-  for (const setting of ['off', 'default'] as const) {
+  for (const setting of Object.keys(settings) as Setting[]) {
     const mine = rows.filter((row) => row.setting === setting);
     console.log(
       `limits ${setting}: the other tenant's latency under the script / alone, median of ${rounds} rounds: p50 ${median(mine.map((r) => r.under.p50 / r.alone.p50)).toFixed(2)}, p99 ${median(mine.map((r) => r.under.p99 / r.alone.p99)).toFixed(2)}`,
