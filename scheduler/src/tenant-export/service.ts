@@ -46,8 +46,9 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
   try {
     const exportedAt = deps.clock.now();
     const tables = await spoolSnapshot(deps.db, caller.tenantId, dir);
+    const payroll = await timeTrackingOn(deps, caller.tenantId);
     const documents = [
-      ...(await spoolPayroll(deps, caller, dir, exportedAt)),
+      ...(payroll ? await spoolPayroll(deps, caller, dir, exportedAt) : []),
       ...(await spoolCalendars(deps, caller.tenantId, dir, exportedAt)),
     ];
     const manifest: Manifest = {
@@ -59,6 +60,7 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
       tables,
       excluded: Object.fromEntries(Object.entries(EXCLUDED_TABLES).sort(([a], [b]) => a.localeCompare(b))),
       documents,
+      excluded_documents: payroll ? {} : { 'payroll/': PAYROLL_OFF },
     };
     await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     const files = [MANIFEST_FILE, ...tables.map((table) => table.file), ...documents];
@@ -68,6 +70,20 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Why the payroll CSVs are not in the archive of a tenant with time tracking switched off. */
+const PAYROLL_OFF = 'time tracking is switched off for this tenant: its payroll CSVs are not offered';
+
+/**
+ * Whether the tenant has time tracking switched on. Off, its payroll downloads answer 404
+ * (the feature is absent), so the archive offers no payroll CSVs either; the rows of the
+ * time recorded are data and stay in tables/ all the same.
+ */
+async function timeTrackingOn(deps: Deps, tenantId: string): Promise<boolean> {
+  const { rows } = await sql<{ on: boolean }>`
+    SELECT time_tracking_enabled AS "on" FROM tenant_settings WHERE tenant_id = ${tenantId}`.execute(deps.db);
+  return rows[0]?.on === true;
 }
 
 /** The payroll CSVs an admin downloads (time-tracking/): the last year's entries and the balances. */

@@ -78,6 +78,7 @@ describe('GET /api/v1/tenant/export', () => {
         .sort(),
     ).toEqual([dashed(t.admin.userId), dashed(t.employee.userId)].sort());
     expect(manifest.excluded).toHaveProperty('jobs');
+    expect(manifest.excluded_documents).toEqual({});
     // The employee's calendar as their feed shows it; the payroll files as an admin downloads them.
     const calendar = files.get(`calendars/${t.employee.userId}.ics`)?.toString() ?? '';
     expect(calendar).toContain('BEGIN:VCALENDAR');
@@ -88,6 +89,24 @@ describe('GET /api/v1/tenant/export', () => {
     expect([...files.keys()].sort()).toEqual(
       ['manifest.json', ...manifest.tables.map((table) => table.file), ...manifest.documents].sort(),
     );
+  });
+
+  it('leaves the payroll files out while time tracking is off, and the manifest says why', async () => {
+    await scene(t.admin, t.employee);
+    await setTimeTracking(t.admin, false);
+    // What an admin downloads by hand then: nothing, the feature is absent.
+    const csv = await t.admin.request('GET', '/api/v1/time-tracking/balances.csv');
+    expect(csv.statusCode).toBe(404);
+    const { files } = await exported(t.admin);
+    const manifest = JSON.parse(files.get('manifest.json')?.toString() ?? '') as Manifest;
+    expect(manifest.documents).toEqual([`calendars/${t.employee.userId}.ics`]);
+    expect([...files.keys()].filter((name) => name.startsWith('payroll/'))).toEqual([]);
+    expect(manifest.excluded_documents).toEqual({
+      'payroll/': 'time tracking is switched off for this tenant: its payroll CSVs are not offered',
+    });
+    // The recorded time itself is data: its rows are archived all the same.
+    expect(archiveRows(files, 'time_entries')).toHaveLength(1);
+    expect(archiveRows(files, 'overtime_ledger')).toHaveLength(1);
   });
 
   it('holds nothing of another tenant, though it has the same kinds of records', async () => {
