@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,25 +129,40 @@ async function spoolCalendars(deps: Deps, tenantId: string, dir: string, now: Da
 /**
  * The spooled files as a tar.gz stream, packed as the client reads (one file open at a
  * time); the folder is removed when the stream ends, fails or is destroyed (a client gone).
+ * A client that goes away midway leaves a file half read: it is closed with the pack, or
+ * its descriptor would keep the removed file (and its secrets) on disk for the life of
+ * the process.
  */
 function packed(dir: string, files: string[]): Readable {
   const tar = tarPack();
   const out = new PassThrough();
-  const cleanUp = () => void rm(dir, { recursive: true, force: true });
-  out.once('close', cleanUp);
+  let reading: ReadStream | null = null;
+  // Before the pipeline's own listeners: the pack is destroyed here without an error, so
+  // none is raised after the pipeline has stopped listening (an uncaught error).
+  out.once('close', () => {
+    reading?.destroy();
+    tar.destroy();
+    void rm(dir, { recursive: true, force: true });
+  });
   void (async () => {
     for (const name of files) {
+      if (out.destroyed) return;
       const path = join(dir, name);
       const { size } = await stat(path);
       await new Promise<void>((resolve, reject) => {
-        const entry = tar.entry({ name, size, mtime: new Date(0) }, (error) =>
-          error ? reject(error) : resolve(),
-        );
         const input = createReadStream(path);
-        input.once('error', reject);
+        reading = input;
+        // Called back once the entry is written, or with an error when the pack is destroyed.
+        const entry = tar.entry({ name, size, mtime: new Date(0) }, (error) => {
+          input.destroy();
+          if (error) reject(error);
+          else resolve();
+        });
+        input.once('error', (error) => entry.destroy(error));
         input.pipe(entry);
       });
     }
+    reading = null;
     tar.finalize();
   })().catch((error: unknown) => tar.destroy(error instanceof Error ? error : new Error(String(error))));
   pipeline(tar, createGzip(), out).catch(() => out.destroy());

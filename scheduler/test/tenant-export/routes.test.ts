@@ -1,7 +1,10 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../scripts/test-wait.ts';
 import type { Manifest } from '../../src/tenant-export/archive.ts';
 import { SCHEMA_VERSION } from '../../src/tenant-export/archive.ts';
 import { EXPORT_PAGE_ROWS } from '../../src/tenant-export/snapshot.ts';
@@ -136,7 +139,6 @@ describe('GET /api/v1/tenant/export', () => {
 
   it('leaves no spooled file behind once the download ends (they hold the secrets of the tenant)', async () => {
     await scene(t.admin, t.employee);
-    const spooled = () => readdirSync(tmpdir()).filter((name) => name.startsWith('tenant-export-'));
     expect(spooled()).toEqual([]);
     await exported(t.admin);
     await expect.poll(spooled).toEqual([]);
@@ -174,4 +176,84 @@ describe('GET /api/v1/tenant/export', () => {
     expect(archiveRows(files, 'shifts').map((row) => row.id)).toEqual(rows.map((row) => row.id));
     expect(rows).toHaveLength(count);
   }, 60_000);
+});
+
+/** Form submissions of this many bytes each (random hex, which gzip halves at best). */
+const BIG_SUBMISSION_BYTES = 3_200_000;
+/** Enough of them that the archive is many times what a socket's buffers hold. */
+const BIG_SUBMISSIONS = 8;
+
+/** The spooled files that hold the large submissions. */
+const LARGE_FILE = /\/tables\/(form_submissions|audit_log)\.jsonl$/;
+
+/** The spool folders of exports in this file's temporary directory. */
+const spooled = () => readdirSync(tmpdir()).filter((name) => name.startsWith('tenant-export-'));
+
+/** Files of a spool folder this process holds open (Linux: /proc/self/fd). */
+function heldSpoolFiles(): string[] {
+  const held: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.includes('/tenant-export-')) held.push(target);
+    } catch {
+      // Closed between the listing and the read: not held.
+    }
+  }
+  return held;
+}
+
+describe('GET /api/v1/tenant/export, the download cut by the client', () => {
+  it(
+    'removes the spool folder, holds no file or snapshot, and the next requests and export work',
+    async () => {
+      const form = await t.admin.request('POST', '/api/v1/forms', {
+        title: 'Large',
+        fields: [{ name: 'note', label: 'Note', type: 'text' }],
+      });
+      expect(form.statusCode, form.body).toBe(201);
+      await sql`
+        INSERT INTO form_submissions (tenant_id, id, form_id, data)
+        SELECT ${t.admin.tenantId}, gen_random_uuid(), ${String(form.json().id)},
+               jsonb_build_object('note', (SELECT string_agg(md5(random()::text || i || j), '')
+                                             FROM generate_series(1, ${BIG_SUBMISSION_BYTES / 32}::int) j))
+          FROM generate_series(1, ${BIG_SUBMISSIONS}::int) i`.execute(t.ctx.db.owner);
+      await t.ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.ctx.app.server.address() as AddressInfo;
+
+      // The client takes the answer's head, then reads no more: the server packs on until
+      // the socket's buffers are full, midway through one of the large files (the
+      // submissions, and the audit log that recorded them: each many times what the
+      // buffers hold). The client goes away then.
+      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+        get(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/v1/tenant/export',
+            headers: { authorization: `Bearer ${t.admin.token}` },
+          },
+          resolve,
+        ).once('error', reject);
+      });
+      expect(response.statusCode).toBe(200);
+      response.pause();
+      await until(() => heldSpoolFiles().some((file) => LARGE_FILE.test(file)));
+      const gone = new Promise((resolve) => response.socket.once('close', resolve));
+      response.socket.destroy();
+      await gone;
+
+      await expect.poll(spooled).toEqual([]);
+      await expect.poll(heldSpoolFiles).toEqual([]);
+      // No snapshot or session held: a write and a read answer, then a whole export.
+      const role = await t.admin.request('POST', '/api/v1/roles', { name: 'After the cut' });
+      expect(role.statusCode, role.body).toBe(201);
+      expect((await t.admin.request('GET', '/api/v1/roles')).statusCode).toBe(200);
+      const { files } = await exported(t.admin);
+      expect(archiveRows(files, 'form_submissions')).toHaveLength(BIG_SUBMISSIONS);
+      await expect.poll(spooled).toEqual([]);
+      expect(heldSpoolFiles()).toEqual([]);
+    },
+    BIG_SUBMISSIONS * 15_000,
+  );
 });
