@@ -8,6 +8,7 @@ import { until } from '../../../scripts/test-wait.ts';
 import type { Manifest } from '../../src/tenant-export/archive.ts';
 import { SCHEMA_VERSION } from '../../src/tenant-export/archive.ts';
 import { EXPORT_PAGE_ROWS } from '../../src/tenant-export/snapshot.ts';
+import { capturedLog } from '../support/captured-log.ts';
 import { type Caller, FORBIDDEN_BODY, useRouteTests } from '../support/context.ts';
 import { newEvent, newRole } from '../support/scheduling.ts';
 import { layDownShifts } from '../support/shifts.ts';
@@ -18,7 +19,8 @@ import { assignedShift, recordTimeOn, setTimeTracking } from '../support/time-tr
  * GET /api/v1/tenant/export: the tenant's whole data as one tar.gz, read back file by file
  * against what the database holds for the tenant, and nothing of any other tenant.
  */
-const t = useRouteTests();
+const logged = capturedLog();
+const t = useRouteTests({ logger: logged.log });
 
 const dashed = (id: string) => id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
@@ -142,6 +144,32 @@ describe('GET /api/v1/tenant/export', () => {
     expect(spooled()).toEqual([]);
     await exported(t.admin);
     await expect.poll(spooled).toEqual([]);
+  });
+
+  it('is recorded in the log: which tenant, which admin, how many rows; never cached', async () => {
+    await scene(t.admin, t.employee);
+    const { response, files } = await exported(t.admin);
+    expect(response.headers['cache-control']).toBe('private, no-store');
+    const manifest = JSON.parse(files.get('manifest.json')?.toString() ?? '') as Manifest;
+    const rows = manifest.tables.reduce((n, table) => n + table.rows, 0);
+    const lines = logged.lines.filter((line) => line.msg === 'tenant exported');
+    expect(lines.filter((line) => line.tenant === t.admin.tenantId)).toEqual([
+      expect.objectContaining({
+        level: 30,
+        tenant: t.admin.tenantId,
+        user: t.admin.userId,
+        tables: manifest.tables.length,
+        rows,
+        documents: manifest.documents.length,
+      }),
+    ]);
+  });
+
+  it('is not recorded when refused', async () => {
+    await t.employee.request('GET', '/api/v1/tenant/export');
+    expect(
+      logged.lines.filter((line) => line.msg === 'tenant exported' && line.tenant === t.employee.tenantId),
+    ).toEqual([]);
   });
 
   it('is for admins only: 403 for an employee', async () => {
