@@ -276,6 +276,15 @@ describe('importTenant', () => {
       );
     });
 
+    it('a database without the migrations table (never migrated), on either database', async () => {
+      const bare = await emptyDatabase();
+      await sql`DROP TABLE kysely_migration`.execute(bare.owner);
+      const { message } = await refused(archive, bare);
+      expect(message).toBe(
+        'the database has no scheduler schema (never migrated): run npm run migrate -w scheduler with the same settings first',
+      );
+    });
+
     it('a database behind this scheduler: its last migration not applied', async () => {
       const behind = await emptyDatabase();
       await sql`DELETE FROM kysely_migration WHERE name = ${SCHEMA_VERSION}`.execute(behind.owner);
