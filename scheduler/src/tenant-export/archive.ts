@@ -37,6 +37,8 @@ export interface Manifest {
   excluded: Record<string, string>;
   /** The other files (CSV, iCalendar), for people; the import ignores them. */
   documents: string[];
+  /** Kinds of those files left out of this archive (by folder), each with why; empty: none. */
+  excluded_documents: Record<string, string>;
 }
 
 export const MANIFEST_FILE = 'manifest.json';

@@ -11,6 +11,7 @@ import {
   type Manifest,
   type ManifestTable,
   MIGRATION_NAMES,
+  SCHEMA_VERSION,
 } from './archive.ts';
 import { type ArchiveTable, type TenantCatalogue, tenantCatalogue } from './tables.ts';
 
@@ -30,8 +31,9 @@ export interface ImportResult {
 /**
  * Imports a tenant archive (archive.ts) into the database of `owner` (the schema owner's
  * view: row-level security does not apply to it), in one transaction: everything or
- * nothing. The tenant must be empty here (no row of it in any table) and the archive's
- * schema no newer than this database's. Ids are kept.
+ * nothing. The tenant must be empty here (no row of it in any table), the database at this
+ * scheduler's schema (migrated, nothing pending) and the archive's schema no newer. Ids are
+ * kept.
  *
  * Triggers are off for the transaction (`session_replication_role = replica`): the rows are
  * the results of the triggers that ran when they were first written (the overtime ledger
@@ -117,16 +119,44 @@ function checkManifest(text: string): Manifest {
   return manifest as Manifest;
 }
 
-/** The archive's schema must be one this database has reached: an older one's new columns take their defaults. */
+/** What an operator runs to bring a database to this scheduler's schema. */
+export const MIGRATE_COMMAND = 'npm run migrate -w scheduler';
+
+/**
+ * The archive's schema must be one this scheduler knows, and the database must be at this
+ * scheduler's schema: migrated, nothing pending, nothing newer. An older archive's missing
+ * columns then take their defaults. Read before anything else, with the catalogue rather
+ * than the migrations' table, so a database that was never migrated is said as such, not
+ * as a missing relation.
+ */
 async function checkSchemaVersion(db: Db, version: string): Promise<void> {
-  const { rows } = await sql<{
-    name: string;
-  }>`SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1`.execute(db);
-  const here = rows[0]?.name ?? 'none';
-  const archived = MIGRATION_NAMES.indexOf(version);
-  if (archived < 0 || archived > MIGRATION_NAMES.indexOf(here)) {
+  if (!MIGRATION_NAMES.includes(version)) {
     throw new ImportRefused(
-      `the archive's schema (${version}) is newer than this database's (${here}): upgrade the scheduler and migrate first`,
+      `the archive's schema (${version}) is newer than this scheduler's (${SCHEMA_VERSION}): upgrade the scheduler, run ${MIGRATE_COMMAND}, then import`,
+    );
+  }
+  const { rows } = await sql<{ migrated: boolean }>`
+    SELECT to_regclass('public.kysely_migration') IS NOT NULL AS migrated`.execute(db);
+  const applied = rows[0]?.migrated
+    ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map(
+        (row) => row.name,
+      )
+    : [];
+  if (applied.length === 0) {
+    throw new ImportRefused(
+      `the database has no scheduler schema (never migrated): run ${MIGRATE_COMMAND} with the same settings first`,
+    );
+  }
+  const unknown = applied.filter((name) => !MIGRATION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new ImportRefused(
+      `the database's schema (${unknown.at(-1)}) is newer than this scheduler's (${SCHEMA_VERSION}): import with the release that migrated it`,
+    );
+  }
+  const pending = MIGRATION_NAMES.filter((name) => !applied.includes(name));
+  if (pending.length > 0) {
+    throw new ImportRefused(
+      `the database's schema is older than this scheduler's (${pending.length} migrations pending, up to ${SCHEMA_VERSION}): run ${MIGRATE_COMMAND} with the same settings first`,
     );
   }
 }

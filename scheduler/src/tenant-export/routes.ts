@@ -15,7 +15,7 @@ export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
         operationId: 'exportTenant',
         summary: 'The whole tenant as one archive (tar.gz)',
         description:
-          'Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup. An operator imports it into an empty tenant of another database with `npm run tenant -w scheduler -- import <file>` (docs/operations.md).',
+          'Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year (while time tracking is on; the manifest’s excluded_documents says when they are left out) and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup. An operator imports it into an empty tenant of another database with `npm run tenant -w scheduler -- import <file>` (docs/operations.md).',
         security: bearerSecurity,
         querystring: Type.Object({}, { additionalProperties: false }),
         response: {
@@ -44,7 +44,23 @@ export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
         },
       },
     },
-    async (request, reply) => sendArchive(reply, await exportTenant(deps, identityOf(request))),
+    async (request, reply) => {
+      const caller = identityOf(request);
+      const archive = await exportTenant(deps, caller);
+      // The audit log records changes and is written by the database alone; an export
+      // changes nothing, so the request's log records who took the tenant's data out.
+      request.log.info(
+        {
+          tenant: caller.tenantId,
+          user: caller.userId,
+          tables: archive.tables,
+          rows: archive.rows,
+          documents: archive.documents,
+        },
+        'tenant exported',
+      );
+      return sendArchive(reply, archive);
+    },
   );
 }
 

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,10 @@ const PAYROLL_DAYS = 366;
 export interface TenantArchive {
   filename: string;
   body: Readable;
+  /** What it holds, for the log line that records the export: tables, their rows, other files. */
+  tables: number;
+  rows: number;
+  documents: number;
 }
 
 /**
@@ -46,8 +50,9 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
   try {
     const exportedAt = deps.clock.now();
     const tables = await spoolSnapshot(deps.db, caller.tenantId, dir);
+    const payroll = await timeTrackingOn(deps, caller.tenantId);
     const documents = [
-      ...(await spoolPayroll(deps, caller, dir, exportedAt)),
+      ...(payroll ? await spoolPayroll(deps, caller, dir, exportedAt) : []),
       ...(await spoolCalendars(deps, caller.tenantId, dir, exportedAt)),
     ];
     const manifest: Manifest = {
@@ -59,15 +64,36 @@ export async function exportTenant(deps: Deps, caller: Identity): Promise<Tenant
       tables,
       excluded: Object.fromEntries(Object.entries(EXCLUDED_TABLES).sort(([a], [b]) => a.localeCompare(b))),
       documents,
+      excluded_documents: payroll ? {} : { 'payroll/': PAYROLL_OFF },
     };
     await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     const files = [MANIFEST_FILE, ...tables.map((table) => table.file), ...documents];
     const day = exportedAt.toISOString().slice(0, 10);
-    return { filename: `tenant-${caller.tenantId}-${day}.tar.gz`, body: packed(dir, files) };
+    return {
+      filename: `tenant-${caller.tenantId}-${day}.tar.gz`,
+      body: packed(dir, files),
+      tables: tables.length,
+      rows: tables.reduce((sum, table) => sum + table.rows, 0),
+      documents: documents.length,
+    };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Why the payroll CSVs are not in the archive of a tenant with time tracking switched off. */
+const PAYROLL_OFF = 'time tracking is switched off for this tenant: its payroll CSVs are not offered';
+
+/**
+ * Whether the tenant has time tracking switched on. Off, its payroll downloads answer 404
+ * (the feature is absent), so the archive offers no payroll CSVs either; the rows of the
+ * time recorded are data and stay in tables/ all the same.
+ */
+async function timeTrackingOn(deps: Deps, tenantId: string): Promise<boolean> {
+  const { rows } = await sql<{ on: boolean }>`
+    SELECT time_tracking_enabled AS "on" FROM tenant_settings WHERE tenant_id = ${tenantId}`.execute(deps.db);
+  return rows[0]?.on === true;
 }
 
 /** The payroll CSVs an admin downloads (time-tracking/): the last year's entries and the balances. */
@@ -113,25 +139,40 @@ async function spoolCalendars(deps: Deps, tenantId: string, dir: string, now: Da
 /**
  * The spooled files as a tar.gz stream, packed as the client reads (one file open at a
  * time); the folder is removed when the stream ends, fails or is destroyed (a client gone).
+ * A client that goes away midway leaves a file half read: it is closed with the pack, or
+ * its descriptor would keep the removed file (and its secrets) on disk for the life of
+ * the process.
  */
 function packed(dir: string, files: string[]): Readable {
   const tar = tarPack();
   const out = new PassThrough();
-  const cleanUp = () => void rm(dir, { recursive: true, force: true });
-  out.once('close', cleanUp);
+  let reading: ReadStream | null = null;
+  // Before the pipeline's own listeners: the pack is destroyed here without an error, so
+  // none is raised after the pipeline has stopped listening (an uncaught error).
+  out.once('close', () => {
+    reading?.destroy();
+    tar.destroy();
+    void rm(dir, { recursive: true, force: true });
+  });
   void (async () => {
     for (const name of files) {
+      if (out.destroyed) return;
       const path = join(dir, name);
       const { size } = await stat(path);
       await new Promise<void>((resolve, reject) => {
-        const entry = tar.entry({ name, size, mtime: new Date(0) }, (error) =>
-          error ? reject(error) : resolve(),
-        );
         const input = createReadStream(path);
-        input.once('error', reject);
+        reading = input;
+        // Called back once the entry is written, or with an error when the pack is destroyed.
+        const entry = tar.entry({ name, size, mtime: new Date(0) }, (error) => {
+          input.destroy();
+          if (error) reject(error);
+          else resolve();
+        });
+        input.once('error', (error) => entry.destroy(error));
         input.pipe(entry);
       });
     }
+    reading = null;
     tar.finalize();
   })().catch((error: unknown) => tar.destroy(error instanceof Error ? error : new Error(String(error))));
   pipeline(tar, createGzip(), out).catch(() => out.destroy());

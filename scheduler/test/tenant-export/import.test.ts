@@ -13,7 +13,7 @@ import type { Db } from '../../src/db/database.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { DEMO_TENANT, demoPeople } from '../../src/dev-sign-in/people.ts';
 import type { App } from '../../src/http/types.ts';
-import { SCHEMA_VERSION } from '../../src/tenant-export/archive.ts';
+import { MIGRATION_NAMES, SCHEMA_VERSION } from '../../src/tenant-export/archive.ts';
 import { ImportRefused, importTenant } from '../../src/tenant-export/import.ts';
 import { tenantCatalogue } from '../../src/tenant-export/tables.ts';
 import { PROCESS_START_MS } from '../support/api-process.ts';
@@ -231,6 +231,16 @@ describe('importTenant', () => {
     expect(await ledgerMismatches(target.owner)).toEqual([]);
   });
 
+  it('imports an archive of an older schema than the database has', async () => {
+    const older = await withManifest((manifest) => {
+      manifest.schema_version = MIGRATION_NAMES.at(-2);
+    });
+    const target = await emptyDatabase();
+    const result = await importTenant(target.owner, Readable.from([older]));
+    expect(result.tenantId).toBe(tenantId);
+    expect(await tenantRows(target.owner, tenantId)).toEqual(await tenantRows(source.owner, tenantId));
+  });
+
   describe('refuses, writing nothing', () => {
     async function refused(
       bytes: Buffer,
@@ -256,13 +266,42 @@ describe('importTenant', () => {
       );
     });
 
-    it('an archive of a newer schema than the database has', async () => {
+    it('an archive of a newer schema than this scheduler knows', async () => {
       const newer = await withManifest((manifest) => {
         manifest.schema_version = '0099_from_the_future';
       });
       const { message } = await refused(newer);
       expect(message).toBe(
-        `the archive's schema (0099_from_the_future) is newer than this database's (${SCHEMA_VERSION}): upgrade the scheduler and migrate first`,
+        `the archive's schema (0099_from_the_future) is newer than this scheduler's (${SCHEMA_VERSION}): upgrade the scheduler, run npm run migrate -w scheduler, then import`,
+      );
+    });
+
+    it('a database without the migrations table (never migrated), on either database', async () => {
+      const bare = await emptyDatabase();
+      await sql`DROP TABLE kysely_migration`.execute(bare.owner);
+      const { message } = await refused(archive, bare);
+      expect(message).toBe(
+        'the database has no scheduler schema (never migrated): run npm run migrate -w scheduler with the same settings first',
+      );
+    });
+
+    it('a database behind this scheduler: its last migration not applied', async () => {
+      const behind = await emptyDatabase();
+      await sql`DELETE FROM kysely_migration WHERE name = ${SCHEMA_VERSION}`.execute(behind.owner);
+      const { message } = await refused(archive, behind);
+      expect(message).toBe(
+        `the database's schema is older than this scheduler's (1 migrations pending, up to ${SCHEMA_VERSION}): run npm run migrate -w scheduler with the same settings first`,
+      );
+    });
+
+    it('a database a newer release migrated', async () => {
+      const ahead = await emptyDatabase();
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('0099_from_the_future', now()::text)`.execute(
+        ahead.owner,
+      );
+      const { message } = await refused(archive, ahead);
+      expect(message).toBe(
+        `the database's schema (0099_from_the_future) is newer than this scheduler's (${SCHEMA_VERSION}): import with the release that migrated it`,
       );
     });
 
@@ -349,6 +388,27 @@ describe('npm run tenant -- import (the bundle, on an embedded database)', () =>
         code: 2,
         stderr: 'usage: npm run tenant -w scheduler -- import <archive.tar.gz>\n',
       });
+    },
+    3 * PROCESS_START_MS,
+  );
+
+  it(
+    'refuses a database that was never migrated: names the migrate command, status 1, no stack',
+    async () => {
+      const { DATABASE_URL: _url, DATABASE_OWNER_URL: _owner, ...rest } = process.env;
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'tenant-cli-unmigrated-'));
+      const env: NodeJS.ProcessEnv = { ...rest, DATA_DIR: dataDir };
+      const file = `${dataDir}.tar.gz`;
+      writeFileSync(file, archive);
+      expect(await command(env, 'import', file)).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr:
+          'tenant: import refused, nothing written: the database has no scheduler schema (never migrated): run npm run migrate -w scheduler with the same settings first\n',
+      });
+      // Still nothing there: the refusal migrated nothing and wrote nothing.
+      await run(node, ['dist/cli/migrate.mjs'], { cwd: schedulerDir, env });
+      expect(await command(env, 'import', file)).toMatchObject({ code: 0 });
     },
     3 * PROCESS_START_MS,
   );

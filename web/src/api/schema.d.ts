@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * The whole tenant as one archive (tar.gz)
-         * @description Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup. An operator imports it into an empty tenant of another database with `npm run tenant -w scheduler -- import <file>` (docs/operations.md).
+         * @description Admins only. Every record of the tenant as a gzip-compressed tar: manifest.json (format version, tenant id, export time, schema version, the row count of each table), one JSON Lines file per table (tables/<table>.jsonl, one row a line as the database holds it, in primary-key order), and the files people open: the payroll CSVs of the last year (while time tracking is on; the manifest’s excluded_documents says when they are left out) and each calendar address’s feed (calendars/<user id>.ics). The rows come from one consistent snapshot; the archive is streamed. It holds the tenant’s secrets (push keys, webhook secrets): keep it as you keep a backup. An operator imports it into an empty tenant of another database with `npm run tenant -w scheduler -- import <file>` (docs/operations.md).
          */
         get: operations["exportTenant"];
         put?: never;
