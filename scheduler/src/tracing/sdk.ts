@@ -19,9 +19,14 @@ export interface Tracing {
 }
 
 export async function startTracing(options: { serviceName: string }): Promise<Tracing> {
-  // ES modules are patched through import-in-the-middle's loader hooks, registered before
+  // ES modules are patched through import-in-the-middle's loader hook, registered before
   // the modules to patch are imported (src/server.ts and all it loads come after this).
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  // Through its message channel the hook wraps only the modules an instrumentation hooks
+  // (node:http, node:https, pg, pg-pool): each instrumentation tells it as it is created,
+  // below. Without the channel it would wrap every module the server imports.
+  const { createAddHookMessageChannel } = await import('import-in-the-middle');
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   const [
     { NodeSDK },
     { OTLPTraceExporter },
@@ -68,6 +73,14 @@ export async function startTracing(options: { serviceName: string }): Promise<Tr
     ],
   });
   sdk.start();
+  // The hook has the list of the modules to wrap before the server imports any of them.
+  await waitForAllMessagesAcknowledged();
+  // The HTTP instrumentation patches node:http (node:https) once, through whichever view
+  // reaches it first. Through the ES module's namespace it patches the CommonJS object too;
+  // the other way round, the senders' `import { request } from 'node:http'` would keep
+  // the unpatched function (fastify's require comes first otherwise). These imports go
+  // through the hook now that it wraps them: the namespace is patched first.
+  await Promise.all([import('node:http'), import('node:https')]);
   return { shutdown: () => sdk.shutdown() };
 }
 

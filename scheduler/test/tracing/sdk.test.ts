@@ -42,13 +42,25 @@ async function database(): Promise<Record<string, string>> {
   return { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'tracing-')) };
 }
 
-/** The modules a process resolved, through test/support/module-log.mjs. */
-function moduleLog(): { env: Record<string, string>; modules: () => string[] } {
+/**
+ * The modules a process resolved, through test/support/module-log.mjs, and those of them
+ * import-in-the-middle wrapped: a wrapper (its URL marked `iitm=`) imports the module it
+ * wraps, so the wrapped ones are those a wrapper imported.
+ */
+function moduleLog(): { env: Record<string, string>; modules: () => string[]; wrapped: () => string[] } {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'modules-')), 'modules.log');
   const hook = path.resolve(import.meta.dirname, '../support/module-log.mjs');
+  const lines = () =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t') as [string, string?]);
   return {
     env: { NODE_OPTIONS: `--import=${hook}`, MODULE_LOG: file },
-    modules: () => readFileSync(file, 'utf8').split('\n'),
+    modules: () => lines().map(([url]) => url),
+    wrapped: () => [
+      ...new Set(lines().flatMap(([url, importer]) => (importer?.includes('iitm=') ? [url] : []))),
+    ],
   };
 }
 
@@ -131,6 +143,33 @@ describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
     }
     expect(otlp.refused()).toEqual([]);
   });
+
+  it('wraps only the modules the instrumentations patch', async () => {
+    const keys = await createTestKeys();
+    const otlp = await startOtlpReceiver();
+    cleanups.push(() => otlp.close());
+    const log = moduleLog();
+    const api = await startApi(keys, {
+      ...(await database()),
+      ...log.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.origin,
+    });
+    cleanups.push(() => api.stop());
+    const admin = await httpCaller(keys, () => api, 'wrapped', 'admin', 'admin-1');
+    await newEvent(admin);
+    expect(await api.stop()).toBe(0);
+    // node:http and node:https (src/webhooks/sender.ts, src/push/sender.ts) and pg
+    // (src/db/database.ts) are imported by the server and patched: wrapped…
+    const wrapped = log.wrapped();
+    expect(wrapped).toEqual(expect.arrayContaining(['node:http', 'node:https']));
+    expect(wrapped.some((url) => url.includes('/node_modules/pg/'))).toBe(true);
+    // …and nothing else, though the server imports far more (fastify, kysely, pino, its own).
+    const patched = /^node:https?$|\/node_modules\/pg(-pool)?\//;
+    expect(wrapped.filter((url) => !patched.test(url))).toEqual([]);
+    const modules = log.modules();
+    expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
+    expect(modules.some((url) => url.includes('/node_modules/kysely/'))).toBe(true);
+  });
 });
 
 describe('without the OTEL_* settings', () => {
@@ -145,7 +184,9 @@ describe('without the OTEL_* settings', () => {
     const modules = log.modules();
     expect(modules.some((url) => url.includes('/main.mjs'))).toBe(true);
     expect(
-      modules.filter((url) => /@opentelemetry\/(sdk|exporter|instrumentation)|@fastify\/otel/.test(url)),
+      modules.filter((url) =>
+        /@opentelemetry\/(sdk|exporter|instrumentation)|@fastify\/otel|import-in-the-middle/.test(url),
+      ),
     ).toEqual([]);
   });
 });
