@@ -46,10 +46,23 @@ export interface Api {
   stop(): Promise<number | null>;
 }
 
-/** `node dist/main.mjs` with tokens verified by `keys`; resolves once /health answers. */
-export async function startApi(keys: TestKeys, env: Record<string, string>): Promise<Api> {
+/** How the server runs: the production bundle, or the sources as `npm run dev` runs them. */
+export const ENTRIES = {
+  bundle: ['dist/main.mjs'],
+  dev: ['--import', 'tsx', 'src/main.ts'],
+} as const;
+
+/**
+ * `node dist/main.mjs` (or another of ENTRIES) with tokens verified by `keys`; resolves
+ * once /health answers.
+ */
+export async function startApi(
+  keys: TestKeys,
+  env: Record<string, string>,
+  entry: readonly string[] = ENTRIES.bundle,
+): Promise<Api> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.mjs'], {
+  const child = spawn(process.execPath, [...entry], {
     cwd: schedulerDir,
     env: {
       ...process.env,

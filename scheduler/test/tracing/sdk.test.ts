@@ -5,7 +5,7 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runsIf } from '../../../scripts/test-skip.ts';
 import { until } from '../../../scripts/test-wait.ts';
 import { TRACING_MIN_NODE } from '../../src/config.ts';
-import { type Api, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
+import { type Api, ENTRIES, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { newEvent } from '../support/scheduling.ts';
 import { NEEDS_NODE_22_15 } from '../support/skips.ts';
@@ -140,6 +140,30 @@ describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
     ];
     for (const span of otlp.spans()) {
       for (const secret of secrets) expect(text(span)).not.toContain(secret);
+    }
+    expect(otlp.refused()).toEqual([]);
+  });
+
+  it('reach the receiver from the sources as `npm run dev` runs them', async () => {
+    const keys = await createTestKeys();
+    const otlp = await startOtlpReceiver();
+    cleanups.push(() => otlp.close());
+    const api = await startApi(
+      keys,
+      { ...(await database()), OTEL_EXPORTER_OTLP_ENDPOINT: otlp.origin, OTEL_BSP_SCHEDULE_DELAY: '200' },
+      ENTRIES.dev,
+    );
+    cleanups.push(() => api.stop());
+    const admin = await httpCaller(keys, () => api, 'dev', 'admin', 'admin-1');
+    const list = await admin.request('GET', '/api/v1/events');
+    expect(list.statusCode, list.body).toBe(200);
+    const server = () => otlp.spans().find((s) => s.kind === 2 && s.name === 'GET /api/v1/events');
+    await until(() => server() !== undefined, 50);
+    const trace = () => otlp.spans().filter((s) => s.traceId === server()?.traceId);
+    await until(() => trace().some((s) => s.attributes['http.route'] === '/api/v1/events'), 50);
+    if (onPostgres) {
+      // The request's statements, through the pg driver the hook wrapped (tsx loads it too).
+      await until(() => trace().some((s) => s.kind === 3 && s.attributes['db.query.text'] !== undefined), 50);
     }
     expect(otlp.refused()).toEqual([]);
   });
