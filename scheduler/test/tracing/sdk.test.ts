@@ -7,7 +7,8 @@ import { until } from '../../../scripts/test-wait.ts';
 import { TRACING_MIN_NODE } from '../../src/config.ts';
 import { type Api, ENTRIES, httpCaller, PROCESS_START_MS, startApi } from '../support/api-process.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { newEvent } from '../support/scheduling.ts';
+import { type PushService, startPushService } from '../support/push-service.ts';
+import { created, newEvent, newRole, newShift, qualify } from '../support/scheduling.ts';
 import { NEEDS_NODE_22_15 } from '../support/skips.ts';
 import { createTestKeys } from '../support/tokens.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -15,8 +16,10 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 /**
  * OpenTelemetry traces of the real server process (src/tracing/sdk.ts, src/main.ts): one
  * trace holds the request, its SQL (PostgreSQL: the pg driver; PGlite has no driver to
- * instrument) and the webhook delivery job it queued, with the job's POST; a start
- * without the settings loads no SDK module at all.
+ * instrument) and the delivery job it queued (a webhook's, a Web Push message's), with the
+ * job's POST; the sources under tsx (`npm run dev`) trace as the bundle does; the loader
+ * hook wraps only the modules the instrumentations patch; a start without the settings
+ * loads no SDK module at all.
  */
 vi.setConfig({ testTimeout: 2 * PROCESS_START_MS });
 const onPostgres = inject('testDb') === 'postgres';
@@ -141,6 +144,60 @@ describe('traces', runsIf(sdkRuns, NEEDS_NODE_22_15), () => {
     for (const span of otlp.spans()) {
       for (const secret of secrets) expect(text(span)).not.toContain(secret);
     }
+    expect(otlp.refused()).toEqual([]);
+  });
+
+  it('follow an assignment to the Web Push delivery job and its POST', async () => {
+    const keys = await createTestKeys();
+    const otlp = await startOtlpReceiver();
+    cleanups.push(() => otlp.close());
+    const push: PushService = await startPushService({ plain: true });
+    cleanups.push(() => push.close());
+    const api = await startApi(keys, {
+      ...(await database()),
+      OUTBOUND_ALLOWED_HOSTS: new URL(push.origin).host,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.origin,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
+    cleanups.push(() => api.stop());
+    const admin = await httpCaller(keys, () => api, 'pushed', 'admin', 'admin-1');
+    const employee = await httpCaller(keys, () => api, 'pushed', 'employee', 'employee-1');
+    const settings = await admin.request('PATCH', '/api/v1/tenant/settings', {
+      time_tracking_enabled: false,
+      notify_on_assignment: true,
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    const role = await newRole(admin);
+    const event = await newEvent(admin);
+    const shift = await newShift(admin, event, { roleId: role, capacities: [1] });
+    await qualify(admin, employee, role);
+    const browser = push.subscribe();
+    const subscribed = await employee.request('POST', '/api/v1/push-subscriptions', browser.body);
+    expect(subscribed.statusCode, subscribed.body).toBe(201);
+    // The assignment tells the employee: a notification and its push delivery job.
+    await created(admin, `/api/v1/shifts/${shift.id}/slots/${shift.slots[0]}/assign`, {
+      user_id: employee.userId,
+    });
+    await until(() => push.received.length > 0, 50);
+
+    let job: ReceivedSpan | undefined;
+    await until(() => {
+      job = otlp.spans().find((s) => s.name === 'job push' && s.parentSpanId !== undefined);
+      return (
+        job !== undefined &&
+        otlp.spans().some((s) => s.parentSpanId === job?.spanId && s.kind === 3 && s.name === 'POST')
+      );
+    }, 50);
+    const trace = otlp.spans().filter((s) => s.traceId === job?.traceId);
+    const server = trace.find((s) => s.kind === 2 && s.parentSpanId === undefined);
+    expect(server?.name).toBe('POST /api/v1/shifts/:shift_id/slots/:slot_id/assign');
+    expect(job?.attributes).toMatchObject({ 'scheduler.job.kind': 'push', 'scheduler.job.outcome': 'done' });
+    // The push service's POST, inside the job: its origin only (the endpoint's path names
+    // the browser's subscription).
+    const post = trace.find((s) => s.parentSpanId === job?.spanId && s.kind === 3 && s.name === 'POST');
+    expect(post?.attributes['url.full']).toBe(push.origin);
+    for (const span of otlp.spans())
+      expect(text(span)).not.toContain(new URL(browser.body.endpoint).pathname);
     expect(otlp.refused()).toEqual([]);
   });
 
