@@ -12,11 +12,11 @@
  * decodes every export; the machine's cores are shared by the load generator, the server,
  * PostgreSQL and the receiver. Each run is a fresh server process; every round runs the
  * three, their order rotating from round to round, so a loaded machine's drift falls on
- * each alike. Reported per round and as medians: throughput and p95 latency as ratios to
- * "off" of the same round, server CPU per request, spans received per request.
+ * each alike. Reported per round and as medians: throughput, p95 latency and server CPU
+ * per request as ratios to "off" of the same round, and the spans received per request.
  *
  *   npm run build -w scheduler && PATH=<node 22.15+>:$PATH npm run bench:scheduler-tracing
- *   (DURATION=10 CONNECTIONS=32 ROUNDS=5 to change)
+ *   (DURATION=10 CONNECTIONS=32 ROUNDS=5 to change; PROFILE_DIR=dir for CPU profiles)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -102,7 +102,9 @@ async function measure(
   receiverOrigin: string,
 ): Promise<Figures> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.mjs'], {
+  // PROFILE_DIR=dir writes a V8 CPU profile of each server (bench/support/harness.ts does the same).
+  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/main.mjs'], {
     cwd: schedulerDir,
     env: { ...env, PORT: String(port), ...tracingEnv(variant, receiverOrigin) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -219,26 +221,28 @@ try {
     `\nGET /api/v1/roles, 50 roles, ${connections} connections, ${duration} s per run, ${rounds} rounds (orders rotating), Node ${process.versions.node}`,
   );
   console.log(
-    '| round | order | variant | req/s | p95 ms | CPU µs/req | spans/req | throughput / off | p95 / off |',
+    '| round | order | variant | req/s | p95 ms | CPU µs/req | spans/req | throughput / off | p95 / off | CPU / off |',
   );
-  console.log('|---:|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---:|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const { round, order, figures } of rows) {
     const off = figures.off;
     for (const variant of variants) {
       const f = figures[variant];
       console.log(
-        `| ${round} | ${order.join(', ')} | ${variant} | ${f.rps.toFixed(0)} | ${f.p95.toFixed(1)} | ${f.cpuMicros.toFixed(0)} | ${f.spansPerRequest.toFixed(2)} | ${(f.rps / off.rps).toFixed(2)} | ${(f.p95 / off.p95).toFixed(2)} |`,
+        `| ${round} | ${order.join(', ')} | ${variant} | ${f.rps.toFixed(0)} | ${f.p95.toFixed(1)} | ${f.cpuMicros.toFixed(0)} | ${f.spansPerRequest.toFixed(2)} | ${(f.rps / off.rps).toFixed(2)} | ${(f.p95 / off.p95).toFixed(2)} | ${(f.cpuMicros / off.cpuMicros).toFixed(2)} |`,
       );
     }
   }
   console.log('\nmedians over the rounds, ratios to "off" of the same round:');
-  console.log('| variant | req/s | p95 ms | CPU µs/req | spans/req | throughput / off | p95 / off |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| variant | req/s | p95 ms | CPU µs/req | spans/req | throughput / off | p95 / off | CPU / off |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const variant of variants) {
     const of = (pick: (f: Figures, off: Figures) => number) =>
       median(rows.map(({ figures }) => pick(figures[variant], figures.off)));
     console.log(
-      `| ${variant} | ${of((f) => f.rps).toFixed(0)} | ${of((f) => f.p95).toFixed(1)} | ${of((f) => f.cpuMicros).toFixed(0)} | ${of((f) => f.spansPerRequest).toFixed(2)} | ${variant === 'off' ? '1' : of((f, off) => f.rps / off.rps).toFixed(2)} | ${variant === 'off' ? '1' : of((f, off) => f.p95 / off.p95).toFixed(2)} |`,
+      `| ${variant} | ${of((f) => f.rps).toFixed(0)} | ${of((f) => f.p95).toFixed(1)} | ${of((f) => f.cpuMicros).toFixed(0)} | ${of((f) => f.spansPerRequest).toFixed(2)} | ${variant === 'off' ? '1' : of((f, off) => f.rps / off.rps).toFixed(2)} | ${variant === 'off' ? '1' : of((f, off) => f.p95 / off.p95).toFixed(2)} | ${variant === 'off' ? '1' : of((f, off) => f.cpuMicros / off.cpuMicros).toFixed(2)} |`,
     );
   }
 } finally {
