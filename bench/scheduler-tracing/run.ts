@@ -24,17 +24,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
-import { claimToUuid } from '../../scheduler/src/auth/identity.ts';
 import { TRACING_MIN_NODE } from '../../scheduler/src/config.ts';
-import { openDatabase } from '../../scheduler/src/db/database.ts';
-import { migrateToLatest } from '../../scheduler/src/db/migrate.ts';
-import { Provisioner } from '../../scheduler/src/tenants/provisioning.ts';
-import { provisionUser } from '../../scheduler/src/users/service.ts';
 import { freePort, startPgCluster } from '../../scheduler/test/support/pg-cluster.ts';
-import { depsOver } from '../../scheduler/test/support/units.ts';
 import { cpuSeconds, median } from '../support/harness.ts';
-import { AUDIENCE, canonicalId, createSigner, ISSUER } from '../support/setup.ts';
+import { AUDIENCE, canonicalId, createSigner, ISSUER, openRolesDatabase } from '../support/setup.ts';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);
@@ -155,32 +148,10 @@ try {
   const { origin: receiverOrigin } = await new Promise<{ origin: string }>((resolve) =>
     receiver.once('message', (message) => resolve(message as { origin: string })),
   );
-  const handle = await openDatabase({ url: cluster.url, poolSize: 2 });
-  await migrateToLatest(handle.owner);
+  const tenant = canonicalId();
+  const handle = await openRolesDatabase(cluster.url, tenant.id);
   // The server connects as a login holding only scheduler_app, as docs/operations.md advises.
   await sql.raw('CREATE ROLE bench_api LOGIN IN ROLE scheduler_app').execute(handle.owner);
-  const tenant = canonicalId();
-  await new Provisioner(depsOver(handle.db), provisionUser).ensure({
-    tenantId: tenant.id,
-    userId: claimToUuid(ISSUER, 'bench-admin'),
-    role: 'admin',
-    customerId: null,
-    customerClaim: null,
-    issuer: ISSUER,
-    name: null,
-    email: null,
-  });
-  await handle.owner
-    .insertInto('roles')
-    .values(
-      Array.from({ length: 50 }, (_, i) => ({
-        tenant_id: tenant.id,
-        id: uuidv7(),
-        name: `Role ${String(i).padStart(2, '0')}`,
-        description: `Benchmark role number ${i}`,
-      })),
-    )
-    .execute();
   await handle.close();
   const signer = await createSigner();
   const token = await signer.sign({ tenant: tenant.claim, subject: 'bench-admin', role: 'admin' });
