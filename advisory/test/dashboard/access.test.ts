@@ -49,6 +49,15 @@ describe('dashboard access', () => {
         .map((r) => r.url)
         .sort(),
     ).toEqual(['/favicon.svg', '/health']);
+    // Every other route says what it asks for: the export's credentials, or the pages'.
+    expect(Object.fromEntries(routes.map((r) => [r.url, r.access]))).toMatchObject({
+      '/': 'pages',
+      '/log': 'pages',
+      '/assets/:name': 'pages',
+      '/decisions.json': 'credentials',
+      '/verdicts.json': 'credentials',
+    });
+    expect(new Set(routes.map((r) => r.access))).toEqual(new Set(['public', 'pages', 'credentials']));
     expect(routes.length).toBeGreaterThanOrEqual(10);
     for (const route of routes) {
       const url = route.url.replace(':name', 'pve-node-1');
@@ -74,6 +83,14 @@ describe('dashboard access', () => {
         '10.0.0.5',
       ]) {
         expect((await raw(served.url, '/', host)).status, host).toBe(200);
+      }
+      // A name configured with its trailing dot and capitals is the same name.
+      const dotted = await serve(demoSource(demo), { hosts: ['Advisory.LAN.'] });
+      try {
+        for (const host of ['advisory.lan', 'advisory.lan.'])
+          expect((await raw(dotted.url, '/', host)).status, host).toBe(200);
+      } finally {
+        await dotted.close();
       }
       for (const host of [
         'attacker.example',
@@ -218,6 +235,56 @@ describe('one misbehaving client', () => {
       expect(JSON.parse(answer.split('\r\n\r\n')[1] as string)).toEqual({
         error: { code: 'request_timeout', message: 'the request was not sent in time' },
       });
+    } finally {
+      await served.close();
+    }
+  });
+  it('takes exactly its share from one client, and counts again from what is still open', async () => {
+    // Two per client, deadlines far off: only the bound closes a socket here.
+    const served = await serve(demoSource(demo), {
+      limits: { connectionsPerClient: 2, headersMs: 60_000, requestMs: 120_000 },
+    });
+    const open = (sockets: Socket[]) => sockets.filter((s) => !s.closed);
+    const first = halfSent(served.url, 3);
+    const second: Socket[] = [];
+    try {
+      // The third is closed as it comes; the two before it stay.
+      await until(() => first.some((s) => s.closed));
+      await until(() => first.every((s) => !s.connecting));
+      expect(open(first)).toHaveLength(2);
+      // One of the two ends: one place is free again, not two.
+      const [ending] = open(first) as [Socket];
+      ending.destroy();
+      await until(
+        () =>
+          new Promise<boolean>((resolve) =>
+            served.app.server.getConnections((_e, count) => resolve(count === 1)),
+          ),
+      );
+      second.push(...halfSent(served.url, 2));
+      await until(() => second.some((s) => s.closed));
+      await until(() => second.every((s) => !s.connecting));
+      expect(open([...first, ...second])).toHaveLength(2);
+    } finally {
+      for (const socket of [...first, ...second]) socket.destroy();
+      await served.close();
+    }
+  });
+
+  it('keeps a header deadline shorter than the interval Node is told to check at', async () => {
+    // The check every 600 s, the deadline 1 s: the deadline is what Node is told to check at.
+    const served = await serve(demoSource(demo), {
+      limits: { headersMs: 1_000, checkEveryMs: 600_000, requestMs: 600_000, keepAliveMs: 600_000 },
+    });
+    try {
+      const [socket] = halfSent(served.url, 1) as [Socket];
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      // Waited for as an event: at a 600 s check this outlasts the test's own timeout.
+      await new Promise((resolve) => socket.on('close', resolve));
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
       await served.close();
     }

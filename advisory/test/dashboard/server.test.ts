@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadApplianceConfig } from '../../src/appliance/config.ts';
 import { runAdvisoryCli } from '../../src/cli/advisory/main.ts';
 import { FailedAttempts } from '../../src/dashboard/auth.ts';
@@ -373,17 +373,24 @@ describe('pages and probes', () => {
     await withServer(demoSource(demo), at(afterSamplePublished(14 * DAY + 1000)), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ status: 'degraded', problems: [{ code: 'feed-stale' }] });
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ status: 'degraded', problems: [{ code: 'feed-stale' }] });
+      // Degraded is still serving: the feed that serves, and no single `problem` as when down.
+      expect(Object.keys(body)).toEqual(['status', 'feed', 'problems']);
       expect(await (await fetch(`${url}/`)).text()).toContain('data-problem="feed-stale"');
     });
     // Expiry is a time: the moment it passes, no refresh needed.
     await withServer(demoSource(demo), at(sampleManifest.expiresAt), async (url) => {
       const response = await fetch(`${url}/health`);
       expect(response.status).toBe(503);
-      expect(await response.json()).toMatchObject({
+      const body = (await response.json()) as { problem: string; problems: { message: string }[] };
+      expect(body).toMatchObject({
         status: 'no verified feed',
         problems: [{ code: 'feed-expired' }],
       });
+      // The feed still in the status is expired: not named as serving; the problem says why.
+      expect(Object.keys(body)).toEqual(['status', 'problem', 'problems']);
+      expect(body.problem).toBe(body.problems[0]?.message);
     });
   });
 
@@ -517,6 +524,24 @@ describe('pages and probes', () => {
     });
   });
 
+  it('writes no request log of its own: the daemon logs to standard error, and only failures', async () => {
+    // Fastify's own logger would write a JSON line per request to standard output.
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      await withServer(demoSource(demo), {}, async (url) => {
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.filter((line) => line.includes('"reqId"'))).toEqual([]);
+  });
+
   it('reads the log and its verification afresh: an edited entry shows at once', async () => {
     const other = await demoAppliance();
     try {
@@ -634,6 +659,8 @@ describe('JSON errors', () => {
         await rawRequest(url, { path: '/health', headers: { host: 'rebound.example' } }),
         421,
         'unknown_host',
+        // The page's text, its first letter lowered and only its final full stop dropped.
+        'this dashboard answers only to its own names. Add the name to ADVISORY_DASHBOARD_HOSTS to use it',
       );
       expectJsonError(
         await rawRequest(url, { path: '/%E0%A4%A.json' }),

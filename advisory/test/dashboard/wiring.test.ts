@@ -62,6 +62,7 @@ describe('the dashboard wiring', () => {
     expect(log.statusCode).toBe(200);
     expect(log.body).toContain('HASH CHAIN INTACT');
     expect(log.body).toContain('0 entries');
+    expect(log.body).not.toContain('<td data-label="#"');
     const asset = await get(built, '/assets/pve-node-1', { authorization: auth });
     expect(asset.statusCode).toBe(200);
     const exported = await get(built, '/decisions.json', { authorization: auth });
@@ -77,6 +78,7 @@ describe('the dashboard wiring', () => {
     const exported = await get(built, '/decisions.json', { authorization: auth });
     expect(exported.statusCode).toBe(200);
     expect(exported.headers['cache-control']).toBe('no-store');
+    expect(exported.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(exported.headers['content-disposition']).toBe('attachment; filename="decisions.json"');
     expect(exported.json()).toMatchObject({
       format: 'advisory-decision-log/1',
