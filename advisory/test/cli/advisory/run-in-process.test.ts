@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   [first, renewed] = await Promise.all([makePair('advisory.test'), makePair('advisory-renewed.test')]);
 });
 
-function start(env: NodeJS.ProcessEnv) {
+function start(env: NodeJS.ProcessEnv, argv: string[] = ['run']) {
   // A worker without the channel (a thread) has no disconnect: nothing to let go of there.
   if (typeof process.disconnect === 'function')
     vi.spyOn(process, 'disconnect').mockImplementation(() => {
@@ -40,7 +40,7 @@ function start(env: NodeJS.ProcessEnv) {
   const lines: string[] = [];
   const errors: string[] = [];
   const done = runAdvisoryCli(
-    ['run'],
+    argv,
     { out: (l) => lines.push(l), err: (l) => errors.push(l) },
     { ADVISORY_LISTEN: '127.0.0.1:0', ...env },
   );
@@ -294,5 +294,88 @@ describe('advisory run in this process', () => {
     expect(daemon.errors).toEqual([
       `configuration error: ADVISORY_STATE_DIR: ${s.stateDir}: not a directory`,
     ]);
+  });
+
+  it('refuses a dashboard reachable from other machines without credentials, before opening anything (exit 2)', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start({ ...s.env, ADVISORY_LISTEN: '0.0.0.0:0' });
+    expect(await daemon.done).toBe(2);
+    expect(daemon.lines).toEqual([]);
+    expect(daemon.errors).toEqual([
+      expect.stringMatching(
+        /^configuration error: ADVISORY_LISTEN: 0\.0\.0\.0 is reachable from other machines and no dashboard credentials are set: /,
+      ),
+    ]);
+    expect(existsSync(s.stateDir)).toBe(false);
+  });
+
+  it('refuses to send the dashboard password in clear to other machines (exit 2)', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start({
+      ...s.env,
+      ADVISORY_LISTEN: '0.0.0.0:0',
+      ADVISORY_DASHBOARD_USER: 'operator',
+      ADVISORY_DASHBOARD_PASSWORD: 'a long enough secret',
+    });
+    expect(await daemon.done).toBe(2);
+    expect(daemon.lines).toEqual([]);
+    expect(daemon.errors).toEqual([
+      expect.stringMatching(
+        /^configuration error: ADVISORY_LISTEN: 0\.0\.0\.0 is reachable from other machines and the dashboard password .* would cross the network in clear over plain HTTP: /,
+      ),
+    ]);
+    expect(existsSync(s.stateDir)).toBe(false);
+  });
+
+  it('refreshes once started: /health turns healthy with the feed it pulled; it lets the state directory go when stopped', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const daemon = start({ ...s.env, ADVISORY_REFRESH_INTERVAL: '2h' });
+    const [, url] = await daemon.line(/dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/);
+    await expect.poll(async () => (await fetch(`${url}health`)).status).toBe(200);
+    const feed = await (await fetch(`${url}feed`)).text();
+    expect(feed).toContain('2026.');
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+    // Nothing holds the state directory any more: another process may take it at once.
+    const release = await lockDataDir(s.stateDir);
+    await release();
+  });
+
+  it('refuses words after "run" (exit 2), before reading any setting', async () => {
+    const daemon = start({}, ['run', 'now']);
+    expect(await daemon.done).toBe(2);
+    expect(daemon.lines).toEqual([]);
+    expect(daemon.errors).toEqual([
+      "Unexpected argument 'now'. This command does not take positional arguments (advisory run --help shows how)",
+    ]);
+  });
+
+  it('lets go of the IPC channel of a parent that started it (npm start), however it ends', async () => {
+    // The channel as a parent's fork gives it (vitest's forks have one; a thread has not).
+    const connected = Object.getOwnPropertyDescriptor(process, 'connected');
+    const disconnect = Object.getOwnPropertyDescriptor(process, 'disconnect');
+    Object.defineProperty(process, 'connected', { configurable: true, writable: true, value: true });
+    if (!disconnect)
+      Object.defineProperty(process, 'disconnect', {
+        configurable: true,
+        writable: true,
+        value: () => undefined,
+      });
+    try {
+      const before = disconnects;
+      const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+      const daemon = start({ ...s.env, ADVISORY_REFRESH_INTERVAL: 'soon' });
+      expect(await daemon.done).toBe(2);
+      expect(disconnects).toBe(before + 1);
+    } finally {
+      vi.restoreAllMocks();
+      for (const [name, descriptor] of [
+        ['connected', connected],
+        ['disconnect', disconnect],
+      ] as const) {
+        if (descriptor) Object.defineProperty(process, name, descriptor);
+        else Reflect.deleteProperty(process, name);
+      }
+    }
   });
 });
