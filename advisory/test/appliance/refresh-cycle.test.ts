@@ -8,6 +8,8 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Appliance } from '../../src/appliance/appliance.ts';
@@ -21,6 +23,7 @@ import {
   setup,
   widgetAdvisories,
 } from '../support/appliance.ts';
+import { startMailServer, subjectOf } from '../support/smtp-server.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -660,5 +663,185 @@ describe('what an operator notices of the refresh bookkeeping', () => {
     const written = statSync(file).ino;
     await appliance.refresh();
     expect(statSync(file).ino).toBe(written);
+  });
+});
+
+/**
+ * A feed host whose answers the test holds back (`holding`) until it lets them go: a
+ * refresh stays in its pull meanwhile, so what happens then is the outbox's own doing.
+ */
+async function heldFeedHost(root: string) {
+  const waiting: (() => void)[] = [];
+  const host = { holding: false, held: 0 };
+  const server = createServer((request, response) => {
+    const answer = () => {
+      const name = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname).slice(1);
+      const file = path.join(root, name);
+      if (name.includes('..') || !existsSync(file)) return void response.writeHead(404).end();
+      response.writeHead(200).end(readFileSync(file));
+    };
+    if (!host.holding) return answer();
+    host.held += 1;
+    waiting.push(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(host, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    release() {
+      host.holding = false;
+      for (const answer of waiting.splice(0)) answer();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** Resolves after the outbox's next own tick has judged what it delivered (appliance.start). */
+function nextTick(appliance: Appliance): Promise<void> {
+  const outbox = appliance.outbox;
+  const original = outbox.start.bind(outbox);
+  return new Promise<void>((resolve) => {
+    vi.spyOn(outbox, 'start').mockImplementationOnce((flushed) =>
+      original(async () => {
+        await flushed?.();
+        resolve();
+      }),
+    );
+  });
+}
+
+describe("the daemon's own delivery ticks", () => {
+  it('judge nothing before the first refresh has pulled: no "no feed" alarm at start', async () => {
+    const { s, env } = await withWebhook();
+    const host = await heldFeedHost(s.feedDir);
+    try {
+      host.holding = true;
+      const { appliance, log } = await start({ ...env, ADVISORY_FEED_URL: host.url });
+      const ticked = nextTick(appliance);
+      appliance.start();
+      await ticked;
+      // The first refresh waits on the feed host: the tick came before it.
+      expect(appliance.status.lastRefresh).toBeNull();
+      expect(log.lines.filter((l) => l.condition !== undefined)).toEqual([]);
+      expect(existsSync(path.join(s.stateDir, 'conditions.json'))).toBe(false);
+      expect(await appliance.outbox.pending()).toEqual([]);
+      host.release();
+      await expect.poll(() => appliance.status.lastRefresh).not.toBeNull();
+      expect(appliance.status.feed?.from).toBe('live');
+      expect(log.lines.filter((l) => l.condition !== undefined)).toEqual([]);
+      expect(receiver?.received.map((a) => a.kind)).toEqual(['initial']);
+    } finally {
+      host.release();
+      for (const appliance of open.splice(0)) await appliance.stop();
+      await host.close();
+    }
+  });
+
+  it('after the first refresh, announce a channel working again at once, without a refresh', async () => {
+    const s = setup({
+      publishedAt: PUBLISHED,
+      assets: 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n',
+    });
+    const host = await heldFeedHost(s.feedDir);
+    const hook = await startReceiver();
+    try {
+      hook.script = Array(3).fill(500);
+      const clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+      const { appliance, log } = await start(
+        {
+          ...s.env,
+          ADVISORY_FEED_URL: host.url,
+          ADVISORY_NOTIFY_WEBHOOK_URL: hook.url,
+          ADVISORY_ALERT_RETRY: '10s',
+          ADVISORY_REFRESH_INTERVAL: '1h',
+        },
+        { clock },
+      );
+      // Three failed attempts (at 0, 10 s and 30 s): the webhook is failing.
+      await appliance.refresh();
+      clock.advance(10_000);
+      await appliance.refresh();
+      clock.advance(20_000);
+      await appliance.refresh();
+      expect(hook.attempts).toBe(3);
+      const failing = (state: string) =>
+        log.lines.filter((l) => l.condition === 'alerts-failing-webhook' && l.state === state);
+      expect(failing('started')).toHaveLength(1);
+      const health = path.join(s.stateDir, 'health.json');
+      expect(readJson<{ problems: { code: string }[] }>(health).problems.map((p) => p.code)).toEqual([
+        'alerts-failing-webhook',
+      ]);
+      const last = appliance.status.lastRefresh;
+      // The webhook answers again; the next attempt is due. The daemon's refresh is held
+      // at the feed host: only the outbox's own tick delivers, and judges.
+      clock.advance(40_000);
+      host.holding = true;
+      const ticked = nextTick(appliance);
+      appliance.start();
+      await ticked;
+      expect(appliance.status.lastRefresh).toEqual(last);
+      expect(hook.received.map((a) => a.kind)).toEqual(['initial']);
+      expect(failing('cleared')).toHaveLength(1);
+      expect(appliance.status.outbox).toMatchObject({ pending: 0, failing: [] });
+      expect(appliance.health().problems).toEqual([]);
+      expect(readJson<{ problems: unknown[] }>(health).problems).toEqual([]);
+      expect(existsSync(path.join(s.stateDir, 'conditions.json'))).toBe(true);
+      expect(readJson<Record<string, unknown>>(path.join(s.stateDir, 'conditions.json'))).toEqual({});
+    } finally {
+      host.release();
+      for (const appliance of open.splice(0)) await appliance.stop();
+      await host.close();
+      await hook.close();
+    }
+  });
+});
+
+describe('alerts and the channels they go by', () => {
+  it('send the first evaluation with the checkpoint of the log that holds it', async () => {
+    const { env } = await withWebhook();
+    const { appliance } = await start(env);
+    await appliance.refresh();
+    const initial = receiver?.received.find((a) => a.kind === 'initial');
+    const head = appliance.decisions?.head;
+    expect(head?.seq).toBe(2);
+    expect(initial?.checkpoint).toMatchObject({
+      size: 2,
+      head: head?.hash,
+      message: expect.stringContaining(`head: ${head?.hash}`),
+    });
+  });
+
+  it('do not say "no other alert channel" while e-mail still carries the news of a failing webhook', async () => {
+    const hook = await startReceiver();
+    const mail = await startMailServer();
+    try {
+      hook.script = Array(20).fill(500);
+      const s = setup({
+        publishedAt: PUBLISHED,
+        assets: 'assets:\n  - { name: done-box, products: { widget: "2.5" } }\n',
+      });
+      const clock = new Clock(new Date(PUBLISHED.getTime() + 3_600_000));
+      const { appliance, log } = await start(
+        { ...s.env, ...mail.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url, ADVISORY_ALERT_RETRY: '10s' },
+        { clock },
+      );
+      await appliance.refresh();
+      clock.advance(10_000);
+      await appliance.refresh();
+      clock.advance(20_000);
+      await appliance.refresh();
+      expect(hook.attempts).toBe(3);
+      expect(
+        log.lines.find((l) => l.condition === 'alerts-failing-webhook' && l.state === 'started'),
+      ).toMatchObject({ level: 40 });
+      expect(log.messages().filter((m) => m.startsWith('no other alert channel'))).toEqual([]);
+      // The news went by e-mail: the first evaluation, then the failing webhook.
+      expect(mail.mails.map((m) => subjectOf(m))).toEqual([
+        expect.any(String),
+        expect.stringMatching(/webhook/),
+      ]);
+    } finally {
+      await hook.close();
+      await mail.close();
+    }
   });
 });
