@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, watch, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { lockDataDir } from '../../../../common/src/data-dir-lock.ts';
 import { until } from '../../../../scripts/test-wait.ts';
 import { runAdvisoryCli } from '../../../src/cli/advisory/main.ts';
 import { CLIENT_VERSION } from '../../../src/version.ts';
-import { setup } from '../../support/appliance.ts';
+import { setup, startFeedServer } from '../../support/appliance.ts';
 import { makePair, servedFingerprint, type TestPair, writePair } from '../../support/tls.ts';
 
 /**
@@ -376,6 +376,60 @@ describe('advisory run in this process', () => {
         if (descriptor) Object.defineProperty(process, name, descriptor);
         else Reflect.deleteProperty(process, name);
       }
+    }
+  });
+
+  it('tries the state directory again once a second while it waits, not in a loop', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    mkdirSync(s.stateDir, { recursive: true });
+    const release = await lockDataDir(s.stateDir);
+    // Each try at the lock makes a directory of its own there (.lock.new-*) first.
+    const tries = new Set<string>();
+    const watcher = watch(s.stateDir, (_event, name) => {
+      if (name?.startsWith('.lock.new-')) tries.add(name);
+    });
+    const since = performance.now();
+    const daemon = start(s.env);
+    try {
+      await daemon.line(/waiting for it to finish/);
+      await until(() => tries.size >= 3);
+    } finally {
+      await release();
+    }
+    const tried = tries.size;
+    const seconds = (performance.now() - since) / 1000;
+    watcher.close();
+    await daemon.line(/dashboard on/);
+    signal('SIGTERM');
+    expect(await daemon.done).toBe(0);
+    // The first try at once, then one a second at most (timers never run early).
+    expect(tried).toBeLessThanOrEqual(Math.floor(seconds) + 2);
+  });
+
+  it('stops within its grace when a refresh hangs on the feed host, says so, and exits 0', async () => {
+    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+    const host = await startFeedServer(s.feedDir);
+    host.mode = 'slow';
+    // Past the grace the daemon leaves by process.exit: recorded here, the test's worker stays.
+    const exits: unknown[] = [];
+    vi.spyOn(process, 'exit').mockImplementation((code) => {
+      exits.push(code);
+      return undefined as never;
+    });
+    try {
+      const daemon = start({ ...s.env, ADVISORY_FEED_URL: host.url });
+      await daemon.line(/dashboard on/);
+      await until(() => host.requests.length > 0);
+      signal('SIGTERM');
+      await daemon.line(/did not finish/);
+      expect(daemon.errors).toEqual([
+        'the refresh in progress did not finish within 8 s; stopping without it',
+      ]);
+      expect(exits).toEqual([0]);
+      expect(await daemon.done).toBe(0);
+    } finally {
+      // The held pull fails at once, and the refresh with it: the appliance lets go.
+      await host.close();
     }
   });
 });
