@@ -583,7 +583,65 @@ describe('the status and what a refresh keeps, read by the outputs', () => {
   });
 });
 
+/** The evaluation state a refresh of the usual setup keeps (for recordings made by hand). */
+async function anEvaluation(): Promise<Recording['evaluation']> {
+  const other = setup({ publishedAt: PUBLISHED });
+  const { appliance } = await start(other.env);
+  await appliance.refresh();
+  return readJson<Recording['evaluation']>(path.join(other.stateDir, 'evaluation.json'));
+}
+
 describe('what an operator notices of the refresh bookkeeping', () => {
+  it('finishes a first recording a crash cut after its append: logged once, no warning, no alert of its own', async () => {
+    const { s, env } = await withWebhook();
+    const { appliance, log } = await start(env);
+    const evaluation = path.join(s.stateDir, 'evaluation.json');
+    // Planned on an empty log, without an alert; the state save after the append fails.
+    const first: Recording = {
+      id: 'r-first',
+      at: '2026-11-21T13:30:00.000Z',
+      after: null,
+      entries: [{ kind: 'verdict-changed', data: { asset: 'done-box', from: null, to: 'hold' } }],
+      alert: null,
+      evaluation: { ...(await anEvaluation()), record: 'r-first' },
+    };
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(first));
+    mkdirSync(path.join(evaluation, 'in-the-way'), { recursive: true });
+    await expect(appliance.refresh()).rejects.toThrow();
+    expect(await kinds(appliance)).toEqual(['verdict-changed']);
+    rmSync(evaluation, { recursive: true });
+    await appliance.refresh();
+    expect(appliance.status.lastRefreshError).toBeNull();
+    expect((await kinds(appliance)).filter((k) => k === 'verdict-changed')).toHaveLength(1);
+    expect(log.messages()).not.toContain(
+      'the decision log moved on since this recording was planned; its entries are not appended again',
+    );
+    // Its state was the evaluation already: no alert, and none made of the recording's absent one.
+    expect(receiver?.received).toEqual([]);
+    expect(await appliance.outbox.pending()).toEqual([]);
+    expect(await appliance.outbox.failed()).toEqual([]);
+  });
+
+  it('finishes a recording planned on a log that is gone without appending it, and says so', async () => {
+    const s = setup({ publishedAt: PUBLISHED });
+    const { appliance, log } = await start(s.env);
+    const stray: Recording = {
+      id: 'r-gone',
+      at: '2026-11-21T13:30:00.000Z',
+      after: { seq: 7, hash: 'f'.repeat(64) },
+      entries: [{ kind: 'verdict-changed', data: { asset: 'done-box' } }],
+      alert: null,
+      evaluation: { ...(await anEvaluation()), record: 'r-gone' },
+    };
+    writeFileSync(path.join(s.stateDir, 'recording.json'), JSON.stringify(stray));
+    await appliance.refresh();
+    expect(appliance.status.lastRefreshError).toBeNull();
+    expect(log.lines.find((l) => l.recording === 'r-gone' && l.level === 40)?.msg).toBe(
+      'the decision log moved on since this recording was planned; its entries are not appended again',
+    );
+    expect(await kinds(appliance)).not.toContain('verdict-changed');
+  });
+
   it('appends a recording planned on an empty log, and not one planned at the same place with another hash', async () => {
     const first = setup({ publishedAt: PUBLISHED });
     const done = await start(first.env);
