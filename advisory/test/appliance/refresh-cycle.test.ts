@@ -69,6 +69,19 @@ const kinds = async (appliance: Appliance) =>
   ((await appliance.decisions?.entries()) ?? []).map((e) => e.kind);
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 
+/**
+ * Three refreshes at 0, 10 s and 30 s, each delivery refused by `hook` (a retry of 10 s,
+ * doubling): after them the webhook counts as failing.
+ */
+async function threeFailedAttempts(appliance: Appliance, clock: Clock, hook: Receiver): Promise<void> {
+  await appliance.refresh();
+  clock.advance(10_000);
+  await appliance.refresh();
+  clock.advance(20_000);
+  await appliance.refresh();
+  expect(hook.attempts).toBe(3);
+}
+
 /** Replaces the outbox folder with a file: the next alert cannot be queued. */
 function breakOutbox(stateDir: string): () => void {
   const outbox = path.join(stateDir, 'outbox');
@@ -814,13 +827,7 @@ describe("the daemon's own delivery ticks", () => {
         },
         { clock },
       );
-      // Three failed attempts (at 0, 10 s and 30 s): the webhook is failing.
-      await appliance.refresh();
-      clock.advance(10_000);
-      await appliance.refresh();
-      clock.advance(20_000);
-      await appliance.refresh();
-      expect(hook.attempts).toBe(3);
+      await threeFailedAttempts(appliance, clock, hook);
       const failing = (state: string) =>
         log.lines.filter((l) => l.condition === 'alerts-failing-webhook' && l.state === state);
       expect(failing('started')).toHaveLength(1);
@@ -882,12 +889,7 @@ describe('alerts and the channels they go by', () => {
         { ...s.env, ...mail.env, ADVISORY_NOTIFY_WEBHOOK_URL: hook.url, ADVISORY_ALERT_RETRY: '10s' },
         { clock },
       );
-      await appliance.refresh();
-      clock.advance(10_000);
-      await appliance.refresh();
-      clock.advance(20_000);
-      await appliance.refresh();
-      expect(hook.attempts).toBe(3);
+      await threeFailedAttempts(appliance, clock, hook);
       expect(
         log.lines.find((l) => l.condition === 'alerts-failing-webhook' && l.state === 'started'),
       ).toMatchObject({ level: 40 });
