@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { ClaimNames } from './auth/identity.ts';
 import { type AllowedHost, parseAllowedHosts } from './outbound/destinations.ts';
-import type { TurnLimits } from './rate-limits/tenant-turns.ts';
 import type { ObjectStorageConfig } from './storage/object-storage.ts';
 
 /**
@@ -58,6 +57,14 @@ export const defaultRateLimits: RateLimits = {
  * shared by every process, or `off`: no limit in this API (a gateway's instead).
  */
 export type RateLimitStore = 'process' | 'database' | 'off';
+
+/** How many of one tenant's requests a process handles at once, and how many may wait (src/rate-limits/tenant-turns.ts). */
+export interface TurnLimits {
+  /** Requests of one tenant handled at once (RATE_LIMIT_TENANT_CONCURRENCY). */
+  concurrency: number;
+  /** Requests of one tenant waiting for a turn; one more is refused (RATE_LIMIT_TENANT_QUEUE). */
+  queue: number;
+}
 
 export interface RateLimitOptions {
   store: RateLimitStore;

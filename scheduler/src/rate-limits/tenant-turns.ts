@@ -1,10 +1,4 @@
-/** How many of one tenant's requests this process handles at once, and how many may wait. */
-export interface TurnLimits {
-  /** Requests of one tenant handled at once (RATE_LIMIT_TENANT_CONCURRENCY). */
-  concurrency: number;
-  /** Requests of one tenant waiting for a turn; one more is refused (RATE_LIMIT_TENANT_QUEUE). */
-  queue: number;
-}
+import type { TurnLimits } from '../config.ts';
 
 /** What a request is told: go on (and call `leave` once answered), or the queue is full. */
 export type Turn = { granted: true; leave: () => void } | { granted: false };
