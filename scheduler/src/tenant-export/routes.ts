@@ -1,9 +1,9 @@
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
+import { attachmentHeader, sendDownload } from '../http/downloads.ts';
 import { bearerSecurity, errorResponses } from '../http/schemas.ts';
 import { type App, identityOf } from '../http/types.ts';
-import { exportTenant, type TenantArchive } from './service.ts';
+import { exportTenant } from './service.ts';
 
 export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
   app.get(
@@ -21,15 +21,7 @@ export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
         response: {
           200: {
             description: 'The archive',
-            headers: {
-              'content-disposition': {
-                type: 'string',
-                description: 'attachment; filename="…": save the file rather than show it',
-                examples: [
-                  'attachment; filename="tenant-0190f5f2a3b47c8d9e0f1a2b3c4d5e6f-2030-07-02.tar.gz"',
-                ],
-              },
-            },
+            headers: attachmentHeader('tenant-0190f5f2a3b47c8d9e0f1a2b3c4d5e6f-2030-07-02.tar.gz'),
             content: {
               'application/gzip': {
                 schema: Type.String({ format: 'binary' }),
@@ -59,17 +51,11 @@ export async function tenantExportRoutes(app: App, deps: Deps): Promise<void> {
         },
         'tenant exported',
       );
-      return sendArchive(reply, archive);
+      return sendDownload(reply, {
+        contentType: 'application/gzip',
+        filename: archive.filename,
+        body: archive.body,
+      });
     },
   );
-}
-
-/** Sends the archive: never cached (it holds everything, secrets included), always saved as a file. */
-function sendArchive(reply: FastifyReply, archive: TenantArchive) {
-  return reply
-    .header('content-type', 'application/gzip')
-    .header('content-disposition', `attachment; filename="${archive.filename}"`)
-    .header('cache-control', 'private, no-store')
-    .header('x-content-type-options', 'nosniff')
-    .send(archive.body);
 }

@@ -1,6 +1,6 @@
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../deps.ts';
+import { attachmentHeader, sendDownload } from '../http/downloads.ts';
 import {
   bearerSecurity,
   bodyCodes,
@@ -34,7 +34,6 @@ import {
 } from './schemas.ts';
 import {
   CLOCK_IN_LEAD_MINUTES,
-  type CsvFile,
   clockIn,
   clockOut,
   confirmTime,
@@ -74,16 +73,13 @@ const exampleBalancesCsv = [
   '',
 ].join('\r\n');
 
+/** The media type of the payroll downloads. */
+const csvType = 'text/csv; charset=utf-8';
+
 /** A `text/csv` download answer for the document: the file as a string, and how it is named. */
 const csvResponse = (description: string, example: string, filename: string) => ({
   description,
-  headers: {
-    'content-disposition': {
-      type: 'string',
-      description: 'attachment; filename="…": save the file rather than show it',
-      examples: [`attachment; filename="${filename}"`],
-    },
-  },
+  headers: attachmentHeader(filename),
   content: {
     'text/csv': {
       schema: Type.String({
@@ -94,16 +90,6 @@ const csvResponse = (description: string, example: string, filename: string) => 
     },
   },
 });
-
-/** Sends a CSV download: never cached (payroll data), always saved as a file. */
-function sendCsv(reply: FastifyReply, file: CsvFile) {
-  return reply
-    .header('content-type', 'text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${file.filename}"`)
-    .header('cache-control', 'private, no-store')
-    .header('x-content-type-options', 'nosniff')
-    .send(file.body);
-}
 
 /** The time-tracking surface; every route is behind the tenant's `time_tracking_enabled`. */
 export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
@@ -350,7 +336,11 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         },
       },
     },
-    async (request, reply) => sendCsv(reply, await exportEntries(deps, identityOf(request), request.query)),
+    async (request, reply) =>
+      sendDownload(reply, {
+        contentType: csvType,
+        ...(await exportEntries(deps, identityOf(request), request.query)),
+      }),
   );
 
   app.get(
@@ -373,7 +363,8 @@ export async function timeTrackingRoutes(app: App, deps: Deps): Promise<void> {
         },
       },
     },
-    async (request, reply) => sendCsv(reply, await exportBalances(deps, identityOf(request))),
+    async (request, reply) =>
+      sendDownload(reply, { contentType: csvType, ...(await exportBalances(deps, identityOf(request))) }),
   );
 
   app.post(
