@@ -238,6 +238,9 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
+/** The commands whose row count Kysely reads as the rows a statement changed. */
+const countedCommands = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
 /**
  * A pg client lent by TenantTransactions: each statement outside a transaction is sent
  * behind the scope's settings under one Sync (preluded-query.ts), a transaction of its own.
@@ -281,9 +284,7 @@ class TenantScopedConnection implements DatabaseConnection {
       : await queryWithPrelude(this.client, this.driver.prelude(), query.sql, query.parameters);
     return {
       rows: (rows ?? []) as R[],
-      ...(['INSERT', 'UPDATE', 'DELETE', 'MERGE'].includes(command)
-        ? { numAffectedRows: BigInt(rowCount ?? 0) }
-        : {}),
+      ...(countedCommands.has(command) ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}),
     };
   }
 

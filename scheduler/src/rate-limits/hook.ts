@@ -49,8 +49,14 @@ export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock,
     const answer = await limiter.take(identity.tenantId, identity.userId, clock.now().getTime());
     if (!answer.allowed) throw rateLimited(answer);
     if (!turns) return;
+    // The response's end, answered or cut: a request still waiting leaves the line, one
+    // holding a turn gives it back.
     const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
+    let leave: (() => void) | undefined;
+    reply.raw.once('close', () => {
+      gone.abort();
+      leave?.();
+    });
     const turn = await turns.take(identity.tenantId, gone.signal).catch(() => null);
     if (turn === null) {
       // The client left while waiting: nobody is there to answer.
@@ -58,7 +64,13 @@ export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock,
       return;
     }
     if (!turn.granted) throw tooManyAtOnce();
-    reply.raw.once('close', turn.leave);
+    if (gone.signal.aborted) {
+      // Gone just as its turn came (the close came before this line could take the turn).
+      turn.leave();
+      reply.hijack();
+      return;
+    }
+    leave = turn.leave;
   });
 }
 
