@@ -31,6 +31,15 @@ beforeAll(async () => {
   [first, renewed] = await Promise.all([makePair('advisory.test'), makePair('advisory-renewed.test')]);
 });
 
+/** A setup with `first`'s certificate and key written beside it, where SIGHUP reads them. */
+function withFirstPair() {
+  const s = setup({ publishedAt: new Date(Date.now() - DAY) });
+  const certFile = path.join(s.dir, 'dashboard.crt');
+  const keyFile = path.join(s.dir, 'dashboard.key');
+  writePair(first, certFile, keyFile);
+  return { s, certFile, keyFile };
+}
+
 function start(env: NodeJS.ProcessEnv, argv: string[] = ['run']) {
   // A worker without the channel (a thread) has no disconnect: nothing to let go of there.
   if (typeof process.disconnect === 'function')
@@ -144,10 +153,7 @@ describe('advisory run in this process', () => {
   });
 
   it('serves HTTPS with the certificate files, and takes new ones on SIGHUP', async () => {
-    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
-    const certFile = path.join(s.dir, 'dashboard.crt');
-    const keyFile = path.join(s.dir, 'dashboard.key');
-    writePair(first, certFile, keyFile);
+    const { s, certFile, keyFile } = withFirstPair();
     const daemon = start({ ...s.env, ADVISORY_TLS_CERT: certFile, ADVISORY_TLS_KEY: keyFile });
     const [, port] = await daemon.line(/dashboard on https:\/\/127\.0\.0\.1:(\d+)\//);
     await daemon.line(/^TLS certificate: CN=advisory\.test, /);
@@ -168,10 +174,7 @@ describe('advisory run in this process', () => {
   });
 
   it('takes a pair renewed by SIGHUP while it waits for the state directory', async () => {
-    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
-    const certFile = path.join(s.dir, 'dashboard.crt');
-    const keyFile = path.join(s.dir, 'dashboard.key');
-    writePair(first, certFile, keyFile);
+    const { s, certFile, keyFile } = withFirstPair();
     mkdirSync(s.stateDir, { recursive: true });
     const release = await lockDataDir(s.stateDir);
     const daemon = start({ ...s.env, ADVISORY_TLS_CERT: certFile, ADVISORY_TLS_KEY: keyFile });
@@ -193,10 +196,7 @@ describe('advisory run in this process', () => {
   });
 
   it('keeps serving its pair when a reload fails other than by a bad file, and says why', async () => {
-    const s = setup({ publishedAt: new Date(Date.now() - DAY) });
-    const certFile = path.join(s.dir, 'dashboard.crt');
-    const keyFile = path.join(s.dir, 'dashboard.key');
-    writePair(first, certFile, keyFile);
+    const { s, certFile, keyFile } = withFirstPair();
     const daemon = start({ ...s.env, ADVISORY_TLS_CERT: certFile, ADVISORY_TLS_KEY: keyFile });
     const [, port] = await daemon.line(/dashboard on https:\/\/127\.0\.0\.1:(\d+)\//);
     writePair(renewed, certFile, keyFile);
