@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../scripts/test-wait.ts';
 import { buildApp } from '../../src/app.ts';
@@ -360,5 +361,62 @@ describe('the turns of a tenant’s requests', () => {
     expect((await third).json()).toEqual({ name: 'h3' });
     expect(began).not.toContain('h2');
     expect(turns.tenants).toBe(0);
+  });
+});
+
+describe('the turns under clients that come and go', () => {
+  let probe: ProbeApp;
+  const turns = new TenantTurns({ concurrency: 2, queue: 1000 });
+  let base = '';
+
+  beforeAll(async () => {
+    probe = await buildProbeApp(
+      (app) => {
+        // A little work over a few turns of the event loop, so that a client may leave midway.
+        app.get('/api/v1/probe/brief', { config: { access: 'member' } }, async () => {
+          for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+          return { ok: true };
+        });
+      },
+      {
+        rateLimits: {
+          store: 'process',
+          limits: { tenant: { burst: 100_000, perSecond: 1000 }, user: { burst: 100_000, perSecond: 1000 } },
+        },
+        tenantTurns: turns,
+      },
+    );
+    await probe.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(probe.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => probe?.close());
+
+  it('gives every turn back, whenever its client hangs up: waiting, served or just answered', async () => {
+    const tenant = uniqueName('comings');
+    const token = await signToken(probe.keys, { role: 'admin', tenant, sub: 'ann' });
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        const client = new AbortController();
+        const answer = fetch(`${base}/api/v1/probe/brief`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: client.signal,
+        });
+        // Every other client hangs up after a different number of turns of the loop.
+        if (i % 2 === 1)
+          for (let turn = 0; turn < i % 17; turn++) await new Promise((resolve) => setImmediate(resolve));
+        if (i % 2 === 1) client.abort();
+        return answer.then(
+          (response) => response.status,
+          () => 'gone',
+        );
+      }),
+    );
+    expect(statuses.filter((status) => status !== 200 && status !== 'gone')).toEqual([]);
+    // Once the server has seen every connection end, the tenant holds no turn and waits for none.
+    await until(() => turns.tenants === 0);
+    const after = await fetch(`${base}/api/v1/probe/brief`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(after.status).toBe(200);
   });
 });
