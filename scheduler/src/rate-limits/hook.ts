@@ -57,6 +57,9 @@ export function registerRateLimits(app: App, limiter: RateLimiter, clock: Clock,
       gone.abort();
       leave?.();
     });
+    // A client gone before this hook (during the access checks) closed the response
+    // already: no 'close' is coming for it.
+    if (request.raw.socket?.destroyed) gone.abort();
     const turn = await turns.take(identity.tenantId, gone.signal).catch(() => null);
     if (turn === null) {
       // The client left while waiting: nobody is there to answer.
